@@ -1,0 +1,45 @@
+# The two commands of the quick start are `make run` and `make test`.
+GO      ?= go
+BIN     := bin/subagent
+ARGS    ?=
+PKGS    := ./...
+BENCHTIME ?= 2s
+
+.PHONY: all build run test test-deps check-fmt vet unit bench mib clean
+
+all: build
+
+build:
+	$(GO) build -o $(BIN) ./cmd/subagent
+
+# Start the daemon on its embedded defaults (standalone SNMP responder on
+# 127.0.0.1:1161); pass more flags with ARGS="--agentx unix:/var/agentx/master".
+run: build
+	./$(BIN) run $(ARGS)
+
+# Install what the tests need (net-snmp's snmpd, snmptrapd and tools,
+# smitools, a C compiler), then run every check and test.
+test: test-deps check-fmt vet
+	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+
+test-deps:
+	bash scripts/install-test-deps.sh
+
+check-fmt:
+	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
+	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
+
+vet:
+	$(GO) vet $(PKGS)
+
+# Unit tests only (no real snmpd); quick feedback while editing.
+unit:
+	$(GO) test -short -count=1 $(PKGS)
+
+# Go benchmarks of the hot paths, then the end-to-end walk benchmark.
+bench: build
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/
+	@if [ -x scripts/bench-walk.sh ]; then bash scripts/bench-walk.sh; fi
+
+clean:
+	rm -rf bin

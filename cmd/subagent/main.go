@@ -1,0 +1,52 @@
+// Command subagent is the SPMI performance subagent: it serves the host's
+// statistics as an SNMP subtree and lets people look at them locally.
+package main
+
+import (
+	"fmt"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/daemon"
+)
+
+func main() {
+	if err := rootCmd().Execute(); err != nil {
+		fmt.Fprintln(os.Stderr, "subagent:", err)
+		os.Exit(exitCode(err))
+	}
+}
+
+// exitErr carries an exit status for errors already reported.
+type exitErr struct {
+	code int
+	msg  string
+}
+
+func (e *exitErr) Error() string { return e.msg }
+
+func exitCode(err error) int {
+	if e, ok := err.(*exitErr); ok {
+		return e.code
+	}
+	return 1
+}
+
+func rootCmd() *cobra.Command {
+	root := &cobra.Command{
+		Use:           "subagent",
+		Short:         "SNMP subagent serving SPMI performance statistics",
+		SilenceUsage:  true,
+		SilenceErrors: true,
+		Version:       daemon.Version,
+	}
+	config.AddFlags(root.PersistentFlags())
+	root.AddCommand(runCmd(), peekCmd(), getCmd())
+	return root
+}
+
+func loadConfig(cmd *cobra.Command) (*config.Config, error) {
+	return config.Load(cmd.Flags())
+}

@@ -1,0 +1,66 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/daemon"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// reader is what peek and get read from: the running daemon, or the host
+// directly when no daemon runs.
+type reader interface {
+	spmi.Source
+	Peek(ctx context.Context, path string) ([]control.Entry, error)
+	io.Closer
+}
+
+type localReader struct{ h *spmi.Hierarchy }
+
+func (l localReader) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
+	return l.h.Read(ctx, paths)
+}
+func (l localReader) Peek(_ context.Context, path string) ([]control.Entry, error) {
+	return control.Peek(l.h.Fresh(), path)
+}
+func (l localReader) Close() error { return nil }
+
+func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
+	local, _ := cmd.Flags().GetBool("local")
+	if !local {
+		if c, err := control.Dial(cfg.RunDir); err == nil {
+			return c, nil
+		}
+	}
+	if !local {
+		fmt.Fprintf(os.Stderr, "subagent: no daemon at %s; reading this host directly\n", control.SocketPath(cfg.RunDir))
+	}
+	// Numbers of disks and file systems come from the daemon's state when
+	// it is readable, so that local and daemon output agree.
+	num, err := spmi.LoadNumbering(cfg.StateDir + "/" + daemon.NumberingFile)
+	if err != nil {
+		num = nil
+	}
+	if num != nil {
+		num = readOnly(num)
+	}
+	h, _, err := daemon.NewHierarchy(cfg, num, nil)
+	if err != nil {
+		return nil, err
+	}
+	return localReader{h: h}, nil
+}
+
+// readOnly keeps a local reader from writing the daemon's state file.
+func readOnly(n *spmi.Numbering) *spmi.Numbering { return n.Detached() }
+
+func addLocalFlag(cmd *cobra.Command) {
+	cmd.Flags().Bool("local", false, "read the host directly even when a daemon runs")
+}

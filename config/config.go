@@ -1,0 +1,284 @@
+// Package config loads the daemon's settings: the embedded defaults
+// (configs/subagent.yaml), then an optional file, then SUBAGENT_*
+// environment variables, then command-line flags. Defaults and validation
+// live here in one place; a wrong value or an unknown key is an error that
+// names the key and what is allowed.
+package config
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"time"
+
+	"github.com/go-viper/mapstructure/v2"
+	"github.com/spf13/pflag"
+	"github.com/spf13/viper"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/configs"
+)
+
+// Config is every setting of the daemon.
+type Config struct {
+	BaseOID       string        `mapstructure:"base_oid"`
+	RunDir        string        `mapstructure:"run_dir"`
+	StateDir      string        `mapstructure:"state_dir"`
+	AgentX        string        `mapstructure:"agentx"`
+	Listen        string        `mapstructure:"listen"`
+	SNMP          SNMP          `mapstructure:"snmp"`
+	AgentXSession AgentXSession `mapstructure:"agentx_session"`
+	Refresh       Refresh       `mapstructure:"refresh"`
+	Host          Host          `mapstructure:"host"`
+	Log           Log           `mapstructure:"log"`
+
+	// Base is BaseOID parsed.
+	Base asn1tree.OID `mapstructure:"-"`
+	// File is the configuration file read, if any.
+	File string `mapstructure:"-"`
+}
+
+// SNMP configures the standalone responder.
+type SNMP struct {
+	Community      string `mapstructure:"community"`
+	MaxRepetitions int    `mapstructure:"max_repetitions"`
+	MaxMsgSize     int    `mapstructure:"max_msg_size"`
+}
+
+// AgentXSession configures the AgentX session.
+type AgentXSession struct {
+	Timeout      time.Duration `mapstructure:"timeout"`
+	Priority     int           `mapstructure:"priority"`
+	PingInterval time.Duration `mapstructure:"ping_interval"`
+	MaxBackoff   time.Duration `mapstructure:"max_backoff"`
+	Description  string        `mapstructure:"description"`
+}
+
+// Refresh configures when the hierarchy is rebuilt.
+type Refresh struct {
+	MinAge   time.Duration `mapstructure:"min_age"`
+	Interval time.Duration `mapstructure:"interval"`
+	SNMPWait time.Duration `mapstructure:"snmp_wait"`
+}
+
+// Host configures the host statistics.
+type Host struct {
+	ProcRoot      string        `mapstructure:"proc_root"`
+	SysRoot       string        `mapstructure:"sys_root"`
+	DiskIgnore    string        `mapstructure:"disk_ignore"`
+	FSTypeIgnore  string        `mapstructure:"fs_type_ignore"`
+	StatfsTimeout time.Duration `mapstructure:"statfs_timeout"`
+	Disabled      []string      `mapstructure:"disabled"`
+}
+
+// Log configures logging.
+type Log struct {
+	Level  string `mapstructure:"level"`
+	Format string `mapstructure:"format"`
+}
+
+// Flags maps command-line flags to keys. Flags not registered on the
+// command are ignored.
+var Flags = map[string]string{
+	"base-oid":  "base_oid",
+	"run-dir":   "run_dir",
+	"state-dir": "state_dir",
+	"agentx":    "agentx",
+	"listen":    "listen",
+	"community": "snmp.community",
+	"proc-root": "host.proc_root",
+	"sys-root":  "host.sys_root",
+	"log-level": "log.level",
+}
+
+// AddFlags registers the flags every mode understands.
+func AddFlags(fs *pflag.FlagSet) {
+	fs.String("config", "", "configuration file (YAML); defaults are built in")
+	fs.String("base-oid", "", "OID the tree is attached under (default 1.3.6.1.4.1.32473.1)")
+	fs.String("run-dir", "", "directory of the daemon's sockets")
+	fs.String("state-dir", "", "directory of persisted instance numbers")
+	fs.String("agentx", "", "AgentX master: unix:/path, tcp:host:port or none")
+	fs.String("listen", "", "standalone SNMP responder address host:port, or none")
+	fs.String("community", "", "community of the standalone responder")
+	fs.String("proc-root", "", "procfs mount point")
+	fs.String("sys-root", "", "sysfs mount point")
+	fs.String("log-level", "", "debug, info, warn or error")
+}
+
+// Load reads the configuration. fs may be nil; its "config" flag names the
+// file, otherwise SUBAGENT_CONFIG does.
+func Load(fs *pflag.FlagSet) (*Config, error) {
+	v := viper.New()
+	v.SetConfigType("yaml")
+	if err := v.ReadConfig(bytes.NewReader(configs.Default)); err != nil {
+		return nil, fmt.Errorf("embedded default configuration: %w", err)
+	}
+	known := v.AllKeys()
+	file := os.Getenv("SUBAGENT_CONFIG")
+	if fs != nil {
+		if f := fs.Lookup("config"); f != nil && f.Changed {
+			file = f.Value.String()
+		}
+	}
+	if file != "" {
+		b, err := os.ReadFile(file)
+		if err != nil {
+			return nil, fmt.Errorf("configuration file: %w", err)
+		}
+		if err := v.MergeConfig(bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("configuration file %s: %w", file, err)
+		}
+	}
+	v.SetEnvPrefix("SUBAGENT")
+	v.SetEnvKeyReplacer(strings.NewReplacer(".", "_"))
+	v.AutomaticEnv()
+	for _, k := range known {
+		if err := v.BindEnv(k); err != nil {
+			return nil, err
+		}
+	}
+	if fs != nil {
+		for flag, key := range Flags {
+			if f := fs.Lookup(flag); f != nil && f.Changed {
+				v.Set(key, f.Value.String())
+			}
+		}
+	}
+	if err := unknownKeys(v, known, file); err != nil {
+		return nil, err
+	}
+	var c Config
+	dec := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
+		mapstructure.StringToTimeDurationHookFunc(), mapstructure.StringToSliceHookFunc(",")))
+	if err := v.Unmarshal(&c, dec, func(dc *mapstructure.DecoderConfig) { dc.ErrorUnused = true }); err != nil {
+		return nil, fmt.Errorf("configuration%s: %w", inFile(file), err)
+	}
+	c.File = file
+	if err := c.finish(); err != nil {
+		return nil, fmt.Errorf("configuration%s: %w", inFile(file), err)
+	}
+	return &c, nil
+}
+
+func inFile(file string) string {
+	if file == "" {
+		return ""
+	}
+	return " " + file
+}
+
+func unknownKeys(v *viper.Viper, known []string, file string) error {
+	ok := make(map[string]bool, len(known))
+	for _, k := range known {
+		ok[k] = true
+	}
+	var bad []string
+	for _, k := range v.AllKeys() {
+		if !ok[k] {
+			bad = append(bad, k)
+		}
+	}
+	if len(bad) > 0 {
+		return fmt.Errorf("configuration%s: unknown key %s (see configs/subagent.yaml for every key)", inFile(file), strings.Join(bad, ", "))
+	}
+	return nil
+}
+
+// finish fills computed defaults and validates every value.
+func (c *Config) finish() error {
+	var errs []error
+	bad := func(key, format string, args ...any) {
+		errs = append(errs, fmt.Errorf("%s: "+format, append([]any{key}, args...)...))
+	}
+	base, err := asn1tree.Parse(c.BaseOID)
+	switch {
+	case err != nil:
+		bad("base_oid", "%v", err)
+	case len(base) < 2 || len(base) > 100:
+		bad("base_oid", "%q must have 2 to 100 sub-identifiers", c.BaseOID)
+	}
+	c.Base = base
+	if c.RunDir == "" {
+		c.RunDir = defaultRunDir()
+	}
+	if c.StateDir == "" {
+		c.StateDir = defaultStateDir()
+	}
+	if c.AgentX != "none" && !strings.HasPrefix(c.AgentX, "unix:/") && !strings.HasPrefix(c.AgentX, "tcp:") {
+		bad("agentx", "%q is not unix:/absolute/path, tcp:host:port or none", c.AgentX)
+	}
+	if c.Listen != "none" && !strings.Contains(c.Listen, ":") {
+		bad("listen", "%q is not host:port or none", c.Listen)
+	}
+	if c.SNMP.Community == "" {
+		bad("snmp.community", "must not be empty")
+	}
+	if c.SNMP.MaxRepetitions < 1 || c.SNMP.MaxRepetitions > 10000 {
+		bad("snmp.max_repetitions", "%d is not from 1 to 10000", c.SNMP.MaxRepetitions)
+	}
+	if c.SNMP.MaxMsgSize < 484 || c.SNMP.MaxMsgSize > 65507 {
+		bad("snmp.max_msg_size", "%d is not from 484 to 65507", c.SNMP.MaxMsgSize)
+	}
+	s := c.AgentXSession
+	if s.Timeout < time.Second || s.Timeout > 255*time.Second {
+		bad("agentx_session.timeout", "%v is not from 1s to 255s", s.Timeout)
+	}
+	if s.Priority < 1 || s.Priority > 255 {
+		bad("agentx_session.priority", "%d is not from 1 to 255", s.Priority)
+	}
+	if s.PingInterval < 0 {
+		bad("agentx_session.ping_interval", "%v is negative", s.PingInterval)
+	}
+	if s.MaxBackoff < 10*time.Millisecond {
+		bad("agentx_session.max_backoff", "%v is below 10ms", s.MaxBackoff)
+	}
+	if c.Refresh.MinAge < 0 || c.Refresh.Interval < 0 || c.Refresh.SNMPWait < 0 {
+		bad("refresh", "durations must not be negative")
+	}
+	if c.Refresh.SNMPWait > 900*time.Millisecond {
+		bad("refresh.snmp_wait", "%v is above 900ms; the AgentX master gives up after 1s", c.Refresh.SNMPWait)
+	}
+	if c.Host.StatfsTimeout <= 0 {
+		bad("host.statfs_timeout", "%v must be positive", c.Host.StatfsTimeout)
+	}
+	switch c.Log.Level {
+	case "debug", "info", "warn", "error":
+	default:
+		bad("log.level", "%q is not debug, info, warn or error", c.Log.Level)
+	}
+	if c.Log.Format != "text" && c.Log.Format != "json" {
+		bad("log.format", "%q is not text or json", c.Log.Format)
+	}
+	for _, p := range []struct{ key, dir string }{{"run_dir", c.RunDir}, {"state_dir", c.StateDir}, {"host.proc_root", c.Host.ProcRoot}, {"host.sys_root", c.Host.SysRoot}} {
+		if !filepath.IsAbs(p.dir) {
+			bad(p.key, "%q is not an absolute path", p.dir)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func defaultRunDir() string {
+	if os.Geteuid() == 0 {
+		return "/run/subagent"
+	}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		return filepath.Join(d, "subagent")
+	}
+	return fmt.Sprintf("/tmp/subagent-%d", os.Geteuid())
+}
+
+func defaultStateDir() string {
+	if os.Geteuid() == 0 {
+		return "/var/lib/subagent"
+	}
+	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
+		return filepath.Join(d, "subagent")
+	}
+	if h, err := os.UserHomeDir(); err == nil {
+		return filepath.Join(h, ".local", "state", "subagent")
+	}
+	return fmt.Sprintf("/tmp/subagent-state-%d", os.Geteuid())
+}

@@ -1,0 +1,104 @@
+package config
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/spf13/pflag"
+)
+
+func load(t *testing.T, yaml string, args ...string) (*Config, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	AddFlags(fs)
+	if yaml != "" {
+		f := filepath.Join(t.TempDir(), "c.yaml")
+		if err := os.WriteFile(f, []byte(yaml), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args = append(args, "--config", f)
+	}
+	if err := fs.Parse(args); err != nil {
+		t.Fatal(err)
+	}
+	return Load(fs)
+}
+
+func TestEmbeddedDefaults(t *testing.T) {
+	c, err := load(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Base.String() != "1.3.6.1.4.1.32473.1" || c.Listen != "127.0.0.1:1161" || c.AgentX != "none" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	if c.Refresh.MinAge != time.Second || c.SNMP.Community != "public" || c.Host.ProcRoot != "/proc" {
+		t.Fatalf("defaults: %+v", c)
+	}
+	if !filepath.IsAbs(c.RunDir) || !filepath.IsAbs(c.StateDir) {
+		t.Fatalf("computed dirs: %q %q", c.RunDir, c.StateDir)
+	}
+}
+
+func TestPrecedenceFileEnvFlag(t *testing.T) {
+	yaml := "listen: 127.0.0.1:2000\nsnmp:\n  community: fromfile\nrefresh:\n  min_age: 5s\n"
+	c, err := load(t, yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Listen != "127.0.0.1:2000" || c.SNMP.Community != "fromfile" || c.Refresh.MinAge != 5*time.Second {
+		t.Fatalf("file: %+v", c)
+	}
+	t.Setenv("SUBAGENT_SNMP_COMMUNITY", "fromenv")
+	t.Setenv("SUBAGENT_RUN_DIR", "/tmp/x-run")
+	c, err = load(t, yaml)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SNMP.Community != "fromenv" || c.RunDir != "/tmp/x-run" {
+		t.Fatalf("env: %+v", c)
+	}
+	c, err = load(t, yaml, "--community", "fromflag", "--base-oid", ".1.3.6.1.4.1.99999")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.SNMP.Community != "fromflag" || c.Base.String() != "1.3.6.1.4.1.99999" {
+		t.Fatalf("flag: %+v", c)
+	}
+}
+
+func TestBadValuesNameTheKey(t *testing.T) {
+	cases := map[string]string{
+		"base_oid: 1.3.x\n":                "base_oid",
+		"nosuchkey: 1\n":                   "unknown key nosuchkey",
+		"snmp:\n  bogus: 1\n":              "unknown key snmp.bogus",
+		"agentx: udp:1.2.3.4\n":            "agentx",
+		"agentx_session:\n  priority: 0\n": "agentx_session.priority",
+		"refresh:\n  min_age: soon\n":      "min_age",
+		"log:\n  level: loud\n":            "log.level",
+		"run_dir: relative/dir\n":          "run_dir",
+		"snmp:\n  max_msg_size: 100\n":     "snmp.max_msg_size",
+		"refresh:\n  snmp_wait: 2s\n":      "refresh.snmp_wait",
+		"agentx_session:\n  timeout: 0s\n": "agentx_session.timeout",
+		"host:\n  statfs_timeout: -1s\n":   "host.statfs_timeout",
+		"listen: nowhere\n":                "listen",
+	}
+	for yaml, want := range cases {
+		_, err := load(t, yaml)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: error %v, want one naming %q", yaml, err, want)
+		}
+	}
+}
+
+func TestMissingFileIsAnError(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	AddFlags(fs)
+	fs.Parse([]string{"--config", "/nonexistent/subagent.yaml"})
+	if _, err := Load(fs); err == nil || !strings.Contains(err.Error(), "/nonexistent/subagent.yaml") {
+		t.Fatalf("missing file: %v", err)
+	}
+}

@@ -1,0 +1,110 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"encoding/json"
+	"fmt"
+	"net"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Client talks to a running daemon. It is a spmi.Source.
+type Client struct {
+	mu   sync.Mutex
+	conn net.Conn
+	rd   *bufio.Reader
+	path string
+}
+
+// Dial connects to the daemon of runDir; an error means none is running there.
+func Dial(runDir string) (*Client, error) {
+	path := SocketPath(runDir)
+	c, err := net.DialTimeout("unix", path, 2*time.Second)
+	if err != nil {
+		return nil, err
+	}
+	return &Client{conn: c, rd: bufio.NewReaderSize(c, 64<<10), path: path}, nil
+}
+
+// Close ends the connection.
+func (c *Client) Close() error { return c.conn.Close() }
+
+// Path is the socket the client is connected to.
+func (c *Client) Path() string { return c.path }
+
+func (c *Client) call(ctx context.Context, req Request) (*Response, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	dl := time.Now().Add(30 * time.Second)
+	if d, ok := ctx.Deadline(); ok && d.Before(dl) {
+		dl = d
+	}
+	c.conn.SetDeadline(dl)
+	b, err := json.Marshal(req)
+	if err != nil {
+		return nil, err
+	}
+	if _, err := c.conn.Write(append(b, '\n')); err != nil {
+		return nil, fmt.Errorf("daemon at %s: %w", c.path, err)
+	}
+	line, err := readLine(c.rd)
+	if err != nil {
+		return nil, fmt.Errorf("daemon at %s: %w", c.path, err)
+	}
+	var resp Response
+	if err := json.Unmarshal(line, &resp); err != nil {
+		return nil, fmt.Errorf("daemon at %s sent a malformed answer: %w", c.path, err)
+	}
+	return &resp, errorFromResponse(&resp)
+}
+
+func readLine(r *bufio.Reader) ([]byte, error) {
+	var out []byte
+	for {
+		part, isPrefix, err := r.ReadLine()
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, part...)
+		if len(out) > maxLine {
+			return nil, fmt.Errorf("answer longer than %d bytes", maxLine)
+		}
+		if !isPrefix {
+			return out, nil
+		}
+	}
+}
+
+// Peek lists the hierarchy the daemon serves, from path down.
+func (c *Client) Peek(ctx context.Context, path string) ([]Entry, error) {
+	r, err := c.call(ctx, Request{Op: "peek", Path: path})
+	if err != nil {
+		return nil, err
+	}
+	return r.Peek, nil
+}
+
+// Read implements spmi.Source.
+func (c *Client) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
+	r, err := c.call(ctx, Request{Op: "get", Paths: paths})
+	if err != nil {
+		return spmi.Sample{}, err
+	}
+	if r.Sample == nil {
+		return spmi.Sample{}, fmt.Errorf("daemon at %s answered get without values", c.path)
+	}
+	return *r.Sample, nil
+}
+
+// Status describes the daemon.
+func (c *Client) Status(ctx context.Context) (*Status, error) {
+	r, err := c.call(ctx, Request{Op: "status"})
+	if err != nil {
+		return nil, err
+	}
+	return r.Status, nil
+}

@@ -1,0 +1,141 @@
+package control
+
+import (
+	"bufio"
+	"context"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
+)
+
+type fixedProvider struct{ n uint64 }
+
+var (
+	cpuCx = spmi.CxDesc{Name: "CPU", Descr: "Processors", ASN: 1, Inst: spmi.SiCfgInst}
+	tpl   = spmi.CxDesc{Descr: "Processor"}
+	idle  = spmi.StatDesc{Name: "idle", Descr: "Idle time", ASN: 4, Val: spmi.SiCounter}
+)
+
+func (p *fixedProvider) Name() string { return "CPU" }
+func (p *fixedProvider) Collect(b *spmi.Builder) error {
+	p.n += 100
+	c, _ := b.Context(nil, &cpuCx)
+	i, _ := b.Instance(c, &tpl, "cpu0", "", 1)
+	return b.Stat(i, &idle, spmi.Uint(p.n))
+}
+
+func startServer(t *testing.T) (string, context.CancelFunc) {
+	t.Helper()
+	dir := filepath.Join(t.TempDir(), "run")
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
+	h.Add(&fixedProvider{})
+	ln, err := Listen(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan struct{})
+	go func() {
+		(&Server{H: h, Log: slog.New(slog.DiscardHandler)}).Serve(ctx, ln)
+		close(done)
+	}()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case <-done:
+		case <-time.After(5 * time.Second):
+			t.Error("server did not stop")
+		}
+	})
+	return dir, cancel
+}
+
+func TestPeekAndGetThroughTheSocket(t *testing.T) {
+	dir, _ := startServer(t)
+	c, err := Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	entries, err := c.Peek(ctx, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	var paths []string
+	for _, e := range entries {
+		paths = append(paths, e.Path+"="+e.Rel)
+	}
+	if got := strings.Join(paths, " "); got != "CPU/=1 CPU/cpu0/=1.1 CPU/cpu0/idle=1.1.4" {
+		t.Fatalf("peek: %s", got)
+	}
+	if entries[2].OID != "1.3.6.1.4.1.32473.1.1.1.4.0" || entries[2].Stat == nil || entries[0].Inst != spmi.SiCfgInst.String() {
+		t.Fatalf("entry: %+v", entries[2])
+	}
+	ss, err := spmi.NewStatSet(ctx, c, "CPU/cpu0/idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, _ := ss.Read(ctx)
+	time.Sleep(10 * time.Millisecond)
+	r2, _ := ss.Read(ctx)
+	if !r2.Values[0].HasRate || r2.Values[0].Change != 100 || r1.Values[0].Value.String() == r2.Values[0].Value.String() {
+		t.Fatalf("second read: %+v after %+v", r2.Values[0], r1.Values[0])
+	}
+	if _, err := c.Peek(ctx, "Nope/"); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Nope") {
+		t.Fatalf("unknown path: %v", err)
+	}
+	if _, err := spmi.NewStatSet(ctx, c, "CPU/cpu9/idle"); spmi.CodeOf(err) != spmi.SiNotFound {
+		t.Fatalf("unknown stat: %v", err)
+	}
+}
+
+func TestMalformedRequestGetsAnError(t *testing.T) {
+	dir, _ := startServer(t)
+	conn, err := net.Dial("unix", SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	conn.SetDeadline(time.Now().Add(5 * time.Second))
+	rd := bufio.NewReader(conn)
+	for _, req := range []string{"{nonsense\n", `{"op":"explode"}` + "\n", `{"op":"get"}` + "\n"} {
+		conn.Write([]byte(req))
+		line, err := rd.ReadString('\n')
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(line, `"code":187`) {
+			t.Errorf("%q answered %s", req, line)
+		}
+	}
+}
+
+func TestSecondDaemonRefusedAndStaleSocketReplaced(t *testing.T) {
+	dir, cancel := startServer(t)
+	if _, err := Listen(dir); err == nil || !strings.Contains(err.Error(), "another daemon") {
+		t.Fatalf("second listener: %v", err)
+	}
+	cancel()
+	time.Sleep(50 * time.Millisecond)
+	// A socket file nobody listens on is what a killed daemon leaves.
+	os.Remove(SocketPath(dir))
+	l, err := net.Listen("unix", SocketPath(dir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	l.(*net.UnixListener).SetUnlinkOnClose(false)
+	l.Close()
+	ln, err := Listen(dir)
+	if err != nil {
+		t.Fatalf("stale socket not replaced: %v", err)
+	}
+	ln.Close()
+}

@@ -1,0 +1,115 @@
+package daemon
+
+import (
+	"runtime"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Version is the daemon's version, shown in Agent/version.
+var Version = "0.1.0"
+
+// AgentASN is the top-level number of the Agent context.
+const AgentASN = 12
+
+var (
+	agentCx = spmi.CxDesc{Name: "Agent", Descr: "The subagent's own health", ASN: AgentASN}
+	provCx  = spmi.CxDesc{Name: "prov", Descr: "Statistics providers", ASN: 20, Inst: spmi.SiCfgInst}
+	provTpl = spmi.CxDesc{Descr: "Statistics provider"}
+
+	agentStats = []spmi.StatDesc{
+		{Name: "uptime", Descr: "Seconds since the daemon started", ASN: 1, Max: 86400, Val: spmi.SiQuantity, Units: "seconds"},
+		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: spmi.SiQuantity},
+		{Name: "refreshes", Descr: "Refreshes of the tree", ASN: 3, Max: 10, Val: spmi.SiCounter},
+		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: spmi.SiCounter},
+		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: spmi.SiQuantity},
+		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: spmi.SiQuantity},
+		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: spmi.SiQuantity},
+	}
+	provStats = []spmi.StatDesc{
+		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+	}
+)
+
+// Extra adds statistics of another part of the daemon (the SNMP front
+// ends) under the Agent context.
+type Extra func(b *spmi.Builder, agent *spmi.Node) error
+
+// agentProvider reports the daemon's health through its own tree. It reads
+// the hierarchy's statistics of the previous refresh, never the current one.
+type agentProvider struct {
+	start time.Time
+	h     *spmi.Hierarchy
+	pid   int
+	names func() []string
+
+	mu     sync.Mutex
+	extras []Extra
+}
+
+func (a *agentProvider) Name() string { return "Agent" }
+
+func (a *agentProvider) addExtra(e Extra) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	a.extras = append(a.extras, e)
+}
+
+func (a *agentProvider) Collect(b *spmi.Builder) error {
+	cx, err := b.Context(nil, &agentCx)
+	if err != nil {
+		return err
+	}
+	st := a.h.Stats()
+	prev := a.h.Current()
+	n, failing := 0, 0
+	if prev != nil {
+		n, failing = prev.NumStats, len(prev.Failures)
+	}
+	vals := []spmi.Value{
+		spmi.Uint(uint64(b.Now().Sub(a.start) / time.Second)),
+		spmi.Uint(uint64(n)),
+		spmi.Uint(st.Refreshes),
+		spmi.Uint(st.ReadErrors),
+		spmi.Uint(uint64(failing)),
+		spmi.Float(float64(st.LastTook) / float64(time.Millisecond)),
+		spmi.Uint(uint64(a.pid)),
+		spmi.Text(Version),
+		spmi.Uint(uint64(runtime.NumGoroutine())),
+	}
+	if err := b.Stats(cx, agentStats, vals); err != nil {
+		return err
+	}
+	pc, err := b.Context(cx, &provCx)
+	if err != nil {
+		return err
+	}
+	// Providers are numbered by their place in the daemon's list, which is
+	// fixed for a given configuration.
+	for i, name := range a.names() {
+		inst, err := b.Instance(pc, &provTpl, name, "Provider "+name, uint32(i+1))
+		if err != nil {
+			return err
+		}
+		v := spmi.NoValue
+		if d, ok := st.ProviderDur[name]; ok {
+			v = spmi.Float(float64(d) / float64(time.Millisecond))
+		}
+		if err := b.Stat(inst, &provStats[0], v); err != nil {
+			return err
+		}
+	}
+	a.mu.Lock()
+	extras := append([]Extra(nil), a.extras...)
+	a.mu.Unlock()
+	for _, e := range extras {
+		if err := e(b, cx); err != nil {
+			return err
+		}
+	}
+	return nil
+}

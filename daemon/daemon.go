@@ -1,0 +1,194 @@
+// Package daemon wires the subagent together: the hierarchy of host
+// statistics, the control socket, the SNMP front ends, and their lifetimes.
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/hoststats"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// NumberingFile is the file in the state directory that keeps allocated
+// instance numbers.
+const NumberingFile = "numbering.json"
+
+// HostConfig turns the host settings into the providers' configuration.
+func HostConfig(c *config.Config) hoststats.Config {
+	dis := map[string]bool{}
+	for _, n := range c.Host.Disabled {
+		dis[n] = true
+	}
+	return hoststats.Config{
+		ProcRoot: c.Host.ProcRoot, SysRoot: c.Host.SysRoot,
+		DiskIgnore: c.Host.DiskIgnore, FSTypeIgnore: c.Host.FSTypeIgnore,
+		StatfsTimeout: c.Host.StatfsTimeout, Disabled: dis,
+	}
+}
+
+// NewHierarchy builds the hierarchy of the host statistics the
+// configuration asks for. numbering may be nil (numbers kept in memory).
+func NewHierarchy(c *config.Config, num *spmi.Numbering, log *slog.Logger) (*spmi.Hierarchy, []spmi.Provider, error) {
+	known := map[string]bool{}
+	for _, n := range hoststats.Names() {
+		known[n] = true
+	}
+	for _, n := range c.Host.Disabled {
+		if !known[n] {
+			return nil, nil, fmt.Errorf("configuration: host.disabled: %q is not one of %s", n, strings.Join(hoststats.Names(), ", "))
+		}
+	}
+	provs, err := hoststats.Providers(HostConfig(c))
+	if err != nil {
+		return nil, nil, fmt.Errorf("configuration: %w", err)
+	}
+	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, Numbering: num, Logger: log})
+	for _, p := range provs {
+		h.Add(p)
+	}
+	return h, provs, nil
+}
+
+// Daemon is the running subagent.
+type Daemon struct {
+	cfg   *config.Config
+	log   *slog.Logger
+	h     *spmi.Hierarchy
+	agent *agentProvider
+
+	mu        sync.Mutex
+	frontends []Frontend
+}
+
+// Frontend is a part of the daemon that serves the tree (the AgentX
+// subagent, the standalone responder). Run serves until ctx is done.
+type Frontend interface {
+	Name() string
+	Run(ctx context.Context) error
+}
+
+// New prepares a daemon; nothing runs until Run.
+func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
+	num, err := spmi.LoadNumbering(filepath.Join(c.StateDir, NumberingFile))
+	if err != nil {
+		return nil, err
+	}
+	h, provs, err := NewHierarchy(c, num, log)
+	if err != nil {
+		return nil, err
+	}
+	names := make([]string, 0, len(provs)+1)
+	for _, p := range provs {
+		names = append(names, p.Name())
+	}
+	names = append(names, "Agent")
+	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
+	h.Add(a)
+	return &Daemon{cfg: c, log: log, h: h, agent: a}, nil
+}
+
+// Hierarchy is the tree the daemon serves.
+func (d *Daemon) Hierarchy() *spmi.Hierarchy { return d.h }
+
+// AddFrontend adds a front end started by Run.
+func (d *Daemon) AddFrontend(f Frontend) {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.frontends = append(d.frontends, f)
+}
+
+// AddAgentStats adds statistics of a front end to the Agent context.
+func (d *Daemon) AddAgentStats(e Extra) { d.agent.addExtra(e) }
+
+// Run serves until ctx is done. A front end that fails stops the daemon
+// with its error; everything started is stopped before Run returns.
+func (d *Daemon) Run(ctx context.Context) error {
+	if err := os.MkdirAll(d.cfg.StateDir, 0o755); err != nil {
+		return fmt.Errorf("state directory: %w", err)
+	}
+	ln, err := control.Listen(d.cfg.RunDir)
+	if err != nil {
+		return err
+	}
+	sock := control.SocketPath(d.cfg.RunDir)
+	defer os.Remove(sock)
+
+	snap := d.h.Refresh()
+	d.logServes(snap)
+
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	errc := make(chan error, 8)
+	var wg sync.WaitGroup
+	start := func(name string, f func(context.Context) error) {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			if err := f(ctx); err != nil && ctx.Err() == nil {
+				errc <- fmt.Errorf("%s: %w", name, err)
+			}
+		}()
+	}
+	srv := &control.Server{H: d.h, Log: d.log, Version: Version}
+	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
+	start("refresh", func(ctx context.Context) error { d.refreshLoop(ctx); return nil })
+	d.mu.Lock()
+	for _, f := range d.frontends {
+		start(f.Name(), f.Run)
+	}
+	d.mu.Unlock()
+	d.log.Info("control socket ready", "path", sock)
+
+	var runErr error
+	select {
+	case <-ctx.Done():
+	case runErr = <-errc:
+		d.log.Error("stopping", "err", runErr)
+	}
+	cancel()
+	wg.Wait()
+	d.log.Info("stopped")
+	return runErr
+}
+
+// refreshLoop refreshes in the background and logs when the set of
+// top-level contexts or the size of the tree changes notably.
+func (d *Daemon) refreshLoop(ctx context.Context) {
+	if d.cfg.Refresh.Interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTicker(d.cfg.Refresh.Interval)
+	defer t.Stop()
+	last := d.h.Current().NumStats
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			s := d.h.Fresh()
+			d.log.Debug("refreshed", "statistics", s.NumStats, "previous", last, "took", d.h.Stats().LastTook)
+			last = s.NumStats
+		}
+	}
+}
+
+func (d *Daemon) logServes(s *spmi.Snapshot) {
+	var tops []string
+	for _, c := range s.Top.Children {
+		tops = append(tops, fmt.Sprintf("%s=%d", strings.TrimSuffix(c.Path, "/"), c.ASN))
+	}
+	sort.Strings(tops)
+	d.log.Info("serving the data hierarchy", "base", s.Base.String(), "statistics", s.NumStats,
+		"with_values", s.Values().Len(), "contexts", strings.Join(tops, " "), "refresh_took", d.h.Stats().LastTook)
+}

@@ -1,0 +1,211 @@
+package spmi
+
+import (
+	"sort"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// Builder collects the contexts and statistics of one refresh. Providers
+// add their nodes to it; Finish turns it into an immutable Snapshot.
+type Builder struct {
+	base      asn1tree.OID
+	now       time.Time
+	top       *Node
+	paths     map[string]*Node
+	numbering *Numbering
+	provider  string
+	failures  map[string]error
+	nstats    int
+}
+
+// NewBuilder starts a tree under base. numbering may be nil (numbers of
+// allocated instances then live only as long as the process).
+func NewBuilder(base asn1tree.OID, numbering *Numbering, now time.Time) *Builder {
+	if numbering == nil {
+		numbering = NewNumbering("")
+	}
+	top := &Node{Name: "Top", Descr: "Top of the data hierarchy", Cx: &CxDesc{Name: "Top"}}
+	return &Builder{
+		base: base.Clone(), now: now, top: top, numbering: numbering,
+		paths: map[string]*Node{"": top}, failures: map[string]error{},
+	}
+}
+
+// Top is the anchor of all contexts.
+func (b *Builder) Top() *Node { return b.top }
+
+// Now is the time of this refresh.
+func (b *Builder) Now() time.Time { return b.now }
+
+// SetProvider names the provider whose nodes are added next.
+func (b *Builder) SetProvider(name string) { b.provider = name }
+
+// Lookup finds a node already added, by path.
+func (b *Builder) Lookup(path string) *Node { return b.paths[cleanPath(path)] }
+
+// Fail records that a source could not be read; the statistics depending on
+// it are added with NoValue by their provider.
+func (b *Builder) Fail(source string, err error) {
+	if err != nil {
+		b.failures[source] = err
+	}
+}
+
+func (b *Builder) add(parent *Node, n *Node, kind string) error {
+	if parent == nil {
+		parent = b.top
+	}
+	if parent.IsStat() {
+		return Errorf(SiBadArgument, "%s %q: parent %q is a statistic", kind, n.Name, parent.Path)
+	}
+	if parent.byName == nil {
+		parent.byName = map[string]*Node{}
+		parent.byASN = map[uint32]*Node{}
+	}
+	if o := parent.byName[n.Name]; o != nil {
+		return Errorf(SiDuplicate, "%s %q already exists in context %q", kind, n.Name, displayPath(parent))
+	}
+	if o := parent.byASN[n.ASN]; o != nil {
+		return Errorf(SiDuplicate, "%s %q: ASN.1 number %d of context %q is already used by %q", kind, n.Name, n.ASN, displayPath(parent), o.Name)
+	}
+	n.Parent = parent
+	n.Rel = parent.Rel.Append(n.ASN)
+	prefix := parent.Path
+	n.Path = prefix + n.Name
+	if !n.IsStat() {
+		n.Path += "/"
+	}
+	n.Provider = b.provider
+	parent.byName[n.Name] = n
+	parent.byASN[n.ASN] = n
+	parent.Children = append(parent.Children, n)
+	b.paths[cleanPath(n.Path)] = n
+	return nil
+}
+
+func displayPath(n *Node) string {
+	if n.Path == "" {
+		return "Top"
+	}
+	return n.Path
+}
+
+// Context adds a permanent context under parent (nil: Top).
+func (b *Builder) Context(parent *Node, d *CxDesc) (*Node, error) {
+	if err := d.Validate(); err != nil {
+		return nil, err
+	}
+	n := &Node{Name: d.Name, Descr: d.Descr, ASN: d.ASN, Cx: d}
+	if err := b.add(parent, n, "context"); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Instance adds an instance named name of an instantiable parent, described
+// by the template d (whose Name is not used). asn is the number a rule gives
+// the instance (cpuN: N+1, interfaces: ifindex, processes: PID); zero asks
+// for the persisted assignment of the parent. Providers add a context's own
+// statistics before its instances, so that assignments avoid them.
+func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint32) (*Node, error) {
+	if parent == nil || parent.Inst() == SiNoInst {
+		p := "Top"
+		if parent != nil {
+			p = displayPath(parent)
+		}
+		return nil, Errorf(SiNotInst, "instance %q: context %q is not instantiable", name, p)
+	}
+	if descr == "" {
+		descr = d.Descr
+	}
+	if len(descr) > MaxDescr {
+		descr = truncUTF8(descr, MaxDescr)
+	}
+	if err := checkName("instance", name, descr); err != nil {
+		return nil, err
+	}
+	if asn == 0 {
+		asn = b.numbering.Assign(cleanPath(parent.Path), name, func(k uint32) bool { return parent.byASN[k] != nil })
+	}
+	n := &Node{Name: name, Descr: descr, ASN: asn, Cx: d, Instance: true}
+	if err := b.add(parent, n, "instance"); err != nil {
+		return nil, err
+	}
+	return n, nil
+}
+
+// Stat adds a statistic with its current value to a context.
+func (b *Builder) Stat(cx *Node, d *StatDesc, v Value) error {
+	if err := d.Validate(); err != nil {
+		return err
+	}
+	if cx == nil || cx == b.top {
+		return Errorf(SiBadArgument, "statistic %q: statistics cannot be added to Top", d.Name)
+	}
+	n := &Node{Name: d.Name, Descr: d.Descr, ASN: d.ASN, Stat: d, Value: v}
+	if err := b.add(cx, n, "statistic"); err != nil {
+		return err
+	}
+	b.nstats++
+	return nil
+}
+
+// Stats adds several statistics of one context; values[i] belongs to ds[i].
+func (b *Builder) Stats(cx *Node, ds []StatDesc, values []Value) error {
+	for i := range ds {
+		v := NoValue
+		if i < len(values) {
+			v = values[i]
+		}
+		if err := b.Stat(cx, &ds[i], v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Finish orders the tree and indexes it by OID.
+func (b *Builder) Finish() *Snapshot {
+	all := make([]asn1tree.Entry[*Node], 0, b.nstats)
+	vals := make([]asn1tree.Entry[asn1tree.Value], 0, b.nstats)
+	var visit func(n *Node)
+	visit = func(n *Node) {
+		sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].ASN < n.Children[j].ASN })
+		n.byName, n.byASN = nil, nil
+		for _, c := range n.Children {
+			if c.IsStat() {
+				oid := c.FullOID(b.base)
+				all = append(all, asn1tree.Entry[*Node]{OID: oid, Val: c})
+				if v := c.Stat.SNMPValue(c.Value); v.Kind != asn1tree.NoValue {
+					vals = append(vals, asn1tree.Entry[asn1tree.Value]{OID: oid, Val: v})
+				}
+				continue
+			}
+			visit(c)
+		}
+	}
+	visit(b.top)
+	// Entries come out of the walk in OID order already; Build re-checks.
+	nodes, err1 := asn1tree.Build(all)
+	view, err2 := asn1tree.Build(vals)
+	if err1 != nil || err2 != nil {
+		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
+	}
+	return &Snapshot{
+		Base: b.base, Time: b.now, Top: b.top, paths: b.paths,
+		nodes: nodes, view: view, Failures: b.failures, NumStats: b.nstats,
+	}
+}
+
+func truncUTF8(s string, n int) string {
+	for len(s) > n {
+		i := n
+		for i > 0 && s[i]&0xC0 == 0x80 {
+			i--
+		}
+		s = s[:i]
+	}
+	return s
+}

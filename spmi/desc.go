@@ -1,0 +1,161 @@
+// Package spmi is the data hierarchy of the System Performance Measurement
+// Interface: contexts and statistics with short names, descriptions and
+// ASN.1 numbers, instantiable contexts, statsets, and the SPMI error codes.
+//
+// A Hierarchy rebuilds an immutable Snapshot from its Providers on demand
+// (never more often than a minimum age) and publishes it atomically, so
+// readers — the SNMP front ends, the CLI, hotsets — never wait on a writer.
+package spmi
+
+import (
+	"fmt"
+	"unicode/utf8"
+)
+
+// Limits of names and descriptions, from the guide's SI_MAXNAME and
+// SI_MAXLNAME (which include the terminating NUL).
+const (
+	MaxName  = 31
+	MaxDescr = 63
+)
+
+// ValType says whether a statistic counts events or holds a level.
+type ValType uint8
+
+const (
+	// SiCounter values only increase; consumers show change per second.
+	SiCounter ValType = iota
+	// SiQuantity values are levels, shown as they are.
+	SiQuantity
+)
+
+func (v ValType) String() string {
+	if v == SiCounter {
+		return "counter"
+	}
+	return "quantity"
+}
+
+// DataType is the format of a statistic's value. SiLong and SiFloat are the
+// guide's; SiText is this project's extension for names and states that a
+// manager needs beside the numbers (served as DisplayString).
+type DataType uint8
+
+const (
+	SiLong DataType = iota
+	SiFloat
+	SiText
+)
+
+func (d DataType) String() string {
+	switch d {
+	case SiLong:
+		return "long"
+	case SiFloat:
+		return "float"
+	}
+	return "text"
+}
+
+// InstFreq is a context's instantiability.
+type InstFreq uint8
+
+const (
+	// SiNoInst: subcontexts never change.
+	SiNoInst InstFreq = iota
+	// SiCfgInst: subcontexts change with the system configuration.
+	SiCfgInst
+	// SiContInst: subcontexts come and go continuously.
+	SiContInst
+)
+
+func (f InstFreq) String() string {
+	switch f {
+	case SiNoInst:
+		return "not instantiable"
+	case SiCfgInst:
+		return "instantiable at configuration time"
+	}
+	return "continuously instantiable"
+}
+
+// CxDesc describes a context. Instances of an instantiable context share
+// the CxDesc of their template.
+type CxDesc struct {
+	Name  string
+	Descr string
+	ASN   uint32
+	Inst  InstFreq
+}
+
+// StatDesc describes a statistic, as the guide's SpmiStat does, plus what
+// the SNMP side needs: the decimal scale of floats, units, and whether a
+// quantity may exceed 32 bits.
+type StatDesc struct {
+	Name  string
+	Descr string
+	ASN   uint32
+	Min   int64 // default low scale value (for counters: per second)
+	Max   int64 // default high scale value
+	Val   ValType
+	Data  DataType
+	// Scale is the number of decimal places a float keeps on the wire: the
+	// served integer is the value times 10^Scale (the MIB's DISPLAY-HINT).
+	Scale uint8
+	Units string
+	// Wide marks quantities that can exceed 32 bits; they are served as a
+	// 64-bit gauge (CounterBasedGauge64 on the Counter64 wire type).
+	Wide bool
+}
+
+func checkName(kind, name, descr string) error {
+	switch {
+	case name == "":
+		return Errorf(SiBadArgument, "%s name is empty", kind)
+	case len(name) > MaxName:
+		return Errorf(SiBadArgument, "%s name %q is %d bytes, at most %d allowed", kind, name, len(name), MaxName)
+	case !utf8.ValidString(name):
+		return Errorf(SiBadArgument, "%s name %q is not valid UTF-8", kind, name)
+	case len(descr) > MaxDescr:
+		return Errorf(SiBadArgument, "%s %q: description is %d bytes, at most %d allowed", kind, name, len(descr), MaxDescr)
+	}
+	for _, r := range name {
+		if r == '/' || r < ' ' {
+			return Errorf(SiBadArgument, "%s name %q contains %q", kind, name, r)
+		}
+	}
+	return nil
+}
+
+// Validate checks the description against the guide's limits.
+func (d *StatDesc) Validate() error {
+	if err := checkName("statistic", d.Name, d.Descr); err != nil {
+		return err
+	}
+	if d.Val > SiQuantity {
+		return Errorf(SiBadArgument, "statistic %q: value type %d is neither SiCounter nor SiQuantity", d.Name, d.Val)
+	}
+	if d.Data > SiText {
+		return Errorf(SiBadArgument, "statistic %q: data type %d is not SiLong, SiFloat or SiText", d.Name, d.Data)
+	}
+	if d.Scale > 9 {
+		return Errorf(SiBadArgument, "statistic %q: scale %d exceeds 9 decimal places", d.Name, d.Scale)
+	}
+	if d.Min > d.Max {
+		return Errorf(SiBadArgument, "statistic %q: low scale %d above high scale %d", d.Name, d.Min, d.Max)
+	}
+	return nil
+}
+
+// Validate checks the description against the guide's limits.
+func (d *CxDesc) Validate() error {
+	if err := checkName("context", d.Name, d.Descr); err != nil {
+		return err
+	}
+	if d.Inst > SiContInst {
+		return Errorf(SiBadArgument, "context %q: instantiability %d unknown", d.Name, d.Inst)
+	}
+	return nil
+}
+
+func (d *StatDesc) String() string { return fmt.Sprintf("%s (%s)", d.Name, d.Descr) }

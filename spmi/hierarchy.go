@@ -1,0 +1,239 @@
+package spmi
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// Provider adds one part of the hierarchy (usually one top-level context)
+// and its current values to a Builder. Collect reads its sources once per
+// call; a source that fails is reported with Builder.Fail and the
+// statistics depending on it get NoValue, so the rest keeps working.
+type Provider interface {
+	Name() string
+	Collect(b *Builder) error
+}
+
+// Config sets up a Hierarchy.
+type Config struct {
+	Base      asn1tree.OID
+	MinAge    time.Duration // a snapshot younger than this is served as it is
+	Numbering *Numbering
+	Logger    *slog.Logger
+}
+
+// RefreshStats describe the refreshes a Hierarchy has done.
+type RefreshStats struct {
+	Refreshes   uint64
+	ReadErrors  uint64 // source failures, summed over refreshes
+	LastTook    time.Duration
+	ProviderDur map[string]time.Duration
+}
+
+// Hierarchy owns the providers and publishes snapshots. It is safe for
+// concurrent use; readers never wait for a refresh unless they ask to.
+type Hierarchy struct {
+	cfg Config
+	log *slog.Logger
+
+	mu        sync.Mutex // guards providers and serializes refreshes
+	providers []Provider
+	failing   map[string]string // source -> last error text, to log changes once
+	stats     RefreshStats
+
+	snap       atomic.Pointer[Snapshot]
+	refreshing atomic.Bool
+	done       chan struct{} // closed when the refresh in flight ends
+	doneMu     sync.Mutex
+}
+
+// NewHierarchy returns a Hierarchy with no providers.
+func NewHierarchy(cfg Config) *Hierarchy {
+	if cfg.Logger == nil {
+		cfg.Logger = slog.New(slog.DiscardHandler)
+	}
+	if cfg.Numbering == nil {
+		cfg.Numbering = NewNumbering("")
+	}
+	return &Hierarchy{cfg: cfg, log: cfg.Logger, failing: map[string]string{}}
+}
+
+// Base is the OID the tree is attached under.
+func (h *Hierarchy) Base() asn1tree.OID { return h.cfg.Base }
+
+// Add registers a provider; its nodes appear from the next refresh on.
+func (h *Hierarchy) Add(p Provider) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	h.providers = append(h.providers, p)
+}
+
+// Remove drops the provider with the given name.
+func (h *Hierarchy) Remove(name string) {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	for i, p := range h.providers {
+		if p.Name() == name {
+			h.providers = append(h.providers[:i:i], h.providers[i+1:]...)
+			return
+		}
+	}
+}
+
+// Stats returns a copy of the refresh statistics.
+func (h *Hierarchy) Stats() RefreshStats {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	s := h.stats
+	s.ProviderDur = make(map[string]time.Duration, len(h.stats.ProviderDur))
+	for k, v := range h.stats.ProviderDur {
+		s.ProviderDur[k] = v
+	}
+	return s
+}
+
+// Current returns the last published snapshot without refreshing (nil
+// before the first refresh).
+func (h *Hierarchy) Current() *Snapshot { return h.snap.Load() }
+
+// Refresh builds and publishes a new snapshot now.
+func (h *Hierarchy) Refresh() *Snapshot {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	return h.refreshLocked()
+}
+
+func (h *Hierarchy) refreshLocked() *Snapshot {
+	start := time.Now()
+	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, start)
+	durs := make(map[string]time.Duration, len(h.providers))
+	for _, p := range h.providers {
+		t0 := time.Now()
+		b.SetProvider(p.Name())
+		if err := p.Collect(b); err != nil {
+			b.Fail(p.Name(), err)
+		}
+		durs[p.Name()] = time.Since(t0)
+	}
+	s := b.Finish()
+	h.logFailures(s.Failures)
+	if err := h.cfg.Numbering.Save(); err != nil {
+		h.logOnce("numbering", err)
+	}
+	h.stats.Refreshes++
+	h.stats.ReadErrors += uint64(len(s.Failures))
+	h.stats.LastTook = time.Since(start)
+	h.stats.ProviderDur = durs
+	h.snap.Store(s)
+	return s
+}
+
+// logFailures logs each source when it starts failing, when its error
+// changes and when it recovers: once per change, not once per refresh.
+func (h *Hierarchy) logFailures(f map[string]error) {
+	for src, err := range f {
+		h.logOnce(src, err)
+	}
+	for src := range h.failing {
+		if _, still := f[src]; !still && src != "numbering" {
+			delete(h.failing, src)
+			h.log.Info("source readable again", "source", src)
+		}
+	}
+}
+
+func (h *Hierarchy) logOnce(src string, err error) {
+	msg := err.Error()
+	if h.failing[src] == msg {
+		return
+	}
+	h.failing[src] = msg
+	h.log.Warn("source unreadable; its statistics have no value", "source", src, "err", msg)
+}
+
+// Fresh returns a snapshot no older than the minimum age, refreshing when
+// needed; concurrent callers share one refresh.
+func (h *Hierarchy) Fresh() *Snapshot {
+	if s := h.snap.Load(); s != nil && time.Since(s.Time) < h.cfg.MinAge {
+		return s
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.snap.Load(); s != nil && time.Since(s.Time) < h.cfg.MinAge {
+		return s
+	}
+	return h.refreshLocked()
+}
+
+// FreshWithin is Fresh for callers that must not wait long (the SNMP front
+// ends, whose master drops a subagent that is slow): when the snapshot is
+// stale it starts a refresh and waits at most wait for it, then serves
+// what it has. Only the first snapshot is always waited for.
+func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
+	s := h.snap.Load()
+	if s != nil && time.Since(s.Time) < h.cfg.MinAge {
+		return s
+	}
+	if s == nil {
+		return h.Fresh()
+	}
+	h.doneMu.Lock()
+	if h.done == nil {
+		h.done = make(chan struct{})
+		done := h.done
+		go func() {
+			h.Fresh()
+			h.doneMu.Lock()
+			h.done = nil
+			h.doneMu.Unlock()
+			close(done)
+		}()
+	}
+	done := h.done
+	h.doneMu.Unlock()
+	t := time.NewTimer(wait)
+	defer t.Stop()
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	return h.snap.Load()
+}
+
+// Run refreshes every interval until ctx is done (interval <= 0: never).
+func (h *Hierarchy) Run(ctx context.Context, interval time.Duration) {
+	if interval <= 0 {
+		<-ctx.Done()
+		return
+	}
+	t := time.NewTicker(interval)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			h.Fresh()
+		}
+	}
+}
+
+// Read implements Source on the freshest snapshot.
+func (h *Hierarchy) Read(_ context.Context, paths []string) (Sample, error) {
+	return h.Fresh().Read(paths)
+}
+
+// String summarizes the hierarchy for logs.
+func (h *Hierarchy) String() string {
+	s := h.snap.Load()
+	if s == nil {
+		return "hierarchy (not yet refreshed)"
+	}
+	return fmt.Sprintf("hierarchy of %d statistics under %s", s.NumStats, s.Base)
+}

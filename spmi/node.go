@@ -1,0 +1,61 @@
+package spmi
+
+import (
+	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// Node is a context or a statistic in a Snapshot. Nodes are immutable once
+// the snapshot is published.
+type Node struct {
+	Name     string
+	Descr    string
+	ASN      uint32
+	Parent   *Node
+	Path     string       // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic, "" for Top
+	Rel      asn1tree.OID // relative dotted-decimal identifier
+	Cx       *CxDesc      // set for contexts (for instances: their template)
+	Stat     *StatDesc    // set for statistics
+	Instance bool         // created by instantiation
+	Value    Value        // statistics only
+	Children []*Node      // contexts and statistics ordered by ASN number
+	Provider string       // name of the provider that added the node
+
+	byName map[string]*Node
+	byASN  map[uint32]*Node
+}
+
+// IsStat reports whether the node is a statistic.
+func (n *Node) IsStat() bool { return n.Stat != nil }
+
+// Inst is the instantiability of a context node.
+func (n *Node) Inst() InstFreq {
+	if n.Cx == nil || n.Instance {
+		return SiNoInst
+	}
+	return n.Cx.Inst
+}
+
+// Child returns the direct child with the given name.
+func (n *Node) Child(name string) *Node {
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// FullOID is the node's OID under base: for a statistic base + Rel + .0,
+// for a context base + Rel.
+func (n *Node) FullOID(base asn1tree.OID) asn1tree.OID {
+	o := base.Append(n.Rel...)
+	if n.IsStat() {
+		o = append(o, 0)
+	}
+	return o
+}
+
+// cleanPath trims the slashes a user may put around a path.
+func cleanPath(p string) string { return strings.Trim(strings.TrimSpace(p), "/") }

@@ -1,0 +1,307 @@
+package spmi
+
+import (
+	"context"
+	"errors"
+	"math"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+var testBase = asn1tree.MustParse("1.3.6.1.4.1.32473.1")
+
+var (
+	cpuCx   = CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: 1, Inst: SiCfgInst}
+	cpuInst = CxDesc{Descr: "Processor", Inst: SiNoInst}
+	idle    = StatDesc{Name: "idle", Descr: "Idle time", ASN: 4, Max: 100, Val: SiCounter, Data: SiLong}
+	diskCx  = CxDesc{Name: "Disk", Descr: "Disks", ASN: 4, Inst: SiCfgInst}
+	busy    = StatDesc{Name: "busy", Descr: "Busy", ASN: 1, Max: 100, Val: SiQuantity, Data: SiFloat, Scale: 2}
+)
+
+func TestGuideExampleRelativeID(t *testing.T) {
+	b := NewBuilder(testBase, nil, time.Now())
+	cpu, err := b.Context(nil, &cpuCx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c0, err := b.Instance(cpu, &cpuInst, "cpu0", "", 1)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := b.Stat(c0, &idle, Uint(42)); err != nil {
+		t.Fatal(err)
+	}
+	s := b.Finish()
+	n, err := s.Lookup("CPU/cpu0/idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n.Rel.String() != "1.1.4" || n.FullOID(testBase).String() != "1.3.6.1.4.1.32473.1.1.1.4.0" {
+		t.Fatalf("CPU/cpu0/idle is %s (%s)", n.Rel, n.FullOID(testBase))
+	}
+	if cx, _ := s.Lookup("CPU/cpu0/"); cx.Path != "CPU/cpu0/" || cx.IsStat() {
+		t.Fatalf("context path %q", cx.Path)
+	}
+	v, ok := s.View().Get(n.FullOID(testBase))
+	if !ok || v.Kind != asn1tree.Counter64 || v.Num != 42 {
+		t.Fatalf("view has %v %v", v, ok)
+	}
+}
+
+func TestClashesAreRefusedWithGuideErrors(t *testing.T) {
+	b := NewBuilder(testBase, nil, time.Now())
+	cpu, _ := b.Context(nil, &cpuCx)
+	_, err := b.Context(nil, &cpuCx)
+	if CodeOf(err) != SiDuplicate || !strings.Contains(err.Error(), "SiDuplicate (193)") {
+		t.Fatalf("same name twice: %v", err)
+	}
+	other := CxDesc{Name: "Other", Descr: "x", ASN: 1}
+	_, err = b.Context(nil, &other)
+	if CodeOf(err) != SiDuplicate || !strings.Contains(err.Error(), "ASN.1 number 1") {
+		t.Fatalf("same ASN twice: %v", err)
+	}
+	long := CxDesc{Name: strings.Repeat("x", 32), ASN: 7}
+	if _, err := b.Context(nil, &long); CodeOf(err) != SiBadArgument || !strings.Contains(err.Error(), "187") {
+		t.Fatalf("long name: %v", err)
+	}
+	longD := StatDesc{Name: "x", Descr: strings.Repeat("d", 64), ASN: 9}
+	if err := b.Stat(cpu, &longD, NoValue); CodeOf(err) != SiBadArgument {
+		t.Fatalf("long description: %v", err)
+	}
+	mem, _ := b.Context(nil, &CxDesc{Name: "Mem", ASN: 2})
+	if _, err := b.Instance(mem, &cpuInst, "x", "", 0); CodeOf(err) != SiNotInst {
+		t.Fatalf("instance of non-instantiable: %v", err)
+	}
+	if err := b.Stat(b.Top(), &idle, NoValue); CodeOf(err) != SiBadArgument {
+		t.Fatalf("stat on Top: %v", err)
+	}
+	if !errors.Is(err, &Error{Code: SiDuplicate}) && CodeOf(err) == SiDuplicate {
+		t.Fatal("errors.Is must match on code")
+	}
+}
+
+func TestAllocatedNumbersPersistAndAreNeverReused(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "state", "numbering.json")
+	build := func(num *Numbering, disks ...string) *Snapshot {
+		b := NewBuilder(testBase, num, time.Now())
+		d, _ := b.Context(nil, &diskCx)
+		if err := b.Stat(d, &StatDesc{Name: "total", ASN: 1, Val: SiQuantity}, Int(1)); err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range disks {
+			if _, err := b.Instance(d, &cpuInst, name, "", 0); err != nil {
+				t.Fatal(err)
+			}
+		}
+		return b.Finish()
+	}
+	asn := func(s *Snapshot, p string) uint32 {
+		n, err := s.Lookup(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return n.ASN
+	}
+	num := NewNumbering(file)
+	s := build(num, "sda", "sdb")
+	if asn(s, "Disk/sda") != 2 || asn(s, "Disk/sdb") != 3 {
+		t.Fatalf("allocation must skip the context's own statistic 1: sda=%d sdb=%d", asn(s, "Disk/sda"), asn(s, "Disk/sdb"))
+	}
+	s = build(num, "sdb", "sdc") // sda vanished: its number stays sda's
+	if asn(s, "Disk/sdb") != 3 || asn(s, "Disk/sdc") != 4 {
+		t.Fatalf("sdb=%d sdc=%d", asn(s, "Disk/sdb"), asn(s, "Disk/sdc"))
+	}
+	if err := num.Save(); err != nil {
+		t.Fatal(err)
+	}
+	again, err := LoadNumbering(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s = build(again, "sdc", "sda", "sdd")
+	if asn(s, "Disk/sda") != 2 || asn(s, "Disk/sdc") != 4 || asn(s, "Disk/sdd") != 5 {
+		t.Fatalf("after restart sda=%d sdc=%d sdd=%d", asn(s, "Disk/sda"), asn(s, "Disk/sdc"), asn(s, "Disk/sdd"))
+	}
+}
+
+func TestDamagedNumberingFileIsNamed(t *testing.T) {
+	file := filepath.Join(t.TempDir(), "n.json")
+	os.WriteFile(file, []byte("{not json"), 0o644)
+	if _, err := LoadNumbering(file); err == nil || !strings.Contains(err.Error(), file) {
+		t.Fatalf("damaged file: %v", err)
+	}
+	os.WriteFile(file, []byte(`{"version":1,"contexts":{"Disk":{"a":2,"b":2}}}`), 0o644)
+	if _, err := LoadNumbering(file); err == nil || !strings.Contains(err.Error(), "share number 2") {
+		t.Fatalf("shared number: %v", err)
+	}
+}
+
+func TestNoValueIsHiddenFromViewButListed(t *testing.T) {
+	b := NewBuilder(testBase, nil, time.Now())
+	d, _ := b.Context(nil, &CxDesc{Name: "Disk", ASN: 4})
+	b.Stat(d, &busy, NoValue)
+	b.Stat(d, &StatDesc{Name: "q", ASN: 2, Val: SiQuantity}, Int(3))
+	b.Fail("/proc/diskstats", errors.New("broken"))
+	s := b.Finish()
+	if s.Values().Len() != 1 || s.Nodes().Len() != 2 {
+		t.Fatalf("view %d nodes %d", s.Values().Len(), s.Nodes().Len())
+	}
+	smp, _ := s.Read([]string{"Disk/busy", "Disk/q", "Disk/none", "Disk/"})
+	codes := []Code{SiNoValue, SiSuccess, SiNotFound, SiBadArgument}
+	for i, it := range smp.Items {
+		got := SiSuccess
+		if it.Err != nil {
+			got = it.Err.Code
+		}
+		if got != codes[i] {
+			t.Errorf("%s: %v, want %v", it.Path, got, codes[i])
+		}
+	}
+	if s.Failures["/proc/diskstats"] == nil {
+		t.Error("failure not recorded")
+	}
+}
+
+func TestSNMPMapping(t *testing.T) {
+	cases := []struct {
+		d    StatDesc
+		v    Value
+		kind asn1tree.Kind
+		num  uint64
+	}{
+		{StatDesc{Val: SiCounter}, Uint(math.MaxUint64), asn1tree.Counter64, math.MaxUint64},
+		{StatDesc{Val: SiQuantity}, Int(7), asn1tree.Gauge32, 7},
+		{StatDesc{Val: SiQuantity}, Uint(1 << 40), asn1tree.Gauge32, math.MaxUint32},
+		{StatDesc{Val: SiQuantity, Wide: true}, Uint(1 << 40), asn1tree.Counter64, 1 << 40},
+		{StatDesc{Val: SiQuantity, Min: -100}, Int(-5), asn1tree.Integer32, uint64(math.MaxUint64 - 4)},
+		{StatDesc{Val: SiQuantity, Min: -1}, Int(-1 << 40), asn1tree.Integer32, uint64(1<<64 - 1<<31)},
+		{StatDesc{Val: SiQuantity, Data: SiFloat, Scale: 2}, Float(12.345), asn1tree.Gauge32, 1235},
+		{StatDesc{Val: SiQuantity, Data: SiFloat, Scale: 2}, Float(-3), asn1tree.Gauge32, 0},
+	}
+	for i, c := range cases {
+		got := c.d.SNMPValue(c.v)
+		if got.Kind != c.kind || got.Num != c.num {
+			t.Errorf("case %d: %v %d, want %v %d", i, got.Kind, got.Num, c.kind, c.num)
+		}
+	}
+	txt := StatDesc{Data: SiText}
+	if v := txt.SNMPValue(Text("bash")); v.Kind != asn1tree.OctetString || v.Str != "bash" {
+		t.Errorf("text: %v", v)
+	}
+	if v := idle.SNMPValue(NoValue); v.Kind != asn1tree.NoValue {
+		t.Errorf("no value: %v", v)
+	}
+}
+
+// counterSource steps a counter by 50 and a level by 1 per read, one second apart.
+type counterSource struct {
+	n int
+	t time.Time
+}
+
+func (c *counterSource) Read(_ context.Context, paths []string) (Sample, error) {
+	c.n++
+	c.t = c.t.Add(2 * time.Second)
+	return Sample{Time: c.t, Items: []Item{
+		{Path: "a", Stat: &StatDesc{Val: SiCounter}, Value: Uint(uint64(100 * c.n))},
+		{Path: "b", Stat: &StatDesc{Val: SiQuantity}, Value: Int(int64(c.n))},
+	}}, nil
+}
+
+func TestStatSetRatesAndLevels(t *testing.T) {
+	ss, err := NewStatSet(context.Background(), &counterSource{t: time.Unix(0, 0)}, "a", "b")
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, _ := ss.Read(context.Background())
+	if r1.Elapsed != 0 || r1.Values[0].HasRate {
+		t.Fatalf("first read has no rate: %+v", r1)
+	}
+	r2, _ := ss.Read(context.Background())
+	if r2.Elapsed != 2*time.Second || r2.Values[0].Change != 100 || r2.Values[0].Rate != 50 {
+		t.Fatalf("counter: %+v elapsed %v", r2.Values[0], r2.Elapsed)
+	}
+	if r2.Values[1].HasRate || r2.Values[1].Value.String() != "3" {
+		t.Fatalf("quantity is a level: %+v", r2.Values[1])
+	}
+	if counterChange(Uint(10), Uint(5)) != 0 {
+		t.Fatal("a counter reset is no change, not a wrap")
+	}
+}
+
+func TestStatSetRefusesUnknownPaths(t *testing.T) {
+	b := NewBuilder(testBase, nil, time.Now())
+	c, _ := b.Context(nil, &cpuCx)
+	b.Stat(c, &idle, Uint(1))
+	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
+	h.snap.Store(b.Finish())
+	_, err := NewStatSet(context.Background(), h, "CPU/idle", "CPU/nope")
+	if CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
+		t.Fatalf("unknown path: %v", err)
+	}
+}
+
+type countingProvider struct{ calls int }
+
+func (p *countingProvider) Name() string { return "count" }
+func (p *countingProvider) Collect(b *Builder) error {
+	p.calls++
+	c, err := b.Context(nil, &cpuCx)
+	if err != nil {
+		return err
+	}
+	return b.Stat(c, &idle, Uint(uint64(p.calls)))
+}
+
+func TestFreshHonoursMinimumAge(t *testing.T) {
+	p := &countingProvider{}
+	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
+	h.Add(p)
+	h.Fresh()
+	h.Fresh()
+	h.FreshWithin(time.Millisecond)
+	if p.calls != 1 {
+		t.Fatalf("refreshed %d times within the minimum age", p.calls)
+	}
+	h2 := NewHierarchy(Config{Base: testBase, MinAge: 0})
+	h2.Add(p)
+	h2.Fresh()
+	h2.Fresh()
+	if p.calls != 3 {
+		t.Fatalf("calls = %d, want 3", p.calls)
+	}
+	if st := h2.Stats(); st.Refreshes != 2 {
+		t.Fatalf("refreshes %d", st.Refreshes)
+	}
+}
+
+type slowProvider struct{ release chan struct{} }
+
+func (p *slowProvider) Name() string { return "slow" }
+func (p *slowProvider) Collect(b *Builder) error {
+	<-p.release
+	return nil
+}
+
+func TestFreshWithinNeverWaitsLongerThanAsked(t *testing.T) {
+	p := &slowProvider{release: make(chan struct{})}
+	h := NewHierarchy(Config{Base: testBase, MinAge: 0})
+	h.Add(p)
+	close(p.release)
+	first := h.Fresh()
+	p.release = make(chan struct{})
+	t0 := time.Now()
+	s := h.FreshWithin(50 * time.Millisecond)
+	if d := time.Since(t0); d > time.Second {
+		t.Fatalf("waited %v", d)
+	}
+	if s != first {
+		t.Fatal("a stalled refresh must leave the previous snapshot in service")
+	}
+	close(p.release)
+}
