@@ -44,6 +44,21 @@ func Build[V any](entries []Entry[V]) (*Tree[V], error) {
 	return t, nil
 }
 
+// BuildShared is Build for callers that keep entries' OIDs immutable for
+// the tree's life: the OIDs are not copied, so several trees may share one
+// arena. The entries must already be sorted.
+func BuildShared[V any](entries []Entry[V]) (*Tree[V], error) {
+	t := &Tree[V]{oids: make([]OID, len(entries)), vals: make([]V, len(entries))}
+	for i := range entries {
+		if i > 0 && Compare(entries[i-1].OID, entries[i].OID) >= 0 {
+			return nil, fmt.Errorf("OID %s out of order or duplicated in tree", entries[i].OID)
+		}
+		t.oids[i] = entries[i].OID
+		t.vals[i] = entries[i].Val
+	}
+	return t, nil
+}
+
 // Len is the number of entries.
 func (t *Tree[V]) Len() int {
 	if t == nil {

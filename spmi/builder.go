@@ -18,6 +18,7 @@ type Builder struct {
 	provider  string
 	failures  map[string]error
 	nstats    int
+	arena     []uint32
 }
 
 // NewBuilder starts a tree under base. numbering may be nil (numbers of
@@ -42,7 +43,7 @@ func (b *Builder) Now() time.Time { return b.now }
 // SetProvider names the provider whose nodes are added next.
 func (b *Builder) SetProvider(name string) { b.provider = name }
 
-// Lookup finds a node already added, by path.
+// Lookup finds a context already added, by path.
 func (b *Builder) Lookup(path string) *Node { return b.paths[cleanPath(path)] }
 
 // Fail records that a source could not be read; the statistics depending on
@@ -60,29 +61,41 @@ func (b *Builder) add(parent *Node, n *Node, kind string) error {
 	if parent.IsStat() {
 		return Errorf(SiBadArgument, "%s %q: parent %q is a statistic", kind, n.Name, parent.Path)
 	}
-	if parent.byName == nil {
-		parent.byName = map[string]*Node{}
-		parent.byASN = map[uint32]*Node{}
-	}
-	if o := parent.byName[n.Name]; o != nil {
+	if o := parent.childByName(n.Name); o != nil {
 		return Errorf(SiDuplicate, "%s %q already exists in context %q", kind, n.Name, displayPath(parent))
 	}
-	if o := parent.byASN[n.ASN]; o != nil {
+	if o := parent.childByASN(n.ASN); o != nil {
 		return Errorf(SiDuplicate, "%s %q: ASN.1 number %d of context %q is already used by %q", kind, n.Name, n.ASN, displayPath(parent), o.Name)
 	}
 	n.Parent = parent
-	n.Rel = parent.Rel.Append(n.ASN)
-	prefix := parent.Path
-	n.Path = prefix + n.Name
+	n.Rel = b.oid(parent.Rel, n.ASN)
+	n.Path = parent.Path + n.Name
+	n.Provider = b.provider
+	parent.Children = append(parent.Children, n)
+	if parent.byName != nil {
+		parent.byName[n.Name] = n
+		parent.byASN[n.ASN] = n
+	} else if len(parent.Children) > smallContext {
+		parent.indexChildren()
+	}
 	if !n.IsStat() {
 		n.Path += "/"
+		b.paths[cleanPath(n.Path)] = n
 	}
-	n.Provider = b.provider
-	parent.byName[n.Name] = n
-	parent.byASN[n.ASN] = n
-	parent.Children = append(parent.Children, n)
-	b.paths[cleanPath(n.Path)] = n
 	return nil
+}
+
+// oid appends asn to parent in the builder's arena: one allocation per
+// chunk of OIDs rather than one per node.
+func (b *Builder) oid(parent asn1tree.OID, asn uint32) asn1tree.OID {
+	n := len(parent) + 1
+	if cap(b.arena)-len(b.arena) < n {
+		b.arena = make([]uint32, 0, max(4096, n))
+	}
+	start := len(b.arena)
+	b.arena = append(b.arena, parent...)
+	b.arena = append(b.arena, asn)
+	return asn1tree.OID(b.arena[start:len(b.arena):len(b.arena)])
 }
 
 func displayPath(n *Node) string {
@@ -127,7 +140,7 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 		return nil, err
 	}
 	if asn == 0 {
-		asn = b.numbering.Assign(cleanPath(parent.Path), name, func(k uint32) bool { return parent.byASN[k] != nil })
+		asn = b.numbering.Assign(cleanPath(parent.Path), name, func(k uint32) bool { return parent.childByASN(k) != nil })
 	}
 	n := &Node{Name: name, Descr: descr, ASN: asn, Cx: d, Instance: true}
 	if err := b.add(parent, n, "instance"); err != nil {
@@ -171,12 +184,21 @@ func (b *Builder) Finish() *Snapshot {
 	all := make([]asn1tree.Entry[*Node], 0, b.nstats)
 	vals := make([]asn1tree.Entry[asn1tree.Value], 0, b.nstats)
 	var visit func(n *Node)
+	per := len(b.base) + 1
+	arena := make([]uint32, 0, b.nstats*(per+6))
+	full := func(c *Node) asn1tree.OID {
+		start := len(arena)
+		arena = append(arena, b.base...)
+		arena = append(arena, c.Rel...)
+		arena = append(arena, 0)
+		return asn1tree.OID(arena[start:len(arena):len(arena)])
+	}
 	visit = func(n *Node) {
 		sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].ASN < n.Children[j].ASN })
 		n.byName, n.byASN = nil, nil
 		for _, c := range n.Children {
 			if c.IsStat() {
-				oid := c.FullOID(b.base)
+				oid := full(c)
 				all = append(all, asn1tree.Entry[*Node]{OID: oid, Val: c})
 				if v := c.Stat.SNMPValue(c.Value); v.Kind != asn1tree.NoValue {
 					vals = append(vals, asn1tree.Entry[asn1tree.Value]{OID: oid, Val: v})
@@ -187,9 +209,9 @@ func (b *Builder) Finish() *Snapshot {
 		}
 	}
 	visit(b.top)
-	// Entries come out of the walk in OID order already; Build re-checks.
-	nodes, err1 := asn1tree.Build(all)
-	view, err2 := asn1tree.Build(vals)
+	// The walk yields entries in OID order; BuildShared checks it.
+	nodes, err1 := asn1tree.BuildShared(all)
+	view, err2 := asn1tree.BuildShared(vals)
 	if err1 != nil || err2 != nil {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}

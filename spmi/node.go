@@ -57,5 +57,42 @@ func (n *Node) FullOID(base asn1tree.OID) asn1tree.OID {
 	return o
 }
 
+// smallContext is the number of children below which a context finds a
+// child by scanning; larger ones get maps.
+const smallContext = 16
+
+func (n *Node) childByName(name string) *Node {
+	if n.byName != nil {
+		return n.byName[name]
+	}
+	for _, c := range n.Children {
+		if c.Name == name {
+			return c
+		}
+	}
+	return nil
+}
+
+func (n *Node) childByASN(asn uint32) *Node {
+	if n.byASN != nil {
+		return n.byASN[asn]
+	}
+	for _, c := range n.Children {
+		if c.ASN == asn {
+			return c
+		}
+	}
+	return nil
+}
+
+func (n *Node) indexChildren() {
+	n.byName = make(map[string]*Node, 2*len(n.Children))
+	n.byASN = make(map[uint32]*Node, 2*len(n.Children))
+	for _, c := range n.Children {
+		n.byName[c.Name] = c
+		n.byASN[c.ASN] = c
+	}
+}
+
 // cleanPath trims the slashes a user may put around a path.
 func cleanPath(p string) string { return strings.Trim(strings.TrimSpace(p), "/") }

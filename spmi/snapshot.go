@@ -1,6 +1,7 @@
 package spmi
 
 import (
+	"strings"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -22,8 +23,18 @@ type Snapshot struct {
 
 // Lookup finds a context or statistic by path ("CPU/cpu0/idle", "Mem/Real/").
 func (s *Snapshot) Lookup(path string) (*Node, error) {
-	if n, ok := s.paths[cleanPath(path)]; ok {
+	p := cleanPath(path)
+	if n, ok := s.paths[p]; ok {
 		return n, nil
+	}
+	// Statistics are found through their context: the path index holds
+	// contexts only, which keeps refreshes of large trees cheap.
+	if i := strings.LastIndexByte(p, '/'); i > 0 && !strings.HasSuffix(strings.TrimSpace(path), "/") {
+		if cx, ok := s.paths[p[:i]]; ok {
+			if n := cx.Child(p[i+1:]); n != nil && n.IsStat() {
+				return n, nil
+			}
+		}
 	}
 	return nil, Errorf(SiNotFound, "no context or statistic %q", path)
 }

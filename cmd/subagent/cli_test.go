@@ -1,0 +1,225 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// binary builds the subagent once per test run.
+func binary(t *testing.T) string {
+	t.Helper()
+	if builtBinary != "" {
+		return builtBinary
+	}
+	dir, err := os.MkdirTemp("", "subagent-bin")
+	if err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, "subagent")
+	out, err := exec.Command("go", "build", "-o", bin, ".").CombinedOutput()
+	if err != nil {
+		t.Fatalf("go build: %v\n%s", err, out)
+	}
+	builtBinary = bin
+	return bin
+}
+
+var builtBinary string
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if builtBinary != "" {
+		os.RemoveAll(filepath.Dir(builtBinary))
+	}
+	os.Exit(code)
+}
+
+// env is a daemon environment on the fixture /proc and /sys.
+type env struct {
+	t             *testing.T
+	bin           string
+	runDir, state string
+	proc, sys     string
+	daemon        *exec.Cmd
+	daemonLog     *bytes.Buffer
+	daemonExited  chan error
+}
+
+func newEnv(t *testing.T) *env {
+	root, _ := filepath.Abs("../../hoststats/testdata")
+	tmp := t.TempDir()
+	return &env{t: t, bin: binary(t), runDir: filepath.Join(tmp, "run"), state: filepath.Join(tmp, "state"),
+		proc: filepath.Join(root, "proc"), sys: filepath.Join(root, "sys")}
+}
+
+func (e *env) args(extra ...string) []string {
+	return append([]string{"--run-dir", e.runDir, "--state-dir", e.state, "--proc-root", e.proc, "--sys-root", e.sys}, extra...)
+}
+
+// run runs a CLI command with a time bound and returns stdout, stderr and the exit code.
+func (e *env) run(args ...string) (string, string, int) {
+	e.t.Helper()
+	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
+	defer cancel()
+	cmd := exec.CommandContext(ctx, e.bin, args...)
+	cmd.Env = append(os.Environ(), "SUBAGENT_CONFIG=")
+	var out, errb bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &out, &errb
+	err := cmd.Run()
+	code := 0
+	var ee *exec.ExitError
+	if errors.As(err, &ee) {
+		code = ee.ExitCode()
+	} else if err != nil {
+		e.t.Fatalf("%v: %v", args, err)
+	}
+	return out.String(), errb.String(), code
+}
+
+func (e *env) start(extra ...string) {
+	e.t.Helper()
+	e.daemonLog = &bytes.Buffer{}
+	e.daemon = exec.Command(e.bin, append([]string{"run"}, e.args(append([]string{"--listen", "none"}, extra...)...)...)...)
+	e.daemon.Stdout, e.daemon.Stderr = e.daemonLog, e.daemonLog
+	if err := e.daemon.Start(); err != nil {
+		e.t.Fatal(err)
+	}
+	e.daemonExited = make(chan error, 1)
+	go func() { e.daemonExited <- e.daemon.Wait() }()
+	e.t.Cleanup(func() { e.stop() })
+	sock := filepath.Join(e.runDir, "subagent.sock")
+	deadline := time.Now().Add(15 * time.Second)
+	for time.Now().Before(deadline) {
+		if _, err := os.Stat(sock); err == nil && strings.Contains(e.daemonLog.String(), "control socket ready") {
+			return
+		}
+		select {
+		case err := <-e.daemonExited:
+			e.t.Fatalf("daemon exited: %v\n%s", err, e.daemonLog)
+		case <-time.After(50 * time.Millisecond):
+		}
+	}
+	e.t.Fatalf("daemon did not open %s in time\n%s", sock, e.daemonLog)
+}
+
+func (e *env) stop() error {
+	if e.daemon == nil || e.daemon.ProcessState != nil {
+		return nil
+	}
+	e.daemon.Process.Signal(syscall.SIGTERM)
+	select {
+	case err := <-e.daemonExited:
+		e.daemon.ProcessState = &os.ProcessState{}
+		return err
+	case <-time.After(10 * time.Second):
+		e.daemon.Process.Kill()
+		<-e.daemonExited
+		e.t.Errorf("daemon ignored SIGTERM for 10s\n%s", e.daemonLog)
+		return errors.New("killed")
+	}
+}
+
+func TestPeekAndGetLocallyOnFixture(t *testing.T) {
+	e := newEnv(t)
+	out, stderr, code := e.run(append([]string{"peek", "--oid", "CPU/"}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("peek exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "reading this host directly") {
+		t.Errorf("local mode not announced: %q", stderr)
+	}
+	line := regexp.MustCompile(`(?m)^CPU/cpu0/idle\s+1\.1\.4\s+1\.3\.6\.1\.4\.1\.32473\.1\.1\.1\.4\.0\s+\S`)
+	if !line.MatchString(out) {
+		t.Fatalf("peek --oid CPU/ lacks the guide's example line:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^CPU/\s+1\s`).MatchString(out) {
+		t.Fatalf("context paths end with /:\n%s", out)
+	}
+	if strings.Contains(out, "Agent/") {
+		t.Fatal("the Agent context exists only in the daemon")
+	}
+	out, stderr, code = e.run(append([]string{"get", "CPU/cpu0/idle", "Mem/Real/size"}, e.args()...)...)
+	if code != 0 || !regexp.MustCompile(`(?m)^CPU/cpu0/idle\s+\d+\s+counter`).MatchString(out) ||
+		!regexp.MustCompile(`(?m)^Mem/Real/size\s+[1-9]\d*\s+quantity`).MatchString(out) {
+		t.Fatalf("get: exit %d\n%s\n%s", code, out, stderr)
+	}
+}
+
+func TestUnknownPathIsAClearError(t *testing.T) {
+	e := newEnv(t)
+	_, stderr, code := e.run(append([]string{"get", "CPU/cpu0/idle", "CPU/nosuch"}, e.args()...)...)
+	if code == 0 || !strings.Contains(stderr, "SiNotFound (188)") || !strings.Contains(stderr, "CPU/nosuch") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = e.run(append([]string{"peek", "Nope/"}, e.args()...)...)
+	if code == 0 || !strings.Contains(stderr, "Nope") {
+		t.Fatalf("peek unknown: exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestBadConfigurationStopsWithTheKeyNamed(t *testing.T) {
+	e := newEnv(t)
+	cfg := filepath.Join(t.TempDir(), "bad.yaml")
+	os.WriteFile(cfg, []byte("refresh:\n  min_age: often\n"), 0o644)
+	_, stderr, code := e.run(append([]string{"run", "--config", cfg}, e.args()...)...)
+	if code == 0 || !strings.Contains(stderr, "min_age") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	_, stderr, code = e.run(append([]string{"run", "--agentx", "carrier-pigeon"}, e.args()...)...)
+	if code == 0 || !strings.Contains(stderr, "agentx") {
+		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+}
+
+func TestPeekAndGetAskTheRunningDaemon(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	out, stderr, code := e.run(append([]string{"peek", "--oid"}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("peek: %d %s", code, stderr)
+	}
+	if strings.Contains(stderr, "directly") {
+		t.Fatalf("peek did not use the daemon: %s", stderr)
+	}
+	if !regexp.MustCompile(`(?m)^Agent/uptime\s+12\.1\s+1\.3\.6\.1\.4\.1\.32473\.1\.12\.1\.0`).MatchString(out) {
+		t.Fatalf("daemon peek lacks Agent/uptime:\n%s", out)
+	}
+	if !regexp.MustCompile(`(?m)^CPU/cpu0/idle\s+1\.1\.4\s`).MatchString(out) {
+		t.Fatalf("daemon peek lacks CPU/cpu0/idle")
+	}
+	// Rates: counters per second from the second reading on, levels as they are.
+	out, stderr, code = e.run(append([]string{"get", "--interval", "1100ms", "--count", "2", "Agent/refreshes", "Agent/pid"}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("get --interval: %d %s", code, stderr)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 3 {
+		t.Fatalf("want a header and 2 rows:\n%s", out)
+	}
+	pid := e.daemon.Process.Pid
+	for _, r := range rows[1:] {
+		f := strings.Fields(r)
+		if len(f) != 3 || !strings.HasSuffix(f[1], "/s") || f[2] != strconv.Itoa(pid) {
+			t.Fatalf("row %q: want time, a rate of refreshes, and the daemon's pid %d", r, pid)
+		}
+	}
+	if err := e.stop(); err != nil {
+		t.Fatalf("daemon stop: %v\n%s", err, e.daemonLog)
+	}
+	if _, err := os.Stat(filepath.Join(e.runDir, "subagent.sock")); err == nil {
+		t.Fatal("control socket left behind")
+	}
+	if _, err := os.Stat(filepath.Join(e.state, "numbering.json")); err != nil {
+		t.Fatalf("instance numbering not persisted: %v", err)
+	}
+}
