@@ -18,6 +18,7 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
+	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/configs"
 )
@@ -207,8 +208,10 @@ func (c *Config) finish() error {
 	if c.StateDir == "" {
 		c.StateDir = defaultStateDir()
 	}
-	if c.AgentX != "none" && !strings.HasPrefix(c.AgentX, "unix:/") && !strings.HasPrefix(c.AgentX, "tcp:") {
-		bad("agentx", "%q is not unix:/absolute/path, tcp:host:port or none", c.AgentX)
+	if c.AgentX != "none" {
+		if _, _, err := agentx.ParseAddress(c.AgentX); err != nil {
+			bad("agentx", "%v (want unix:/path, tcp:host:port or none)", err)
+		}
 	}
 	if c.Listen != "none" && !strings.Contains(c.Listen, ":") {
 		bad("listen", "%q is not host:port or none", c.Listen)

@@ -1,0 +1,16 @@
+// Package agentx is the subagent side of the AgentX protocol (RFC 2741): it
+// connects to an SNMP master agent such as net-snmp's snmpd over a Unix socket
+// or TCP, registers subtrees and answers the master's Get, GetNext and GetBulk
+// requests from an asn1tree.View. The agent is read-only: every Set is
+// refused with notWritable.
+//
+// It is hand-written because no Go AgentX module is reachable from our module
+// proxy, and because the behaviour around restarts, timeouts and malformed
+// input matters more to us than protocol coverage: the master drops a whole
+// transport after one slow answer, so requests are answered straight from an
+// in-memory view on the socket reader and never wait on anything else.
+//
+// A Subagent keeps its session alive until its context ends: when the master
+// goes away it dials again with bounded backoff, re-opens, re-registers every
+// subtree and re-adds its agent capabilities.
+package agentx

@@ -1,0 +1,251 @@
+package agentx
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"slices"
+	"sync"
+	"sync/atomic"
+	"time"
+)
+
+// session is one connection to the master. Its reader goroutine answers the
+// master's requests inline and hands Responses to the goroutines waiting in
+// request; writes from both sides are serialized by wmu, which is never held
+// while waiting for the master.
+type session struct {
+	conn    net.Conn
+	log     *slog.Logger
+	timeout time.Duration // write deadline and wait for a Response
+	resp    *responder
+
+	sessionID atomic.Uint32
+	packetID  atomic.Uint32
+
+	wmu sync.Mutex
+
+	pmu     sync.Mutex
+	pending map[uint32]chan reply
+
+	closeOnce sync.Once
+	done      chan struct{} // closed when the reader has returned
+	err       error         // why the reader returned; read only after done
+}
+
+type reply struct {
+	p   *packet
+	err error
+}
+
+func (r reply) result(op string) (*packet, error) {
+	if r.err != nil {
+		return nil, fmt.Errorf("agentx: Response to %s: %w", op, r.err)
+	}
+	if r.p.resError != NoError {
+		return r.p, &ResponseError{Op: op, Code: r.p.resError, Index: r.p.resIndex}
+	}
+	return r.p, nil
+}
+
+func newSession(conn net.Conn, r *responder, log *slog.Logger, timeout time.Duration) *session {
+	return &session{conn: conn, log: log, timeout: timeout, resp: r,
+		pending: make(map[uint32]chan reply), done: make(chan struct{})}
+}
+
+// close shuts the connection; the reader then returns.
+func (s *session) close() { s.closeOnce.Do(func() { s.conn.Close() }) }
+
+// write sends one whole PDU; a failed write ends the session.
+func (s *session) write(b []byte) error {
+	s.wmu.Lock()
+	defer s.wmu.Unlock()
+	if err := s.conn.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil {
+		s.close()
+		return err
+	}
+	if _, err := s.conn.Write(b); err != nil {
+		s.close()
+		return err
+	}
+	return nil
+}
+
+// request sends p (a PDU of ours) and waits for its Response. A Response
+// with res.error set comes back as a *ResponseError.
+func (s *session) request(ctx context.Context, p *packet, op string) (*packet, error) {
+	p.version = version1
+	p.flags |= flagNetworkByteOrder
+	p.sessionID = s.sessionID.Load()
+	p.packetID = s.packetID.Add(1)
+	b, err := appendPacket(nil, p)
+	if err != nil {
+		return nil, err
+	}
+	ch := make(chan reply, 1)
+	s.pmu.Lock()
+	s.pending[p.packetID] = ch
+	s.pmu.Unlock()
+	defer func() {
+		s.pmu.Lock()
+		delete(s.pending, p.packetID)
+		s.pmu.Unlock()
+	}()
+	if err := s.write(b); err != nil {
+		return nil, fmt.Errorf("agentx: sending %s: %w", op, err)
+	}
+	t := time.NewTimer(s.timeout)
+	defer t.Stop()
+	select {
+	case r := <-ch:
+		return r.result(op)
+	case <-s.done:
+		select {
+		case r := <-ch: // answered just before the connection closed
+			return r.result(op)
+		default:
+		}
+		return nil, fmt.Errorf("%w while waiting for the Response to %s: %w", ErrSessionClosed, op, s.err)
+	case <-ctx.Done():
+		return nil, ctx.Err()
+	case <-t.C:
+		return nil, fmt.Errorf("%w: %s after %v", ErrTimeout, op, s.timeout)
+	}
+}
+
+// deliver hands a Response to the request waiting for its packetID.
+func (s *session) deliver(h header, body []byte) {
+	p := &packet{header: h}
+	var d decoder
+	err := d.body(p, body)
+	s.pmu.Lock()
+	ch := s.pending[h.packetID]
+	delete(s.pending, h.packetID)
+	s.pmu.Unlock()
+	if ch == nil {
+		s.log.Debug("agentx: Response nobody waits for", "packetID", h.packetID)
+		return
+	}
+	ch <- reply{p: p, err: err}
+}
+
+// readLoop reads PDUs until the connection fails. Requests are answered
+// here, from the view, without waiting on anything but the write.
+func (s *session) readLoop() {
+	defer close(s.done)
+	s.err = s.serve()
+	s.close()
+}
+
+func (s *session) serve() error {
+	br := bufio.NewReaderSize(s.conn, 16<<10)
+	var (
+		hb        [headerLen]byte
+		body, out []byte
+		d         decoder
+		req, resp packet
+		warned    bool
+	)
+	for {
+		if _, err := io.ReadFull(br, hb[:]); err != nil {
+			return readErr(err)
+		}
+		h, err := decodeHeader(hb[:])
+		if err != nil {
+			s.goodbye(reasonParseError)
+			return fmt.Errorf("agentx: unreadable PDU header: %w", err)
+		}
+		if h.payloadLen > maxPayload {
+			// The stream cannot be resynchronized: answer, then leave.
+			s.writeError(&h, ParseError)
+			s.goodbye(reasonParseError)
+			return fmt.Errorf("agentx: %s PDU with h.payload_length %d, at most %d allowed", h.typ, h.payloadLen, maxPayload)
+		}
+		if body, err = readBody(br, body, int(h.payloadLen)); err != nil {
+			return readErr(err)
+		}
+		if h.typ == typeResponse {
+			s.deliver(h, body)
+			continue
+		}
+		req.header = h
+		if err := d.body(&req, body); err != nil {
+			level := slog.LevelDebug
+			if !warned {
+				level, warned = slog.LevelWarn, true
+			}
+			s.log.Log(context.Background(), level, "agentx: answering a malformed PDU with parseError",
+				"type", h.typ.String(), "packetID", h.packetID, "err", err)
+			if err := s.writeError(&h, ParseError); err != nil {
+				return err
+			}
+			continue
+		}
+		if req.typ == typeClose {
+			return fmt.Errorf("agentx: master closed the session (%s)", req.reason)
+		}
+		if !s.resp.answer(&req, &resp, s.sessionID.Load(), time.Now()) {
+			continue
+		}
+		if out, err = appendPacket(out[:0], &resp); err != nil {
+			// Only size can fail here: say tooBig rather than nothing.
+			resp.varbinds, resp.resError, resp.resIndex = resp.varbinds[:0], TooBig, 0
+			out, _ = appendPacket(out[:0], &resp)
+		}
+		if err := s.write(out); err != nil {
+			return err
+		}
+	}
+}
+
+// writeError answers a request that got no further than its header.
+func (s *session) writeError(h *header, code ErrorCode) error {
+	p := packet{header: header{version: version1, typ: typeResponse, flags: h.flags & flagNetworkByteOrder,
+		sessionID: h.sessionID, transactionID: h.transactionID, packetID: h.packetID}, resError: code}
+	b, err := appendPacket(nil, &p)
+	if err != nil {
+		return err
+	}
+	return s.write(b)
+}
+
+// goodbye sends a Close without waiting for its Response, before the
+// session drops the connection for the given reason.
+func (s *session) goodbye(reason closeReason) {
+	p := packet{header: header{version: version1, typ: typeClose, flags: flagNetworkByteOrder,
+		sessionID: s.sessionID.Load(), packetID: s.packetID.Add(1)}, reason: reason}
+	if b, err := appendPacket(nil, &p); err == nil {
+		s.write(b)
+	}
+}
+
+// readBody reads n payload bytes into buf, growing it only as data arrives.
+func readBody(r io.Reader, buf []byte, n int) ([]byte, error) {
+	if cap(buf) >= n {
+		buf = buf[:n]
+		_, err := io.ReadFull(r, buf)
+		return buf, err
+	}
+	buf = buf[:0]
+	for len(buf) < n {
+		chunk := min(n-len(buf), 8<<10)
+		buf = slices.Grow(buf, chunk)
+		m, err := io.ReadFull(r, buf[len(buf):len(buf)+chunk])
+		buf = buf[:len(buf)+m]
+		if err != nil {
+			return buf, err
+		}
+	}
+	return buf, nil
+}
+
+func readErr(err error) error {
+	if errors.Is(err, io.EOF) || errors.Is(err, io.ErrUnexpectedEOF) {
+		return fmt.Errorf("agentx: master closed the connection: %w", err)
+	}
+	return fmt.Errorf("agentx: reading from the master: %w", err)
+}

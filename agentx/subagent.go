@@ -1,0 +1,217 @@
+package agentx
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// Subagent serves a View to an AgentX master. Create it with New and keep it
+// connected with Run; Notify may be called from any goroutine.
+type Subagent struct {
+	cfg              Config
+	network, address string
+	scope            *scope
+	view             func() asn1tree.View
+	log              *slog.Logger
+	running          atomic.Bool
+
+	mu  sync.Mutex
+	cur *session      // open and registered, else nil
+	up  chan struct{} // closed while cur is set
+}
+
+// New checks cfg and returns a Subagent that answers from view. view is
+// called on the socket reader, once per SNMP request (transactionID), so it
+// must return at once — typically an atomic load of the latest tree.
+func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
+	if view == nil {
+		return nil, errors.New("agentx: New needs a view function")
+	}
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, err
+	}
+	network, address, _ := ParseAddress(cfg.Address)
+	return &Subagent{cfg: cfg, network: network, address: address, scope: &scope{regions: regionsOf(cfg.Subtrees)},
+		view: view, log: cfg.Logger, up: make(chan struct{})}, nil
+}
+
+// Connected reports whether a session is open and every subtree registered.
+func (a *Subagent) Connected() bool {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return a.cur != nil
+}
+
+// Run connects to the master and keeps the session alive until ctx ends:
+// a lost session is dialed, opened and registered again after a backoff.
+// On return the session was closed (Unregister, Close) and every goroutine
+// Run started has exited. Run returns nil once ctx ends; it fails only if
+// it is already running.
+func (a *Subagent) Run(ctx context.Context) error {
+	if !a.running.CompareAndSwap(false, true) {
+		return errors.New("agentx: Run is already running")
+	}
+	defer a.running.Store(false)
+	delay := a.cfg.BackoffMin
+	seen := map[string]bool{} // errors logged during this outage
+	for {
+		established, err := a.runSession(ctx)
+		if ctx.Err() != nil {
+			a.log.Info("agentx: subagent stopped", "address", a.cfg.Address)
+			return nil
+		}
+		switch {
+		case established != nil:
+			// A session that lived resets the backoff; one that died at
+			// once (a flapping master) does not.
+			if time.Since(*established) > a.cfg.BackoffMax {
+				delay = a.cfg.BackoffMin
+			}
+			a.log.Warn("agentx: session lost, reconnecting", "address", a.cfg.Address, "err", err)
+			clear(seen)
+		case !seen[err.Error()] && len(seen) < maxLoggedErrors:
+			// Once per kind of failure and outage, not once per retry.
+			a.log.Warn("agentx: cannot open a session, retrying", "address", a.cfg.Address, "err", err)
+			seen[err.Error()] = true
+		}
+		t := time.NewTimer(delay)
+		select {
+		case <-ctx.Done():
+			t.Stop()
+			a.log.Info("agentx: subagent stopped", "address", a.cfg.Address)
+			return nil
+		case <-t.C:
+		}
+		delay = min(2*delay, a.cfg.BackoffMax)
+	}
+}
+
+// maxLoggedErrors bounds the distinct failures logged during one outage.
+const maxLoggedErrors = 8
+
+// runSession dials, opens and registers, then serves until the session
+// fails or ctx ends. established is set once registration succeeded.
+func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err error) {
+	d := net.Dialer{Timeout: a.cfg.RequestTimeout}
+	conn, err := d.DialContext(ctx, a.network, a.address)
+	if err != nil {
+		return nil, err
+	}
+	s := newSession(conn, newResponder(a.scope, a.view), a.log, a.cfg.RequestTimeout)
+	go s.readLoop()
+	defer func() {
+		s.close()
+		<-s.done
+	}()
+	if err := a.setup(ctx, s); err != nil {
+		return nil, err
+	}
+	now := time.Now()
+	a.setCurrent(s)
+	defer a.setCurrent(nil)
+	a.log.Info("agentx: session open", "address", a.cfg.Address, "sessionID", s.sessionID.Load(),
+		"subtrees", len(a.cfg.Subtrees))
+
+	var tick <-chan time.Time
+	if a.cfg.PingInterval > 0 {
+		t := time.NewTicker(a.cfg.PingInterval)
+		defer t.Stop()
+		tick = t.C
+	}
+	for {
+		select {
+		case <-ctx.Done():
+			a.setCurrent(nil)
+			a.shutdown(s)
+			return &now, ctx.Err()
+		case <-s.done:
+			return &now, s.err
+		case <-tick:
+			if _, err := s.request(ctx, &packet{header: header{typ: typePing}}, "Ping"); err != nil {
+				if ctx.Err() != nil {
+					continue // shut down on the next pass
+				}
+				if errors.Is(err, ErrTimeout) {
+					s.goodbye(reasonTimeouts)
+				}
+				return &now, fmt.Errorf("keep-alive: %w", err)
+			}
+		}
+	}
+}
+
+// setup opens the session, registers every subtree and adds the agent
+// capabilities (whose failure is only logged: sysORTable is cosmetic).
+func (a *Subagent) setup(ctx context.Context, s *session) error {
+	open := packet{header: header{typ: typeOpen}, timeout: a.cfg.openTimeout(), id: a.cfg.ID, descr: a.cfg.Description}
+	r, err := s.request(ctx, &open, "Open")
+	if err != nil {
+		return err
+	}
+	s.sessionID.Store(r.sessionID)
+	for _, st := range a.cfg.Subtrees {
+		reg := packet{header: header{typ: typeRegister}, priority: a.cfg.Priority, subtree: st}
+		if _, err := s.request(ctx, &reg, "Register "+st.String()); err != nil {
+			return err
+		}
+	}
+	for _, c := range a.cfg.Capabilities {
+		p := packet{header: header{typ: typeAddAgentCaps}, id: c.ID, descr: c.Description}
+		if _, err := s.request(ctx, &p, "AddAgentCaps "+c.ID.String()); err != nil {
+			if ctx.Err() != nil || !isResponseError(err) {
+				return err
+			}
+			a.log.Warn("agentx: master refused an agent capability", "id", c.ID.String(), "err", err)
+		}
+	}
+	return nil
+}
+
+// shutdown says goodbye within a short bound; the master would clean up
+// after a dropped connection anyway.
+func (a *Subagent) shutdown(s *session) {
+	ctx, cancel := context.WithTimeout(context.Background(), min(a.cfg.RequestTimeout, 2*time.Second))
+	defer cancel()
+	var steps []packet
+	for _, c := range a.cfg.Capabilities {
+		steps = append(steps, packet{header: header{typ: typeRemoveAgentCaps}, id: c.ID})
+	}
+	for _, st := range a.cfg.Subtrees {
+		steps = append(steps, packet{header: header{typ: typeUnregister}, priority: a.cfg.Priority, subtree: st})
+	}
+	steps = append(steps, packet{header: header{typ: typeClose}, reason: reasonShutdown})
+	for i := range steps {
+		_, err := s.request(ctx, &steps[i], steps[i].typ.String())
+		if err != nil && !isResponseError(err) {
+			a.log.Debug("agentx: shutdown cut short", "err", err)
+			return
+		}
+	}
+}
+
+func isResponseError(err error) bool {
+	var re *ResponseError
+	return errors.As(err, &re)
+}
+
+func (a *Subagent) setCurrent(s *session) {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	switch {
+	case s != nil && a.cur == nil:
+		a.cur = s
+		close(a.up)
+	case s == nil && a.cur != nil:
+		a.cur = nil
+		a.up = make(chan struct{})
+	}
+}

@@ -1,0 +1,162 @@
+package agentx
+
+import (
+	"sort"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// region is one registered subtree as the half-open interval [start, end);
+// a nil end means no upper bound.
+type region struct {
+	start, end asn1tree.OID
+}
+
+// successor returns the smallest OID after every OID that has o as prefix,
+// or nil when there is none (o is all 4294967295s).
+func successor(o asn1tree.OID) asn1tree.OID {
+	for i := len(o) - 1; i >= 0; i-- {
+		if o[i] != ^uint32(0) {
+			s := o[:i+1].Clone()
+			s[i]++
+			return s
+		}
+	}
+	return nil
+}
+
+// regionsOf turns subtrees into sorted, merged regions.
+func regionsOf(subtrees []asn1tree.OID) []region {
+	rs := make([]region, 0, len(subtrees))
+	for _, s := range subtrees {
+		rs = append(rs, region{start: s.Clone(), end: successor(s)})
+	}
+	sort.Slice(rs, func(i, j int) bool { return asn1tree.Compare(rs[i].start, rs[j].start) < 0 })
+	out := rs[:0]
+	for _, r := range rs {
+		if n := len(out); n > 0 && (out[n-1].end == nil || asn1tree.Compare(r.start, out[n-1].end) <= 0) {
+			if out[n-1].end != nil && (r.end == nil || asn1tree.Compare(r.end, out[n-1].end) > 0) {
+				out[n-1].end = r.end
+			}
+			continue
+		}
+		out = append(out, r)
+	}
+	return out
+}
+
+func (r region) contains(o asn1tree.OID) bool {
+	return asn1tree.Compare(o, r.start) >= 0 && (r.end == nil || asn1tree.Compare(o, r.end) < 0)
+}
+
+// servable reports whether a value can go on the wire; a View should never
+// hold anything else, but a bad entry must not become a malformed answer.
+func servable(v asn1tree.Value) bool {
+	return v.Kind > asn1tree.NoValue && v.Kind <= asn1tree.ObjectIdentifier
+}
+
+// scope is a View restricted to the registered regions, so an answer never
+// leaves what we told the master we serve, even for an unbounded range.
+type scope struct {
+	regions []region
+}
+
+func (s *scope) contains(o asn1tree.OID) bool {
+	for _, r := range s.regions {
+		if r.contains(o) {
+			return true
+		}
+	}
+	return false
+}
+
+// get returns the value at o; present reports an entry even when its value
+// cannot be served (NoValue: the instance exists but has no value now).
+func (s *scope) get(v asn1tree.View, o asn1tree.OID) (val asn1tree.Value, present bool) {
+	if v == nil || !s.contains(o) {
+		return asn1tree.Value{}, false
+	}
+	return v.Get(o)
+}
+
+// search answers one SearchRange: the first servable entry from start
+// (inclusive when include) below end (empty: unbounded) inside a region.
+func (s *scope) search(v asn1tree.View, start asn1tree.OID, include bool, end asn1tree.OID) (asn1tree.OID, asn1tree.Value, bool) {
+	if v == nil {
+		return nil, asn1tree.Value{}, false
+	}
+	for _, r := range s.regions {
+		if r.end != nil && asn1tree.Compare(r.end, start) <= 0 {
+			continue
+		}
+		lo, inc := start, include
+		if asn1tree.Compare(r.start, start) > 0 {
+			lo, inc = r.start, true
+		}
+		hi := r.end
+		if len(end) > 0 && (hi == nil || asn1tree.Compare(end, hi) < 0) {
+			hi = end
+		}
+		if hi != nil && asn1tree.Compare(lo, hi) >= 0 {
+			break // lo is past the requested end; later regions are further out
+		}
+		for {
+			o, val, ok := v.Search(lo, inc, hi)
+			if c := asn1tree.Compare(o, lo); !ok || c < 0 || c == 0 && !inc {
+				break // nothing here, or a View that does not advance
+			}
+			if servable(val) {
+				return o, val, true
+			}
+			lo, inc = o, false
+		}
+	}
+	return nil, asn1tree.Value{}, false
+}
+
+// hasSibling reports whether the first entry below o's parent has o's
+// length: a cheap sign that o names a missing instance of a known object.
+func (s *scope) hasSibling(v asn1tree.View, o asn1tree.OID) bool {
+	if len(o) < 2 || !s.contains(o) {
+		return false
+	}
+	parent := o[:len(o)-1]
+	first, _, ok := s.search(v, parent, false, successor(parent))
+	return ok && len(first) == len(o)
+}
+
+// viewCacheSize covers the SNMP requests in flight at once: the master keeps
+// one transactionID per manager request across all its AgentX passes.
+const (
+	viewCacheSize = 32
+	viewCacheTTL  = 5 * time.Second
+)
+
+type viewSlot struct {
+	tid  uint32
+	view asn1tree.View
+	at   time.Time
+	used bool
+}
+
+// viewCache hands every PDU of one transactionID the same View. It belongs
+// to the session's reader goroutine and needs no lock.
+type viewCache struct {
+	load  func() asn1tree.View
+	slots [viewCacheSize]viewSlot
+	next  int
+}
+
+func (c *viewCache) get(tid uint32, now time.Time) asn1tree.View {
+	for i := range c.slots {
+		s := &c.slots[i]
+		if s.used && s.tid == tid && now.Sub(s.at) < viewCacheTTL {
+			return s.view
+		}
+	}
+	v := c.load()
+	c.slots[c.next] = viewSlot{tid: tid, view: v, at: now, used: true}
+	c.next = (c.next + 1) % len(c.slots)
+	return v
+}

@@ -1,0 +1,63 @@
+#!/bin/sh
+# Installs what the integration tests run: net-snmp's snmpd, snmptrapd and
+# command-line tools, smilint, and a C compiler (cgo, -race). Quiet and
+# successful when everything is already there; as root it installs the
+# missing Debian packages, otherwise it prints the command and fails.
+set -eu
+
+packages="snmpd snmp snmptrapd smitools gcc libc6-dev"
+
+# command -> Debian package providing it (snmpd/snmptrapd live in /usr/sbin).
+missing=""
+check() {
+	if ! command -v "$1" >/dev/null 2>&1 && [ ! -x "/usr/sbin/$1" ]; then
+		missing="$missing $1($2)"
+	fi
+}
+check_all() {
+	missing=""
+	check snmpd snmpd
+	check snmptrapd snmptrapd
+	check snmpwalk snmp
+	check smilint smitools
+	check cc gcc
+}
+
+check_all
+[ -z "$missing" ] && exit 0
+
+echo "install-test-deps: missing:$missing" >&2
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+	echo "install-test-deps: as root on Debian/Ubuntu, run:" >&2
+	echo "  apt-get update && apt-get install -y --no-install-recommends $packages" >&2
+	exit 1
+fi
+
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -q
+apt-get install -y -q --no-install-recommends $packages
+
+# The snmpd and snmptrapd packages may start system daemons; the tests run
+# their own on temporary sockets and ports, so stop and disable those. None
+# of this may fail: containers often have no init system at all.
+for svc in snmpd snmptrapd; do
+	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
+		systemctl disable --now "$svc" >/dev/null 2>&1 || true
+	else
+		if command -v service >/dev/null 2>&1; then
+			service "$svc" stop >/dev/null 2>&1 || true
+		elif [ -x "/etc/init.d/$svc" ]; then
+			"/etc/init.d/$svc" stop >/dev/null 2>&1 || true
+		fi
+		if command -v update-rc.d >/dev/null 2>&1; then
+			update-rc.d "$svc" disable >/dev/null 2>&1 || true
+		fi
+	fi
+done
+
+check_all
+if [ -n "$missing" ]; then
+	echo "install-test-deps: still missing after install:$missing" >&2
+	exit 1
+fi
+echo "install-test-deps: installed $packages" >&2
