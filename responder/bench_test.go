@@ -1,0 +1,37 @@
+package responder
+
+import (
+	"testing"
+
+	"github.com/gosnmp/gosnmp"
+)
+
+// benchHandle measures the request handler alone: decode, answer, encode.
+func benchHandle(b *testing.B, req []byte, wantVarbinds int) {
+	r := newTestResponder(b, Config{})
+	var s scratch
+	out := r.handle(req, &s)
+	if out == nil {
+		b.Fatalf("no answer: %v", s.why)
+	}
+	if p := checkResponse(b, r, req, out); p.Error != gosnmp.NoError || len(p.Variables) != wantVarbinds {
+		b.Fatalf("%v with %d varbinds, want %d", p.Error, len(p.Variables), wantVarbinds)
+	}
+	b.ReportAllocs()
+	b.SetBytes(int64(len(req) + len(out)))
+	for b.Loop() {
+		if r.handle(req, &s) == nil {
+			b.Fatal("no answer")
+		}
+	}
+}
+
+func BenchmarkGetNext(b *testing.B) {
+	benchHandle(b, reqPacket(b, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base+".1.4.0"), 1)
+}
+
+// BenchmarkGetBulk asks for 30 varbinds of every kind except the long rows.
+func BenchmarkGetBulk(b *testing.B) {
+	benchHandle(b, reqPacket(b, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 0, 10,
+		base+".1", base+".1.3.0", base+".1.6.0"), 30)
+}

@@ -1,0 +1,77 @@
+package responder
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"strconv"
+)
+
+// Defaults and limits of Config.
+const (
+	DefaultListen         = "127.0.0.1:1161"
+	DefaultMaxRepetitions = 100
+	DefaultMaxMsgSize     = 1472 // an Ethernet MTU minus IPv4 and UDP headers
+	MinMsgSize            = 484  // RFC 3417 section 3.2: every agent accepts this
+	MaxMsgSizeCap         = 65507
+	maxRepetitionsCap     = 10000
+)
+
+// Config configures a Responder; zero fields take the defaults above.
+type Config struct {
+	// Listen is the UDP address, host:port ("[::1]:1161" for IPv6).
+	Listen string
+	// Community is the only community answered; required.
+	Community string
+	// MaxRepetitions is the most varbinds one GetBulk response carries
+	// (one whole repetition is always answered, size permitting).
+	MaxRepetitions int
+	// MaxMsgSize is the largest response in bytes, 484 to 65507.
+	MaxMsgSize int
+}
+
+// withDefaults fills zero fields and checks the rest.
+func (c Config) withDefaults() (Config, error) {
+	if c.Listen == "" {
+		c.Listen = DefaultListen
+	}
+	if c.MaxRepetitions == 0 {
+		c.MaxRepetitions = DefaultMaxRepetitions
+	}
+	if c.MaxMsgSize == 0 {
+		c.MaxMsgSize = DefaultMaxMsgSize
+	}
+	if c.Community == "" {
+		return c, errors.New("community must not be empty")
+	}
+	if c.MaxRepetitions < 1 || c.MaxRepetitions > maxRepetitionsCap {
+		return c, fmt.Errorf("max repetitions %d is not from 1 to %d", c.MaxRepetitions, maxRepetitionsCap)
+	}
+	if c.MaxMsgSize < MinMsgSize || c.MaxMsgSize > MaxMsgSizeCap {
+		return c, fmt.Errorf("max message size %d is not from %d to %d", c.MaxMsgSize, MinMsgSize, MaxMsgSizeCap)
+	}
+	return c, nil
+}
+
+// resolveListen turns host:port into a UDP address, saying what is wrong.
+func resolveListen(s string) (*net.UDPAddr, error) {
+	host, port, err := net.SplitHostPort(s)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: want host:port such as 127.0.0.1:1161 or [::1]:1161", s)
+	}
+	p, err := strconv.ParseUint(port, 10, 16)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: port %q is not a number from 0 to 65535", s, port)
+	}
+	if host == "" {
+		return &net.UDPAddr{Port: int(p)}, nil
+	}
+	if ip := net.ParseIP(host); ip != nil {
+		return &net.UDPAddr{IP: ip, Port: int(p)}, nil
+	}
+	a, err := net.ResolveUDPAddr("udp", s)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: host %q is not an IP address and does not resolve: %w", s, host, err)
+	}
+	return a, nil
+}

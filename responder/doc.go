@@ -1,0 +1,53 @@
+// Package responder is the embedded standalone SNMP agent: it answers
+// read-only SNMPv1 and SNMPv2c Get, GetNext and GetBulk requests over UDP
+// from an asn1tree.View, so the daemon is useful on a machine without snmpd.
+//
+// Behaviour (RFC 3416, RFC 3584):
+//
+//   - Get answers the value, or in v2c noSuchInstance when some entry lies
+//     under the requested OID minus its last arc and noSuchObject otherwise
+//     (the tree does not know object boundaries, so this is a heuristic that
+//     is right for scalars, name.0); in v1 noSuchName with its error-index.
+//   - GetNext answers the next entry, or endOfMibView (v2c) / noSuchName (v1).
+//   - SNMPv1 never sees Counter64 (RFC 3584 4.2.2.1): Get answers noSuchName,
+//     GetNext steps over them.
+//   - GetBulk follows RFC 3416 4.2.3: negative non-repeaters and
+//     max-repetitions count as zero; a response holds at most
+//     Config.MaxRepetitions varbinds, but always one whole repetition; it
+//     stops after a repetition that is all endOfMibView; repetitions that
+//     would exceed the message size are cut off. Only when the
+//     non-repeaters (or the first varbind) do not fit is the answer tooBig.
+//   - A Get, GetNext or Set response bigger than the size limit becomes
+//     tooBig with error-index 0 and no varbinds; if even that does not fit,
+//     the request is dropped and counted in SilentDrops.
+//   - Set is refused: v2c notWritable (RFC 3416 allows noAccess or
+//     notWritable for a read-only agent; notWritable says why), v1 noSuchName,
+//     both with error-index 1 and the request's varbinds echoed.
+//   - A wrong community, a version other than 1 or 2c, a malformed packet
+//     (including a varbind value outside the SNMP syntaxes, since error
+//     responses echo values) or a PDU that is not a request is dropped
+//     silently and counted in Stats.
+//
+// One goroutine reads, answers and writes, with one reused buffer; the view
+// function is called once per request.
+//
+// The PDU vocabulary (tags, PDU types, error statuses) is gosnmp's. The BER
+// encoding and decoding of messages is done here, because gosnmp v1.47.0's
+// codec is client-side and gets agent-side details wrong:
+//
+//   - SnmpPacket.NonRepeaters is a uint8 and the decoder casts into it, so
+//     non-repeaters 256 reads as 0 and -1 as 255; max-repetitions -1 is
+//     masked to 2147483647. RFC 3416 wants both clamped at zero.
+//   - RequestID is a uint32 re-encoded as a positive int, so a negative
+//     request-id comes back as a different number and the manager drops it.
+//   - ErrorIndex is a uint8: v1 error-index 256 and above cannot be sent.
+//   - The community's length is written as one octet, which is wrong BER
+//     from 128 bytes on.
+//   - It computes no sizes, which tooBig and GetBulk truncation need per
+//     varbind; error responses must echo the request's varbinds as received.
+//   - Each request costs 33 allocations to decode and each varbind about 7
+//     to encode (measured); this codec allocates nothing per request.
+//
+// The tests use gosnmp as the independent reference: requests are built with
+// it, and every response is decoded with it.
+package responder

@@ -1,0 +1,118 @@
+package responder
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log/slog"
+	"net"
+	"sync"
+	"sync/atomic"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+var errTooBigToAnswer = errors.New("even a tooBig response exceeds the size limit")
+
+// Responder is the standalone SNMP agent. Create it with New, serve with Run.
+type Responder struct {
+	cfg       Config
+	addr      *net.UDPAddr // resolved listen address
+	community []byte
+	view      func() asn1tree.View
+	log       *slog.Logger
+	stats     Stats
+
+	running atomic.Bool
+	bound   atomic.Pointer[net.UDPAddr]
+	ready   chan struct{}
+	once    sync.Once
+}
+
+// New checks cfg and prepares a responder; nothing is bound until Run.
+// view is called once per request and must be safe for concurrent use.
+func New(cfg Config, view func() asn1tree.View, log *slog.Logger) (*Responder, error) {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return nil, fmt.Errorf("responder: %w", err)
+	}
+	if view == nil {
+		return nil, errors.New("responder: no view function")
+	}
+	addr, err := resolveListen(cfg.Listen)
+	if err != nil {
+		return nil, fmt.Errorf("responder: %w", err)
+	}
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Responder{
+		cfg: cfg, addr: addr, community: []byte(cfg.Community), view: view,
+		log: log.With("component", "responder"), ready: make(chan struct{}),
+	}, nil
+}
+
+// Name names the front end in the daemon's logs.
+func (r *Responder) Name() string { return "responder" }
+
+// Stats returns the live counters.
+func (r *Responder) Stats() *Stats { return &r.stats }
+
+// Addr is the bound address once Ready is closed; nil before or on failure.
+func (r *Responder) Addr() net.Addr {
+	if a := r.bound.Load(); a != nil {
+		return a
+	}
+	return nil
+}
+
+// Ready is closed when Run has bound its socket or has failed to.
+func (r *Responder) Ready() <-chan struct{} { return r.ready }
+
+// Run binds the socket and answers requests until ctx is done; it then
+// closes the socket and returns nil. A Responder runs once.
+func (r *Responder) Run(ctx context.Context) error {
+	defer r.once.Do(func() { close(r.ready) })
+	if !r.running.CompareAndSwap(false, true) {
+		return errors.New("responder: Run called twice")
+	}
+	conn, err := net.ListenUDP("udp", r.addr)
+	if err != nil {
+		return fmt.Errorf("responder: listen address %q: %w", r.cfg.Listen, err)
+	}
+	defer conn.Close()
+	r.bound.Store(conn.LocalAddr().(*net.UDPAddr))
+	r.once.Do(func() { close(r.ready) })
+	r.log.Info("serving SNMPv1/v2c", "address", conn.LocalAddr().String())
+	stop := context.AfterFunc(ctx, func() { conn.Close() })
+	defer stop()
+	return r.serve(ctx, conn)
+}
+
+// serve is the read loop: one goroutine, one buffer, one scratch.
+func (r *Responder) serve(ctx context.Context, conn *net.UDPConn) error {
+	buf := make([]byte, 65536) // the largest UDP payload fits
+	var s scratch
+	for {
+		n, from, err := conn.ReadFromUDPAddrPort(buf)
+		if err != nil {
+			if ctx.Err() != nil {
+				return nil
+			}
+			return fmt.Errorf("responder: read: %w", err)
+		}
+		out := r.handle(buf[:n], &s)
+		if out == nil {
+			if r.log.Enabled(ctx, slog.LevelDebug) {
+				r.log.Debug("request dropped", "from", from.String(), "reason", s.why.Error())
+			}
+			continue
+		}
+		if _, err := conn.WriteToUDPAddrPort(out, from); err != nil {
+			r.stats.SendErrors.Add(1)
+			if r.log.Enabled(ctx, slog.LevelDebug) {
+				r.log.Debug("response not sent", "to", from.String(), "err", err)
+			}
+		}
+	}
+}

@@ -1,0 +1,46 @@
+package responder
+
+import "sync/atomic"
+
+// Stats are the responder's counters, named after the SNMPv2-MIB snmp
+// group where one exists. They are safe to read while the responder runs.
+type Stats struct {
+	InPkts              atomic.Uint64 // datagrams received
+	InBadVersions       atomic.Uint64 // SNMP version other than 1 and 2c
+	InBadCommunityNames atomic.Uint64 // wrong community: dropped
+	InASNParseErrs      atomic.Uint64 // malformed: dropped
+	InNotRequests       atomic.Uint64 // Response, Trap, Inform, Report: dropped
+	InGetRequests       atomic.Uint64
+	InGetNexts          atomic.Uint64
+	InGetBulks          atomic.Uint64
+	InSetRequests       atomic.Uint64
+	OutGetResponses     atomic.Uint64 // responses built
+	OutTooBigs          atomic.Uint64
+	OutNoSuchNames      atomic.Uint64
+	OutNotWritables     atomic.Uint64
+	OutGenErrs          atomic.Uint64
+	SilentDrops         atomic.Uint64 // even a tooBig response would not fit
+	SendErrors          atomic.Uint64 // the socket refused a response
+}
+
+// Counts is a copy of Stats at one moment.
+type Counts struct {
+	InPkts, InBadVersions, InBadCommunityNames, InASNParseErrs, InNotRequests uint64
+	InGetRequests, InGetNexts, InGetBulks, InSetRequests                      uint64
+	OutGetResponses, OutTooBigs, OutNoSuchNames, OutNotWritables, OutGenErrs  uint64
+	SilentDrops, SendErrors                                                   uint64
+}
+
+// Snapshot copies the counters (each read atomically, not all at once).
+func (s *Stats) Snapshot() Counts {
+	return Counts{
+		InPkts: s.InPkts.Load(), InBadVersions: s.InBadVersions.Load(),
+		InBadCommunityNames: s.InBadCommunityNames.Load(), InASNParseErrs: s.InASNParseErrs.Load(),
+		InNotRequests: s.InNotRequests.Load(), InGetRequests: s.InGetRequests.Load(),
+		InGetNexts: s.InGetNexts.Load(), InGetBulks: s.InGetBulks.Load(),
+		InSetRequests: s.InSetRequests.Load(), OutGetResponses: s.OutGetResponses.Load(),
+		OutTooBigs: s.OutTooBigs.Load(), OutNoSuchNames: s.OutNoSuchNames.Load(),
+		OutNotWritables: s.OutNotWritables.Load(), OutGenErrs: s.OutGenErrs.Load(),
+		SilentDrops: s.SilentDrops.Load(), SendErrors: s.SendErrors.Load(),
+	}
+}
