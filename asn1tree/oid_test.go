@@ -81,10 +81,20 @@ func randomOIDs(r *rand.Rand, n int) []OID {
 	return out
 }
 
-// The tree must agree with a brute-force scan of a sorted list.
+// The tree must agree with a brute-force scan of a sorted list, with and
+// without a prefix shared by every entry.
 func TestTreeAgreesWithLinearScan(t *testing.T) {
+	for _, prefix := range []OID{nil, MustParse("1.3.6.1.4.1.32473.1")} {
+		checkAgainstScan(t, prefix)
+	}
+}
+
+func checkAgainstScan(t *testing.T, prefix OID) {
 	r := rand.New(rand.NewSource(1))
 	oids := randomOIDs(r, 500)
+	for i := range oids {
+		oids[i] = prefix.Append(oids[i]...)
+	}
 	entries := make([]Entry[int], len(oids))
 	for i, o := range oids {
 		entries[i] = Entry[int]{OID: o, Val: i}
@@ -97,8 +107,16 @@ func TestTreeAgreesWithLinearScan(t *testing.T) {
 	sort.Slice(sorted, func(i, j int) bool { return Compare(sorted[i], sorted[j]) < 0 })
 	for q := 0; q < 2000; q++ {
 		probe := randomOIDs(r, 1)[0]
-		if q%3 == 0 {
+		switch q % 4 {
+		case 0:
 			probe = oids[r.Intn(len(oids))]
+		case 1:
+			probe = prefix.Append(probe...)
+		case 2:
+			// Shorter than, beside or diverging from the shared prefix.
+			if len(prefix) > 0 {
+				probe = prefix[:r.Intn(len(prefix)+1)].Append(probe...)
+			}
 		}
 		var want OID
 		for _, o := range sorted {

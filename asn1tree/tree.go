@@ -18,8 +18,9 @@ type Entry[V any] struct {
 // The OIDs live in one contiguous arena and apart from the values, so a
 // binary search touches few cache lines.
 type Tree[V any] struct {
-	oids []OID // slices of arena, in order
-	vals []V
+	oids   []OID // slices of arena, in order
+	vals   []V
+	prefix int // length of the prefix all OIDs share (the base OID, mostly)
 }
 
 // Build sorts the entries into a Tree (it reorders the slice, and copies
@@ -41,7 +42,22 @@ func Build[V any](entries []Entry[V]) (*Tree[V], error) {
 		t.oids[i] = OID(arena[start:len(arena):len(arena)])
 		t.vals[i] = entries[i].Val
 	}
+	t.setPrefix()
 	return t, nil
+}
+
+// setPrefix records the common prefix of all OIDs: in a sorted list it is
+// the common prefix of the first and the last.
+func (t *Tree[V]) setPrefix() {
+	if len(t.oids) == 0 {
+		return
+	}
+	a, b := t.oids[0], t.oids[len(t.oids)-1]
+	n := 0
+	for n < len(a) && n < len(b) && a[n] == b[n] {
+		n++
+	}
+	t.prefix = n
 }
 
 // BuildShared is Build for callers that keep entries' OIDs immutable for
@@ -56,6 +72,7 @@ func BuildShared[V any](entries []Entry[V]) (*Tree[V], error) {
 		t.oids[i] = entries[i].OID
 		t.vals[i] = entries[i].Val
 	}
+	t.setPrefix()
 	return t, nil
 }
 
@@ -75,13 +92,29 @@ func (t *Tree[V]) At(i int) (OID, V) {
 // Seek returns the index of the first entry at or after oid (include) or
 // strictly after it (!include); Len() when there is none.
 func (t *Tree[V]) Seek(oid OID, include bool) int {
-	if t == nil {
+	if t == nil || len(t.oids) == 0 {
 		return 0
 	}
+	// Compare the shared prefix once; the search then compares only what
+	// follows it.
+	cp := t.prefix
+	p := t.oids[0][:cp]
+	for i := 0; i < cp && i < len(oid); i++ {
+		if oid[i] != p[i] {
+			if oid[i] < p[i] {
+				return 0
+			}
+			return len(t.oids)
+		}
+	}
+	if len(oid) < cp {
+		return 0 // a proper prefix of every entry sorts before all of them
+	}
+	suffix := oid[cp:]
 	lo, hi := 0, len(t.oids)
 	for lo < hi {
 		m := int(uint(lo+hi) >> 1)
-		c := Compare(t.oids[m], oid)
+		c := Compare(t.oids[m][cp:], suffix)
 		if c < 0 || (c == 0 && !include) {
 			lo = m + 1
 		} else {

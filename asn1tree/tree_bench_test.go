@@ -63,3 +63,22 @@ func BenchmarkWalk100k(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkGetMapBaseline is the comparison for BenchmarkGet100k: a Go map
+// keyed by the dotted OID string, as a naive agent would keep it, with the
+// key formatted per lookup as a request would need. It cannot answer GetNext.
+func BenchmarkGetMapBaseline100k(b *testing.B) {
+	t, oids := bigTree(b)
+	m := make(map[string]Value, t.Len())
+	for i := 0; i < t.Len(); i++ {
+		o, v := t.At(i)
+		m[o.String()] = v
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for i := 0; i < b.N; i++ {
+		if _, ok := m[oids[(i*7919)%len(oids)].String()]; !ok {
+			b.Fatal("missing")
+		}
+	}
+}
