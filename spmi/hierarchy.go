@@ -45,7 +45,11 @@ type Hierarchy struct {
 	mu        sync.Mutex // guards providers and serializes refreshes
 	providers []Provider
 	failing   map[string]string // source -> last error text, to log changes once
-	stats     RefreshStats
+
+	// statsMu is separate from mu so that providers may read the
+	// statistics of the previous refresh while a refresh runs.
+	statsMu sync.Mutex
+	stats   RefreshStats
 
 	snap       atomic.Pointer[Snapshot]
 	refreshing atomic.Bool
@@ -88,8 +92,8 @@ func (h *Hierarchy) Remove(name string) {
 
 // Stats returns a copy of the refresh statistics.
 func (h *Hierarchy) Stats() RefreshStats {
-	h.mu.Lock()
-	defer h.mu.Unlock()
+	h.statsMu.Lock()
+	defer h.statsMu.Unlock()
 	s := h.stats
 	s.ProviderDur = make(map[string]time.Duration, len(h.stats.ProviderDur))
 	for k, v := range h.stats.ProviderDur {
@@ -126,10 +130,12 @@ func (h *Hierarchy) refreshLocked() *Snapshot {
 	if err := h.cfg.Numbering.Save(); err != nil {
 		h.logOnce("numbering", err)
 	}
+	h.statsMu.Lock()
 	h.stats.Refreshes++
 	h.stats.ReadErrors += uint64(len(s.Failures))
 	h.stats.LastTook = time.Since(start)
 	h.stats.ProviderDur = durs
+	h.statsMu.Unlock()
 	h.snap.Store(s)
 	return s
 }

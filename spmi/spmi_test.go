@@ -305,3 +305,32 @@ func TestFreshWithinNeverWaitsLongerThanAsked(t *testing.T) {
 	}
 	close(p.release)
 }
+
+// selfProvider reports the hierarchy's own statistics, as the daemon's
+// Agent context does, from inside a refresh.
+type selfProvider struct{ h *Hierarchy }
+
+func (p selfProvider) Name() string { return "Agent" }
+func (p selfProvider) Collect(b *Builder) error {
+	c, err := b.Context(nil, &CxDesc{Name: "Agent", ASN: 12})
+	if err != nil {
+		return err
+	}
+	return b.Stat(c, &StatDesc{Name: "refreshes", ASN: 3, Val: SiCounter}, Uint(p.h.Stats().Refreshes))
+}
+
+func TestProvidersMayReadRefreshStatsDuringARefresh(t *testing.T) {
+	h := NewHierarchy(Config{Base: testBase})
+	h.Add(selfProvider{h})
+	done := make(chan *Snapshot)
+	go func() { h.Refresh(); done <- h.Refresh() }()
+	select {
+	case s := <-done:
+		n, _ := s.Lookup("Agent/refreshes")
+		if n.Value.String() != "1" {
+			t.Fatalf("second refresh sees %s refreshes before it", n.Value)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("refresh deadlocked")
+	}
+}

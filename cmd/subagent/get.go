@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"time"
@@ -68,7 +69,7 @@ func printOnce(out io.Writer, r spmi.Reading) error {
 			fmt.Fprintf(w, "%s\t%s\n", v.Path, v.Err)
 			continue
 		}
-		fmt.Fprintf(w, "%s\t%s\t%s\n", v.Path, v.Value, describe(v.Stat))
+		fmt.Fprintf(w, "%s\t%s\t%s\n", v.Path, valueText(v.Stat, v.Value), describe(v.Stat))
 	}
 	w.Flush()
 	if failed > 0 {
@@ -121,7 +122,15 @@ func rateText(v spmi.StatValue) string {
 	case v.Stat.Val == spmi.SiCounter:
 		return "-"
 	}
-	return v.Value.String()
+	return valueText(v.Stat, v.Value)
+}
+
+// valueText shows floats with the decimals they keep on the wire.
+func valueText(d *spmi.StatDesc, v spmi.Value) string {
+	if d.Data == spmi.SiFloat && !v.IsText() {
+		return strconv.FormatFloat(v.Float64(), 'f', int(d.Scale), 64)
+	}
+	return v.String()
 }
 
 func lastPart(p string) string {
