@@ -3,7 +3,7 @@
 # subagents attached to it over one Unix socket:
 #   - ours (bin/subagent) serving the whole base subtree;
 #   - net-snmp's own C subagent (snmpd -X) serving hrSWRunTable, which the
-#     master is told not to serve itself (-I -hr_swrun).
+#     master is told not to serve itself (-I -hrSWRunTable).
 # Each subtree is bulk-walked WALKS times through the master. Reported per
 # subagent: varbinds per second (wall clock), and CPU seconds per 10,000
 # varbinds of the subagent and of the master (utime+stime from /proc).
@@ -42,15 +42,15 @@ agentXSocket unix:$tmp/master
 persistentDir $tmp/persist-sub
 CONF
 
-SNMP_PERSISTENT_DIR=$tmp/persist-master snmpd -f -Lf "$tmp/master.log" -C -c "$tmp/master.conf" -I -hr_swrun -p "$tmp/master.pid" &
+SNMP_PERSISTENT_DIR=$tmp/persist-master snmpd -f -Lf "$tmp/master.log" -C -c "$tmp/master.conf" -I -hrSWRunTable -p "$tmp/master.pid" &
 pids+=($!); master=$!
 for _ in $(seq 100); do [ -S "$tmp/master" ] && break; sleep 0.1; done
 [ -S "$tmp/master" ] || { echo "bench-walk: master did not open its AgentX socket" >&2; cat "$tmp/master.log" >&2; exit 1; }
 
-SNMP_PERSISTENT_DIR=$tmp/persist-sub snmpd -f -Lf "$tmp/sub.log" -X -C -c "$tmp/sub.conf" -I hr_swrun -p "$tmp/sub.pid" &
+SNMP_PERSISTENT_DIR=$tmp/persist-sub snmpd -f -Lf "$tmp/sub.log" -X -C -c "$tmp/sub.conf" -I hrSWRunTable,swrun -p "$tmp/sub.pid" &
 pids+=($!); csub=$!
 ./bin/subagent run --agentx "unix:$tmp/master" --listen none --run-dir "$tmp/run" --state-dir "$tmp/state" \
-  --base-oid "$BASE" --log-level warn 2>"$tmp/subagent.log" &
+  --base-oid "$BASE" --log-level warn ${SUBAGENT_ARGS:-} 2>"$tmp/subagent.log" &
 pids+=($!); ours=$!
 
 walk() { snmpbulkwalk -v2c -c public -Cr50 -t 5 -r 0 -On "127.0.0.1:$port" "$1" 2>/dev/null | grep -c "^\.$1\." || true; }

@@ -5,6 +5,7 @@ import (
 	"log/slog"
 	"os"
 	"os/signal"
+	"runtime/pprof"
 	"syscall"
 
 	"github.com/spf13/cobra"
@@ -14,7 +15,7 @@ import (
 )
 
 func runCmd() *cobra.Command {
-	return &cobra.Command{
+	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Start the daemon",
 		Args:  cobra.NoArgs,
@@ -33,11 +34,25 @@ func runCmd() *cobra.Command {
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 			defer stop()
+			if f, _ := cmd.Flags().GetString("cpuprofile"); f != "" {
+				out, err := os.Create(f)
+				if err != nil {
+					return err
+				}
+				defer out.Close()
+				if err := pprof.StartCPUProfile(out); err != nil {
+					return err
+				}
+				defer pprof.StopCPUProfile()
+			}
 			log.Info("starting", "version", daemon.Version, "pid", os.Getpid(), "config", cfg.File,
 				"run_dir", cfg.RunDir, "state_dir", cfg.StateDir, "agentx", cfg.AgentX, "listen", cfg.Listen)
 			return d.Run(ctx)
 		},
 	}
+	cmd.Flags().String("cpuprofile", "", "write a CPU profile of the daemon to this file until it stops")
+	cmd.Flags().MarkHidden("cpuprofile")
+	return cmd
 }
 
 func newLogger(c *config.Config) *slog.Logger {
