@@ -1,0 +1,100 @@
+package hoststats
+
+import (
+	"path/filepath"
+	"slices"
+	"strconv"
+	"sync"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+var (
+	cpuCx      = spmi.CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: 1, Inst: spmi.SiCfgInst}
+	cpuTotalCx = spmi.CxDesc{Name: "total", Descr: "All processors together", ASN: 0, Inst: spmi.SiNoInst}
+	cpuInstCx  = spmi.CxDesc{Name: "cpuN", Descr: "Logical processor", Inst: spmi.SiNoInst}
+)
+
+// cpuStats are counters in hundredths of a second, so that their rate per
+// second is the percent of one processor (up to 100 x processors for total).
+var cpuStats = []spmi.StatDesc{
+	cpuTime("user", "Time executing in user mode", 1),
+	cpuTime("kern", "Time executing in kernel mode", 2),
+	cpuTime("wait", "Idle time waiting for I/O", 3),
+	cpuTime("idle", "Idle time", 4),
+	cpuTime("nice", "Time executing niced processes in user mode", 5),
+	cpuTime("irq", "Time servicing hardware interrupts", 6),
+	cpuTime("softirq", "Time servicing software interrupts", 7),
+	cpuTime("steal", "Time stolen by the hypervisor", 8),
+}
+
+func cpuTime(name, descr string, asn uint32) spmi.StatDesc {
+	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "1/100 s"}
+}
+
+type cpuProvider struct {
+	proc procfs.FS
+	src  string
+
+	mu   sync.Mutex
+	last []seen
+}
+
+func newCPU(r *resolved) spmi.Provider {
+	return &cpuProvider{proc: r.proc, src: filepath.Join(r.ProcRoot, "stat")}
+}
+
+func (p *cpuProvider) Name() string { return "CPU" }
+
+func (p *cpuProvider) Collect(b *spmi.Builder) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	var st procfs.Stat
+	err := guard(func() (err error) { st, err = p.proc.Stat(); return })
+	cpu, cerr := b.Context(nil, &cpuCx)
+	if cerr != nil {
+		return cerr
+	}
+	total, cerr := b.Context(cpu, &cpuTotalCx)
+	if cerr != nil {
+		return cerr
+	}
+	if err != nil {
+		b.Fail(p.src, err)
+		if err := b.Stats(total, cpuStats, nil); err != nil {
+			return err
+		}
+		return readdSeen(b, cpu, &cpuInstCx, p.last, cpuStats)
+	}
+	if err := b.Stats(total, cpuStats, cpuValues(st.CPUTotal)); err != nil {
+		return err
+	}
+	ids := make([]int64, 0, len(st.CPU))
+	for id := range st.CPU {
+		ids = append(ids, id)
+	}
+	slices.Sort(ids)
+	p.last = p.last[:0]
+	for _, id := range ids {
+		// cpuN is N+1: the guide's CPU/cpu0 is 1.1, and 0 stays free for total.
+		s := seen{name: "cpu" + strconv.FormatInt(id, 10), descr: "Logical processor " + strconv.FormatInt(id, 10), asn: uint32(id) + 1}
+		in, err := b.Instance(cpu, &cpuInstCx, s.name, s.descr, s.asn)
+		if err != nil {
+			return err
+		}
+		if err := b.Stats(in, cpuStats, cpuValues(st.CPU[id])); err != nil {
+			return err
+		}
+		p.last = append(p.last, s)
+	}
+	return nil
+}
+
+func cpuValues(c procfs.CPUStat) []spmi.Value {
+	return []spmi.Value{
+		ticks(c.User), ticks(c.System), ticks(c.Iowait), ticks(c.Idle),
+		ticks(c.Nice), ticks(c.IRQ), ticks(c.SoftIRQ), ticks(c.Steal),
+	}
+}

@@ -1,0 +1,156 @@
+package hoststats
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+
+	"github.com/prometheus/procfs"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+var (
+	lanCx     = spmi.CxDesc{Name: "LAN", Descr: "Network interface statistics", ASN: 5, Inst: spmi.SiCfgInst}
+	lanInstCx = spmi.CxDesc{Name: "interface", Descr: "Network interface", Inst: spmi.SiNoInst}
+)
+
+var lanStats = []spmi.StatDesc{
+	lanCount("ipacket", "Packets received", 1, 10000, "packets"),
+	lanCount("opacket", "Packets sent", 2, 10000, "packets"),
+	lanCount("ibyte", "Bytes received", 3, 125000000, "bytes"),
+	lanCount("obyte", "Bytes sent", 4, 125000000, "bytes"),
+	lanCount("ierror", "Receive errors", 5, 10, "packets"),
+	lanCount("oerror", "Transmit errors", 6, 10, "packets"),
+	lanCount("idrop", "Received packets dropped", 7, 10, "packets"),
+	lanCount("odrop", "Packets dropped while sending", 8, 10, "packets"),
+	lanCount("collision", "Collisions", 9, 10, "collisions"),
+	lanCount("imcast", "Multicast packets received", 10, 1000, "packets"),
+	{Name: "mtu", Descr: "Maximum transmission unit", ASN: 11, Max: 65536, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "bytes"},
+	{Name: "speed", Descr: "Link speed (no value when the driver has none)", ASN: 12, Max: 100000, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "Mbit/s"},
+}
+
+func lanCount(name, descr string, asn uint32, hi int64, units string) spmi.StatDesc {
+	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: spmi.SiCounter, Data: spmi.SiLong, Units: units}
+}
+
+type lanProvider struct {
+	proc   procfs.FS
+	src    string
+	netDir string
+
+	mu   sync.Mutex
+	last []seen
+}
+
+func newLAN(r *resolved) spmi.Provider {
+	return &lanProvider{proc: r.proc, src: filepath.Join(r.ProcRoot, "net", "dev"), netDir: filepath.Join(r.SysRoot, "class", "net")}
+}
+
+func (p *lanProvider) Name() string { return "LAN" }
+
+func (p *lanProvider) Collect(b *spmi.Builder) error {
+	p.mu.Lock()
+	defer p.mu.Unlock()
+	cx, err := b.Context(nil, &lanCx)
+	if err != nil {
+		return err
+	}
+	var dev procfs.NetDev
+	if err := guard(func() (err error) { dev, err = p.proc.NetDev(); return }); err != nil {
+		b.Fail(p.src, err)
+		return readdSeen(b, cx, &lanInstCx, p.last, lanStats)
+	}
+	names := make([]string, 0, len(dev))
+	for n := range dev {
+		names = append(names, n)
+	}
+	slices.Sort(names)
+	p.last = p.last[:0]
+	for _, n := range names {
+		attrs, err := p.attributes(n)
+		if err != nil {
+			// Without its ifindex an interface has no number.
+			b.Fail(filepath.Join(p.netDir, n), err)
+			continue
+		}
+		s := seen{name: n, descr: "Network interface " + n, asn: uint32(*attrs.ifindex)}
+		in, err := b.Instance(cx, &lanInstCx, s.name, s.descr, s.asn)
+		if err != nil {
+			return err
+		}
+		d := dev[n]
+		if err := b.Stats(in, lanStats, []spmi.Value{
+			spmi.Uint(d.RxPackets), spmi.Uint(d.TxPackets), spmi.Uint(d.RxBytes), spmi.Uint(d.TxBytes),
+			spmi.Uint(d.RxErrors), spmi.Uint(d.TxErrors), spmi.Uint(d.RxDropped), spmi.Uint(d.TxDropped),
+			spmi.Uint(d.TxCollisions), spmi.Uint(d.RxMulticast),
+			positive(attrs.mtu), positive(attrs.speed),
+		}); err != nil {
+			return err
+		}
+		p.last = append(p.last, s)
+	}
+	return nil
+}
+
+// ifAttrs are the sysfs attributes of an interface that LAN reports.
+type ifAttrs struct {
+	ifindex, mtu, speed *int64
+}
+
+// attributes reads /sys/class/net/<if>/{ifindex,mtu,speed}, one integer
+// each. procfs's sysfs package has this parser, but it imports
+// golang.org/x/sync, which go.sum does not list; these reads are the
+// tiny exception to using procfs until it does.
+func (p *lanProvider) attributes(name string) (ifAttrs, error) {
+	var a ifAttrs
+	dir := filepath.Join(p.netDir, name)
+	var err error
+	if a.ifindex, err = readSysInt(filepath.Join(dir, "ifindex")); err != nil {
+		return a, err
+	}
+	if a.ifindex == nil {
+		return a, errors.New("no ifindex")
+	}
+	if *a.ifindex <= 0 || *a.ifindex > 1<<31-1 {
+		return a, fmt.Errorf("ifindex %d out of range", *a.ifindex)
+	}
+	// mtu and speed are optional: virtual devices have no speed.
+	a.mtu, _ = readSysInt(filepath.Join(dir, "mtu"))
+	a.speed, _ = readSysInt(filepath.Join(dir, "speed"))
+	return a, nil
+}
+
+// readSysInt reads a sysfs attribute holding one integer; nil without an
+// error when the attribute does not exist or the driver refuses it
+// (speed of a link that is down: EINVAL).
+func readSysInt(path string) (*int64, error) {
+	b, err := os.ReadFile(path)
+	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENODEV) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", path, err)
+	}
+	return &v, nil
+}
+
+// positive is a sysfs number that is meaningful only above zero (speed is
+// -1 on a link that is down).
+func positive(p *int64) spmi.Value {
+	if p == nil || *p <= 0 {
+		return spmi.NoValue
+	}
+	return spmi.Uint(uint64(*p))
+}
