@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/perfagent/subagent/spmi"
@@ -80,6 +81,7 @@ func TestMissingSourceFailsOnlyItsContexts(t *testing.T) {
 	}{
 		{"stat", []string{"CPU", "Proc"}},
 		{"meminfo", []string{"Mem"}},
+		{"vmstat", []string{"Mem"}},
 		{"swaps", []string{"PagSp"}},
 		{"diskstats", []string{"Disk"}},
 		{"4242/net/dev", []string{"LAN"}},
@@ -216,4 +218,24 @@ func TestTruncatedNetDevFailsLAN(t *testing.T) {
 	}
 	wantNoValue(t, s, "LAN/eth0/ibyte")
 	wantUint(t, s, "IP/ipacket", 9345678)
+}
+
+// A vmstat line that is not "name value" fails Mem/Virt, names the line,
+// and leaves Mem/Real alone.
+func TestMalformedVMStatFailsMemVirtOnly(t *testing.T) {
+	root := copyFixture(t)
+	cfg := FixtureConfig(root)
+	src := filepath.Join(cfg.ProcRoot, "vmstat")
+	if err := os.WriteFile(src, []byte("pgpgin 12\npgpgout twelve\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	s := build(t, providers(t, cfg), nil)
+	err := s.Failures[src]
+	if err == nil || !strings.Contains(err.Error(), "line 2") || !strings.Contains(err.Error(), "pgpgout") {
+		t.Fatalf("failure of vmstat: %v", err)
+	}
+	if n := node(t, s, "Mem/Virt/pagein"); n.Value.OK() {
+		t.Error("Mem/Virt kept a value from a file it could not read")
+	}
+	wantUint(t, s, "Mem/Real/size", 16303428)
 }

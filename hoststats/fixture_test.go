@@ -85,6 +85,17 @@ func TestFixtureMem(t *testing.T) {
 	if v := n.Stat.SNMPValue(n.Value); v.Kind != asn1tree.Gauge32 || v.Num != uint64(math.Round(pfree*100)) {
 		t.Errorf("Mem/Real/%%free served as %v %v, want Gauge32 %v", v.Kind, v, math.Round(pfree*100))
 	}
+	// testdata/proc/vmstat: reclaim is summed by reclaimer (kswapd, direct,
+	// khugepaged), never adding the anon/file split of the same pages.
+	wantRel(t, s, "Mem/Virt/pagein", "2.2.1")
+	wantUint(t, s, "Mem/Virt/pagein", 4410236)
+	wantUint(t, s, "Mem/Virt/pageout", 9120004)
+	wantUint(t, s, "Mem/Virt/swapin", 1200)
+	wantUint(t, s, "Mem/Virt/swapout", 3400)
+	wantUint(t, s, "Mem/Virt/faults", 123456789)
+	wantUint(t, s, "Mem/Virt/majfaults", 45678)
+	wantUint(t, s, "Mem/Virt/steal", 5000+700+30)
+	wantUint(t, s, "Mem/Virt/scan", 9000+1100+40)
 }
 
 func TestFixturePagSp(t *testing.T) {

@@ -3,16 +3,12 @@ package hoststats
 import (
 	"errors"
 	"fmt"
-	"io/fs"
-	"os"
 	"path/filepath"
 	"slices"
-	"strconv"
-	"strings"
 	"sync"
-	"syscall"
 
 	"github.com/prometheus/procfs"
+	"github.com/prometheus/procfs/sysfs"
 
 	"github.com/perfagent/subagent/spmi"
 )
@@ -105,45 +101,26 @@ type ifAttrs struct {
 	ifindex, mtu, speed *int64
 }
 
-// attributes reads /sys/class/net/<if>/{ifindex,mtu,speed}, one integer
-// each. procfs's sysfs package has this parser, but it imports
-// golang.org/x/sync, which go.sum does not list; these reads are the
-// tiny exception to using procfs until it does.
+// attributes reads /sys/class/net/<if>/{ifindex,mtu,speed} with procfs's
+// sysfs parser, one attribute at a time: NetClass() would read every
+// attribute of every interface. mtu and speed are optional (virtual
+// devices have no speed; a link that is down refuses it).
 func (p *lanProvider) attributes(name string) (ifAttrs, error) {
-	var a ifAttrs
+	var c sysfs.NetClassIface
 	dir := filepath.Join(p.netDir, name)
-	var err error
-	if a.ifindex, err = readSysInt(filepath.Join(dir, "ifindex")); err != nil {
-		return a, err
+	if err := sysfs.ParseNetClassAttribute(dir, "ifindex", &c); err != nil {
+		return ifAttrs{}, err
 	}
+	_ = sysfs.ParseNetClassAttribute(dir, "mtu", &c)
+	_ = sysfs.ParseNetClassAttribute(dir, "speed", &c)
+	a := ifAttrs{ifindex: c.IfIndex, mtu: c.MTU, speed: c.Speed}
 	if a.ifindex == nil {
 		return a, errors.New("no ifindex")
 	}
 	if *a.ifindex <= 0 || *a.ifindex > 1<<31-1 {
 		return a, fmt.Errorf("ifindex %d out of range", *a.ifindex)
 	}
-	// mtu and speed are optional: virtual devices have no speed.
-	a.mtu, _ = readSysInt(filepath.Join(dir, "mtu"))
-	a.speed, _ = readSysInt(filepath.Join(dir, "speed"))
 	return a, nil
-}
-
-// readSysInt reads a sysfs attribute holding one integer; nil without an
-// error when the attribute does not exist or the driver refuses it
-// (speed of a link that is down: EINVAL).
-func readSysInt(path string) (*int64, error) {
-	b, err := os.ReadFile(path)
-	if errors.Is(err, fs.ErrNotExist) || errors.Is(err, syscall.EINVAL) || errors.Is(err, syscall.ENODEV) {
-		return nil, nil
-	}
-	if err != nil {
-		return nil, err
-	}
-	v, err := strconv.ParseInt(strings.TrimSpace(string(b)), 10, 64)
-	if err != nil {
-		return nil, fmt.Errorf("%s: %w", path, err)
-	}
-	return &v, nil
 }
 
 // positive is a sysfs number that is meaningful only above zero (speed is

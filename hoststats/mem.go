@@ -8,12 +8,36 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Mem/Virt (ASN 2: pagein, pageout, swapin, swapout, faults, steal) is
-// reserved: its source, /proc/vmstat, has no parser in procfs v0.23.0.
 var (
 	memCx     = spmi.CxDesc{Name: "Mem", Descr: "Memory statistics", ASN: 2, Inst: spmi.SiNoInst}
 	memRealCx = spmi.CxDesc{Name: "Real", Descr: "Physical memory statistics", ASN: 1, Inst: spmi.SiNoInst}
+	memVirtCx = spmi.CxDesc{Name: "Virt", Descr: "Virtual memory management statistics", ASN: 2, Inst: spmi.SiNoInst}
 )
+
+// memVirtStats come from /proc/vmstat; each is the sum of the keys in
+// memVirtKeys that the kernel has (older kernels lack some).
+var memVirtStats = []spmi.StatDesc{
+	vmCount("pagein", "KiB paged in from disk by the VMM", 1, "KiB"),
+	vmCount("pageout", "KiB paged out to disk by the VMM", 2, "KiB"),
+	vmCount("swapin", "Pages swapped in", 3, "pages"),
+	vmCount("swapout", "Pages swapped out", 4, "pages"),
+	vmCount("faults", "Page faults", 5, "faults"),
+	vmCount("majfaults", "Page faults that needed I/O", 6, "faults"),
+	vmCount("steal", "Pages reclaimed (stolen) by the VMM", 7, "pages"),
+	vmCount("scan", "Pages scanned for reclaim", 8, "pages"),
+}
+
+// Reclaim is summed by reclaimer only: the kernel also splits the same
+// pages by anon/file (pgsteal_anon, pgsteal_file), which would count twice.
+var memVirtKeys = [][]string{
+	{"pgpgin"}, {"pgpgout"}, {"pswpin"}, {"pswpout"}, {"pgfault"}, {"pgmajfault"},
+	{"pgsteal_kswapd", "pgsteal_direct", "pgsteal_khugepaged", "pgsteal_proactive"},
+	{"pgscan_kswapd", "pgscan_direct", "pgscan_khugepaged", "pgscan_proactive"},
+}
+
+func vmCount(name, descr string, asn uint32, units string) spmi.StatDesc {
+	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 10000, Val: spmi.SiCounter, Data: spmi.SiLong, Units: units}
+}
 
 // Sizes are KiB in Gauge32, which covers 4 TiB; larger values are served
 // as the Gauge32 maximum (see docs/TREE.md).
@@ -32,12 +56,13 @@ func memKiB(name, descr string, asn uint32) spmi.StatDesc {
 }
 
 type memProvider struct {
-	proc procfs.FS
-	src  string
+	proc   procfs.FS
+	src    string
+	vmstat string
 }
 
 func newMem(r *resolved) spmi.Provider {
-	return &memProvider{proc: r.proc, src: filepath.Join(r.ProcRoot, "meminfo")}
+	return &memProvider{proc: r.proc, src: filepath.Join(r.ProcRoot, "meminfo"), vmstat: filepath.Join(r.ProcRoot, "vmstat")}
 }
 
 func (p *memProvider) Name() string { return "Mem" }
@@ -51,6 +76,40 @@ func (p *memProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
+	if err := p.real(b, realCx); err != nil {
+		return err
+	}
+	virtCx, err := b.Context(mem, &memVirtCx)
+	if err != nil {
+		return err
+	}
+	return b.Stats(virtCx, memVirtStats, p.virt(b))
+}
+
+// virt reads the paging counters; nil (no values) when /proc/vmstat fails.
+func (p *memProvider) virt(b *spmi.Builder) []spmi.Value {
+	vm, err := readVMStat(p.vmstat)
+	if err != nil {
+		b.Fail(p.vmstat, err)
+		return nil
+	}
+	vals := make([]spmi.Value, len(memVirtKeys))
+	for i, keys := range memVirtKeys {
+		var sum uint64
+		found := false
+		for _, k := range keys {
+			if v, ok := vm[k]; ok {
+				sum, found = sum+v, true
+			}
+		}
+		if found {
+			vals[i] = spmi.Uint(sum)
+		}
+	}
+	return vals
+}
+
+func (p *memProvider) real(b *spmi.Builder, realCx *spmi.Node) error {
 	var m procfs.Meminfo
 	if err := guard(func() (err error) { m, err = p.proc.Meminfo(); return }); err != nil {
 		b.Fail(p.src, err)
