@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -51,7 +52,7 @@ type env struct {
 	runDir, state string
 	proc, sys     string
 	daemon        *exec.Cmd
-	daemonLog     *bytes.Buffer
+	daemonLog     *syncBuffer
 	daemonExited  chan error
 }
 
@@ -88,7 +89,7 @@ func (e *env) run(args ...string) (string, string, int) {
 
 func (e *env) start(extra ...string) {
 	e.t.Helper()
-	e.daemonLog = &bytes.Buffer{}
+	e.daemonLog = &syncBuffer{}
 	e.daemon = exec.Command(e.bin, append([]string{"run"}, e.args(append([]string{"--listen", "none"}, extra...)...)...)...)
 	e.daemon.Stdout, e.daemon.Stderr = e.daemonLog, e.daemonLog
 	if err := e.daemon.Start(); err != nil {
@@ -222,4 +223,23 @@ func TestPeekAndGetAskTheRunningDaemon(t *testing.T) {
 	if _, err := os.Stat(filepath.Join(e.state, "numbering.json")); err != nil {
 		t.Fatalf("instance numbering not persisted: %v", err)
 	}
+}
+
+// syncBuffer is a bytes.Buffer that the daemon's output goroutine and the
+// test may use at once.
+type syncBuffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *syncBuffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *syncBuffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
 }
