@@ -44,12 +44,14 @@ type Status struct {
 
 // Entry is one line of peek output: a context or a statistic.
 type Entry struct {
-	Path  string         `json:"path"`
-	Descr string         `json:"descr"`
-	Rel   string         `json:"rel"`
-	OID   string         `json:"oid"`
-	Inst  string         `json:"inst,omitempty"` // instantiability of contexts
-	Stat  *spmi.StatDesc `json:"stat,omitempty"`
+	Path  string `json:"path"`
+	Descr string `json:"descr"`
+	Rel   string `json:"rel"`
+	OID   string `json:"oid"`
+	Inst  string `json:"inst,omitempty"` // instantiability of contexts
+	// Instance marks a context created by instantiation (cpu0, sda, a PID).
+	Instance bool           `json:"instance,omitempty"`
+	Stat     *spmi.StatDesc `json:"stat,omitempty"`
 }
 
 // Peek lists the node at path and everything below it (all of the
@@ -68,7 +70,7 @@ func Peek(s *spmi.Snapshot, path string) ([]Entry, error) {
 		if n == s.Top {
 			return true
 		}
-		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat}
+		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance}
 		if !n.IsStat() {
 			e.Inst = n.Inst().String()
 		}

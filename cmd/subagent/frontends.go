@@ -9,7 +9,6 @@ import (
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/responder"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // addFrontends attaches the SNMP front ends the configuration asks for.
@@ -37,7 +36,7 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			return err
 		}
 		d.AddFrontend(agentxFrontend{sub})
-		d.AddAgentStats(agentxStats(sub))
+		d.AddAgentStats(daemon.AgentXExtra(sub.Connected))
 	}
 	if cfg.Listen != "none" {
 		r, err := responder.New(responder.Config{
@@ -50,7 +49,7 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			return err
 		}
 		d.AddFrontend(r)
-		d.AddAgentStats(responderStats(r))
+		d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))
 	}
 	return nil
 }
@@ -60,45 +59,3 @@ type agentxFrontend struct{ *agentx.Subagent }
 func (agentxFrontend) Name() string { return "agentx" }
 
 func (f agentxFrontend) Run(ctx context.Context) error { return f.Subagent.Run(ctx) }
-
-var (
-	agentxCx    = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: 31}
-	agentxStat  = spmi.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: spmi.SiQuantity}
-	respCx      = spmi.CxDesc{Name: "snmp", Descr: "Standalone SNMP responder", ASN: 30}
-	respStatTpl = []spmi.StatDesc{
-		{Name: "inpkts", Descr: "SNMP messages received", ASN: 1, Max: 1000, Val: spmi.SiCounter},
-		{Name: "badcommunity", Descr: "Messages dropped for a wrong community", ASN: 2, Max: 10, Val: spmi.SiCounter},
-		{Name: "parseerrs", Descr: "Malformed messages dropped", ASN: 3, Max: 10, Val: spmi.SiCounter},
-		{Name: "responses", Descr: "Responses sent", ASN: 4, Max: 1000, Val: spmi.SiCounter},
-		{Name: "toobig", Descr: "tooBig responses", ASN: 5, Max: 10, Val: spmi.SiCounter},
-		{Name: "getbulks", Descr: "GetBulk requests", ASN: 6, Max: 1000, Val: spmi.SiCounter},
-	}
-)
-
-func agentxStats(sub *agentx.Subagent) daemon.Extra {
-	return func(b *spmi.Builder, agent *spmi.Node) error {
-		cx, err := b.Context(agent, &agentxCx)
-		if err != nil {
-			return err
-		}
-		var v uint64
-		if sub.Connected() {
-			v = 1
-		}
-		return b.Stat(cx, &agentxStat, spmi.Uint(v))
-	}
-}
-
-func responderStats(r *responder.Responder) daemon.Extra {
-	return func(b *spmi.Builder, agent *spmi.Node) error {
-		cx, err := b.Context(agent, &respCx)
-		if err != nil {
-			return err
-		}
-		c := r.Stats().Snapshot()
-		return b.Stats(cx, respStatTpl, []spmi.Value{
-			spmi.Uint(c.InPkts), spmi.Uint(c.InBadCommunityNames), spmi.Uint(c.InASNParseErrs),
-			spmi.Uint(c.OutGetResponses), spmi.Uint(c.OutTooBigs), spmi.Uint(c.InGetBulks),
-		})
-	}
-}

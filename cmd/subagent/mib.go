@@ -1,0 +1,90 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+
+	"github.com/spf13/cobra"
+
+	"github.com/perfagent/subagent/mib"
+)
+
+func mibCmd() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:   "mib",
+		Short: "Write the SMIv2 MIB module of the tree being served",
+		Long: "Write an SMIv2 MIB module describing the data hierarchy as it is now: the\n" +
+			"running daemon's tree (with its Agent context), or this host's when no daemon\n" +
+			"runs or with --local. Load it with: snmpwalk -M +DIR -m +" + mib.DefaultModule + " ...\n" +
+			"The base OID is the served tree's; --base-oid given here overrides it.",
+		Args: cobra.NoArgs,
+		RunE: func(cmd *cobra.Command, _ []string) error {
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				return err
+			}
+			opts := mib.Options{}
+			opts.Module, _ = cmd.Flags().GetString("module")
+			opts.Include, _ = cmd.Flags().GetStringArray("include")
+			if cmd.Flags().Changed("base-oid") {
+				opts.Base = cfg.Base
+			}
+			if err := mib.ValidModuleName(opts.Module); err != nil {
+				return err
+			}
+			r, err := openReader(cmd, cfg)
+			if err != nil {
+				return err
+			}
+			defer r.Close()
+			entries, err := r.Peek(cmd.Context(), "")
+			if err != nil {
+				return err
+			}
+			tree, err := mib.FromEntries(entries)
+			if err != nil {
+				return err
+			}
+			m, err := mib.Generate(tree, opts)
+			if err != nil {
+				return err
+			}
+			out, _ := cmd.Flags().GetString("output")
+			if out == "" || out == "-" {
+				_, err = cmd.OutOrStdout().Write(m.Text)
+				return err
+			}
+			return writeFileAtomic(out, m.Text)
+		},
+	}
+	cmd.Flags().StringP("output", "o", "", "file to write (default: standard output)")
+	cmd.Flags().String("module", mib.DefaultModule, "module name")
+	cmd.Flags().StringArray("include", nil, "describe only this subtree (a path such as CPU/ or Mem/Real/%free); repeatable")
+	addLocalFlag(cmd)
+	return cmd
+}
+
+// writeFileAtomic replaces file in one step, so that tools reading the
+// MIB directory never see half a module.
+func writeFileAtomic(file string, data []byte) error {
+	tmp, err := os.CreateTemp(filepath.Dir(file), "."+filepath.Base(file)+".*")
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	defer os.Remove(tmp.Name())
+	_, err = tmp.Write(data)
+	if err == nil {
+		err = tmp.Chmod(0o644)
+	}
+	if cerr := tmp.Close(); err == nil {
+		err = cerr
+	}
+	if err != nil {
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	if err := os.Rename(tmp.Name(), file); err != nil {
+		return fmt.Errorf("writing %s: %w", file, err)
+	}
+	return nil
+}

@@ -1,0 +1,115 @@
+// Package mibtest runs the real MIB tools on generated modules for tests:
+// libsmi's smilint and net-snmp's snmptranslate, with the IETF modules the
+// generated module imports. Those come from the system when installed,
+// otherwise from stand-ins written for these tests (Debian ships the IETF
+// modules only in the non-free snmp-mibs-downloader).
+package mibtest
+
+import (
+	"bytes"
+	"embed"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+)
+
+//go:embed standins
+var standins embed.FS
+
+// Imported are the modules a generated module imports.
+var Imported = []string{"SNMPv2-SMI", "SNMPv2-TC", "SNMPv2-CONF", "HCNUM-TC"}
+
+// systemDirs are where distributions install the IETF modules.
+var systemDirs = []string{
+	"/usr/share/snmp/mibs/ietf", "/usr/share/snmp/mibs", "/var/lib/mibs/ietf",
+	"/usr/share/mibs/ietf", "/var/lib/snmp/mibs/ietf", "/usr/local/share/snmp/mibs",
+}
+
+// packages name the Debian package of each tool.
+var packages = map[string]string{"smilint": "smitools", "snmptranslate": "snmp", "snmpget": "snmp", "snmpwalk": "snmp"}
+
+// Require fails the test when a tool is missing, naming its Debian
+// package; under -short it skips instead.
+func Require(t testing.TB, tools ...string) {
+	t.Helper()
+	if testing.Short() {
+		t.Skip("-short: not running the MIB tools")
+	}
+	for _, tool := range tools {
+		if _, err := exec.LookPath(tool); err != nil {
+			t.Fatalf("%s is not installed (Debian package %s); the MIB tests need the packages smitools and snmp: run make test-deps", tool, packages[tool])
+		}
+	}
+}
+
+// BaseDirs returns the directories holding the imported modules: the
+// system's when all of them are installed, otherwise the stand-ins.
+func BaseDirs(t testing.TB) []string {
+	t.Helper()
+	var dirs []string
+	for _, mod := range Imported {
+		d := findModule(mod)
+		if d == "" {
+			return []string{standinDir(t)}
+		}
+		if !slices.Contains(dirs, d) {
+			dirs = append(dirs, d)
+		}
+	}
+	t.Logf("using the system's IETF modules in %s", strings.Join(dirs, ":"))
+	return dirs
+}
+
+func findModule(mod string) string {
+	for _, d := range systemDirs {
+		for _, ext := range []string{"", ".txt", ".my", ".mib"} {
+			if st, err := os.Stat(filepath.Join(d, mod+ext)); err == nil && st.Mode().IsRegular() {
+				return d
+			}
+		}
+	}
+	return ""
+}
+
+// standinDir writes the stand-ins to a temporary directory.
+func standinDir(t testing.TB) string {
+	t.Helper()
+	dir := t.TempDir()
+	for _, mod := range Imported {
+		b, err := standins.ReadFile("standins/" + mod)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, mod), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	t.Logf("IETF modules not installed; using the stand-ins of mib/mibtest/standins")
+	return dir
+}
+
+// NetSNMPEnv keeps net-snmp tools away from the user's and the system's
+// configuration and state: only -M and -m decide what is loaded.
+func NetSNMPEnv(t testing.TB) []string {
+	t.Helper()
+	dir := t.TempDir()
+	// net-snmp announces creating this directory on stderr otherwise.
+	if err := os.MkdirAll(filepath.Join(dir, "cert_indexes"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	return append(os.Environ(), "MIBS=", "MIBDIRS=", "SNMPCONFPATH="+dir, "SNMP_PERSISTENT_DIR="+dir)
+}
+
+// Run runs a tool and returns its standard output and error.
+func Run(t testing.TB, env []string, name string, args ...string) (stdout, stderr string, err error) {
+	t.Helper()
+	cmd := exec.Command(name, args...)
+	cmd.Env = env
+	var o, e bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &o, &e
+	err = cmd.Run()
+	return o.String(), e.String(), err
+}

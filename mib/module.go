@@ -1,0 +1,275 @@
+package mib
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// DefaultModule is the module name when Options.Module is empty.
+const DefaultModule = "SUBAGENT-MIB"
+
+// Options select what a module describes.
+type Options struct {
+	Module  string       // module name ("" = DefaultModule)
+	Base    asn1tree.OID // OID of the tree (nil = the tree's own base)
+	Include []string     // paths of the subtrees to describe (none = all)
+}
+
+// Object is one definition of a generated module.
+type Object struct {
+	Name  string       // descriptor
+	OID   asn1tree.OID // full OID
+	Macro string       // OBJECT-TYPE, OBJECT-IDENTITY, NOTIFICATION-TYPE, ...
+	Path  string       // the tree path it describes ("" for the module's own nodes)
+	// Syntax is the SYNTAX of an OBJECT-TYPE as written.
+	Syntax string
+}
+
+// Module is a generated module.
+type Module struct {
+	Name    string
+	Base    asn1tree.OID
+	Text    []byte
+	Objects []Object // every definition in OID order, TEXTUAL-CONVENTIONs excepted
+}
+
+// node is a tree item on its way into the module.
+type node struct {
+	it       *Item
+	parent   *node
+	children []*node
+	comps    []string // path components
+	template bool     // an instantiable context (its instances are summarized in its description)
+	declared bool     // gets a definition
+	picked   bool     // chosen by Include, with its subtree
+	name     string
+}
+
+func (n *node) cont() bool { return n.it.Inst == spmi.SiContInst }
+
+// model is everything the writer needs.
+type model struct {
+	opts     Options
+	prefix   string
+	base     asn1tree.OID
+	anchor   string       // SNMPv2-SMI name the base hangs under
+	anchorTo asn1tree.OID // arcs from the anchor to the base
+	nodes    []*node      // in OID order
+	byRel    map[string]*node
+	hotset   string // descriptor of base.14, from the tree or fixed
+	fixedHot bool   // base.14 is the module's own definition
+	groups   []group
+	tcs      []scaledTC
+	included []string // paths picked by Include, sorted
+}
+
+type group struct {
+	name    string
+	arc     uint32 // under prefixGroups: the top-level ASN
+	top     *node
+	members []string
+}
+
+// Generate writes the module describing t.
+func Generate(t Tree, opts Options) (*Module, error) {
+	m, err := build(t, opts)
+	if err != nil {
+		return nil, err
+	}
+	return m.write(), nil
+}
+
+func build(t Tree, opts Options) (*model, error) {
+	if opts.Module == "" {
+		opts.Module = DefaultModule
+	}
+	if err := ValidModuleName(opts.Module); err != nil {
+		return nil, err
+	}
+	m := &model{opts: opts, prefix: modulePrefix(opts.Module), base: opts.Base, byRel: map[string]*node{}}
+	for _, s := range m.fixedNames() {
+		if strings.HasPrefix(s, m.prefix) && validDescriptor(s) != nil {
+			return nil, fmt.Errorf("mib: module name %q is too long for its own descriptors such as %s", opts.Module, s)
+		}
+	}
+	if m.base == nil {
+		m.base = t.Base
+	}
+	if err := m.anchorBase(); err != nil {
+		return nil, err
+	}
+	if err := m.index(t); err != nil {
+		return nil, err
+	}
+	if err := m.pick(opts.Include); err != nil {
+		return nil, err
+	}
+	m.classify()
+	m.name()
+	m.collectTCs()
+	return m, nil
+}
+
+// smiRoots are the SNMPv2-SMI names a base can hang under, longest first.
+var smiRoots = []struct {
+	name string
+	oid  asn1tree.OID
+}{
+	{"enterprises", asn1tree.OID{1, 3, 6, 1, 4, 1}},
+	{"mib-2", asn1tree.OID{1, 3, 6, 1, 2, 1}},
+	{"private", asn1tree.OID{1, 3, 6, 1, 4}},
+	{"experimental", asn1tree.OID{1, 3, 6, 1, 3}},
+	{"mgmt", asn1tree.OID{1, 3, 6, 1, 2}},
+	{"internet", asn1tree.OID{1, 3, 6, 1}},
+}
+
+func (m *model) anchorBase() error {
+	if len(m.base) == 0 {
+		return fmt.Errorf("mib: no base OID")
+	}
+	for _, r := range smiRoots {
+		if len(m.base) > len(r.oid) && m.base.HasPrefix(r.oid) {
+			m.anchor, m.anchorTo = r.name, m.base[len(r.oid):]
+			return nil
+		}
+	}
+	return fmt.Errorf("mib: base OID %s is not below internet (1.3.6.1)", m.base)
+}
+
+// index checks the items and links them into a tree in OID order.
+func (m *model) index(t Tree) error {
+	items := make([]*Item, len(t.Items))
+	for i := range t.Items {
+		items[i] = &t.Items[i]
+	}
+	slices.SortFunc(items, func(a, b *Item) int { return asn1tree.Compare(a.Rel, b.Rel) })
+	longest := 0
+	for _, it := range items {
+		key := it.Rel.String()
+		if len(it.Rel) == 0 {
+			return fmt.Errorf("mib: %q has an empty relative id", it.Path)
+		}
+		if o := m.byRel[key]; o != nil {
+			return fmt.Errorf("mib: %q and %q share the relative id %s", o.it.Path, it.Path, key)
+		}
+		comps := strings.Split(strings.TrimSuffix(it.Path, "/"), "/")
+		if len(comps) != len(it.Rel) {
+			return fmt.Errorf("mib: path %q does not match its relative id %s", it.Path, key)
+		}
+		n := &node{it: it, comps: comps}
+		if len(it.Rel) == 1 {
+			if it.IsStat() {
+				return fmt.Errorf("mib: statistic %q is not in a context", it.Path)
+			}
+			if a := it.Rel[0]; a == NotificationsArc || a == ConformanceArc {
+				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
+			}
+		} else {
+			if len(it.Rel) == 2 && it.Rel[0] == HotsetArc && it.Rel[1] == HotsetObjectsArc {
+				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the hotset notification objects", it.Path, key)
+			}
+			p := m.byRel[it.Rel[:len(it.Rel)-1].String()]
+			if p == nil || p.it.IsStat() {
+				return fmt.Errorf("mib: %q has no parent context in the tree", it.Path)
+			}
+			n.parent = p
+			p.children = append(p.children, n)
+		}
+		m.byRel[key] = n
+		m.nodes = append(m.nodes, n)
+		longest = max(longest, len(it.Rel))
+	}
+	if len(m.base)+longest+1 > asn1tree.MaxLen {
+		return fmt.Errorf("mib: base %s plus the deepest relative id exceeds %d sub-identifiers", m.base, asn1tree.MaxLen)
+	}
+	return nil
+}
+
+// pick marks the included subtrees; every node when there is no Include.
+func (m *model) pick(include []string) error {
+	if len(include) == 0 {
+		for _, n := range m.nodes {
+			n.picked = true
+		}
+		return nil
+	}
+	byPath := make(map[string]*node, len(m.nodes))
+	for _, n := range m.nodes {
+		byPath[strings.TrimSuffix(n.it.Path, "/")] = n
+	}
+	for _, p := range include {
+		n := byPath[strings.Trim(strings.TrimSpace(p), "/")]
+		if n == nil {
+			return fmt.Errorf("mib: include %q: no context or statistic with that path", p)
+		}
+		markAll(n)
+		if !slices.Contains(m.included, n.it.Path) {
+			m.included = append(m.included, n.it.Path)
+		}
+	}
+	slices.Sort(m.included)
+	return nil
+}
+
+func markAll(n *node) {
+	n.picked = true
+	for _, c := range n.children {
+		markAll(c)
+	}
+}
+
+// classify decides which nodes get definitions: picked nodes and their
+// ancestors, except what lies inside instances of a continuously
+// instantiable context (described once by that context instead).
+func (m *model) classify() {
+	for _, n := range m.nodes {
+		n.template = !n.it.IsStat() && n.it.Inst != spmi.SiNoInst
+	}
+	for _, n := range m.nodes {
+		if !n.picked {
+			continue
+		}
+		start := n
+		if t := contTemplate(n); t != nil {
+			start = t
+		}
+		for a := start; a != nil && !a.declared; a = a.parent {
+			a.declared = true
+		}
+	}
+}
+
+// contTemplate is the outermost continuously instantiable context one of
+// whose instances is n or holds n; nil when there is none.
+func contTemplate(n *node) *node {
+	var t *node
+	for c := n; c.parent != nil; c = c.parent {
+		if c.it.Instance && c.parent.template && c.parent.cont() {
+			t = c.parent
+		}
+	}
+	return t
+}
+
+// collectTCs lists the scaled conventions the declared statistics use.
+func (m *model) collectTCs() {
+	seen := map[scaledTC]bool{}
+	for _, n := range m.nodes {
+		if n.declared && n.it.IsStat() {
+			if tc := statSyntax(n.it.Stat).TC; tc != nil && !seen[*tc] {
+				seen[*tc] = true
+				m.tcs = append(m.tcs, *tc)
+			}
+		}
+	}
+	slices.SortFunc(m.tcs, func(a, b scaledTC) int {
+		if c := strings.Compare(a.Base, b.Base); c != 0 {
+			return c
+		}
+		return int(a.Scale) - int(b.Scale)
+	})
+}

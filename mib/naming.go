@@ -1,0 +1,140 @@
+package mib
+
+import (
+	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// smiReserved are names a descriptor must not take: what the module
+// imports or could import from SNMPv2-SMI, ASN.1 value names and the
+// lowercase words of the SMI macros.
+var smiReserved = []string{
+	"iso", "ccitt", "org", "dod", "internet", "directory", "mgmt", "experimental",
+	"private", "enterprises", "security", "snmpV2", "snmpDomains", "snmpProxys",
+	"snmpModules", "zeroDotZero", "current", "deprecated", "obsolete", "mandatory",
+	"optional",
+}
+
+// fixedNames are the module's own descriptors, known before the tree's.
+func (m *model) fixedNames() []string {
+	out := []string{
+		m.prefix + "MIB", m.prefix + "Notifications", m.prefix + "Conformance",
+		m.prefix + "Compliances", m.prefix + "Groups", m.prefix + "Compliance",
+		m.prefix + "HotsetGroups",
+		"hotsetObjects", "hotsetObjectsGroup", "hotsetNotificationsGroup",
+	}
+	for _, o := range NotifyObjects() {
+		out = append(out, o.Name)
+	}
+	for _, n := range Notifications() {
+		out = append(out, n.Name)
+	}
+	// Every convention name, used or not: they differ from descriptors
+	// only in case, which SMI tools warn about.
+	for _, b := range []string{"Gauge32", "Integer32"} {
+		for s := uint8(1); s <= 9; s++ {
+			out = append(out, scaledTC{Base: b, Scale: s}.name())
+		}
+	}
+	return append(out, smiReserved...)
+}
+
+// name gives every declared node its descriptor. The plain form comes
+// from the path; a plain form that is too long, claimed by more than one
+// node or taken by the module itself gets the relative-id suffix on every
+// claimant, so which node keeps a name never depends on order. Comparison
+// ignores case.
+func (m *model) name() {
+	used := map[string]bool{}
+	for _, s := range m.fixedNames() {
+		used[strings.ToLower(s)] = true
+	}
+	hot := m.byRel[asn1tree.OID{HotsetArc}.String()]
+	m.fixedHot = hot == nil || !hot.declared
+	if m.fixedHot {
+		used["hotset"] = true
+	}
+	var decl []*node
+	plain := map[*node]string{}
+	claims := map[string]int{}
+	for _, n := range m.nodes {
+		if n.declared {
+			p := plainDescriptor(n.comps, n.it.Rel)
+			decl = append(decl, n)
+			plain[n] = p
+			claims[strings.ToLower(p)]++
+		}
+	}
+	var clash []*node
+	for _, n := range decl {
+		p := plain[n]
+		if len(p) > MaxDescriptor || claims[strings.ToLower(p)] > 1 || used[strings.ToLower(p)] {
+			clash = append(clash, n)
+			continue
+		}
+		n.name = p
+	}
+	for _, n := range decl {
+		if n.name != "" {
+			used[strings.ToLower(n.name)] = true
+		}
+	}
+	for _, n := range clash {
+		n.name = unused(used, plain[n], n.it.Rel)
+	}
+	m.hotset = "hotset"
+	if !m.fixedHot {
+		m.hotset = hot.name
+	}
+	m.nameGroups(used)
+}
+
+// unused is the first suffixed form of plain that is free; it marks it used.
+func unused(used map[string]bool, plain string, rel asn1tree.OID) string {
+	for extra := 0; ; extra++ {
+		c := suffixed(plain, rel, extra)
+		if !used[strings.ToLower(c)] {
+			used[strings.ToLower(c)] = true
+			return c
+		}
+	}
+}
+
+// nameGroups makes one OBJECT-GROUP per top-level context that declares
+// statistics, named after it ("cpuGroup") and numbered by its ASN.1
+// number, so groups keep their OIDs as contexts come and go.
+func (m *model) nameGroups(used map[string]bool) {
+	for _, n := range m.nodes {
+		if !n.declared || n.parent != nil {
+			continue
+		}
+		var members []string
+		walkDeclared(n, func(c *node) {
+			if c.it.IsStat() {
+				members = append(members, c.name)
+			}
+		})
+		if len(members) == 0 {
+			continue
+		}
+		arc := n.it.Rel[0]
+		name := n.name + "Group"
+		if len(name) > MaxDescriptor || used[strings.ToLower(name)] {
+			name = unused(used, n.name+"Group", asn1tree.OID{ConformanceArc, 2, arc})
+		}
+		used[strings.ToLower(name)] = true
+		m.groups = append(m.groups, group{name: name, arc: arc, top: n, members: members})
+	}
+}
+
+// walkDeclared visits the declared nodes of n's subtree in OID order.
+func walkDeclared(n *node, fn func(*node)) {
+	if !n.declared {
+		return
+	}
+	fn(n)
+	for _, c := range n.children {
+		walkDeclared(c, fn)
+	}
+}

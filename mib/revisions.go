@@ -1,0 +1,21 @@
+package mib
+
+// Revision is one entry of the module's REVISION history.
+type Revision struct {
+	Date  string // YYYYMMDDHHMMZ (RFC 2578 section 3.1.1 wants four-digit years)
+	Descr string
+}
+
+// Revisions is the history every generated module carries, newest first;
+// LAST-UPDATED is the newest. It is kept here, not taken from the clock,
+// so the same tree always gives the same bytes. Add an entry when the
+// generator changes what it writes (not when the tree changes).
+var Revisions = []Revision{
+	{Date: "202611230000Z", Descr: "First version: contexts, statistics, instances, scaled " +
+		"textual conventions, the hotset notifications and conformance."},
+}
+
+const (
+	organization = "perfagent subagent project"
+	contactInfo  = "The maintainers of the perfagent subagent; see the README of its source tree."
+)

@@ -1,0 +1,195 @@
+package mib_test
+
+import (
+	"bytes"
+	"flag"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/daemon"
+	"github.com/perfagent/subagent/hoststats"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// update rewrites the shipped module: go test ./mib/ -run TestShippedModuleIsCurrent -args -update
+var update = flag.Bool("update", false, "rewrite "+shippedFile+" from the reference tree")
+
+const shippedFile = "../MIBs/" + mib.DefaultModule + ".txt"
+
+// referenceTree is what the shipped module describes: the hoststats
+// fixture host (the same on every machine) under the default base, plus
+// the daemon's own Agent context.
+func referenceTree(t testing.TB) mib.Tree {
+	t.Helper()
+	cfg := defaultConfig(t)
+	provs, err := hoststats.Providers(hoststats.FixtureConfig("../hoststats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := spmi.NewHierarchy(spmi.Config{Base: cfg.Base})
+	for _, p := range provs {
+		h.Add(p)
+	}
+	s := h.Refresh()
+	if len(s.Failures) > 0 {
+		t.Fatalf("the fixture host failed to read: %v", s.Failures)
+	}
+	tree := mib.FromSnapshot(s)
+	tree.Items = append(tree.Items, agentItems(t, cfg)...)
+	return tree
+}
+
+// defaultConfig is the built-in configuration, whatever SUBAGENT_*
+// variables the environment holds.
+func defaultConfig(t testing.TB) *config.Config {
+	t.Helper()
+	for _, kv := range os.Environ() {
+		if k, _, _ := strings.Cut(kv, "="); strings.HasPrefix(k, "SUBAGENT_") {
+			t.Setenv(k, "") // restores the variable after the test
+			os.Unsetenv(k)
+		}
+	}
+	cfg, err := config.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return cfg
+}
+
+// agentItems takes the Agent context from a daemon built on the fixture:
+// its statistics and provider instances do not depend on the host.
+func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
+	t.Helper()
+	c := *cfg
+	c.Host.ProcRoot = filepath.Join("..", "hoststats", "testdata", "proc")
+	c.Host.SysRoot = filepath.Join("..", "hoststats", "testdata", "sys")
+	c.StateDir, c.RunDir = t.TempDir(), t.TempDir()
+	d, err := daemon.New(&c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	// Both front ends, as a daemon runs with them: their statistics exist
+	// whatever their values.
+	d.AddAgentStats(daemon.AgentXExtra(func() bool { return false }))
+	d.AddAgentStats(daemon.ResponderExtra(func() responder.Counts { return responder.Counts{} }))
+	var out []mib.Item
+	for _, it := range mib.FromSnapshot(d.Hierarchy().Refresh()).Items {
+		if strings.HasPrefix(it.Path, "Agent/") {
+			out = append(out, it)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("the daemon's tree has no Agent context")
+	}
+	return out
+}
+
+func TestShippedModuleIsCurrent(t *testing.T) {
+	m, err := mib.Generate(referenceTree(t), mib.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update || os.Getenv("MIB_UPDATE") != "" {
+		if err := os.WriteFile(shippedFile, m.Text, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", shippedFile)
+		return
+	}
+	have, err := os.ReadFile(shippedFile)
+	if err != nil {
+		t.Fatalf("%v; generate it with make mib", err)
+	}
+	if !bytes.Equal(have, m.Text) {
+		t.Fatalf("%s is stale (%s); regenerate it with make mib", shippedFile, firstDiff(have, m.Text))
+	}
+}
+
+// firstDiff names the first line where two texts differ.
+func firstDiff(a, b []byte) string {
+	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
+	for i := 0; i < len(la) || i < len(lb); i++ {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return "line " + itoa(uint32(i+1)) + ": file has " + quote(x) + ", generator writes " + quote(y)
+		}
+	}
+	return "same lines"
+}
+
+func quote(s string) string { return "\"" + s + "\"" }
+
+// The checked-in file, as a user loads it from MIBs/.
+func TestShippedModuleWithTheTools(t *testing.T) {
+	mibtest.Require(t, "smilint", "snmptranslate")
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{})
+	file, err := filepath.Abs(shippedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkWithTools(t, file, append(mibtest.BaseDirs(t), filepath.Dir(file)), m, tree)
+}
+
+// What a running daemon's peek gives must make the same module as its
+// snapshot, on the reference tree with its fixed contexts among instances.
+func TestPeekOfTheReferenceTreeGivesTheSameModule(t *testing.T) {
+	provs, err := hoststats.Providers(hoststats.FixtureConfig("../hoststats"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := spmi.NewHierarchy(spmi.Config{Base: testBase})
+	for _, p := range provs {
+		h.Add(p)
+	}
+	sameFromPeek(t, h.Refresh())
+}
+
+func sameFromPeek(t *testing.T, s *spmi.Snapshot) {
+	t.Helper()
+	entries, err := control.Peek(s, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tree, err := mib.FromEntries(entries)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := generate(t, mib.FromSnapshot(s), mib.Options{}), generate(t, tree, mib.Options{})
+	if !bytes.Equal(a.Text, b.Text) {
+		t.Fatalf("module from the peek differs: %s", firstDiff(a.Text, b.Text))
+	}
+}
+
+// This machine's own tree, with its processes, interfaces and disks.
+func TestLiveHostModuleWithTheTools(t *testing.T) {
+	mibtest.Require(t, "smilint", "snmptranslate")
+	cfg, err := config.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	h, _, err := daemon.NewHierarchy(cfg, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := h.Refresh()
+	sameFromPeek(t, s)
+	tree := mib.FromSnapshot(s)
+	m := generate(t, tree, mib.Options{})
+	file, dirs := writeModule(t, m)
+	checkWithTools(t, file, dirs, m, tree)
+}

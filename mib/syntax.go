@@ -1,0 +1,153 @@
+package mib
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// syntax is how one statistic is declared: its SYNTAX, the textual
+// convention behind it when it is one of ours, and its UNITS.
+type syntax struct {
+	Name  string    // as written after SYNTAX
+	TC    *scaledTC // set for ScaledGaugeN / ScaledIntegerN
+	Units string    // UNITS clause ("" = none)
+}
+
+// scaledTC is a textual convention for a scaled float: the base type and
+// its number of decimal places, shown by DISPLAY-HINT "d-N".
+type scaledTC struct {
+	Base  string // Gauge32 or Integer32
+	Scale uint8
+}
+
+func (tc scaledTC) name() string {
+	return "Scaled" + strings.TrimSuffix(tc.Base, "32") + strconv.Itoa(int(tc.Scale))
+}
+
+// statSyntax follows spmi's SNMPKind. Scaled Gauge32 and Integer32
+// statistics get a DISPLAY-HINT through a textual convention; Counter64
+// ones cannot (RFC 2579 section 3.1 forbids hints on Counter64, and
+// CounterBasedGauge64 is already a convention), so their UNITS name the
+// scaled unit instead ("0.01 seconds").
+func statSyntax(d *spmi.StatDesc) syntax {
+	k := d.SNMPKind()
+	s := syntax{Units: d.Units}
+	switch k {
+	case asn1tree.OctetString:
+		s.Name, s.Units = "DisplayString", ""
+		return s
+	case asn1tree.Counter64:
+		s.Name = "Counter64"
+		if d.Val == spmi.SiQuantity {
+			s.Name = "CounterBasedGauge64"
+		}
+		if d.Scale > 0 && s.Units != "" {
+			s.Units = scaleFactor(d.Scale) + " " + s.Units
+		}
+		return s
+	case asn1tree.Integer32:
+		s.Name = "Integer32"
+	default:
+		s.Name = "Gauge32"
+	}
+	if d.Scale > 0 {
+		tc := &scaledTC{Base: s.Name, Scale: d.Scale}
+		s.TC, s.Name = tc, tc.name()
+	}
+	return s
+}
+
+// scaled writes v with scale decimal places: (12345, 2) -> "123.45".
+func scaled(v int64, scale uint8) string {
+	return strconv.FormatFloat(float64(v)/math.Pow10(int(scale)), 'f', int(scale), 64)
+}
+
+// places says "1 decimal place", "2 decimal places".
+func places(scale uint8) string {
+	if scale == 1 {
+		return "1 decimal place"
+	}
+	return strconv.Itoa(int(scale)) + " decimal places"
+}
+
+// scaleFactor is 10^-scale written out: 2 -> "0.01".
+func scaleFactor(scale uint8) string {
+	if scale == 0 {
+		return "1"
+	}
+	return "0." + strings.Repeat("0", int(scale)-1) + "1"
+}
+
+// statDescription is the DESCRIPTION of a statistic: what it is, where it
+// lives, how it counts and scales, and its default scale range.
+func statDescription(path string, d *spmi.StatDesc) string {
+	var b strings.Builder
+	descr := d.Descr
+	if descr == "" {
+		descr = d.Name
+	}
+	fmt.Fprintf(&b, "%s (%s). %s", sentence(descr), path, kindSentence(d))
+	if d.Data != spmi.SiText {
+		b.WriteString(" " + scaleRange(d))
+	}
+	return b.String()
+}
+
+// kindSentence says how the value behaves and how it is encoded.
+func kindSentence(d *spmi.StatDesc) string {
+	var b strings.Builder
+	switch {
+	case d.Data == spmi.SiText:
+		return "Text."
+	case d.Val == spmi.SiCounter:
+		b.WriteString("A counter: it only increases; managers show its change per second.")
+	case d.Wide:
+		b.WriteString("A level that can exceed 32 bits, served as CounterBasedGauge64 (RFC 2856) on the Counter64 wire type.")
+	case d.Min < 0:
+		b.WriteString("A level that can be negative.")
+	default:
+		b.WriteString("A level.")
+	}
+	if d.Scale > 0 {
+		u := ""
+		if d.Units != "" {
+			u = " " + d.Units
+		}
+		fmt.Fprintf(&b, " Served times 1%s (%s): 12345 stands for %s%s.",
+			strings.Repeat("0", int(d.Scale)), places(d.Scale), scaled(12345, d.Scale), u)
+	}
+	return b.String()
+}
+
+// scaleRange states the default scale (the guide's low and high values).
+func scaleRange(d *spmi.StatDesc) string {
+	u := ""
+	if d.Units != "" {
+		u = " " + d.Units
+	}
+	if d.Val == spmi.SiCounter {
+		if u == "" {
+			u = " events"
+		}
+		u += " per second"
+	}
+	return fmt.Sprintf("Default scale: %d to %d%s.", d.Min, d.Max, u)
+}
+
+// sentence capitalizes the first letter and drops trailing periods, so
+// that the caller can go on with " (path).".
+func sentence(s string) string {
+	s = strings.TrimSpace(s)
+	if s == "" {
+		return s
+	}
+	if c := s[0]; c >= 'a' && c <= 'z' {
+		s = string(c-'a'+'A') + s[1:]
+	}
+	return strings.TrimRight(s, ".")
+}

@@ -1,0 +1,119 @@
+package mib
+
+import (
+	"fmt"
+	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Item is one context or statistic of the tree a module describes. It is
+// the generator's neutral input: a snapshot and the daemon's peek answer
+// both convert to it.
+type Item struct {
+	Path     string        // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic
+	Descr    string        // the node's description
+	Rel      asn1tree.OID  // relative dotted-decimal identifier
+	Inst     spmi.InstFreq // instantiability of a context (SiNoInst for instances)
+	Instance bool          // a context created by instantiation
+	Stat     *spmi.StatDesc
+}
+
+// IsStat reports whether the item is a statistic.
+func (it *Item) IsStat() bool { return it.Stat != nil }
+
+// Tree is the served tree: its base and every node below Top.
+type Tree struct {
+	Base  asn1tree.OID
+	Items []Item
+}
+
+// FromSnapshot takes the whole tree of a snapshot.
+func FromSnapshot(s *spmi.Snapshot) Tree {
+	t := Tree{Base: s.Base.Clone()}
+	spmi.Walk(s.Top, func(n *spmi.Node) bool {
+		if n == s.Top {
+			return true
+		}
+		t.Items = append(t.Items, Item{
+			Path: n.Path, Descr: n.Descr, Rel: n.Rel.Clone(),
+			Inst: n.Inst(), Instance: n.Instance, Stat: n.Stat,
+		})
+		return true
+	})
+	return t
+}
+
+// FromEntries rebuilds a tree from a full peek (control.Peek of ""). The
+// base is what the entries' full OIDs have in front of their relative ones.
+func FromEntries(es []control.Entry) (Tree, error) {
+	var t Tree
+	for _, e := range es {
+		rel, err := asn1tree.Parse(e.Rel)
+		if err != nil {
+			return Tree{}, fmt.Errorf("peek entry %q: relative id: %w", e.Path, err)
+		}
+		full, err := asn1tree.Parse(e.OID)
+		if err != nil {
+			return Tree{}, fmt.Errorf("peek entry %q: OID: %w", e.Path, err)
+		}
+		base, err := baseOf(full, rel, e.Stat != nil)
+		if err != nil {
+			return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
+		}
+		if t.Base == nil {
+			t.Base = base
+		} else if !t.Base.Equal(base) {
+			return Tree{}, fmt.Errorf("peek entry %q: base %s differs from %s", e.Path, base, t.Base)
+		}
+		it := Item{Path: e.Path, Descr: e.Descr, Rel: rel, Stat: e.Stat}
+		if e.Stat == nil {
+			if it.Inst, err = parseInst(e.Inst); err != nil {
+				return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
+			}
+			it.Instance = e.Instance
+		}
+		t.Items = append(t.Items, it)
+	}
+	if t.Base == nil {
+		return Tree{}, fmt.Errorf("the daemon's tree is empty")
+	}
+	return t, nil
+}
+
+// baseOf strips rel (and the .0 of a statistic) from the end of full.
+func baseOf(full, rel asn1tree.OID, stat bool) (asn1tree.OID, error) {
+	if stat {
+		if len(full) == 0 || full[len(full)-1] != 0 {
+			return nil, fmt.Errorf("statistic OID %s does not end in .0", full)
+		}
+		full = full[:len(full)-1]
+	}
+	n := len(full) - len(rel)
+	if n < 1 || !full[n:].Equal(rel) {
+		return nil, fmt.Errorf("OID %s does not end in its relative id %s", full, rel)
+	}
+	return full[:n].Clone(), nil
+}
+
+func parseInst(s string) (spmi.InstFreq, error) {
+	for f := spmi.SiNoInst; f <= spmi.SiContInst; f++ {
+		if f.String() == s {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown instantiability %q", s)
+}
+
+// parentPath is the path of the context holding path ("" for Top) and
+// the node's own name.
+func parentPath(path string) (parent, name string) {
+	p := strings.TrimSuffix(path, "/")
+	i := strings.LastIndexByte(p, '/')
+	if i < 0 {
+		return "", p
+	}
+	return p[:i+1], p[i+1:]
+}
