@@ -36,10 +36,16 @@ vet:
 unit:
 	$(GO) test -short -count=1 $(PKGS)
 
-# Go benchmarks of the hot paths, then the end-to-end walk benchmark.
+BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
+BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/
+
+# Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
+# the end-to-end walk through a real snmpd. Raw results: bin/bench.txt.
 bench: build
-	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/
-	@if [ -x scripts/bench-walk.sh ]; then bash scripts/bench-walk.sh; fi
+	@mkdir -p bin
+	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 $(BENCHPKGS) | tee bin/bench.txt
+	$(GO) run $(BENCHSTAT) bin/bench.txt
+	bash scripts/bench-walk.sh 100
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) from the
 # reference hierarchy; a test fails while the checked-in file is stale.

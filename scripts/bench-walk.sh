@@ -7,10 +7,13 @@
 # Each subtree is bulk-walked WALKS times through the master. Reported per
 # subagent: varbinds per second (wall clock), and CPU seconds per 10,000
 # varbinds of the subagent and of the master (utime+stime from /proc).
-# Usage: scripts/bench-walk.sh [WALKS]   (default 20; every wait is bounded)
+# Usage: scripts/bench-walk.sh [WALKS [ROUNDS]]   (defaults 20 and 3; every
+# wait is bounded). The two subagents are measured alternately, ROUNDS
+# times; the last lines are the medians.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 WALKS=${1:-20}
+ROUNDS=${2:-3}
 BASE=${BASE:-1.3.6.1.4.1.32473.1}
 HRSWRUN=1.3.6.1.2.1.25.4.2
 for t in snmpd snmpbulkwalk; do
@@ -69,8 +72,16 @@ measure() { # name oid subagent-pid
   t1=$(date +%s.%N); s1=$(cpu "$3"); m1=$(cpu "$master")
   awk -v name="$1" -v n="$total" -v w="$WALKS" -v dt="$(echo "$t1 - $t0" | bc)" \
       -v sc="$((s1 - s0))" -v mc="$((m1 - m0))" -v hz="$hz" 'BEGIN {
-    printf "%-28s %8d %6d %12.0f %14.3f %14.3f\n", name, n/w, w, n/dt, (sc/hz)/(n/10000), (mc/hz)/(n/10000) }'
+    printf "%-28s %8d %6d %12.0f %14.3f %14.3f\n", name, n/w, w, n/dt, (sc/hz)/(n/10000), (mc/hz)/(n/10000) }' | tee -a "$tmp/results"
 }
 printf "%-28s %8s %6s %12s %14s %14s\n" "subagent" "vb/walk" "walks" "varbinds/s" "sub-cpu-s/10k" "master-cpu-s/10k"
-measure "ours (Go, $BASE)" "$BASE" "$ours"
-measure "net-snmp C (hrSWRunTable)" "$HRSWRUN" "$csub"
+for r in $(seq "$ROUNDS"); do
+  measure "ours-Go" "$BASE" "$ours"
+  measure "netsnmp-C-hrSWRunTable" "$HRSWRUN" "$csub"
+done
+echo "median of $ROUNDS rounds:"
+for who in ours-Go netsnmp-C-hrSWRunTable; do
+  for col in 2 4 5 6; do
+    grep "^$who " "$tmp/results" | awk -v c="$col" '{print $c}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
+  done | paste -sd' ' | awk -v who="$who" '{printf "%-28s %8d %6s %12.0f %14.3f %14.3f\n", who, $1, "-", $2, $3, $4}'
+done
