@@ -240,6 +240,23 @@ func (l *logBuffer) count(substr string) int {
 	return strings.Count(l.buf.String(), substr)
 }
 
+// lines returns the log lines that contain substr.
+func (l *logBuffer) lines(substr string) []string {
+	var out []string
+	for _, line := range strings.Split(l.String(), "\n") {
+		if strings.Contains(line, substr) {
+			out = append(out, line)
+		}
+	}
+	return out
+}
+
+// errOf is the err= attribute of a text log line.
+func errOf(line string) string {
+	_, e, _ := strings.Cut(line, " err=")
+	return e
+}
+
 func (l *logBuffer) String() string {
 	l.mu.Lock()
 	defer l.mu.Unlock()
