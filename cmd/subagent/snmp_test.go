@@ -151,29 +151,7 @@ func TestAgentXUnderRealSnmpd(t *testing.T) {
 	}
 
 	// Many managers at once get the same, complete answer.
-	first, _ := s.BulkWalk(base, 25)
-	want := strings.Join(oidsOf(t, first), " ")
-	var wg sync.WaitGroup
-	errs := make(chan string, 20)
-	for i := 0; i < 20; i++ {
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			v, err := s.BulkWalk(base, 10+i)
-			if err != nil {
-				errs <- err.Error()
-				return
-			}
-			if got := strings.Join(oidsOf(t, v), " "); got != want {
-				errs <- fmt.Sprintf("walk %d returned %d varbinds, want %d", i, len(v), len(first))
-			}
-		}()
-	}
-	wg.Wait()
-	close(errs)
-	for msg := range errs {
-		t.Error(msg)
-	}
+	first := concurrentWalks(t, s)
 
 	// A master that restarts is normal: served again within 5 s.
 	s.Restart()
@@ -245,6 +223,51 @@ func TestStandaloneResponder(t *testing.T) {
 	if n := len(oidsOf(t, walk)); len(oidsOf(t, v1)) != n-n64 || n64 == 0 {
 		t.Fatalf("v1 walk has %d varbinds; v2c %d of which %d Counter64", len(v1), len(walk), n64)
 	}
+
+	concurrentWalks(t, c)
+
+	// A stopped daemon answers nothing: the manager times out.
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+	if v, err := c.Get(idleOID); err == nil || !strings.Contains(err.Error(), "Timeout") {
+		t.Fatalf("snmpget after the daemon stopped: %v, %v; want a timeout", v, err)
+	}
+}
+
+// concurrentWalks runs 20 bulk walks of the base at once, each with its own
+// max-repetitions and bounded by the tools' time limit, and fails unless
+// every one returns the same OIDs as a walk made before them. It returns
+// that first walk.
+func concurrentWalks(t *testing.T, s *snmpdtest.Snmpd) []snmpdtest.Var {
+	t.Helper()
+	first, err := s.BulkWalk(base, 25)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := strings.Join(oidsOf(t, first), " ")
+	var wg sync.WaitGroup
+	errs := make(chan string, 20)
+	for i := 0; i < 20; i++ {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			v, err := s.BulkWalk(base, 10+i)
+			if err != nil {
+				errs <- err.Error()
+				return
+			}
+			if got := strings.Join(oidsOf(t, v), " "); got != want {
+				errs <- fmt.Sprintf("walk %d returned %d varbinds, want %d", i, len(v), len(first))
+			}
+		}()
+	}
+	wg.Wait()
+	close(errs)
+	for msg := range errs {
+		t.Error(msg)
+	}
+	return first
 }
 
 func atof(s string) float64 {
