@@ -19,7 +19,7 @@ func BenchmarkGetNextRoundTrip(b *testing.B) {
 }
 
 func benchGetNext(bm *testing.B, n int) {
-	r := newResponder(&scope{regions: regionsOf(testSubtrees)}, testTree(bm))
+	r := newResponder(subtreeScope(testSubtrees...), testTree(bm))
 	req := &packet{header: header{version: 1, typ: typeGetNext, flags: flagNetworkByteOrder, sessionID: 1, transactionID: 5, packetID: 9}}
 	end := successor(asn1tree.MustParse(testBase))
 	for i := 0; i < n; i++ {
@@ -59,7 +59,7 @@ func benchGetNext(bm *testing.B, n int) {
 // The reader answers a GetNext without allocating: a long session must not
 // grow the heap or lean on the garbage collector per request.
 func TestGetNextHotPathDoesNotAllocate(t *testing.T) {
-	r := newResponder(&scope{regions: regionsOf(testSubtrees)}, testTree(t))
+	r := newResponder(subtreeScope(testSubtrees...), testTree(t))
 	req := &packet{header: header{version: 1, typ: typeGetNext, flags: flagNetworkByteOrder, sessionID: 1, transactionID: 5},
 		ranges: []searchRange{{start: b("20.1.2.1"), end: successor(asn1tree.MustParse(testBase))}, {start: b("4.0")}}}
 	wire, _ := appendPacket(nil, req)

@@ -10,7 +10,7 @@ import (
 )
 
 // Config describes a subagent. The zero value of every field but Subtrees
-// has a usable default.
+// and Registrations has a usable default.
 type Config struct {
 	// Address of the master: "unix:/path" or "tcp:host:port" (see
 	// ParseAddress). Default DefaultAddress.
@@ -23,10 +23,14 @@ type Config struct {
 	// rounded up to whole seconds, at most 255 s. 0 leaves it to the
 	// master (net-snmp: agentXTimeout, 1 s).
 	Timeout time.Duration
-	// Priority of the registrations, 1 (wins) to 255. 0 means 127.
+	// Priority of Subtrees and of Registrations without their own, 1
+	// (wins) to 255. 0 means 127.
 	Priority uint8
-	// Subtrees are registered whole, one Register PDU each. Required.
+	// Subtrees are registered whole at Priority, one Register PDU each.
 	Subtrees []asn1tree.OID
+	// Registrations are registered after Subtrees, each with its own
+	// range and priority. Subtrees and Registrations must not both be empty.
+	Registrations []Registration
 	// Capabilities are added with AddAgentCaps after every (re)connect so
 	// the master's sysORTable names us.
 	Capabilities []Capability
@@ -41,6 +45,39 @@ type Config struct {
 	BackoffMin, BackoffMax time.Duration
 	// Logger receives one line per state change. nil means slog.Default().
 	Logger *slog.Logger
+}
+
+// Registration is one Register PDU (RFC 2741 section 6.2.3).
+type Registration struct {
+	// Subtree is the registered subtree, r.subtree.
+	Subtree asn1tree.OID
+	// RangeSubID, when not 0, makes sub-identifier number RangeSubID of
+	// Subtree (counting from 1) the lower bound of a range that ends at
+	// UpperBound: the registration covers every subtree named by Subtree
+	// with that sub-identifier replaced by a value of the range, e.g.
+	// 1.3.6.1.4.1.32473.1.20.1.[2-4].7 (RangeSubID 11, UpperBound 4) is
+	// row 7 of columns 2 to 4. net-snmp keeps one registration per value:
+	// keep ranges short.
+	RangeSubID uint8
+	UpperBound uint32
+	// Priority 1 (wins) to 255. 0 means Config.Priority.
+	Priority uint8
+}
+
+// String shows the range as net-snmp does, e.g. 1.3.6.1.2.1.2.2.1.[1-22].5.
+func (r Registration) String() string {
+	if r.RangeSubID == 0 || int(r.RangeSubID) > len(r.Subtree) {
+		return r.Subtree.String()
+	}
+	i := int(r.RangeSubID) - 1
+	s := fmt.Sprintf("[%d-%d]", r.Subtree[i], r.UpperBound)
+	if i > 0 {
+		s = r.Subtree[:i].String() + "." + s
+	}
+	if rest := r.Subtree[i+1:]; len(rest) > 0 {
+		s += "." + rest.String()
+	}
+	return s
 }
 
 // Capability is one sysORTable entry: the OID of an AGENT-CAPABILITIES or
@@ -80,11 +117,16 @@ func (c Config) withDefaults() (Config, error) {
 	if c.Priority == 0 {
 		c.Priority = DefaultPriority
 	}
-	if len(c.Subtrees) == 0 {
-		return c, errors.New("agentx: Config.Subtrees is empty: nothing to register")
+	if len(c.Subtrees) == 0 && len(c.Registrations) == 0 {
+		return c, errors.New("agentx: Config.Subtrees and Config.Registrations are empty: nothing to register")
 	}
 	for i, s := range c.Subtrees {
 		if err := checkOID(fmt.Sprintf("Config.Subtrees[%d]", i), s, false); err != nil {
+			return c, err
+		}
+	}
+	for i, r := range c.Registrations {
+		if err := r.check(fmt.Sprintf("Config.Registrations[%d]", i)); err != nil {
 			return c, err
 		}
 	}
@@ -115,6 +157,39 @@ func (c Config) withDefaults() (Config, error) {
 		c.Logger = slog.Default()
 	}
 	return c, nil
+}
+
+func (r *Registration) check(field string) error {
+	if err := checkOID(field+".Subtree", r.Subtree, false); err != nil {
+		return err
+	}
+	switch k := int(r.RangeSubID); {
+	case k > len(r.Subtree):
+		return fmt.Errorf("agentx: %s.RangeSubID %d is beyond the %d sub-identifiers of %s", field, k, len(r.Subtree), r.Subtree)
+	case k == 0 && r.UpperBound != 0:
+		return fmt.Errorf("agentx: %s.UpperBound is set but RangeSubID is 0", field)
+	case k > 0 && r.UpperBound < r.Subtree[k-1]:
+		return fmt.Errorf("agentx: %s.UpperBound %d is below the range's lower bound %d", field, r.UpperBound, r.Subtree[k-1])
+	}
+	return nil
+}
+
+// registrations lists what to register, in order: Subtrees, then
+// Registrations, with priorities filled in and OIDs copied so that a
+// caller reusing its slices cannot change a running subagent.
+func (c *Config) registrations() []Registration {
+	regs := make([]Registration, 0, len(c.Subtrees)+len(c.Registrations))
+	for _, s := range c.Subtrees {
+		regs = append(regs, Registration{Subtree: s.Clone(), Priority: c.Priority})
+	}
+	for _, r := range c.Registrations {
+		r.Subtree = r.Subtree.Clone()
+		if r.Priority == 0 {
+			r.Priority = c.Priority
+		}
+		regs = append(regs, r)
+	}
+	return regs
 }
 
 func checkOID(field string, o asn1tree.OID, emptyOK bool) error {

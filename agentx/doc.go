@@ -4,6 +4,11 @@
 // requests from an asn1tree.View. The agent is read-only: every Set is
 // refused with notWritable.
 //
+// Config.Subtrees registers whole subtrees at Config.Priority;
+// Config.Registrations adds registrations with their own priority and an
+// optional range (RFC 2741 section 6.2.3), such as one row of several
+// columns. Answers never leave what was registered, ranges included.
+//
 // It is hand-written because no Go AgentX module is reachable from our module
 // proxy, and because the behaviour around restarts, timeouts and malformed
 // input matters more to us than protocol coverage: the master drops a whole
@@ -11,6 +16,8 @@
 // in-memory view on the socket reader and never wait on anything else.
 //
 // A Subagent keeps its session alive until its context ends: when the master
-// goes away it dials again with bounded backoff, re-opens, re-registers every
-// subtree and re-adds its agent capabilities.
+// goes away it dials again with bounded backoff, re-opens, re-registers
+// everything and re-adds its agent capabilities. A session it gives up after
+// Open (a refused Register, say) is closed with a reason before the
+// connection is dropped.
 package agentx

@@ -197,8 +197,8 @@ func (c *masterConn) ask(p *packet) *packet {
 	return r
 }
 
-// handshake answers Open, one Register per subtree and one AddAgentCaps per
-// capability, checking each against cfg.
+// handshake answers Open, one Register per subtree or registration and one
+// AddAgentCaps per capability, checking each against cfg.
 func (c *masterConn) handshake(cfg Config) {
 	c.t.Helper()
 	open := c.expect(typeOpen)
@@ -206,10 +206,16 @@ func (c *masterConn) handshake(cfg Config) {
 		c.t.Fatalf("Open %+v does not match %+v", *open, cfg)
 	}
 	c.respond(open, NoError)
-	for _, st := range cfg.Subtrees {
+	full, err := cfg.withDefaults()
+	if err != nil {
+		c.t.Fatal(err)
+	}
+	for _, g := range full.registrations() {
 		reg := c.expect(typeRegister)
-		if reg.sessionID != c.sessionID || !reg.subtree.Equal(st) {
-			c.t.Fatalf("Register %s in session %d, want %s in %d", reg.subtree, reg.sessionID, st, c.sessionID)
+		if reg.sessionID != c.sessionID || !reg.subtree.Equal(g.Subtree) || reg.rangeSubID != g.RangeSubID ||
+			reg.upperBound != g.UpperBound || reg.priority != g.Priority {
+			c.t.Fatalf("Register %s range %d-%d priority %d in session %d, want %s priority %d in %d", reg.subtree,
+				reg.rangeSubID, reg.upperBound, reg.priority, reg.sessionID, g, g.Priority, c.sessionID)
 		}
 		c.respond(reg, NoError)
 	}

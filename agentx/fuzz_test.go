@@ -47,7 +47,7 @@ func FuzzDecode(f *testing.F) {
 		if !reflect.DeepEqual(normalize(p), normalize(q)) {
 			t.Fatalf("round trip changed the PDU:\n%+v\n%+v", *p, *q)
 		}
-		rsp := newResponder(&scope{regions: regionsOf(testSubtrees)}, tree)
+		rsp := newResponder(subtreeScope(testSubtrees...), tree)
 		var resp packet
 		if rsp.answer(p, &resp, p.sessionID, time.Now()) {
 			if _, err := appendPacket(nil, &resp); err != nil && !errors.Is(err, errPayloadTooBig) {

@@ -13,6 +13,15 @@ const testBase = "1.3.6.1.4.1.32473.1"
 
 var testSubtrees = []asn1tree.OID{asn1tree.MustParse(testBase)}
 
+// subtreeScope is the scope of plain subtree registrations.
+func subtreeScope(subtrees ...asn1tree.OID) *scope {
+	regs := make([]Registration, len(subtrees))
+	for i, s := range subtrees {
+		regs[i] = Registration{Subtree: s}
+	}
+	return newScope(regs)
+}
+
 func b(suffix string) asn1tree.OID { return asn1tree.MustParse(testBase + "." + suffix) }
 
 // testTree is a small view under testBase, with an entry on each side of
@@ -51,7 +60,7 @@ var served = []string{"1.0", "2.0", "3.0", "4.0", "5.0", "6.0", "7.0", "9.0", "1
 	"20.1.2.1", "20.1.2.2", "20.1.2.3", "20.1.3.1", "20.1.3.2", "20.1.3.3"}
 
 func newTestResponder(t testing.TB) *responder {
-	return newResponder(&scope{regions: regionsOf(testSubtrees)}, testTree(t))
+	return newResponder(subtreeScope(testSubtrees...), testTree(t))
 }
 
 // ask answers req as session 1 would and returns the Response.
@@ -217,7 +226,7 @@ func TestGetBulkBounded(t *testing.T) {
 		entries[i] = asn1tree.Entry[asn1tree.Value]{OID: b(fmt.Sprintf("30.%d", i+1)), Val: asn1tree.Str(strings.Repeat("x", 40))}
 	}
 	tree, _ := asn1tree.Build(entries)
-	r := newResponder(&scope{regions: regionsOf(testSubtrees)}, func() asn1tree.View { return tree })
+	r := newResponder(subtreeScope(testSubtrees...), func() asn1tree.View { return tree })
 	resp := ask(t, r, &packet{header: header{version: 1, typ: typeGetBulk}, maxRepetitions: 65535, ranges: []searchRange{{start: b("30")}}})
 	if n := len(resp.varbinds); n == 0 || n > maxVarBinds {
 		t.Fatalf("%d VarBinds", n)
@@ -276,7 +285,7 @@ func TestResponseEchoesHeader(t *testing.T) {
 func TestViewPerTransaction(t *testing.T) {
 	tree := testTree(t)
 	loads := 0
-	r := newResponder(&scope{regions: regionsOf(testSubtrees)}, func() asn1tree.View { loads++; return tree() })
+	r := newResponder(subtreeScope(testSubtrees...), func() asn1tree.View { loads++; return tree() })
 	now := time.Now()
 	for _, tid := range []uint32{5, 5, 5, 6, 5, 6} {
 		var resp packet
@@ -297,11 +306,11 @@ func TestViewPerTransaction(t *testing.T) {
 }
 
 func TestRegions(t *testing.T) {
-	rs := regionsOf([]asn1tree.OID{
+	rs := subtreeScope(
 		asn1tree.MustParse("1.3.6.1.4.1.32473.1.5"), asn1tree.MustParse("1.3.6.1.4.1.32473.1"),
 		asn1tree.MustParse("1.3.6.1.4.1.32473.2"), asn1tree.MustParse("1.3.6.1.4.1.32473.4"),
 		asn1tree.OID{4294967295},
-	})
+	).spans
 	var got []string
 	for _, r := range rs {
 		got = append(got, fmt.Sprintf("[%s,%s)", r.start, r.end))
@@ -322,7 +331,7 @@ func (stuckView) Search(asn1tree.OID, bool, asn1tree.OID) (asn1tree.OID, asn1tre
 }
 
 func TestBrokenViewDoesNotHang(t *testing.T) {
-	r := newResponder(&scope{regions: regionsOf(testSubtrees)}, func() asn1tree.View { return stuckView{} })
+	r := newResponder(subtreeScope(testSubtrees...), func() asn1tree.View { return stuckView{} })
 	done := make(chan string, 1)
 	go func() { done <- vbStrings(ask(t, r, getNext(searchRange{start: b("1.0")})).varbinds) }()
 	select {

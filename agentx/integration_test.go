@@ -111,7 +111,8 @@ type integration struct {
 }
 
 // startIntegration starts snmpd and a subagent serving integrationTree
-// (or view, when given) and waits until the master serves our subtree.
+// (or view, when given) and waits until the master serves b("3.0"), which
+// cfg must register (testBase when it registers nothing).
 func startIntegration(t *testing.T, opts snmpdtest.Options, cfg Config, view func() asn1tree.View) *integration {
 	t.Helper()
 	return startIntegrationOn(t, snmpdtest.Start(t, opts), cfg, view)
@@ -127,7 +128,10 @@ func startIntegrationOn(t *testing.T, s *snmpdtest.Snmpd, cfg Config, view func(
 	if cfg.Address == "" {
 		cfg.Address = s.AgentXAddress
 	}
-	cfg.ID, cfg.Description, cfg.Subtrees = asn1tree.MustParse("1.3.6.1.4.1.32473.99"), "perfagent integration test", testSubtrees
+	cfg.ID, cfg.Description = asn1tree.MustParse("1.3.6.1.4.1.32473.99"), "perfagent integration test"
+	if cfg.Subtrees == nil && cfg.Registrations == nil {
+		cfg.Subtrees = testSubtrees
+	}
 	cfg.Logger = slog.New(slog.NewTextHandler(in.logs, nil))
 	sa, err := New(cfg, view)
 	if err != nil {

@@ -98,7 +98,7 @@ func TestIntegrationMasterGetNextOnTheWire(t *testing.T) {
 
 		// Answer with the responder, in the master's byte order.
 		tree, _ := asn1tree.Build([]asn1tree.Entry[asn1tree.Value]{{OID: root.Append(1, 0), Val: asn1tree.Str("captured")}})
-		rsp := newResponder(&scope{regions: regionsOf([]asn1tree.OID{root})}, func() asn1tree.View { return tree })
+		rsp := newResponder(subtreeScope(root), func() asn1tree.View { return tree })
 		var resp packet
 		rsp.answer(req, &resp, sid, time.Now())
 		out, err := appendPacket(nil, &resp)

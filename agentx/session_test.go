@@ -2,7 +2,6 @@ package agentx
 
 import (
 	"context"
-	"errors"
 	"net"
 	"os"
 	"testing"
@@ -274,24 +273,6 @@ func TestPingFailureReconnects(t *testing.T) {
 	c.handshake(cfg)
 }
 
-func TestRegisterRefused(t *testing.T) {
-	m := newFakeMaster(t)
-	cfg := testConfig(m.addr)
-	r := start(t, cfg)
-	for i := 0; i < 3; i++ {
-		c := m.accept()
-		c.respond(c.expect(typeOpen), NoError)
-		c.respond(c.expect(typeRegister), DuplicateRegistration)
-		c.expectEOF()
-	}
-	c := m.accept()
-	c.handshake(cfg)
-	waitFor(t, "Connected", r.sa.Connected)
-	if n := r.logs.count("duplicateRegistration"); n != 1 {
-		t.Errorf("refusal logged %d times, want once:\n%s", n, r.logs)
-	}
-}
-
 func TestOpenOverTCP(t *testing.T) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
@@ -306,83 +287,6 @@ func TestOpenOverTCP(t *testing.T) {
 	waitFor(t, "Connected", r.sa.Connected)
 	if resp := c.ask(&packet{header: header{typ: typeGet}, ranges: []searchRange{{start: b("3.0")}}}); vbStrings(resp.varbinds) != "3.0=Integer:-7" {
 		t.Errorf("over TCP: %s", vbStrings(resp.varbinds))
-	}
-}
-
-func TestNotify(t *testing.T) {
-	m := newFakeMaster(t)
-	cfg := testConfig(m.addr)
-	r := start(t, cfg)
-	c := m.accept()
-	c.handshake(cfg)
-	waitFor(t, "Connected", r.sa.Connected)
-
-	trap := asn1tree.MustParse("1.3.6.1.4.1.32473.2.0.1")
-	vbs := []VarBind{
-		{OID: SysUpTime0, Value: asn1tree.Value{Kind: asn1tree.TimeTicks, Num: 77}},
-		{OID: SnmpTrapOID0, Value: asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: trap}},
-		{OID: b("4.0"), Value: asn1tree.Str("why")},
-	}
-	for _, code := range []ErrorCode{NoError, ProcessingError} {
-		errc := make(chan error, 1)
-		go func() {
-			ctx, cancel := context.WithTimeout(context.Background(), ioTimeout)
-			defer cancel()
-			errc <- r.sa.Notify(ctx, vbs)
-		}()
-		n := c.expect(typeNotify)
-		want := "1.3.6.1.2.1.1.3.0=TimeTicks:77 1.3.6.1.6.3.1.1.4.1.0=OID:1.3.6.1.4.1.32473.2.0.1 4.0=OctetString:why"
-		if got := vbStrings(n.varbinds); got != want || n.sessionID != 42 {
-			t.Errorf("Notify carried %s in session %d, want %s", got, n.sessionID, want)
-		}
-		c.respond(n, code)
-		err := <-errc
-		if code == NoError && err != nil {
-			t.Errorf("Notify: %v", err)
-		}
-		if code != NoError && !errors.Is(err, code) {
-			t.Errorf("Notify answered %s returned %v", code, err)
-		}
-	}
-}
-
-func TestNotifyChecksVarBinds(t *testing.T) {
-	trap := asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: asn1tree.MustParse("1.3.6.1.4.1.32473.2.0.1")}
-	up := asn1tree.Value{Kind: asn1tree.TimeTicks, Num: 1}
-	ok := [][]VarBind{
-		{{OID: SnmpTrapOID0, Value: trap}},
-		{{OID: SysUpTime0, Value: up}, {OID: SnmpTrapOID0, Value: trap}, {OID: b("1.0"), Value: asn1tree.Counter(1)}},
-	}
-	for _, vbs := range ok {
-		if _, err := notifyVarBinds(vbs); err != nil {
-			t.Errorf("%v refused: %v", vbs, err)
-		}
-	}
-	bad := map[string][]VarBind{
-		"empty":                   nil,
-		"no snmpTrapOID":          {{OID: b("1.0"), Value: asn1tree.Int(1)}},
-		"snmpTrapOID third":       {{OID: SysUpTime0, Value: up}, {OID: b("1.0"), Value: asn1tree.Int(1)}, {OID: SnmpTrapOID0, Value: trap}},
-		"sysUpTime after trap":    {{OID: SnmpTrapOID0, Value: trap}, {OID: SysUpTime0, Value: up}},
-		"snmpTrapOID not an OID":  {{OID: SnmpTrapOID0, Value: asn1tree.Int(1)}},
-		"sysUpTime not TimeTicks": {{OID: SysUpTime0, Value: asn1tree.Int(1)}, {OID: SnmpTrapOID0, Value: trap}},
-		"NoValue":                 {{OID: SnmpTrapOID0, Value: trap}, {OID: b("1.0")}},
-		"empty OID":               {{OID: SnmpTrapOID0, Value: trap}, {Value: asn1tree.Int(1)}},
-	}
-	for name, vbs := range bad {
-		if _, err := notifyVarBinds(vbs); err == nil {
-			t.Errorf("%s: accepted", name)
-		}
-	}
-}
-
-func TestNotifyWithoutMaster(t *testing.T) {
-	cfg := testConfig("unix:" + socketDir(t) + "/nobody")
-	r := start(t, cfg)
-	ctx, cancel := context.WithTimeout(context.Background(), 100*time.Millisecond)
-	defer cancel()
-	err := r.sa.Notify(ctx, []VarBind{{OID: SnmpTrapOID0, Value: asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: b("0")}}})
-	if !errors.Is(err, ErrNotConnected) || !errors.Is(err, context.DeadlineExceeded) {
-		t.Errorf("Notify without a master returned %v", err)
 	}
 }
 
@@ -482,28 +386,5 @@ func TestNoFDLeakAcrossReconnects(t *testing.T) {
 	}
 	if n := r.logs.count("openFailed"); n != 1 {
 		t.Errorf("openFailed logged %d times:\n%s", n, r.logs)
-	}
-}
-
-// However long the master is away, the next attempt comes within
-// BackoffMax of its return.
-func TestBackoffIsCapped(t *testing.T) {
-	m := newFakeMaster(t)
-	m.ln.Close()
-	os.Remove(m.path)
-	cfg := testConfig(m.addr)
-	cfg.BackoffMin, cfg.BackoffMax = 10*time.Millisecond, 150*time.Millisecond
-	r := start(t, cfg)
-	time.Sleep(1300 * time.Millisecond) // uncapped, the next try would come at 2.55 s
-	m.listen()
-	back := time.Now()
-	c := m.accept()
-	if took := time.Since(back); took > cfg.BackoffMax+250*time.Millisecond {
-		t.Errorf("reconnected %v after the master came back, cap %v", took, cfg.BackoffMax)
-	}
-	c.handshake(cfg)
-	waitFor(t, "Connected", r.sa.Connected)
-	if n := r.logs.count("cannot open a session"); n != 1 {
-		t.Errorf("about 10 failed dials logged %d times, want once:\n%s", n, r.logs)
 	}
 }

@@ -18,6 +18,7 @@ import (
 type Subagent struct {
 	cfg              Config
 	network, address string
+	regs             []Registration // Subtrees and Registrations, in order
 	scope            *scope
 	view             func() asn1tree.View
 	log              *slog.Logger
@@ -40,11 +41,12 @@ func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
 		return nil, err
 	}
 	network, address, _ := ParseAddress(cfg.Address)
-	return &Subagent{cfg: cfg, network: network, address: address, scope: &scope{regions: regionsOf(cfg.Subtrees)},
+	regs := cfg.registrations()
+	return &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
 		view: view, log: cfg.Logger, up: make(chan struct{})}, nil
 }
 
-// Connected reports whether a session is open and every subtree registered.
+// Connected reports whether a session is open and everything registered.
 func (a *Subagent) Connected() bool {
 	a.mu.Lock()
 	defer a.mu.Unlock()
@@ -119,7 +121,7 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 	a.setCurrent(s)
 	defer a.setCurrent(nil)
 	a.log.Info("agentx: session open", "address", a.cfg.Address, "sessionID", s.sessionID.Load(),
-		"subtrees", len(a.cfg.Subtrees))
+		"registrations", len(a.regs))
 
 	var tick <-chan time.Time
 	if a.cfg.PingInterval > 0 {
@@ -149,7 +151,7 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 	}
 }
 
-// setup opens the session, registers every subtree and adds the agent
+// setup opens the session, registers everything and adds the agent
 // capabilities (whose failure is only logged: sysORTable is cosmetic).
 func (a *Subagent) setup(ctx context.Context, s *session) error {
 	open := packet{header: header{typ: typeOpen}, timeout: a.cfg.openTimeout(), id: a.cfg.ID, descr: a.cfg.Description}
@@ -158,9 +160,38 @@ func (a *Subagent) setup(ctx context.Context, s *session) error {
 		return err
 	}
 	s.sessionID.Store(r.sessionID)
-	for _, st := range a.cfg.Subtrees {
-		reg := packet{header: header{typ: typeRegister}, priority: a.cfg.Priority, subtree: st}
-		if _, err := s.request(ctx, &reg, "Register "+st.String()); err != nil {
+	if err := a.register(ctx, s); err != nil {
+		// The master holds a session for us until told why we leave it.
+		if reason, ok := abandonReason(ctx, err); ok {
+			s.goodbye(reason)
+		}
+		return err
+	}
+	return nil
+}
+
+// abandonReason is the Close reason for a session given up during setup;
+// false when the connection is already gone.
+func abandonReason(ctx context.Context, err error) (closeReason, bool) {
+	var pe *parseError
+	switch {
+	case ctx.Err() != nil:
+		return reasonShutdown, true
+	case errors.Is(err, ErrSessionClosed):
+		return 0, false
+	case errors.As(err, &pe):
+		return reasonParseError, true
+	case errors.Is(err, ErrTimeout):
+		return reasonTimeouts, true
+	}
+	return reasonOther, true
+}
+
+// register sends every Register, then every AddAgentCaps.
+func (a *Subagent) register(ctx context.Context, s *session) error {
+	for _, g := range a.regs {
+		reg := regPacket(typeRegister, g)
+		if _, err := s.request(ctx, &reg, "Register "+g.String()); err != nil {
 			return err
 		}
 	}
@@ -181,21 +212,36 @@ func (a *Subagent) setup(ctx context.Context, s *session) error {
 func (a *Subagent) shutdown(s *session) {
 	ctx, cancel := context.WithTimeout(context.Background(), min(a.cfg.RequestTimeout, 2*time.Second))
 	defer cancel()
-	var steps []packet
+	type step struct {
+		p  packet
+		op string
+	}
+	var steps []step
 	for _, c := range a.cfg.Capabilities {
-		steps = append(steps, packet{header: header{typ: typeRemoveAgentCaps}, id: c.ID})
+		steps = append(steps, step{packet{header: header{typ: typeRemoveAgentCaps}, id: c.ID}, "RemoveAgentCaps " + c.ID.String()})
 	}
-	for _, st := range a.cfg.Subtrees {
-		steps = append(steps, packet{header: header{typ: typeUnregister}, priority: a.cfg.Priority, subtree: st})
+	for _, g := range a.regs {
+		steps = append(steps, step{regPacket(typeUnregister, g), "Unregister " + g.String()})
 	}
-	steps = append(steps, packet{header: header{typ: typeClose}, reason: reasonShutdown})
+	steps = append(steps, step{packet{header: header{typ: typeClose}, reason: reasonShutdown}, "Close"})
 	for i := range steps {
-		_, err := s.request(ctx, &steps[i], steps[i].typ.String())
-		if err != nil && !isResponseError(err) {
+		_, err := s.request(ctx, &steps[i].p, steps[i].op)
+		switch {
+		case isResponseError(err):
+			// Already gone on the master's side: Close still frees the rest.
+			a.log.Info("agentx: master refused a shutdown step", "err", err)
+		case err != nil:
 			a.log.Debug("agentx: shutdown cut short", "err", err)
 			return
 		}
 	}
+}
+
+// regPacket is the Register or Unregister PDU of g; an Unregister must
+// repeat the range and priority of its Register (RFC 2741 6.2.4).
+func regPacket(typ pduType, g Registration) packet {
+	return packet{header: header{typ: typ}, priority: g.Priority, rangeSubID: g.RangeSubID,
+		subtree: g.Subtree, upperBound: g.UpperBound}
 }
 
 func isResponseError(err error) bool {

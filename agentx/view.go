@@ -7,9 +7,17 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 )
 
-// region is one registered subtree as the half-open interval [start, end);
-// a nil end means no upper bound.
+// region is one registration: the subtree, or with a range (rangeSub > 0)
+// the union of the subtrees named by replacing subtree[rangeSub-1] with each
+// value up to upper (RFC 2741 section 6.2.3).
 type region struct {
+	subtree  asn1tree.OID
+	rangeSub int // 1-based; 0 for no range
+	upper    uint32
+}
+
+// span is a half-open interval [start, end); a nil end means no upper bound.
+type span struct {
 	start, end asn1tree.OID
 }
 
@@ -26,12 +34,73 @@ func successor(o asn1tree.OID) asn1tree.OID {
 	return nil
 }
 
-// regionsOf turns subtrees into sorted, merged regions.
-func regionsOf(subtrees []asn1tree.OID) []region {
-	rs := make([]region, 0, len(subtrees))
-	for _, s := range subtrees {
-		rs = append(rs, region{start: s.Clone(), end: successor(s)})
+// with returns the subtree with the range sub-identifier set to v.
+func (r *region) with(v uint32) asn1tree.OID {
+	o := r.subtree.Clone()
+	o[r.rangeSub-1] = v
+	return o
+}
+
+// bounds is the smallest span holding every OID of r.
+func (r *region) bounds() span {
+	if r.rangeSub == 0 {
+		return span{r.subtree, successor(r.subtree)}
 	}
+	return span{r.subtree, successor(r.with(r.upper))}
+}
+
+func (r *region) contains(o asn1tree.OID) bool {
+	if len(o) < len(r.subtree) {
+		return false
+	}
+	for i, s := range r.subtree {
+		if i == r.rangeSub-1 {
+			if o[i] < s || o[i] > r.upper {
+				return false
+			}
+		} else if o[i] != s {
+			return false
+		}
+	}
+	return true
+}
+
+// nextFrom returns the first OID of r after o, which r does not contain:
+// the start of the next of its subtrees, or nil when none is left.
+func (r *region) nextFrom(o asn1tree.OID) asn1tree.OID {
+	if asn1tree.Compare(o, r.subtree) < 0 {
+		return r.subtree
+	}
+	if r.rangeSub == 0 {
+		return nil
+	}
+	i := r.rangeSub - 1
+	if !o.HasPrefix(r.subtree[:i]) || len(o) == i || o[i] > r.upper {
+		return nil // past every subtree of the range
+	}
+	if t := r.with(o[i]); asn1tree.Compare(o, t) < 0 {
+		return t
+	}
+	if o[i] == r.upper {
+		return nil
+	}
+	return r.with(o[i] + 1)
+}
+
+// newScope builds the scope of the given registrations.
+func newScope(regs []Registration) *scope {
+	s := &scope{}
+	for _, g := range regs {
+		r := region{subtree: g.Subtree.Clone(), rangeSub: int(g.RangeSubID), upper: g.UpperBound}
+		s.regions = append(s.regions, r)
+		s.spans = append(s.spans, r.bounds())
+	}
+	s.spans = mergeSpans(s.spans)
+	return s
+}
+
+// mergeSpans sorts spans and merges those that overlap or touch.
+func mergeSpans(rs []span) []span {
 	sort.Slice(rs, func(i, j int) bool { return asn1tree.Compare(rs[i].start, rs[j].start) < 0 })
 	out := rs[:0]
 	for _, r := range rs {
@@ -46,10 +115,6 @@ func regionsOf(subtrees []asn1tree.OID) []region {
 	return out
 }
 
-func (r region) contains(o asn1tree.OID) bool {
-	return asn1tree.Compare(o, r.start) >= 0 && (r.end == nil || asn1tree.Compare(o, r.end) < 0)
-}
-
 // servable reports whether a value can go on the wire; a View should never
 // hold anything else, but a bad entry must not become a malformed answer.
 func servable(v asn1tree.Value) bool {
@@ -58,17 +123,32 @@ func servable(v asn1tree.Value) bool {
 
 // scope is a View restricted to the registered regions, so an answer never
 // leaves what we told the master we serve, even for an unbounded range.
+// spans bound the regions for the search; within a span, the gaps between
+// the subtrees of a range are skipped.
 type scope struct {
 	regions []region
+	spans   []span
 }
 
 func (s *scope) contains(o asn1tree.OID) bool {
-	for _, r := range s.regions {
-		if r.contains(o) {
+	for i := range s.regions {
+		if s.regions[i].contains(o) {
 			return true
 		}
 	}
 	return false
+}
+
+// nextFrom returns the first registered OID after o, which no region
+// contains, or nil.
+func (s *scope) nextFrom(o asn1tree.OID) asn1tree.OID {
+	var best asn1tree.OID
+	for i := range s.regions {
+		if n := s.regions[i].nextFrom(o); n != nil && (best == nil || asn1tree.Compare(n, best) < 0) {
+			best = n
+		}
+	}
+	return best
 }
 
 // get returns the value at o; present reports an entry even when its value
@@ -82,11 +162,13 @@ func (s *scope) get(v asn1tree.View, o asn1tree.OID) (val asn1tree.Value, presen
 
 // search answers one SearchRange: the first servable entry from start
 // (inclusive when include) below end (empty: unbounded) inside a region.
+// Skipping from entry to entry, not from subtree to subtree, keeps a wide,
+// sparse range as cheap as its entries.
 func (s *scope) search(v asn1tree.View, start asn1tree.OID, include bool, end asn1tree.OID) (asn1tree.OID, asn1tree.Value, bool) {
 	if v == nil {
 		return nil, asn1tree.Value{}, false
 	}
-	for _, r := range s.regions {
+	for _, r := range s.spans {
 		if r.end != nil && asn1tree.Compare(r.end, start) <= 0 {
 			continue
 		}
@@ -105,6 +187,15 @@ func (s *scope) search(v asn1tree.View, start asn1tree.OID, include bool, end as
 			o, val, ok := v.Search(lo, inc, hi)
 			if c := asn1tree.Compare(o, lo); !ok || c < 0 || c == 0 && !inc {
 				break // nothing here, or a View that does not advance
+			}
+			if !s.contains(o) {
+				// Between two subtrees of a range: go on at the next one.
+				next := s.nextFrom(o)
+				if next == nil || hi != nil && asn1tree.Compare(next, hi) >= 0 {
+					break
+				}
+				lo, inc = next, true
+				continue
 			}
 			if servable(val) {
 				return o, val, true
