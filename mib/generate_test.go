@@ -53,8 +53,8 @@ func TestSameTreeSameBytesWhateverTheOrder(t *testing.T) {
 	}
 }
 
-// The daemon's peek answer carries no instance flag; the module built
-// from it must still be the one built from the snapshot.
+// The daemon's peek answer carries each context's instance flag, so the
+// module built from it is the one built from the snapshot.
 func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 	s := synthetic(t)
 	want := generate(t, mib.FromSnapshot(s), mib.Options{})
@@ -71,6 +71,16 @@ func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 	}
 	if got := generate(t, tree, mib.Options{}); !bytes.Equal(got.Text, want.Text) {
 		t.Fatalf("modules differ: %s", firstDiff(got.Text, want.Text))
+	}
+	// The flag is what tells instances from fixed contexts.
+	for i := range entries {
+		entries[i].Instance = false
+	}
+	if tree, err = mib.FromEntries(entries); err != nil {
+		t.Fatal(err)
+	}
+	if got := generate(t, tree, mib.Options{}); bytes.Equal(got.Text, want.Text) {
+		t.Error("the module does not depend on the entries' instance flags")
 	}
 }
 

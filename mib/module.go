@@ -74,7 +74,8 @@ type group struct {
 	members []string
 }
 
-// Generate writes the module describing t.
+// Generate writes the module describing t. It fails, writing nothing, when
+// a path cannot become a valid descriptor (see checkNames).
 func Generate(t Tree, opts Options) (*Module, error) {
 	m, err := build(t, opts)
 	if err != nil {
@@ -109,8 +110,13 @@ func build(t Tree, opts Options) (*model, error) {
 		return nil, err
 	}
 	m.classify()
-	m.name()
-	m.collectTCs()
+	m.collectTCs() // before naming: the imports depend on the conventions
+	if err := m.name(); err != nil {
+		return nil, err
+	}
+	if err := m.checkNames(); err != nil {
+		return nil, err
+	}
 	return m, nil
 }
 

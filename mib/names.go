@@ -79,17 +79,19 @@ func plainDescriptor(components []string, rel asn1tree.OID) string {
 // suffixed is the form a descriptor takes when its plain form is too long
 // or not unique: cut to fit, then "R" and the relative id with "x" between
 // the arcs (memRealPctFree at 2.1.3 -> memRealPctFreeR2x1x3). extra
-// appends "Z"s in the unlikely case that this form is taken too.
-func suffixed(plain string, rel asn1tree.OID, extra int) string {
+// appends "Z"s in the unlikely case that this form is taken too. It fails
+// when the suffix leaves no room for the plain form's first letter.
+func suffixed(plain string, rel asn1tree.OID, extra int) (string, error) {
 	parts := make([]string, len(rel))
 	for i, a := range rel {
 		parts[i] = strconv.FormatUint(uint64(a), 10)
 	}
 	sfx := "R" + strings.Join(parts, "x") + strings.Repeat("Z", extra)
-	if keep := MaxDescriptor - len(sfx); len(plain) > keep {
-		plain = plain[:max(keep, 1)]
+	keep := MaxDescriptor - len(sfx)
+	if keep < 1 {
+		return "", fmt.Errorf("its suffix %s is %d characters, and a descriptor has at most %d", sfx, len(sfx), MaxDescriptor)
 	}
-	return plain + sfx
+	return plain[:min(keep, len(plain))] + sfx, nil
 }
 
 // validDescriptor checks the SMIv2 rules for descriptors.

@@ -42,19 +42,41 @@ func TestPlainDescriptorFromPaths(t *testing.T) {
 }
 
 func TestSuffixedFitsAndNamesTheRelativeID(t *testing.T) {
+	must := func(plain string, rel asn1tree.OID, extra int) string {
+		t.Helper()
+		s, err := suffixed(plain, rel, extra)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
 	rel := asn1tree.MustParse("2.1.3")
-	if got := suffixed("memRealFree", rel, 0); got != "memRealFreeR2x1x3" {
+	if got := must("memRealFree", rel, 0); got != "memRealFreeR2x1x3" {
 		t.Errorf("got %q", got)
 	}
-	if got := suffixed("memRealFree", rel, 2); got != "memRealFreeR2x1x3ZZ" {
+	if got := must("memRealFree", rel, 2); got != "memRealFreeR2x1x3ZZ" {
 		t.Errorf("with extra: got %q", got)
 	}
 	long := strings.Repeat("abcdefghij", 8) // 80 characters
 	rel = asn1tree.MustParse("10.100.4194304.12")
-	got := suffixed(long, rel, 0)
+	got := must(long, rel, 0)
 	want := long[:64-len("R10x100x4194304x12")] + "R10x100x4194304x12"
 	if got != want || len(got) != MaxDescriptor {
 		t.Errorf("got %q (%d), want %q", got, len(got), want)
+	}
+	// A 63-character suffix leaves room for one letter; 64 leave none.
+	rel63 := asn1tree.MustParse("1000000000.1000000000.1000000000.1000000000.1000000000.1000000")
+	if got := must("abc", rel63, 0); len(got) != MaxDescriptor || got[:2] != "aR" {
+		t.Errorf("63-character suffix: got %q (%d)", got, len(got))
+	}
+	for _, extra := range []int{1, 5} {
+		if s, err := suffixed("abc", rel63, extra); err == nil {
+			t.Errorf("suffix of %d characters accepted: %q", 63+extra, s)
+		}
+	}
+	deep := asn1tree.MustParse(strings.TrimSuffix(strings.Repeat("123456.", 14), "."))
+	if s, err := suffixed("a", deep, 0); err == nil || !strings.Contains(err.Error(), "98 characters") {
+		t.Errorf("14 arcs of 6 digits: %q, %v", s, err)
 	}
 }
 

@@ -13,14 +13,6 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// acceptedWarnings are the only smilint messages a generated module may
-// carry, with the reason; docs/MIB.md lists them too.
-var acceptedWarnings = map[string]string{
-	// { enterprises 32473 1 }: the arc 32473 belongs to whoever holds that
-	// enterprise number, so the module must not define it.
-	"node-implicit": "the base's parent arc is not ours to define",
-}
-
 // writeModule puts the module where the tools find it and returns the
 // file and the module path (the imported modules first).
 func writeModule(t testing.TB, m *mib.Module) (file string, dirs []string) {
@@ -33,23 +25,12 @@ func writeModule(t testing.TB, m *mib.Module) (file string, dirs []string) {
 	return file, append(mibtest.BaseDirs(t), dir)
 }
 
-// lintClean fails on every smilint message but the accepted warnings.
-func lintClean(t testing.TB, file string, dirs []string) {
-	t.Helper()
-	for _, f := range mibtest.Lint(t, file, dirs) {
-		if _, ok := acceptedWarnings[f.Tag]; ok && !f.IsError() {
-			continue
-		}
-		t.Errorf("smilint %s: %s", filepath.Base(file), f)
-	}
-}
-
 // checkWithTools lints file (m's text) and has net-snmp translate every
 // statistic OID of tree to a name, every name back, and describe every
 // statistic's type.
 func checkWithTools(t *testing.T, file string, dirs []string, m *mib.Module, tree mib.Tree) {
 	t.Helper()
-	lintClean(t, file, dirs)
+	mibtest.LintClean(t, file, dirs)
 	env := mibtest.NetSNMPEnv(t)
 	objs := byPath(m)
 
@@ -180,7 +161,7 @@ func TestPartialModuleWithTheTools(t *testing.T) {
 	full := mib.FromSnapshot(synthetic(t))
 	m := generate(t, full, mib.Options{Module: "ACME-PERF-MIB", Base: asn1tree.MustParse("1.3.6.1.3.4242.7"), Include: []string{"Mem/Real/", "Proc/pid/"}})
 	file, dirs := writeModule(t, m)
-	lintClean(t, file, dirs)
+	mibtest.LintClean(t, file, dirs)
 	env := mibtest.NetSNMPEnv(t)
 	got := mibtest.Translate(t, env, dirs, m.Name, nil, []string{
 		".1.3.6.1.3.4242.7.2.1.3.0", ".1.3.6.1.3.4242.7.10.100.77.2.0", ".1.3.6.1.3.4242.7.1.1.4.0",
@@ -237,7 +218,7 @@ func TestAcceptedWarningsAreDocumented(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for tag := range acceptedWarnings {
+	for tag := range mibtest.Accepted {
 		if !strings.Contains(string(doc), "| `"+tag+"` |") {
 			t.Errorf("docs/MIB.md does not list the accepted smilint warning %s", tag)
 		}

@@ -102,8 +102,13 @@ func (m *model) identity(self string) string {
 	return b.String()
 }
 
-// imports lists what the module uses, by source module.
-func (m *model) imports() string {
+type importFrom struct {
+	module string
+	names  []string
+}
+
+// importList is what the module uses, by source module.
+func (m *model) importList() []importFrom {
 	smi := []string{"MODULE-IDENTITY", "OBJECT-IDENTITY", "OBJECT-TYPE", "NOTIFICATION-TYPE", "Integer32"}
 	var gauge, counter, wide bool
 	for _, n := range m.nodes {
@@ -127,21 +132,27 @@ func (m *model) imports() string {
 	if counter {
 		smi = append(smi, "Counter64")
 	}
-	smi = append(smi, m.anchor)
+	if m.anchor != "" {
+		smi = append(smi, m.anchor)
+	}
 	tc := []string{"DisplayString"}
 	if len(m.tcs) > 0 {
 		tc = []string{"TEXTUAL-CONVENTION", "DisplayString"}
 	}
+	out := []importFrom{{"SNMPv2-SMI", smi}, {"SNMPv2-TC", tc},
+		{"SNMPv2-CONF", []string{"MODULE-COMPLIANCE", "OBJECT-GROUP", "NOTIFICATION-GROUP"}}}
+	if wide {
+		out = append(out, importFrom{"HCNUM-TC", []string{"CounterBasedGauge64"}})
+	}
+	return out
+}
+
+// imports is the IMPORTS clause.
+func (m *model) imports() string {
 	var b strings.Builder
 	b.WriteString("IMPORTS\n")
-	from := func(names []string, module string) {
-		b.WriteString(wrapList(ind+ind, names, ", ") + "\n" + ind + ind + "FROM " + module + "\n")
-	}
-	from(smi, "SNMPv2-SMI")
-	from(tc, "SNMPv2-TC")
-	from([]string{"MODULE-COMPLIANCE", "OBJECT-GROUP", "NOTIFICATION-GROUP"}, "SNMPv2-CONF")
-	if wide {
-		from([]string{"CounterBasedGauge64"}, "HCNUM-TC")
+	for _, f := range m.importList() {
+		b.WriteString(wrapList(ind+ind, f.names, ", ") + "\n" + ind + ind + "FROM " + f.module + "\n")
 	}
 	s := strings.TrimSuffix(b.String(), "\n")
 	return s + ";\n\n"

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -12,78 +13,235 @@ import (
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
-// The module that `subagent mib` writes from the running daemon names every
-// OID a manager's walk through snmpd returns, and net-snmp shows the scaled
-// floats in decimal with it.
+// runMIB runs subagent mib with -o into a fresh directory named after the
+// module and returns the file, what it holds ("" when not written), the
+// stdout and stderr, and the exit code.
+func runMIB(t *testing.T, e *env, module string, args ...string) (file, text, stdout, stderr string, code int) {
+	t.Helper()
+	file = filepath.Join(t.TempDir(), module+".txt")
+	stdout, stderr, code = e.run(append([]string{"mib", "-o", file}, e.args(args...)...)...)
+	if b, err := os.ReadFile(file); err == nil {
+		text = string(b)
+	}
+	return file, text, stdout, stderr, code
+}
+
+// The module that `subagent mib` writes from the running daemon passes
+// smilint at the strict level, names every OID a manager's walk through
+// snmpd returns, and net-snmp shows the scaled floats in decimal with it.
 func TestMIBNamesALiveWalkThroughSnmpd(t *testing.T) {
-	mibtest.Require(t, "snmpwalk", "snmptranslate")
+	mibtest.Require(t, "snmpwalk", "snmptranslate", "smilint")
 	s := snmpdtest.Start(t, snmpdtest.Options{})
 	e := newEnv(t)
 	e.start("--agentx", s.AgentXAddress)
 	waitServed(t, s, idleOID, 10*time.Second)
 
-	dir := t.TempDir()
-	module := filepath.Join(dir, "SUBAGENT-MIB.txt")
-	if _, stderr, code := e.run(append([]string{"mib", "-o", module}, e.args()...)...); code != 0 {
+	module, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB")
+	if code != 0 {
 		t.Fatalf("subagent mib: %s", stderr)
 	}
-	if b, _ := os.ReadFile(module); !strings.Contains(string(b), "SUBAGENT-MIB DEFINITIONS ::= BEGIN") {
-		t.Fatalf("no module written:\n%.300s", b)
+	// Agent/agentx exists only in a daemon with an AgentX session.
+	if !strings.Contains(text, "SUBAGENT-MIB DEFINITIONS ::= BEGIN") || !strings.Contains(text, "\nagentAgentx OBJECT-IDENTITY") {
+		t.Fatalf("no module of the daemon's tree written (stderr %q):\n%.300s", stderr, text)
 	}
-	mibdirs := "+" + strings.Join(append(mibtest.BaseDirs(t), dir), ":")
+	dirs := append(mibtest.BaseDirs(t), filepath.Dir(module))
+	mibtest.LintClean(t, module, dirs)
+
 	env := mibtest.NetSNMPEnv(t)
-	out, stderr, err := mibtest.Run(t, env, "snmpwalk", "-v2c", "-c", s.Community, "-t", "2", "-r", "1",
-		"-M", mibdirs, "-m", "+SUBAGENT-MIB", "udp:"+s.Addr, base)
-	if err != nil {
-		t.Fatalf("snmpwalk: %v\n%s", err, stderr)
+	walk := func(flags ...string) []string {
+		t.Helper()
+		args := append([]string{"-v2c", "-c", s.Community, "-t", "2", "-r", "1", "-M", "+" + strings.Join(dirs, ":"), "-m", "+SUBAGENT-MIB"}, flags...)
+		out, stderr, err := mibtest.Run(t, env, "snmpwalk", append(args, "udp:"+s.Addr, base)...)
+		if err != nil {
+			t.Fatalf("snmpwalk: %v\n%s", err, stderr)
+		}
+		return strings.Split(strings.TrimSpace(out), "\n")
 	}
-	lines := strings.Split(strings.TrimSpace(out), "\n")
+	lines := walk()
 	if len(lines) < 100 {
 		t.Fatalf("walk returned %d lines", len(lines))
 	}
+	var names []string
 	for _, l := range lines {
 		if !strings.HasPrefix(l, "SUBAGENT-MIB::") {
 			t.Fatalf("walk line not resolved to a name: %q", l)
 		}
+		names = append(names, strings.Fields(l)[0])
 	}
 	// Mem/Real/%free carries value*100 on the wire; with the module,
 	// net-snmp prints it with two decimals.
 	pctFree := regexp.MustCompile(`(?m)^SUBAGENT-MIB::memRealPctFree\.0 = Gauge32: \d+\.\d\d percent$`)
-	if !pctFree.MatchString(out) {
+	if out := strings.Join(lines, "\n"); !pctFree.MatchString(out) {
 		t.Fatalf("Mem/Real/%%free not shown in decimal:\n%s", grepLines(out, "memReal"))
 	}
-	// Every name of the walk translates back to the OID it came from.
-	numeric, _, err := mibtest.Run(t, env, "snmpwalk", "-v2c", "-c", s.Community, "-t", "2", "-r", "1",
-		"-On", "-M", mibdirs, "-m", "+SUBAGENT-MIB", "udp:"+s.Addr, base)
+
+	// Every name of the walk translates back to an OID, every OID of a
+	// numeric walk to a name and back; the walks are paired by OID.
+	namedOIDs := mibtest.Translate(t, env, dirs, "SUBAGENT-MIB", []string{"-On"}, names)
+	var oids []string
+	for _, l := range walk("-On") {
+		oids = append(oids, strings.Fields(l)[0])
+	}
+	numNames := mibtest.Translate(t, env, dirs, "SUBAGENT-MIB", nil, oids)
+	for i, back := range mibtest.Translate(t, env, dirs, "SUBAGENT-MIB", []string{"-On"}, numNames) {
+		if back != oids[i] {
+			t.Errorf("%s is %s, which translates back to %s", oids[i], numNames[i], back)
+		}
+	}
+	common, err := compareWalks(zip(namedOIDs, names), zip(oids, numNames))
 	if err != nil {
 		t.Fatal(err)
 	}
-	nlines := strings.Split(strings.TrimSpace(numeric), "\n")
-	if len(nlines) != len(lines) {
-		t.Fatalf("named walk %d lines, numeric walk %d", len(lines), len(nlines))
+	if common < 100 {
+		t.Fatalf("the walks share only %d OIDs", common)
 	}
-	var names, oids []string
-	for i, l := range lines {
-		name := strings.Fields(l)[0]
-		// Processes come and go between the two walks: compare the rest.
-		if strings.HasPrefix(name, "SUBAGENT-MIB::procPid.") {
-			continue
+}
+
+func zip(keys, values []string) map[string]string {
+	m := make(map[string]string, len(keys))
+	for i, k := range keys {
+		m[k] = values[i]
+	}
+	return m
+}
+
+// undeclaredRE matches a name net-snmp gives an undeclared instance, such
+// as a process: the context's descriptor, then instance, statistic, 0.
+var undeclaredRE = regexp.MustCompile(`::[A-Za-z0-9]+(\.\d+){3,}$`)
+
+// compareWalks pairs two walks (OID -> name) by OID: an OID both met must
+// have the same name in both. Instances of continuously instantiable
+// contexts (processes) come and go between walks, so those alone may be
+// in one walk only. It returns how many OIDs the walks share.
+func compareWalks(a, b map[string]string) (common int, err error) {
+	for oid, name := range a {
+		other, ok := b[oid]
+		switch {
+		case ok && other != name:
+			return 0, fmt.Errorf("%s is %s in one walk and %s in the other", oid, name, other)
+		case ok:
+			common++
+		case !undeclaredRE.MatchString(name):
+			return 0, fmt.Errorf("%s (%s) is in one walk only", oid, name)
 		}
-		names = append(names, name)
-		oids = append(oids, strings.Fields(nlines[i])[0])
 	}
-	back, stderr, err := mibtest.Run(t, env, "snmptranslate", append([]string{"-On", "-M", mibdirs, "-m", "+SUBAGENT-MIB"}, names...)...)
-	if err != nil {
-		t.Fatalf("snmptranslate: %v %s", err, stderr)
+	for oid, name := range b {
+		if _, ok := a[oid]; !ok && !undeclaredRE.MatchString(name) {
+			return 0, fmt.Errorf("%s (%s) is in one walk only", oid, name)
+		}
 	}
-	got := strings.Fields(back)
-	if len(got) != len(oids) {
-		t.Logf("snmptranslate output starts: %.400s", back)
-		t.Fatalf("snmptranslate gave %d OIDs for %d names", len(got), len(oids))
+	return common, nil
+}
+
+// A process starting or ending between the walks shifts every later line;
+// paired by OID, the walks still agree, and a real difference still fails.
+func TestCompareWalksPairsByOID(t *testing.T) {
+	first := map[string]string{
+		".1.1.0": "M::cpuIdle.0", ".1.10.100.7.1.0": "M::procPid.7.1.0", ".1.11.0": "M::fsUsed.0",
 	}
-	for i := range got {
-		if got[i] != oids[i] {
-			t.Fatalf("%s translates to %s, the walk had %s", names[i], got[i], oids[i])
+	second := map[string]string{
+		".1.1.0": "M::cpuIdle.0", ".1.10.100.5.1.0": "M::procPid.5.1.0", ".1.11.0": "M::fsUsed.0",
+	}
+	if n, err := compareWalks(first, second); err != nil || n != 2 {
+		t.Errorf("a process came and went: %d, %v", n, err)
+	}
+	second[".1.11.0"] = "M::fsFree.0"
+	if _, err := compareWalks(first, second); err == nil {
+		t.Error("different names for one OID accepted")
+	}
+	delete(second, ".1.11.0")
+	if _, err := compareWalks(first, second); err == nil {
+		t.Error("a declared statistic missing from one walk accepted")
+	}
+}
+
+// --module, --include and --base-oid shape the module; each written
+// module passes smilint at the strict level.
+func TestMIBCommandOptions(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		module   string
+		args     []string
+		has, not []string
+	}{
+		{"ACME-PERF-MIB", []string{"--module", "ACME-PERF-MIB"},
+			[]string{"ACME-PERF-MIB DEFINITIONS ::= BEGIN", "\nacmePerfMIB MODULE-IDENTITY", "\nacmePerfCompliance MODULE-COMPLIANCE", "::= { enterprises 32473 1 }"},
+			[]string{"subagentMIB"}},
+		{"SUBAGENT-MIB", []string{"--include", "CPU/", "--include", "Mem/Real/%free"},
+			[]string{"\ncpuCpu0Idle OBJECT-TYPE", "\nmemRealPctFree OBJECT-TYPE", "describes only CPU/, Mem/Real/%free."},
+			[]string{"\nmemRealSize ", "\ndisk ", "\nprocPid "}},
+		{"SUBAGENT-MIB", []string{"--base-oid", "1.3.6.1.3.77"},
+			[]string{"::= { experimental 77 }", "\ncpuCpu0Idle OBJECT-TYPE"},
+			[]string{"enterprises"}},
+	}
+	var files []string
+	for _, c := range cases {
+		file, text, stdout, stderr, code := runMIB(t, e, c.module, append([]string{"--local"}, c.args...)...)
+		files = append(files, file)
+		if code != 0 || stdout != "" {
+			t.Fatalf("%v: exit %d, stdout %q, stderr %s", c.args, code, stdout, stderr)
+		}
+		for _, s := range c.has {
+			if !strings.Contains(text, s) {
+				t.Errorf("%v: module lacks %q", c.args, s)
+			}
+		}
+		for _, s := range c.not {
+			if strings.Contains(text, s) {
+				t.Errorf("%v: module has %q", c.args, s)
+			}
+		}
+	}
+	mibtest.Require(t, "smilint")
+	for _, f := range files {
+		mibtest.LintClean(t, f, append(mibtest.BaseDirs(t), filepath.Dir(f)))
+	}
+}
+
+// A bad value of each option fails with a message naming it, a non-zero
+// exit and no file.
+func TestMIBCommandRejectsBadOptions(t *testing.T) {
+	e := newEnv(t)
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--module", "bad_name"}, `module name "bad_name": must start with an uppercase letter`},
+		{[]string{"--module", "SUB--MIB"}, `module name "SUB--MIB"`},
+		{[]string{"--include", "Nope/"}, `include "Nope/": no context or statistic with that path`},
+		{[]string{"--include", "CPU/", "--include", "CPU/cpu99/"}, `include "CPU/cpu99/"`},
+		{[]string{"--base-oid", "1.3.x"}, `base_oid: OID "1.3.x"`},
+		{[]string{"--base-oid", "2.5.4.3"}, `base OID 2.5.4.3 is not below internet`},
+	}
+	for _, c := range cases {
+		_, text, stdout, stderr, code := runMIB(t, e, "SUBAGENT-MIB", append([]string{"--local"}, c.args...)...)
+		if code == 0 || !strings.HasPrefix(stderr, "subagent: ") || !strings.Contains(stderr, c.want) {
+			t.Errorf("%v: exit %d, stderr %q; want a failure saying %s", c.args, code, stderr, c.want)
+		}
+		if text != "" || stdout != "" {
+			t.Errorf("%v: output written", c.args)
+		}
+	}
+}
+
+// From a running daemon the module's base is the served tree's, whatever
+// the configuration says, unless --base-oid overrides it.
+func TestMIBBaseFromTheDaemon(t *testing.T) {
+	e := newEnv(t)
+	e.start("--base-oid", "1.3.6.1.4.1.99999.3")
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{nil, "::= { enterprises 99999 3 }"},
+		{[]string{"--base-oid", "1.3.6.1.3.77"}, "::= { experimental 77 }"},
+	} {
+		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", c.args...)
+		if code != 0 || strings.Contains(stderr, "reading this host directly") {
+			t.Fatalf("%v: exit %d, %s", c.args, code, stderr)
+		}
+		if !strings.Contains(text, c.want) || !strings.Contains(text, "\nagent OBJECT-IDENTITY") {
+			t.Errorf("%v: module of the daemon's tree lacks %q", c.args, c.want)
 		}
 	}
 }

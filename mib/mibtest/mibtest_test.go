@@ -3,6 +3,7 @@ package mibtest
 import (
 	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -78,5 +79,25 @@ END
 	d := Describe(t, env, dirs, "LINT-TEST-MIB", []string{"LINT-TEST-MIB::gauge"})["LINT-TEST-MIB::gauge"]
 	if d != (Definition{Macro: "OBJECT-TYPE", Syntax: "Gauge32", Units: "things", Access: "read-only"}) {
 		t.Errorf("got %+v", d)
+	}
+}
+
+// The stand-ins hold the values RFC 2578 registers: the tests compare
+// generated OIDs against what the tools derive from them.
+func TestStandinsHoldTheRegisteredValues(t *testing.T) {
+	Require(t, "snmptranslate")
+	want := map[string]string{
+		"org": ".1.3", "dod": ".1.3.6", "internet": ".1.3.6.1", "mgmt": ".1.3.6.1.2", "mib-2": ".1.3.6.1.2.1",
+		"experimental": ".1.3.6.1.3", "private": ".1.3.6.1.4", "enterprises": ".1.3.6.1.4.1",
+	}
+	var names []string
+	for n := range want {
+		names = append(names, "SNMPv2-SMI::"+n)
+	}
+	got := Translate(t, NetSNMPEnv(t), []string{standinDir(t)}, "SNMPv2-SMI", []string{"-On"}, names)
+	for i, n := range names {
+		if w := want[strings.TrimPrefix(n, "SNMPv2-SMI::")]; got[i] != w {
+			t.Errorf("%s: stand-in gives %s, RFC 2578 %s", n, got[i], w)
+		}
 	}
 }
