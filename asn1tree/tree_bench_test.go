@@ -4,7 +4,7 @@ import "testing"
 
 // bigTree builds a tree shaped like a large hierarchy: 1,000 instances of
 // 100 statistics each under a 9-arc base, 100,000 entries in all.
-func bigTree(b *testing.B) (*Tree[Value], []OID) {
+func bigTree(b testing.TB) (*Tree[Value], []OID) {
 	base := MustParse("1.3.6.1.4.1.32473.1.10.100")
 	var entries []Entry[Value]
 	for inst := uint32(1); inst <= 1000; inst++ {

@@ -11,6 +11,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"regexp"
 	"strings"
 	"time"
 
@@ -118,6 +119,8 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 		return nil, fmt.Errorf("embedded default configuration: %w", err)
 	}
 	known := v.AllKeys()
+	sch := configSchema()
+	var fileErrs []error
 	file := os.Getenv("SUBAGENT_CONFIG")
 	if fs != nil {
 		if f := fs.Lookup("config"); f != nil && f.Changed {
@@ -129,6 +132,14 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 		if err != nil {
 			return nil, fmt.Errorf("configuration file: %w", err)
 		}
+		// The file alone, checked key by key: merged into the defaults, a
+		// value where a section is due would be dropped without a word.
+		fv := viper.New()
+		fv.SetConfigType("yaml")
+		if err := fv.ReadConfig(bytes.NewReader(b)); err != nil {
+			return nil, fmt.Errorf("configuration file %s: %w", file, err)
+		}
+		fileErrs = sch.checkTree("", fv.AllSettings())
 		if err := v.MergeConfig(bytes.NewReader(b)); err != nil {
 			return nil, fmt.Errorf("configuration file %s: %w", file, err)
 		}
@@ -148,8 +159,12 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 			}
 		}
 	}
-	if err := unknownKeys(v, known, file); err != nil {
-		return nil, err
+	if len(fileErrs) > 0 {
+		return nil, fmt.Errorf("configuration%s: %w", inFile(file), errors.Join(fileErrs...))
+	}
+	// Values from the environment and flags, with the file's.
+	if err := sch.checkValues(v.Get); err != nil {
+		return nil, fmt.Errorf("configuration%s: %w", inFile(file), err)
 	}
 	var c Config
 	dec := viper.DecodeHook(mapstructure.ComposeDecodeHookFunc(
@@ -169,23 +184,6 @@ func inFile(file string) string {
 		return ""
 	}
 	return " " + file
-}
-
-func unknownKeys(v *viper.Viper, known []string, file string) error {
-	ok := make(map[string]bool, len(known))
-	for _, k := range known {
-		ok[k] = true
-	}
-	var bad []string
-	for _, k := range v.AllKeys() {
-		if !ok[k] {
-			bad = append(bad, k)
-		}
-	}
-	if len(bad) > 0 {
-		return fmt.Errorf("configuration%s: unknown key %s (see configs/subagent.yaml for every key)", inFile(file), strings.Join(bad, ", "))
-	}
-	return nil
 }
 
 // finish fills computed defaults and validates every value.
@@ -254,6 +252,11 @@ func (c *Config) finish() error {
 	}
 	if c.Log.Format != "text" && c.Log.Format != "json" {
 		bad("log.format", "%q is not text or json", c.Log.Format)
+	}
+	for _, r := range []struct{ key, expr string }{{"host.disk_ignore", c.Host.DiskIgnore}, {"host.fs_type_ignore", c.Host.FSTypeIgnore}} {
+		if _, err := regexp.Compile(r.expr); err != nil {
+			bad(r.key, "%q is not a regular expression (Go RE2 syntax): %v", r.expr, err)
+		}
 	}
 	for _, p := range []struct{ key, dir string }{{"run_dir", c.RunDir}, {"state_dir", c.StateDir}, {"host.proc_root", c.Host.ProcRoot}, {"host.sys_root", c.Host.SysRoot}} {
 		if !filepath.IsAbs(p.dir) {

@@ -102,3 +102,42 @@ func TestMissingFileIsAnError(t *testing.T) {
 		t.Fatalf("missing file: %v", err)
 	}
 }
+
+// Every error names the key and says what the key allows, in our words
+// rather than the decoder's.
+func TestErrorsSayWhatIsAllowed(t *testing.T) {
+	cases := map[string][]string{
+		"refresh:\n  min_age: fast\n":        {`refresh.min_age: "fast" is not a duration`, "300ms, 1s"},
+		"refresh:\n  min_age: 5\n":           {"refresh.min_age: 5 is not a duration", "needs a unit"},
+		"snmp:\n  max_repetitions: x\n":      {`snmp.max_repetitions: "x" is not a whole number`},
+		"snmp:\n  max_repetitions: 1.5\n":    {"snmp.max_repetitions: 1.5 is not a whole number"},
+		"snmp:\n  community: [a, b]\n":       {"snmp.community: a list is not a single value"},
+		"snmp:\n  comunity: x\n":             {"unknown key snmp.comunity: did you mean snmp.community?", "snmp has community, max_repetitions, max_msg_size"},
+		"refreh:\n  min_age: 1s\n":           {"unknown key refreh: did you mean refresh?"},
+		"nosuchkey: 1\n":                     {"unknown key nosuchkey (the top level has base_oid, run_dir,"},
+		"refresh: 5\n":                       {"refresh: 5 is not a section; refresh has min_age, interval, snmp_wait"},
+		"host:\n  disk_ignore: \"(\"\n":      {`host.disk_ignore: "(" is not a regular expression`, "missing closing )"},
+		"host:\n  fs_type_ignore: \"[a-\"\n": {`host.fs_type_ignore: "[a-" is not a regular expression`},
+	}
+	for yaml, want := range cases {
+		_, err := load(t, yaml)
+		if err == nil {
+			t.Errorf("%q: no error", yaml)
+			continue
+		}
+		for _, w := range want {
+			if !strings.Contains(err.Error(), w) {
+				t.Errorf("%q: error %q lacks %q", yaml, err, w)
+			}
+		}
+		for _, raw := range []string{"decoding failed", "DiskIgnore", "FSTypeIgnore", "strconv", "time: invalid"} {
+			if strings.Contains(err.Error(), raw) {
+				t.Errorf("%q: error %q shows %q", yaml, err, raw)
+			}
+		}
+	}
+	t.Setenv("SUBAGENT_REFRESH_INTERVAL", "often")
+	if _, err := load(t, ""); err == nil || !strings.Contains(err.Error(), `refresh.interval: "often" is not a duration`) {
+		t.Errorf("bad duration from the environment: %v", err)
+	}
+}

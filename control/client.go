@@ -12,7 +12,7 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Client talks to a running daemon. It is a spmi.Source.
+// Client talks to a running daemon. It is a spmi.AfterSource.
 type Client struct {
 	mu   sync.Mutex
 	conn net.Conn
@@ -90,7 +90,13 @@ func (c *Client) Peek(ctx context.Context, path string) ([]Entry, error) {
 
 // Read implements spmi.Source.
 func (c *Client) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
-	r, err := c.call(ctx, Request{Op: "get", Paths: paths})
+	return c.ReadAfter(ctx, paths, time.Time{})
+}
+
+// ReadAfter implements spmi.AfterSource: the daemon refreshes unless its
+// snapshot is newer than t.
+func (c *Client) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
+	r, err := c.call(ctx, Request{Op: "get", Paths: paths, After: t})
 	if err != nil {
 		return spmi.Sample{}, err
 	}

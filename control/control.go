@@ -6,6 +6,7 @@ package control
 import (
 	"errors"
 	"path/filepath"
+	"time"
 
 	"github.com/perfagent/subagent/spmi"
 )
@@ -24,6 +25,9 @@ type Request struct {
 	Op    string   `json:"op"` // "peek", "get" or "status"
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
+	// After asks get for values taken after this time (the time of the
+	// caller's previous sample), so that a statset read sees a new snapshot.
+	After time.Time `json:"after,omitzero"`
 }
 
 // Response answers one Request.

@@ -32,9 +32,13 @@ func (p *fixedProvider) Collect(b *spmi.Builder) error {
 }
 
 func startServer(t *testing.T) (string, context.CancelFunc) {
+	return startServerMinAge(t, 0)
+}
+
+func startServerMinAge(t *testing.T, minAge time.Duration) (string, context.CancelFunc) {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: minAge})
 	h.Add(&fixedProvider{})
 	ln, err := Listen(dir)
 	if err != nil {
@@ -94,6 +98,38 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	}
 	if _, err := spmi.NewStatSet(ctx, c, "CPU/cpu9/idle"); spmi.CodeOf(err) != spmi.SiNotFound {
 		t.Fatalf("unknown stat: %v", err)
+	}
+}
+
+// A statset read through the socket asks for values newer than its
+// previous read: the daemon refreshes even within its minimum age.
+func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
+	dir, _ := startServerMinAge(t, time.Hour)
+	c, err := Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	ss, err := spmi.NewStatSet(ctx, c, "CPU/cpu0/idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	ss.Read(ctx)
+	for i := 0; i < 3; i++ {
+		r, err := ss.Read(ctx)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if v := r.Values[0]; r.Elapsed <= 0 || !v.HasRate || v.Change != 100 {
+			t.Fatalf("read %d: elapsed %v, %+v", i+2, r.Elapsed, v)
+		}
+	}
+	// A plain get is still served from the cached snapshot.
+	a, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
+	b, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
+	if !a.Time.Equal(b.Time) {
+		t.Fatal("get without after refreshed within the minimum age")
 	}
 }
 

@@ -132,7 +132,7 @@ func (s *Server) answer(req *Request) Response {
 		if len(req.Paths) == 0 || len(req.Paths) > 10000 {
 			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: "get needs 1 to 10000 paths"}}
 		}
-		smp, err := s.H.Fresh().Read(req.Paths)
+		smp, err := s.H.FreshAfter(req.After).Read(req.Paths)
 		if err != nil {
 			return Response{Err: asSpmiError(err)}
 		}

@@ -4,6 +4,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -50,13 +51,38 @@ func NewHierarchy(c *config.Config, num *spmi.Numbering, log *slog.Logger) (*spm
 	}
 	provs, err := hoststats.Providers(HostConfig(c))
 	if err != nil {
-		return nil, nil, fmt.Errorf("configuration: %w", err)
+		return nil, nil, fmt.Errorf("configuration: %w", hostKeyErr(err))
 	}
 	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, Numbering: num, Logger: log})
 	for _, p := range provs {
 		h.Add(p)
 	}
 	return h, provs, nil
+}
+
+// hostKeys names the hoststats.Config fields as configuration keys, with
+// what each allows.
+var hostKeys = map[string]struct{ key, want string }{
+	"ProcRoot":         {"host.proc_root", "the mount point of procfs, such as /proc"},
+	"SysRoot":          {"host.sys_root", "the mount point of sysfs, such as /sys (or disable Disk and LAN)"},
+	"ProcRoot/SysRoot": {"host.proc_root or host.sys_root", "the mount points of procfs and sysfs"},
+	"DiskIgnore":       {"host.disk_ignore", "a regular expression (Go RE2 syntax)"},
+	"FSTypeIgnore":     {"host.fs_type_ignore", "a regular expression (Go RE2 syntax)"},
+	"Disabled":         {"host.disabled", "names of top-level contexts"},
+}
+
+// hostKeyErr turns a hoststats field error into one naming the key, so
+// that users see host.disk_ignore rather than DiskIgnore.
+func hostKeyErr(err error) error {
+	var fe *hoststats.FieldError
+	if !errors.As(err, &fe) {
+		return err
+	}
+	k, ok := hostKeys[fe.Field]
+	if !ok {
+		return err
+	}
+	return fmt.Errorf("%s: %w; want %s", k.key, fe.Err, k.want)
 }
 
 // Daemon is the running subagent.

@@ -101,11 +101,23 @@ func Providers(cfg Config) ([]spmi.Provider, error) {
 	return out, nil
 }
 
+// FieldError is a Config field that cannot be used; callers with other
+// names for the fields (configuration keys) rename them by Field.
+type FieldError struct {
+	Field string // "DiskIgnore"; "ProcRoot/SysRoot" when either may be wrong
+	Err   error
+}
+
+func (e *FieldError) Error() string { return "hoststats: " + e.Field + ": " + e.Err.Error() }
+func (e *FieldError) Unwrap() error { return e.Err }
+
+func fieldErr(field string, err error) error { return &FieldError{Field: field, Err: err} }
+
 func resolve(cfg Config) (*resolved, error) {
 	r := &resolved{Config: cfg}
 	for n, off := range cfg.Disabled {
 		if off && !slices.Contains(Names(), n) {
-			return nil, fmt.Errorf("hoststats: Disabled: %q is not one of %s", n, strings.Join(Names(), ", "))
+			return nil, fieldErr("Disabled", fmt.Errorf("%q is not one of %s", n, strings.Join(Names(), ", ")))
 		}
 	}
 	if r.ProcRoot == "" {
@@ -131,13 +143,13 @@ func resolve(cfg Config) (*resolved, error) {
 	}
 	var err error
 	if r.diskIgnore, err = regexp.Compile(r.DiskIgnore); err != nil {
-		return nil, fmt.Errorf("hoststats: DiskIgnore: bad regular expression: %w", err)
+		return nil, fieldErr("DiskIgnore", fmt.Errorf("bad regular expression: %w", err))
 	}
 	if r.fsIgnore, err = regexp.Compile(r.FSTypeIgnore); err != nil {
-		return nil, fmt.Errorf("hoststats: FSTypeIgnore: bad regular expression: %w", err)
+		return nil, fieldErr("FSTypeIgnore", fmt.Errorf("bad regular expression: %w", err))
 	}
 	if r.proc, err = procfs.NewFS(r.ProcRoot); err != nil {
-		return nil, fmt.Errorf("hoststats: ProcRoot: %w", err)
+		return nil, fieldErr("ProcRoot", err)
 	}
 	// Only Disk and LAN read sysfs; a host without it can disable them.
 	if !cfg.Disabled["Disk"] || !cfg.Disabled["LAN"] {
@@ -145,12 +157,12 @@ func resolve(cfg Config) (*resolved, error) {
 			if err == nil {
 				err = fmt.Errorf("%s is not a directory", r.SysRoot)
 			}
-			return nil, fmt.Errorf("hoststats: SysRoot: %w", err)
+			return nil, fieldErr("SysRoot", err)
 		}
 	}
 	if !cfg.Disabled["Disk"] {
 		if r.block, err = blockdevice.NewFS(r.ProcRoot, r.SysRoot); err != nil {
-			return nil, fmt.Errorf("hoststats: ProcRoot/SysRoot: %w", err)
+			return nil, fieldErr("ProcRoot/SysRoot", err)
 		}
 	}
 	return r, nil

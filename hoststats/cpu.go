@@ -51,8 +51,7 @@ func (p *cpuProvider) Name() string { return "CPU" }
 func (p *cpuProvider) Collect(b *spmi.Builder) error {
 	p.mu.Lock()
 	defer p.mu.Unlock()
-	var st procfs.Stat
-	err := guard(func() (err error) { st, err = p.proc.Stat(); return })
+	st, err := readStat(b, p.proc, p.src)
 	cpu, cerr := b.Context(nil, &cpuCx)
 	if cerr != nil {
 		return cerr
@@ -90,6 +89,14 @@ func (p *cpuProvider) Collect(b *spmi.Builder) error {
 		p.last = append(p.last, s)
 	}
 	return nil
+}
+
+// readStat reads /proc/stat once per refresh for CPU and Proc.
+func readStat(b *spmi.Builder, proc procfs.FS, src string) (procfs.Stat, error) {
+	return spmi.Shared(b, src, func() (st procfs.Stat, err error) {
+		err = guard(func() (err error) { st, err = proc.Stat(); return })
+		return st, err
+	})
 }
 
 func cpuValues(c procfs.CPUStat) []spmi.Value {

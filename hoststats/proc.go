@@ -1,7 +1,9 @@
 package hoststats
 
 import (
+	"errors"
 	"fmt"
+	"io/fs"
 	"path/filepath"
 	"strconv"
 	"sync"
@@ -68,8 +70,7 @@ func (p *procProvider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	vals := make([]spmi.Value, len(procStats))
-	var st procfs.Stat
-	if err := guard(func() (err error) { st, err = p.proc.Stat(); return }); err != nil {
+	if st, err := readStat(b, p.proc, filepath.Join(p.root, "stat")); err != nil {
 		b.Fail(filepath.Join(p.root, "stat"), err)
 	} else {
 		vals[0], vals[1] = spmi.Uint(st.ProcessesRunning), spmi.Uint(st.ProcessesBlocked)
@@ -109,12 +110,26 @@ func (p *procProvider) readAll(b *spmi.Builder, procs procfs.Procs) {
 		err := guard(func() (err error) { s, err = pr.Stat(); return })
 		if err != nil {
 			if !vanished(err) {
-				b.Fail(filepath.Join(p.root, "[pid]", "stat"), fmt.Errorf("process %d: %w", pr.PID, err))
+				b.Fail(filepath.Join(p.root, "[pid]", "stat"), procStatErr(err))
 			}
 			continue
 		}
 		p.buf = append(p.buf, s)
 	}
+}
+
+// procStatErr is err less what names one process (its PID, its path, its
+// content): failures are logged once per change of message, and one kind
+// of failure must not log again for every process it hits.
+func procStatErr(err error) error {
+	var pe *fs.PathError
+	switch {
+	case errors.As(err, &pe):
+		return fmt.Errorf("some processes: %s: %w", pe.Op, pe.Err)
+	case errors.Is(err, procfs.ErrFileParse):
+		return fmt.Errorf("some processes: %w", procfs.ErrFileParse)
+	}
+	return errors.New("some processes: malformed content")
 }
 
 func (p *procProvider) addAll(b *spmi.Builder, pid *spmi.Node) error {

@@ -10,7 +10,7 @@ import (
 
 // snmpSource reads the protocol counters of the daemon's network
 // namespace, /proc/self/net/snmp (procfs parses it per process only).
-// IP, TCP, UDP and ICMP each read it once per refresh.
+// IP, TCP, UDP and ICMP share one read of it per refresh.
 type snmpSource struct {
 	proc procfs.FS
 	src  string
@@ -20,17 +20,19 @@ func newSNMPSource(r *resolved) snmpSource {
 	return snmpSource{proc: r.proc, src: filepath.Join(r.ProcRoot, "self", "net", "snmp")}
 }
 
-func (s snmpSource) read() (procfs.ProcSnmp, error) {
-	var out procfs.ProcSnmp
-	err := guard(func() error {
-		self, err := s.proc.Self()
-		if err != nil {
+func (s snmpSource) read(b *spmi.Builder) (*procfs.ProcSnmp, error) {
+	return spmi.Shared(b, s.src, func() (*procfs.ProcSnmp, error) {
+		var out procfs.ProcSnmp
+		err := guard(func() error {
+			self, err := s.proc.Self()
+			if err != nil {
+				return err
+			}
+			out, err = self.Snmp()
 			return err
-		}
-		out, err = self.Snmp()
-		return err
+		})
+		return &out, err
 	})
-	return out, err
 }
 
 // snmpProvider is one SNMP protocol group as a context without instances.
@@ -48,12 +50,12 @@ func (p *snmpProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	s, err := p.read()
+	s, err := p.read(b)
 	if err != nil {
 		b.Fail(p.src, err)
 		return b.Stats(cx, p.stats, nil)
 	}
-	return b.Stats(cx, p.stats, p.values(&s))
+	return b.Stats(cx, p.stats, p.values(s))
 }
 
 func snmpCount(name, descr string, asn uint32, hi int64, units string) spmi.StatDesc {

@@ -19,6 +19,7 @@ type Builder struct {
 	failures  map[string]error
 	nstats    int
 	arena     []uint32
+	memo      map[string]shared // see Shared
 }
 
 // NewBuilder starts a tree under base. numbering may be nil (numbers of

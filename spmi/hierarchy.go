@@ -165,13 +165,21 @@ func (h *Hierarchy) logOnce(src string, err error) {
 
 // Fresh returns a snapshot no older than the minimum age, refreshing when
 // needed; concurrent callers share one refresh.
-func (h *Hierarchy) Fresh() *Snapshot {
-	if s := h.snap.Load(); s != nil && time.Since(s.Time) < h.cfg.MinAge {
+func (h *Hierarchy) Fresh() *Snapshot { return h.FreshAfter(time.Time{}) }
+
+// FreshAfter is Fresh for a reader that has seen the snapshot of time t
+// (a statset's previous read): it refreshes, even within the minimum age,
+// unless the snapshot is newer than t.
+func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
+	ok := func(s *Snapshot) bool {
+		return s != nil && s.Time.After(t) && time.Since(s.Time) < h.cfg.MinAge
+	}
+	if s := h.snap.Load(); ok(s) {
 		return s
 	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	if s := h.snap.Load(); s != nil && time.Since(s.Time) < h.cfg.MinAge {
+	if s := h.snap.Load(); ok(s) {
 		return s
 	}
 	return h.refreshLocked()
@@ -233,6 +241,11 @@ func (h *Hierarchy) Run(ctx context.Context, interval time.Duration) {
 // Read implements Source on the freshest snapshot.
 func (h *Hierarchy) Read(_ context.Context, paths []string) (Sample, error) {
 	return h.Fresh().Read(paths)
+}
+
+// ReadAfter implements AfterSource.
+func (h *Hierarchy) ReadAfter(_ context.Context, paths []string, t time.Time) (Sample, error) {
+	return h.FreshAfter(t).Read(paths)
 }
 
 // String summarizes the hierarchy for logs.

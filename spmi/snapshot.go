@@ -65,7 +65,9 @@ func Walk(n *Node, fn func(*Node) bool) bool {
 
 // Peers returns the statistic named stat in every instance of the
 // instantiable context at path, in ASN order: "the same statistic across
-// all peer instances", as a hotset needs it.
+// all peer instances", as a hotset needs it. Instances other than the
+// aggregate (CPU/total) are not peers. An instance without the statistic
+// is left out.
 func (s *Snapshot) Peers(path, stat string) ([]*Node, error) {
 	cx, err := s.Lookup(path)
 	if err != nil {
@@ -74,14 +76,34 @@ func (s *Snapshot) Peers(path, stat string) ([]*Node, error) {
 	if cx.IsStat() {
 		return nil, Errorf(SiBadArgument, "%q is a statistic, not a context", path)
 	}
-	var out []*Node
+	if cx.Inst() == SiNoInst {
+		return nil, Errorf(SiNotInst, "context %q has no instances", displayPath(cx))
+	}
+	out := make([]*Node, 0, len(cx.Children))
+	// Peers share a template, so the statistic mostly sits at the same
+	// index in each: one comparison per instance instead of a scan.
+	k := -1
 	for _, inst := range cx.Children {
 		if !inst.Instance {
 			continue
 		}
-		if st := inst.Child(stat); st != nil && st.IsStat() {
-			out = append(out, st)
+		if k < 0 || k >= len(inst.Children) || inst.Children[k].Name != stat {
+			j := statIndex(inst, stat)
+			if j < 0 {
+				continue
+			}
+			k = j
 		}
+		out = append(out, inst.Children[k])
 	}
 	return out, nil
+}
+
+func statIndex(cx *Node, name string) int {
+	for i, c := range cx.Children {
+		if c.Name == name && c.IsStat() {
+			return i
+		}
+	}
+	return -1
 }

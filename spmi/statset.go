@@ -12,6 +12,16 @@ type Source interface {
 	Read(ctx context.Context, paths []string) (Sample, error)
 }
 
+// AfterSource is a Source that can be asked for values taken after a
+// time. A statset reads through it so that two reads closer together than
+// the minimum age still see two snapshots, and so a rate.
+type AfterSource interface {
+	Source
+	// ReadAfter is Read from a snapshot whose Time is after t, refreshing
+	// when needed (a zero t asks for nothing more than Read).
+	ReadAfter(ctx context.Context, paths []string, t time.Time) (Sample, error)
+}
+
 // Sample is the values of several statistics read at one time.
 type Sample struct {
 	Time  time.Time
@@ -51,76 +61,4 @@ func (s *Snapshot) item(p string) Item {
 		}
 	}
 	return it
-}
-
-// StatSet is a set of statistics read together, as the guide's SpmiStatSet:
-// each read reports the time, the elapsed time since the previous read and,
-// for counters, the change and the rate per second.
-type StatSet struct {
-	src   Source
-	paths []string
-	prev  *Sample
-}
-
-// NewStatSet creates a statset; every path must name a statistic.
-func NewStatSet(ctx context.Context, src Source, paths ...string) (*StatSet, error) {
-	if len(paths) == 0 {
-		return nil, Errorf(SiBadArgument, "a statset needs at least one statistic")
-	}
-	s, err := src.Read(ctx, paths)
-	if err != nil {
-		return nil, err
-	}
-	for _, it := range s.Items {
-		if it.Err != nil && it.Err.Code != SiNoValue {
-			return nil, it.Err
-		}
-	}
-	return &StatSet{src: src, paths: append([]string(nil), paths...)}, nil
-}
-
-// Paths are the statistics of the set.
-func (ss *StatSet) Paths() []string { return ss.paths }
-
-// Reading is one read of a statset.
-type Reading struct {
-	Time    time.Time
-	Elapsed time.Duration // since the previous read; zero on the first
-	Values  []StatValue
-}
-
-// StatValue is one statistic in a Reading. Change and Rate are set for
-// counters from the second read on (HasRate).
-type StatValue struct {
-	Item
-	Change  float64
-	Rate    float64
-	HasRate bool
-}
-
-// Read reads all statistics of the set at once.
-func (ss *StatSet) Read(ctx context.Context) (Reading, error) {
-	s, err := ss.src.Read(ctx, ss.paths)
-	if err != nil {
-		return Reading{}, err
-	}
-	r := Reading{Time: s.Time, Values: make([]StatValue, len(s.Items))}
-	if ss.prev != nil {
-		r.Elapsed = s.Time.Sub(ss.prev.Time)
-	}
-	for i, it := range s.Items {
-		sv := StatValue{Item: it}
-		if ss.prev != nil && it.Stat != nil && it.Stat.Val == SiCounter && it.Value.OK() && i < len(ss.prev.Items) {
-			if p := ss.prev.Items[i].Value; p.OK() {
-				sv.Change = counterChange(p, it.Value)
-				if r.Elapsed > 0 {
-					sv.Rate = sv.Change / r.Elapsed.Seconds()
-					sv.HasRate = true
-				}
-			}
-		}
-		r.Values[i] = sv
-	}
-	ss.prev = &s
-	return r, nil
 }

@@ -173,8 +173,13 @@ func TestBadConfigurationStopsWithTheKeyNamed(t *testing.T) {
 	cfg := filepath.Join(t.TempDir(), "bad.yaml")
 	os.WriteFile(cfg, []byte("refresh:\n  min_age: often\n"), 0o644)
 	_, stderr, code := e.run(append([]string{"run", "--config", cfg}, e.args()...)...)
-	if code == 0 || !strings.Contains(stderr, "min_age") {
+	if code == 0 || !strings.Contains(stderr, `refresh.min_age: "often" is not a duration`) {
 		t.Fatalf("exit %d, stderr %q", code, stderr)
+	}
+	// The later --proc-root wins.
+	_, stderr, code = e.run(append([]string{"get", "CPU/cpu0/idle", "--local"}, e.args("--proc-root", "/nonexistent")...)...)
+	if code == 0 || !strings.Contains(stderr, "host.proc_root: ") || strings.Contains(stderr, "ProcRoot") {
+		t.Fatalf("bad proc root: exit %d, stderr %q", code, stderr)
 	}
 	_, stderr, code = e.run(append([]string{"run", "--agentx", "carrier-pigeon"}, e.args()...)...)
 	if code == 0 || !strings.Contains(stderr, "agentx") {
@@ -198,20 +203,13 @@ func TestPeekAndGetAskTheRunningDaemon(t *testing.T) {
 	if !regexp.MustCompile(`(?m)^CPU/cpu0/idle\s+1\.1\.4\s`).MatchString(out) {
 		t.Fatalf("daemon peek lacks CPU/cpu0/idle")
 	}
-	// Rates: counters per second from the second reading on, levels as they are.
-	out, stderr, code = e.run(append([]string{"get", "--interval", "1100ms", "--count", "2", "Agent/refreshes", "Agent/pid"}, e.args()...)...)
-	if code != 0 {
-		t.Fatalf("get --interval: %d %s", code, stderr)
-	}
-	rows := strings.Split(strings.TrimSpace(out), "\n")
-	if len(rows) != 3 {
-		t.Fatalf("want a header and 2 rows:\n%s", out)
-	}
+	// Rates: counters per second in every row, even when the interval is
+	// below refresh.min_age (1s): each read asks for a newer snapshot.
+	rows := rateRows(t, e, []string{"Agent/refreshes", "CPU/cpu0/idle"}, "Agent/pid")
 	pid := e.daemon.Process.Pid
-	for _, r := range rows[1:] {
-		f := strings.Fields(r)
-		if len(f) != 3 || !strings.HasSuffix(f[1], "/s") || f[2] != strconv.Itoa(pid) {
-			t.Fatalf("row %q: want time, a rate of refreshes, and the daemon's pid %d", r, pid)
+	for _, r := range rows {
+		if f := strings.Fields(r); f[3] != strconv.Itoa(pid) {
+			t.Fatalf("row %q: want the daemon's pid %d as a level", r, pid)
 		}
 	}
 	if err := e.stop(); err != nil {
@@ -222,6 +220,46 @@ func TestPeekAndGetAskTheRunningDaemon(t *testing.T) {
 	}
 	if _, err := os.Stat(filepath.Join(e.state, "numbering.json")); err != nil {
 		t.Fatalf("instance numbering not persisted: %v", err)
+	}
+}
+
+// rateRows runs get --interval 300ms --count 4 on counters then levels,
+// and checks that every row has a rate for each counter: 300ms is below
+// refresh.min_age, so this fails if a read may return the previous
+// read's snapshot (elapsed 0, printed "-").
+func rateRows(t *testing.T, e *env, counters []string, levels ...string) []string {
+	t.Helper()
+	paths := append(append([]string{}, counters...), levels...)
+	out, stderr, code := e.run(append([]string{"get", "--interval", "300ms", "--count", "4"}, e.args(paths...)...)...)
+	if code != 0 {
+		t.Fatalf("get --interval: exit %d %s", code, stderr)
+	}
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if len(rows) != 5 {
+		t.Fatalf("want a header and 4 rows:\n%s", out)
+	}
+	rate := regexp.MustCompile(`^\d+\.\d\d/s$`)
+	for _, r := range rows[1:] {
+		f := strings.Fields(r)
+		if len(f) != 1+len(paths) {
+			t.Fatalf("row %q: want time and %d columns\n%s", r, len(paths), out)
+		}
+		for i, p := range counters {
+			if !rate.MatchString(f[1+i]) {
+				t.Fatalf("row %q: %s is %q, want a rate\n%s", r, p, f[1+i], out)
+			}
+		}
+	}
+	return rows[1:]
+}
+
+func TestGetRatesBelowMinAgeLocally(t *testing.T) {
+	e := newEnv(t)
+	rows := rateRows(t, e, []string{"CPU/cpu0/idle", "Proc/pswitch"}, "Mem/Real/size")
+	for _, r := range rows {
+		if f := strings.Fields(r); f[3] != "16303428" {
+			t.Fatalf("row %q: Mem/Real/size is a level, 16303428 in the fixture", r)
+		}
 	}
 }
 

@@ -1,0 +1,133 @@
+package spmi
+
+import (
+	"context"
+	"slices"
+	"time"
+)
+
+// StatSet is a set of statistics read together, as the guide's SpmiStatSet:
+// each read reports the time, the elapsed time since the previous read and,
+// for counters, the change and the rate per second. A StatSet is used by
+// one goroutine at a time.
+type StatSet struct {
+	src   Source
+	paths []string
+	prev  *Sample
+}
+
+// NewStatSet creates a statset; every path must name a statistic.
+func NewStatSet(ctx context.Context, src Source, paths ...string) (*StatSet, error) {
+	if len(paths) == 0 {
+		return nil, Errorf(SiBadArgument, "a statset needs at least one statistic")
+	}
+	if err := check(ctx, src, paths); err != nil {
+		return nil, err
+	}
+	return &StatSet{src: src, paths: slices.Clone(paths)}, nil
+}
+
+// check refuses paths that name no statistic; a statistic whose source
+// fails now may have a value later, so SiNoValue is accepted.
+func check(ctx context.Context, src Source, paths []string) error {
+	s, err := src.Read(ctx, paths)
+	if err != nil {
+		return err
+	}
+	for _, it := range s.Items {
+		if it.Err != nil && it.Err.Code != SiNoValue {
+			return it.Err
+		}
+	}
+	return nil
+}
+
+// Paths are the statistics of the set.
+func (ss *StatSet) Paths() []string { return ss.paths }
+
+// Add adds the statistic at path (SpmiPathAddSetStat). It refuses a path
+// that names no statistic (SiNotFound, SiBadArgument) or is already in
+// the set (SiDuplicate). Its rate starts at the second read after Add.
+func (ss *StatSet) Add(ctx context.Context, path string) error {
+	if ss.index(path) >= 0 {
+		return Errorf(SiDuplicate, "%q is already in the statset", cleanPath(path))
+	}
+	if err := check(ctx, ss.src, []string{path}); err != nil {
+		return err
+	}
+	// The previous sample has no item for it, so no rate at the next read.
+	ss.paths = append(ss.paths, path)
+	return nil
+}
+
+// Del removes the statistic at path from the set (SpmiDelSetStat);
+// SiNotFound when it is not in the set.
+func (ss *StatSet) Del(path string) error {
+	i := ss.index(path)
+	if i < 0 {
+		return Errorf(SiNotFound, "%q is not in the statset", cleanPath(path))
+	}
+	ss.paths = slices.Delete(ss.paths, i, i+1)
+	if ss.prev != nil && i < len(ss.prev.Items) {
+		ss.prev.Items = slices.Delete(ss.prev.Items, i, i+1)
+	}
+	return nil
+}
+
+func (ss *StatSet) index(path string) int {
+	p := cleanPath(path)
+	return slices.IndexFunc(ss.paths, func(q string) bool { return cleanPath(q) == p })
+}
+
+// Reading is one read of a statset.
+type Reading struct {
+	Time    time.Time
+	Elapsed time.Duration // since the previous read; zero on the first
+	Values  []StatValue
+}
+
+// StatValue is one statistic in a Reading. Change and Rate are set for
+// counters from the second read on (HasRate).
+type StatValue struct {
+	Item
+	Change  float64
+	Rate    float64
+	HasRate bool
+}
+
+// Read reads all statistics of the set at once. From an AfterSource the
+// values are newer than those of the previous read.
+func (ss *StatSet) Read(ctx context.Context) (Reading, error) {
+	if len(ss.paths) == 0 {
+		return Reading{}, Errorf(SiBadArgument, "the statset is empty")
+	}
+	var s Sample
+	var err error
+	if as, ok := ss.src.(AfterSource); ok && ss.prev != nil {
+		s, err = as.ReadAfter(ctx, ss.paths, ss.prev.Time)
+	} else {
+		s, err = ss.src.Read(ctx, ss.paths)
+	}
+	if err != nil {
+		return Reading{}, err
+	}
+	r := Reading{Time: s.Time, Values: make([]StatValue, len(s.Items))}
+	if ss.prev != nil {
+		r.Elapsed = s.Time.Sub(ss.prev.Time)
+	}
+	for i, it := range s.Items {
+		sv := StatValue{Item: it}
+		if ss.prev != nil && it.Stat != nil && it.Stat.Val == SiCounter && it.Value.OK() && i < len(ss.prev.Items) {
+			if p := ss.prev.Items[i].Value; p.OK() {
+				sv.Change = counterChange(p, it.Value)
+				if r.Elapsed > 0 {
+					sv.Rate = sv.Change / r.Elapsed.Seconds()
+					sv.HasRate = true
+				}
+			}
+		}
+		r.Values[i] = sv
+	}
+	ss.prev = &s
+	return r, nil
+}
