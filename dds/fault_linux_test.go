@@ -1,0 +1,66 @@
+//go:build linux
+
+package dds
+
+import (
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// A supplier truncating its file under the daemon's mapping must cost the
+// daemon an error, not a SIGBUS.
+func TestTruncatedMappingIsAnError(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "shm")
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL, 0o600)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	good := goodFile()
+	if _, err := f.Write(good); err != nil {
+		t.Fatal(err)
+	}
+	mem, err := syscall.Mmap(int(f.Fd()), 0, len(good), syscall.PROT_READ|syscall.PROT_WRITE, syscall.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer syscall.Munmap(mem)
+	l, err := ValidateFile(mem, goodExpect(), Limits{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	area := l.Area(mem)
+	fld := Field{Off: 8, Size: 8, Type: SiULong, Present: SiLong}
+	if _, err := ReadValue(area, fld); err != nil {
+		t.Fatal(err)
+	}
+
+	if err := f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	_, err = ReadValue(area, fld)
+	wantErr(t, err, spmi.SiShmemFailed, "memory fault", "truncated")
+	_, err = ReadValue(area, Field{Off: 2, Size: 2, Type: SiUShort, Present: SiLong})
+	wantErr(t, err, spmi.SiShmemFailed, "memory fault")
+	_, err = LoadStamp(mem)
+	wantErr(t, err, spmi.SiShmemFailed, "memory fault")
+	wantErr(t, SetGoAway(mem), spmi.SiShmemFailed, "memory fault")
+	wantErr(t, ZeroSlot(area, 64, 64), spmi.SiShmemFailed, "memory fault")
+	_, err = ValidateFile(mem, goodExpect(), Limits{})
+	wantErr(t, err, spmi.SiShmemFailed, "memory fault")
+
+	// Other panics are not swallowed.
+	defer func() {
+		if r := recover(); r != "not a fault" {
+			t.Fatalf("recovered %v", r)
+		}
+	}()
+	func() (err error) {
+		defer guard(&err)
+		panic("not a fault")
+	}()
+}

@@ -1,0 +1,165 @@
+package dds
+
+import (
+	"math"
+	"runtime/debug"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Field is where a statistic's source value lies in the data area and how
+// to present it: the size, offset and type of SZ_OFF, and data_type.
+type Field struct {
+	Off     uint32 // from the start of the data area (slot offset + stat offset)
+	Size    uint32
+	Type    DataType // source format
+	Present DataType // format presented to the API (data_type)
+}
+
+// FieldOf is the field of statistic s in a data area part starting at base
+// (0 for permanent statistics, the slot offset for volatile ones).
+func FieldOf(s *Stat, base uint32) Field {
+	return Field{Off: base + s.Offset, Size: s.Size, Type: s.Type, Present: s.DataType}
+}
+
+// Check tells whether f can be read from a data area of areaLen bytes:
+// a known type, a size that type can have, aligned to its size (8 at most)
+// so one atomic load reads it, and inside the area.
+func (f Field) Check(areaLen uint32) error {
+	switch {
+	case !f.Type.Valid():
+		return spmi.Errorf(spmi.SiBadArgument, "source type %d is not a DataType", uint8(f.Type))
+	case !f.Present.Valid():
+		return spmi.Errorf(spmi.SiBadArgument, "data_type %d is not a DataType", uint8(f.Present))
+	case !f.Type.SizeOK(f.Size):
+		return spmi.Errorf(spmi.SiBadArgument, "a %v source field cannot be %d bytes", f.Type, f.Size)
+	case f.Off%min(f.Size, 8) != 0:
+		return spmi.Errorf(spmi.SiBadArgument, "%d-byte source field at offset %d is not %d-byte aligned", f.Size, f.Off, min(f.Size, 8))
+	case uint64(f.Off)+uint64(f.Size) > uint64(areaLen):
+		return spmi.Errorf(spmi.SiBadArgument, "source field [%d, +%d) ends past the %d-byte area", f.Off, f.Size, areaLen)
+	}
+	return nil
+}
+
+// ReadValue reads field f from the data area and converts it to its
+// presented format. Every load is one aligned atomic load: fields of 1 or 2
+// bytes are taken from their aligned 4-byte word, so area must start
+// 8-aligned and be a multiple of 8 long (ValidateFile ensures both for a
+// mapped file). Only a 16-byte timeval needs two loads; its tv_sec is read
+// again and the pair retried once if it moved.
+func ReadValue(area []byte, f Field) (v spmi.Value, err error) {
+	if len(area)%8 != 0 || uint64(len(area)) > math.MaxUint32 {
+		return spmi.NoValue, spmi.Errorf(spmi.SiShmemFailed, "data area of %d bytes is not a multiple of 8", len(area))
+	}
+	if err := f.Check(uint32(len(area))); err != nil {
+		return spmi.NoValue, err
+	}
+	if uintptr(unsafe.Pointer(unsafe.SliceData(area)))%8 != 0 {
+		return spmi.NoValue, spmi.Errorf(spmi.SiShmemFailed, "data area does not start 8-aligned in memory")
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err)
+
+	off, size := uint64(f.Off), uint64(f.Size)
+	var x, y uint64
+	switch size {
+	case 16:
+		p, _ := at(area, off, 16)
+		w := (*[2]uint64)(p)
+		for range 2 {
+			x = atomic.LoadUint64(&w[0])
+			y = atomic.LoadUint64(&w[1])
+			if atomic.LoadUint64(&w[0]) == x {
+				break
+			}
+		}
+	case 8:
+		p, _ := at(area, off, 8)
+		x = atomic.LoadUint64((*uint64)(p))
+	default:
+		p, _ := at(area, off&^3, 4)
+		x = uint64(atomic.LoadUint32((*uint32)(p)))
+		x >>= 8 * (off & 3) // little-endian: lower address, lower bits
+		x &= 1<<(8*size) - 1
+	}
+	return present(f, x, y), nil
+}
+
+// present converts raw bits to the presented format.
+func present(f Field, x, y uint64) spmi.Value {
+	var (
+		u       uint64
+		i       int64
+		fl      float64
+		isFloat bool
+		signed  bool
+	)
+	switch f.Type.class() {
+	case cUnsigned:
+		u = x
+	case cSigned:
+		shift := 64 - 8*f.Size
+		i, signed = int64(x<<shift)>>shift, true
+	case cFloat:
+		if f.Size == 4 {
+			fl = float64(math.Float32frombits(uint32(x)))
+		} else {
+			fl = math.Float64frombits(x)
+		}
+		isFloat = true
+	case cTimeval:
+		sec, usec := int64(x), int64(y)
+		if f.Size == 8 {
+			sec, usec = int64(int32(uint32(x))), int64(int32(uint32(x>>32)))
+		}
+		fl, isFloat = float64(sec)+float64(usec)/1e6, true
+	}
+	if f.Present.Presented() == spmi.SiFloat {
+		switch {
+		case isFloat:
+			return spmi.Float(fl)
+		case signed:
+			return spmi.Float(float64(i))
+		}
+		return spmi.Float(float64(u))
+	}
+	switch {
+	case isFloat:
+		if math.IsNaN(fl) || math.IsInf(fl, 0) {
+			return spmi.NoValue
+		}
+		// Truncated toward zero and clamped, as a C cast would without the UB.
+		switch {
+		case fl >= math.MaxInt64:
+			return spmi.Int(math.MaxInt64)
+		case fl <= math.MinInt64:
+			return spmi.Int(math.MinInt64)
+		}
+		return spmi.Int(int64(fl))
+	case signed:
+		return spmi.Int(i)
+	}
+	return spmi.Uint(u)
+}
+
+// ZeroSlot clears a volatile slot before its context becomes visible, with
+// aligned 8-byte atomic stores, so a new instance never shows values left
+// by the last one.
+func ZeroSlot(area []byte, off, size uint32) (err error) {
+	if off%8 != 0 || size%8 != 0 {
+		return spmi.Errorf(spmi.SiBadArgument, "slot [%d, +%d) is not 8-aligned", off, size)
+	}
+	p, err := at(area, uint64(off), uint64(size))
+	if err != nil || size == 0 {
+		return err
+	}
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err)
+	w := unsafe.Slice((*uint64)(p), size/8)
+	for i := range w {
+		atomic.StoreUint64(&w[i], 0)
+	}
+	return nil
+}

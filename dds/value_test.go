@@ -1,0 +1,182 @@
+package dds
+
+import (
+	"math"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"unsafe"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+func TestReadValueConverts(t *testing.T) {
+	area := aligned(64)
+	put := func(off int, v uint64, size int) {
+		for i := 0; i < size; i++ {
+			area[off+i] = byte(v >> (8 * i))
+		}
+	}
+	put(0, 0xfffffffffffffffe, 8) // -2 or 2^64-2
+	put(8, 0x80000001, 4)         // int32 -2147483647
+	put(12, uint64(math.Float32bits(-2.75)), 4)
+	put(16, math.Float64bits(1e300), 8)
+	put(24, 0xff, 1) // at offset 24
+	put(25, 0x7f, 1)
+	put(26, 0x8000, 2)
+	put(28, 0x1234, 2)
+	put(30, 0xfe, 1)
+	put(32, 1700000000, 8) // timeval {sec, usec} of 64-bit words
+	put(40, 250000, 8)
+	put(48, 1700000000|uint64(500000)<<32, 8) // timeval of 32-bit words
+	put(56, math.Float64bits(math.NaN()), 8)
+
+	for _, tc := range []struct {
+		f    Field
+		want spmi.Value
+	}{
+		{Field{0, 8, SiULong, SiLong}, spmi.Uint(math.MaxUint64 - 1)},
+		{Field{0, 8, SiLong, SiLong}, spmi.Int(-2)},
+		{Field{0, 8, SiPtr, SiULong}, spmi.Uint(math.MaxUint64 - 1)},
+		{Field{8, 4, SiInt, SiLong}, spmi.Int(-2147483647)},
+		{Field{8, 4, SiUInt, SiLong}, spmi.Uint(0x80000001)},
+		{Field{8, 4, SiUnsign, SiFloat}, spmi.Float(0x80000001)},
+		{Field{8, 4, SiInt, SiFloat}, spmi.Float(-2147483647)},
+		{Field{12, 4, SiFloat, SiFloat}, spmi.Float(-2.75)},
+		{Field{12, 4, SiFloat, SiLong}, spmi.Int(-2)}, // truncated toward zero
+		{Field{16, 8, SiDouble, SiDouble}, spmi.Float(1e300)},
+		{Field{16, 8, SiDouble, SiLong}, spmi.Int(math.MaxInt64)},
+		{Field{24, 1, SiChar, SiLong}, spmi.Uint(0xff)},
+		{Field{24, 1, SiShort, SiLong}, spmi.Int(-1)},
+		{Field{25, 1, SiUShort, SiLong}, spmi.Uint(0x7f)},
+		{Field{26, 2, SiShort, SiLong}, spmi.Int(-32768)},
+		{Field{26, 2, SiUShort, SiLong}, spmi.Uint(0x8000)},
+		{Field{28, 2, SiUShort, SiLong}, spmi.Uint(0x1234)},
+		{Field{30, 1, SiChar, SiLong}, spmi.Uint(0xfe)},
+		{Field{24, 4, SiUInt, SiLong}, spmi.Uint(0xfe12348000_7fff&^0xffffffff00000000 | 0xfe123480_00007fff&0xffffffff)},
+		{Field{32, 16, SiTimeval, SiFloat}, spmi.Float(1700000000.25)},
+		{Field{48, 8, SiTimeval, SiFloat}, spmi.Float(1700000000.5)},
+		{Field{48, 8, SiTimeval, SiLong}, spmi.Int(1700000000)},
+		{Field{56, 8, SiDouble, SiFloat}, spmi.NoValue},
+		{Field{56, 8, SiDouble, SiLong}, spmi.NoValue},
+	} {
+		got, err := ReadValue(area, tc.f)
+		if err != nil {
+			t.Errorf("%+v: %v", tc.f, err)
+			continue
+		}
+		if got != tc.want {
+			t.Errorf("%+v: got %v, want %v", tc.f, got, tc.want)
+		}
+	}
+	put(16, math.Float64bits(-1e300), 8)
+	if v, _ := ReadValue(area, Field{16, 8, SiDouble, SiLong}); v != spmi.Int(math.MinInt64) {
+		t.Errorf("-1e300 as long: %v", v)
+	}
+}
+
+func TestReadValueRejects(t *testing.T) {
+	area := aligned(64)
+	for _, tc := range []struct {
+		name string
+		area []byte
+		f    Field
+		code spmi.Code
+		sub  string
+	}{
+		{"past end", area, Field{64, 8, SiULong, SiLong}, spmi.SiBadArgument, "ends past the 64-byte area"},
+		{"straddles end", area, Field{60, 8, SiULong, SiLong}, spmi.SiBadArgument, "not 8-byte aligned"},
+		{"wraps", area, Field{0xfffffff8, 8, SiULong, SiLong}, spmi.SiBadArgument, "ends past"},
+		{"misaligned 8", area, Field{4, 8, SiULong, SiLong}, spmi.SiBadArgument, "not 8-byte aligned"},
+		{"misaligned 4", area, Field{2, 4, SiUInt, SiLong}, spmi.SiBadArgument, "not 4-byte aligned"},
+		{"misaligned 2", area, Field{1, 2, SiUShort, SiLong}, spmi.SiBadArgument, "not 2-byte aligned"},
+		{"misaligned timeval", area, Field{4, 16, SiTimeval, SiFloat}, spmi.SiBadArgument, "not 8-byte aligned"},
+		{"bad size", area, Field{0, 3, SiULong, SiLong}, spmi.SiBadArgument, "cannot be 3 bytes"},
+		{"size 0", area, Field{0, 0, SiULong, SiLong}, spmi.SiBadArgument, "cannot be 0 bytes"},
+		{"bad type", area, Field{0, 8, 13, SiLong}, spmi.SiBadArgument, "source type 13"},
+		{"bad presented", area, Field{0, 8, SiLong, 99}, spmi.SiBadArgument, "data_type 99"},
+		{"area not multiple of 8", area[:60], Field{0, 8, SiULong, SiLong}, spmi.SiShmemFailed, "not a multiple of 8"},
+		{"area misaligned", area[4:60], Field{0, 4, SiUInt, SiLong}, spmi.SiShmemFailed, "8-aligned"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			v, err := ReadValue(tc.area, tc.f)
+			if v.OK() {
+				t.Fatalf("read %v", v)
+			}
+			wantErr(t, err, tc.code, tc.sub)
+		})
+	}
+}
+
+// A writer storing whole 64-bit values atomically; the reader must only
+// ever see one of them, never a mix (the race detector also watches).
+func TestReadValueNeverTorn(t *testing.T) {
+	area := aligned(32)
+	w := (*uint64)(unsafe.Pointer(&area[8]))
+	h := (*uint32)(unsafe.Pointer(&area[16]))
+	const a, b = 0x0123456789abcdef, 0xfedcba9876543210
+	atomic.StoreUint64(w, a)
+	var stop atomic.Bool
+	var wg sync.WaitGroup
+	wg.Add(1)
+	go func() {
+		defer wg.Done()
+		for i := 0; !stop.Load(); i++ {
+			if i%2 == 0 {
+				atomic.StoreUint64(w, b)
+				atomic.StoreUint32(h, 0xffff0000)
+			} else {
+				atomic.StoreUint64(w, a)
+				atomic.StoreUint32(h, 0x0000ffff)
+			}
+		}
+	}()
+	defer func() { stop.Store(true); wg.Wait() }()
+	for range 20000 {
+		v, err := ReadValue(area, Field{8, 8, SiULong, SiLong})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if u := v.Uint64(); u != a && u != b {
+			t.Fatalf("torn read %#x", u)
+		}
+		v, _ = ReadValue(area, Field{18, 2, SiUShort, SiLong})
+		if u := v.Uint64(); u != 0 && u != 0xffff {
+			t.Fatalf("torn 16-bit read %#x", u)
+		}
+	}
+}
+
+func TestFieldOf(t *testing.T) {
+	s := guideInit().Templates[0].Stats[1]
+	if f := FieldOf(&s, 4096); f != (Field{Off: 4104, Size: 8, Type: SiLong, Present: SiLong}) {
+		t.Fatalf("field %+v", f)
+	}
+}
+
+func TestZeroSlot(t *testing.T) {
+	area := aligned(64)
+	for i := range area {
+		area[i] = 0xaa
+	}
+	if err := ZeroSlot(area, 16, 32); err != nil {
+		t.Fatal(err)
+	}
+	for i, c := range area {
+		if want := byte(0xaa); i >= 16 && i < 48 {
+			want = 0
+			if c != want {
+				t.Fatalf("byte %d is %#x", i, c)
+			}
+		} else if c != want {
+			t.Fatalf("byte %d outside the slot changed to %#x", i, c)
+		}
+	}
+	if err := ZeroSlot(area, 64, 0); err != nil {
+		t.Fatalf("empty slot at the end: %v", err)
+	}
+	wantErr(t, ZeroSlot(area, 4, 8), spmi.SiBadArgument, "not 8-aligned")
+	wantErr(t, ZeroSlot(area, 8, 12), spmi.SiBadArgument, "not 8-aligned")
+	wantErr(t, ZeroSlot(area, 56, 16), spmi.SiBadArgument, "outside the 64-byte mapping")
+	wantErr(t, ZeroSlot(area[4:], 0, 8), spmi.SiShmemFailed, "aligned")
+}
