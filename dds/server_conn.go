@@ -1,0 +1,205 @@
+package dds
+
+import (
+	"io"
+	"net"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// fdReader reads a stream and collects SCM_RIGHTS descriptors. Once the
+// first byte of a frame has arrived the rest must come within timeout.
+type fdReader struct {
+	c       *net.UnixConn
+	timeout time.Duration
+	fds     []int
+	armed   bool
+	trunc   bool
+}
+
+func (r *fdReader) Read(p []byte) (int, error) {
+	oob := make([]byte, unix.CmsgSpace(4*4))
+	n, oobn, flags, _, err := r.c.ReadMsgUnix(p, oob)
+	if flags&unix.MSG_CTRUNC != 0 {
+		r.trunc = true
+	}
+	if oobn > 0 {
+		if msgs, perr := unix.ParseSocketControlMessage(oob[:oobn]); perr == nil {
+			for _, m := range msgs {
+				if fds, ferr := unix.ParseUnixRights(&m); ferr == nil {
+					r.fds = append(r.fds, fds...)
+				}
+			}
+		} else {
+			r.trunc = true
+		}
+	}
+	if n == 0 && err == nil && len(p) > 0 {
+		return 0, io.EOF
+	}
+	if n > 0 && !r.armed {
+		r.armed = true
+		r.c.SetReadDeadline(time.Now().Add(r.timeout))
+	}
+	return n, err
+}
+
+// next prepares for a frame; a zero wait waits for its start forever.
+func (r *fdReader) next(wait time.Duration) {
+	r.armed = false
+	var d time.Time
+	if wait > 0 {
+		d = time.Now().Add(wait)
+	}
+	r.c.SetReadDeadline(d)
+}
+
+func (r *fdReader) closeFDs() {
+	for _, fd := range r.fds {
+		unix.Close(fd)
+	}
+	r.fds, r.trunc = nil, false
+}
+
+func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
+	rc, err := c.SyscallConn()
+	if err != nil {
+		return nil, err
+	}
+	var cr *unix.Ucred
+	var cerr error
+	if err := rc.Control(func(fd uintptr) {
+		cr, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
+	}); err != nil {
+		return nil, err
+	}
+	return cr, cerr
+}
+
+// serveConn runs one supplier's connection to its end.
+func (s *Server) serveConn(c *net.UnixConn) {
+	defer c.Close()
+	cr, err := peerCred(c)
+	if err != nil || !s.peerAllowed(cr) {
+		s.log.Warn("dds: connection refused", "cred", cr, "err", err)
+		return
+	}
+	r := &fdReader{c: c, timeout: s.cfg.IOTimeout}
+	defer r.closeFDs()
+	var sup *supplier
+	defer func() {
+		if sup != nil { // EOF or error: gone at once
+			s.kill(sup, !s.isClosed()) // no SiShGoAway on our own shutdown
+		}
+	}()
+	reply := func(t MsgType, v uint64, err error) bool {
+		c.SetWriteDeadline(time.Now().Add(s.cfg.IOTimeout))
+		return WriteMessage(c, NewReply(t, v, err), s.cfg.Limits) == nil
+	}
+	for {
+		wait := time.Duration(0)
+		if sup == nil {
+			wait = s.cfg.IOTimeout // Init must come soon after connecting
+		}
+		r.next(wait)
+		t, body, err := ReadFrame(r, s.cfg.Limits)
+		if err != nil {
+			if spmi.CodeOf(err) == spmi.SiBadArgument {
+				reply(MsgInit, 0, err) // best effort; framing is lost
+			}
+			return
+		}
+		m, err := Decode(t, body, s.cfg.Limits)
+		if err != nil || t.IsReply() {
+			if err == nil {
+				err = badArg("%v is not a request", t)
+			}
+			reply(t, 0, err)
+			return
+		}
+		want := 0
+		if t == MsgInit && sup == nil {
+			want = 1
+		}
+		if n := len(r.fds); n != want || r.trunc {
+			r.closeFDs()
+			reply(t, 0, shmErr("%v: %d descriptors passed with the frame, want %d", t, n, want))
+			return
+		}
+		switch m := m.(type) {
+		case *Init:
+			if sup != nil {
+				reply(t, 0, badArg("Init: already registered"))
+				continue
+			}
+			fd := r.fds[0]
+			r.fds = nil
+			sup, err = s.register(m, fd, c, cr)
+			unix.Close(fd)
+			if err != nil {
+				reply(t, 0, err)
+				return
+			}
+			if !reply(t, sup.id, nil) {
+				return
+			}
+		case *AddCx, *DelCx, *Exit:
+			if sup == nil {
+				reply(t, 0, spmi.Errorf(spmi.SiNotInit, "%v before Init", t))
+				return
+			}
+			var v uint64
+			switch m := m.(type) {
+			case *AddCx:
+				var off uint32
+				off, err = s.reg.addCx(sup, m)
+				v = uint64(off)
+			case *DelCx:
+				err = s.reg.delCx(sup, m.Offset)
+			case *Exit:
+				s.reg.remove(sup)
+				sup.unmap()
+				sup = nil
+				reply(t, 0, nil)
+				return
+			}
+			if sup.faulted.Load() {
+				s.reg.notifyFault()
+			}
+			if !reply(t, v, err) {
+				return
+			}
+		}
+	}
+}
+
+// register maps the file and adds the supplier; on error nothing remains.
+func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr *unix.Ucred) (*supplier, error) {
+	v, err := CheckInit(m, s.cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	mem, l, err := mapShared(fd, m, cr, s.cfg.Limits)
+	if err != nil {
+		return nil, err
+	}
+	sup := &supplier{conn: c, pid: cr.Pid, uid: cr.Uid, init: m, vendor: v,
+		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: time.Now()}
+	sup.stamp, _ = LoadStamp(mem)
+	if _, err := s.reg.add(sup); err != nil {
+		sup.gone = true
+		sup.unmap()
+		return nil, err
+	}
+	return sup, nil
+}
+
+func (r *registry) notifyFault() {
+	select {
+	case r.faults <- struct{}{}:
+	default:
+	}
+}

@@ -1,0 +1,251 @@
+package dds
+
+import (
+	"sort"
+	"strings"
+	"sync"
+	"sync/atomic"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// regCx is one live context under DDS.
+type regCx struct {
+	path, descr string
+	asn         uint32
+	inst        InstFreq
+	stats       []Stat
+	base        uint32    // slot offset of a volatile context, else 0
+	volatile    bool      // has a slot
+	owner       *supplier // nil for a shared vendor context
+	users       int       // vendor context: suppliers using it
+	names       map[string]bool
+	asns        map[uint32]bool
+}
+
+func newCx(path, descr string, asn uint32, inst InstFreq, stats []Stat) *regCx {
+	c := &regCx{path: path, descr: descr, asn: asn, inst: inst, stats: stats,
+		names: map[string]bool{}, asns: map[uint32]bool{}}
+	for _, s := range stats {
+		c.names[s.Name], c.asns[s.ASN] = true, true
+	}
+	return c
+}
+
+func lastName(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
+
+// cxView is the immutable published form of a context.
+type cxView struct {
+	path, parent, name, descr string
+	asn                       uint32
+	inst                      InstFreq
+	stats                     []Stat
+	base                      uint32
+	sup                       *supplier // nil for a vendor context
+}
+
+// registry holds the live contexts. Every change is checked in full before
+// anything is applied, then published as a new view before the reply.
+type registry struct {
+	mu      sync.Mutex
+	lim     Limits
+	maxSup  int
+	nextID  uint64
+	sups    map[uint64]*supplier
+	cxs     map[string]*regCx // by path, vendor contexts included
+	vendors map[uint32]string // vendor ASN -> path
+	view    atomic.Pointer[[]cxView]
+	faults  chan struct{} // Collect saw a fault: wake the watcher
+}
+
+func newRegistry(maxSup int, lim Limits) *registry {
+	r := &registry{lim: lim, maxSup: maxSup, sups: map[uint64]*supplier{},
+		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, faults: make(chan struct{}, 1)}
+	r.publish()
+	return r
+}
+
+func (r *registry) all() []*supplier {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	out := make([]*supplier, 0, len(r.sups))
+	for _, s := range r.sups {
+		out = append(out, s)
+	}
+	return out
+}
+
+// publish rebuilds the view, parents before children. Called with mu held.
+func (r *registry) publish() {
+	v := make([]cxView, 0, len(r.cxs))
+	for _, c := range r.cxs {
+		v = append(v, cxView{path: c.path, parent: parentOf(c.path), name: lastName(c.path),
+			descr: c.descr, asn: c.asn, inst: c.inst, stats: c.stats, base: c.base, sup: c.owner})
+	}
+	sort.Slice(v, func(i, j int) bool {
+		di, dj := strings.Count(v[i].path, "/"), strings.Count(v[j].path, "/")
+		if di != dj {
+			return di < dj
+		}
+		return v[i].path < v[j].path
+	})
+	r.view.Store(&v)
+}
+
+// add registers sup with its Init tables: all or nothing.
+func (r *registry) add(sup *supplier) (uint64, error) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if len(r.sups) >= r.maxSup {
+		return 0, spmi.Errorf(spmi.SiCallocFailed, "%d suppliers registered, the daemon's limit", len(r.sups))
+	}
+	v := sup.vendor
+	vcx := r.cxs[v.Path()]
+	if vcx != nil && vcx.asn != v.ASN {
+		return 0, spmi.Errorf(spmi.SiDuplicate, "vendor context %s exists with ASN.1 number %d, not %d", v.Path(), vcx.asn, v.ASN)
+	}
+	if p, ok := r.vendors[v.ASN]; ok && p != v.Path() {
+		return 0, spmi.Errorf(spmi.SiDuplicate, "vendor ASN.1 number %d is already used by %s", v.ASN, p)
+	}
+	for i := range sup.init.Contexts {
+		c := &sup.init.Contexts[i]
+		if c.Path == v.Path() {
+			continue
+		}
+		if _, ok := r.cxs[c.Path]; ok {
+			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s already exists", c.Path)
+		}
+		if vcx != nil && parentOf(c.Path) == v.Path() && vcx.asns[c.ASN] {
+			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s: ASN.1 number %d is already used in %s", c.Path, c.ASN, v.Path())
+		}
+	}
+	// Everything checked: apply.
+	if vcx == nil {
+		vcx = newCx(v.Path(), v.Descr, v.ASN, SiNoInst, nil)
+		r.cxs[vcx.path], r.vendors[v.ASN] = vcx, vcx.path
+	}
+	vcx.users++
+	for i := range sup.init.Contexts {
+		c := &sup.init.Contexts[i]
+		if c.Path == v.Path() {
+			continue
+		}
+		r.link(newCx(c.Path, c.Descr, c.ASN, c.InstFreq, c.Stats), sup)
+	}
+	r.nextID++
+	sup.id = r.nextID
+	r.sups[sup.id] = sup
+	r.publish()
+	return sup.id, nil
+}
+
+// link adds c under its parent (which exists) for owner sup.
+func (r *registry) link(c *regCx, sup *supplier) {
+	c.owner = sup
+	p := r.cxs[parentOf(c.path)]
+	p.names[lastName(c.path)], p.asns[c.asn] = true, true
+	r.cxs[c.path] = c
+	sup.ncx++
+}
+
+func (r *registry) unlink(c *regCx) {
+	if p := r.cxs[parentOf(c.path)]; p != nil {
+		delete(p.names, lastName(c.path))
+		delete(p.asns, c.asn)
+	}
+	delete(r.cxs, c.path)
+	c.owner.ncx--
+}
+
+// remove drops every context of sup; the vendor context goes with its
+// last supplier. It is idempotent.
+func (r *registry) remove(sup *supplier) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sup.gone || sup.id == 0 {
+		sup.gone = true
+		return
+	}
+	sup.gone = true
+	delete(r.sups, sup.id)
+	for _, c := range r.cxs {
+		if c.owner == sup {
+			r.unlink(c)
+		}
+	}
+	if vcx := r.cxs[sup.vendor.Path()]; vcx != nil {
+		if vcx.users--; vcx.users == 0 {
+			delete(r.cxs, vcx.path)
+			delete(r.vendors, vcx.asn)
+		}
+	}
+	r.publish()
+}
+
+// addCx instantiates a volatile context and returns its slot offset.
+func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
+	t, err := CheckAddCx(m, sup.init, sup.vendor)
+	if err != nil {
+		return 0, err
+	}
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if sup.gone {
+		return 0, spmi.Errorf(spmi.SiAssumedDead, "the supplier was removed")
+	}
+	p := r.cxs[parentOf(m.Path)]
+	switch {
+	case p == nil:
+		return 0, spmi.Errorf(spmi.SiInvalidCx, "AddCx %q: parent context does not exist", m.Path)
+	case p.owner != sup && p.path != sup.vendor.Path():
+		return 0, badArg("AddCx %q: the parent context belongs to another supplier", m.Path)
+	case p.names[lastName(m.Path)]:
+		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: the name already exists in %s", m.Path, p.path)
+	case p.asns[m.ASN]:
+		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: ASN.1 number %d is already used in %s", m.Path, m.ASN, p.path)
+	case sup.ncx >= r.lim.MaxContexts:
+		return 0, spmi.Errorf(spmi.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
+	}
+	off, err := sup.slots.Alloc(SlotSize(t))
+	if err != nil {
+		return 0, err
+	}
+	if !sup.area(func(a []byte) { err = ZeroSlot(a, off, SlotSize(t)) }) {
+		err = shmErr("the shared file is unmapped")
+	}
+	if err != nil {
+		sup.slots.Release(off)
+		sup.faulted.Store(true)
+		return 0, err
+	}
+	c := newCx(m.Path, m.Descr, m.ASN, t.InstFreq, t.Stats)
+	c.base, c.volatile = off, true
+	r.link(c, sup)
+	r.publish()
+	return off, nil
+}
+
+// delCx deletes the volatile context whose slot starts at off.
+func (r *registry) delCx(sup *supplier, off uint32) error {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	var c *regCx
+	for _, x := range r.cxs {
+		if x.owner == sup && x.volatile && x.base == off {
+			c = x
+			break
+		}
+	}
+	if c == nil {
+		return spmi.Errorf(spmi.SiNotFound, "no volatile context of this supplier has its data at offset %d", off)
+	}
+	for _, x := range r.cxs {
+		if parentOf(x.path) == c.path {
+			return badArg("DelCx %s: delete its subcontexts first", c.path)
+		}
+	}
+	r.unlink(c)
+	r.publish()
+	sup.slots.Release(off)
+	return nil
+}

@@ -1,0 +1,244 @@
+//go:build linux
+
+package dds
+
+import (
+	"os"
+	"path/filepath"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+func wantNode(t *testing.T, h *spmi.Hierarchy, path, rel string, val uint64) {
+	t.Helper()
+	n := lookup(h, path)
+	if n == nil {
+		t.Fatalf("%s: not in the tree", path)
+	}
+	if n.Rel.String() != rel {
+		t.Fatalf("%s: relative id %s, want %s", path, n.Rel, rel)
+	}
+	if !n.Value.OK() || n.Value.Uint64() != val {
+		t.Fatalf("%s: value %v, want %d", path, n.Value, val)
+	}
+}
+
+func TestServerGuideSample(t *testing.T) {
+	s, h := testServer(t, nil)
+	ts := newSupFile(t, guideInit())
+	if r := ts.register(s, spmi.SiSuccess); r.Value == 0 {
+		t.Fatal("registration number 0")
+	}
+	ts.put(0, 42)
+	ts.put(8, 7)
+	ts.put(16, 5)
+	ts.put(24, 9)
+	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 42)
+	wantNode(t, h, "DDS/IBM/Test/widgets", "99.2.220.2", 7)
+	wantNode(t, h, "DDS/IBM/Moretest/SubTest/level", "99.2.221.222.1", 5)
+	wantNode(t, h, "DDS/IBM/Moretest/SubTest/queue", "99.2.221.222.2", 9)
+	ts.put(0, 43)
+	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 43)
+
+	// AddCx: the slot is zeroed before it is visible.
+	for off := uint32(32); off < 64; off += 8 {
+		ts.put(off, 0xdead)
+	}
+	r := ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Moretest/INST1", Descr: "inst", ASN: 215}, -1, spmi.SiSuccess)
+	slot := uint32(r.Value)
+	if slot < 32 || slot%8 != 0 {
+		t.Fatalf("slot offset %d", slot)
+	}
+	wantNode(t, h, "DDS/IBM/Moretest/INST1/solutions", "99.2.221.215.2", 0)
+	ts.put(slot+8, 77)
+	wantNode(t, h, "DDS/IBM/Moretest/INST1/solutions", "99.2.221.215.2", 77)
+	ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Moretest/INST2", Descr: "inst", ASN: 215}, -1, spmi.SiDuplicate)
+	ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Moretest/SubTest", Descr: "inst", ASN: 300}, -1, spmi.SiDuplicate)
+	ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Nowhere/X", Descr: "inst", ASN: 300}, -1, spmi.SiInvalidCx)
+	ts.must(&AddCx{Ix: 0, Path: "DDS/Other/X", Descr: "inst", ASN: 300}, -1, spmi.SiBadArgument)
+	ts.must(&AddCx{Ix: 5, Path: "DDS/IBM/X", Descr: "inst", ASN: 300}, -1, spmi.SiBadArgument)
+
+	// DelCx: gone at the next refresh; a second delete finds nothing.
+	ts.must(&DelCx{Offset: slot}, -1, spmi.SiSuccess)
+	if lookup(h, "DDS/IBM/Moretest/INST1/") != nil {
+		t.Fatal("INST1 still served after DelCx")
+	}
+	ts.must(&DelCx{Offset: slot}, -1, spmi.SiNotFound)
+	ts.must(&Init{Version: 1}, -1, spmi.SiBadArgument) // second Init: kept
+
+	ts.must(&Exit{}, -1, spmi.SiSuccess)
+	if lookup(h, "DDS/IBM/") != nil {
+		t.Fatal("DDS/IBM still served after Exit")
+	}
+	if g, _ := LoadGoAway(ts.mem); g {
+		t.Fatal("SiShGoAway set on an orderly Exit")
+	}
+	ts.waitEOF()
+	if lookup(h, "DDS/") == nil {
+		t.Fatal("the DDS context itself must stay")
+	}
+}
+
+// otherInit is a second IBM supplier with its own context.
+func otherInit(path string, asn uint32) *Init {
+	return &Init{Version: 1, AreaLen: 64, PermLen: 8, Contexts: []Cx{
+		{Path: "DDS/IBM", Descr: "IBM", ASN: 2},
+		{Path: path, Descr: "other", ASN: asn, Stats: []Stat{
+			{Name: "n", Descr: "a number", Max: 10, DataType: SiLong, ASN: 1, Size: 8, Type: SiULong},
+		}},
+	}}
+}
+
+func TestServerSharedVendor(t *testing.T) {
+	s, h := testServer(t, nil)
+	a := newSupFile(t, guideInit())
+	a.register(s, spmi.SiSuccess)
+	b := newSupFile(t, otherInit("DDS/IBM/Other", 230))
+	b.register(s, spmi.SiSuccess)
+	b.put(0, 3)
+	wantNode(t, h, "DDS/IBM/Other/n", "99.2.230.1", 3)
+
+	// A vendor context under another number, or a clashing number.
+	c := newSupFile(t, otherInit("DDS/IBM/Third", 231))
+	c.init.Contexts[0].ASN = 3
+	c.register(s, spmi.SiDuplicate)
+	d := newSupFile(t, otherInit("DDS/IBM/Fourth", 220))
+	d.register(s, spmi.SiDuplicate)
+
+	// A supplier only touches its own contexts.
+	a.must(&AddCx{Ix: 0, Path: "DDS/IBM/Other/X", Descr: "x", ASN: 9}, -1, spmi.SiBadArgument)
+
+	a.c.Close() // EOF: removed at once, SiShGoAway set
+	eventually(t, "A's contexts removed", func() bool { return lookup(h, "DDS/IBM/Test/") == nil })
+	if g, _ := LoadGoAway(a.mem); !g {
+		t.Fatal("SiShGoAway not set after EOF")
+	}
+	if lookup(h, "DDS/IBM/Other/n") == nil {
+		t.Fatal("B's context went with A")
+	}
+	b.c.Close()
+	eventually(t, "DDS/IBM removed", func() bool { return lookup(h, "DDS/IBM/") == nil })
+}
+
+func TestServerDuplicateAppliesNothing(t *testing.T) {
+	s, h := testServer(t, nil)
+	a := newSupFile(t, guideInit())
+	a.register(s, spmi.SiSuccess)
+	in := otherInit("DDS/IBM/Fresh", 240)
+	in.Contexts = append(in.Contexts, Cx{Path: "DDS/IBM/Test", Descr: "dup", ASN: 241})
+	b := newSupFile(t, in)
+	b.register(s, spmi.SiDuplicate)
+	b.waitEOF()
+	if lookup(h, "DDS/IBM/Fresh/") != nil {
+		t.Fatal("half-applied registration")
+	}
+	a.must(&Exit{}, -1, spmi.SiSuccess)
+	if lookup(h, "DDS/IBM/") != nil {
+		t.Fatal("vendor context kept by a refused registration")
+	}
+}
+
+func TestServerStaleStamp(t *testing.T) {
+	s, h := testServer(t, func(s *Server) { s.timeout = 300 * time.Millisecond })
+	dead := newSupFile(t, guideInit())
+	dead.register(s, spmi.SiSuccess)
+	live := newSupFile(t, otherInit("DDS/IBM/Live", 250))
+	live.register(s, spmi.SiSuccess)
+	stop := time.Now().Add(700 * time.Millisecond)
+	for i := uint64(1); time.Now().Before(stop); i++ {
+		le.PutUint64(live.mem[OffT:], i) // gettimeofday, as far as the daemon cares
+		time.Sleep(20 * time.Millisecond)
+	}
+	if lookup(h, "DDS/IBM/Test/") != nil {
+		t.Fatal("stale supplier still served")
+	}
+	if g, _ := LoadGoAway(dead.mem); !g {
+		t.Fatal("SiShGoAway not set")
+	}
+	dead.waitEOF()
+	if lookup(h, "DDS/IBM/Live/n") == nil {
+		t.Fatal("live supplier removed")
+	}
+}
+
+func TestServerRefusesFiles(t *testing.T) {
+	s, h := testServer(t, nil)
+	// A symbolic link to the real file.
+	ts := newSupFile(t, guideInit())
+	link := filepath.Join(t.TempDir(), "link")
+	if err := os.Symlink(ts.init.File, link); err != nil {
+		t.Fatal(err)
+	}
+	ts.init.File = link
+	ts.register(s, spmi.SiShmemFailed)
+	ts.waitEOF()
+
+	// A path naming another file than the descriptor.
+	other := newSupFile(t, guideInit())
+	ts = newSupFile(t, guideInit())
+	ts.init.File = other.init.File
+	ts.register(s, spmi.SiShmemFailed)
+
+	// A file owned by someone else.
+	ts = newSupFile(t, guideInit())
+	if os.Geteuid() != 0 {
+		t.Log("not root: owner check not tested")
+	} else if err := os.Chown(ts.init.File, 12345, 12345); err != nil {
+		t.Fatal(err)
+	} else {
+		r := ts.register(s, spmi.SiShmemFailed)
+		if want := "owned by uid 12345"; !contains(r.Errmsg, want) {
+			t.Fatalf("%q does not say %q", r.Errmsg, want)
+		}
+	}
+	// No descriptor at all; a request before Init.
+	ts = newSupFile(t, guideInit())
+	ts.dial(s)
+	ts.must(ts.init, -1, spmi.SiShmemFailed)
+	ts.dial(s)
+	ts.must(&AddCx{Path: "DDS/IBM/X"}, -1, spmi.SiNotInit)
+	if lookup(h, "DDS/IBM/") != nil {
+		t.Fatal("a refused supplier is served")
+	}
+}
+
+func contains(s, sub string) bool {
+	for i := 0; i+len(sub) <= len(s); i++ {
+		if s[i:i+len(sub)] == sub {
+			return true
+		}
+	}
+	return false
+}
+
+func TestServerTruncatedFile(t *testing.T) {
+	s, h := testServer(t, func(s *Server) { s.tick = time.Hour }) // removal by Collect's notice
+	ts := newSupFile(t, guideInit())
+	ts.register(s, spmi.SiSuccess)
+	ts.put(0, 1)
+	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)
+	if err := ts.f.Truncate(0); err != nil {
+		t.Fatal(err)
+	}
+	snap := h.Refresh()
+	n, err := snap.Lookup("DDS/IBM/Test/gadgets")
+	if err == nil && n.Value.OK() {
+		t.Fatal("value read from a truncated file")
+	}
+	if len(snap.Failures) == 0 {
+		t.Fatal("no failure reported")
+	}
+	eventually(t, "faulted supplier removed", func() bool { return lookup(h, "DDS/IBM/") == nil })
+	ts.waitEOF()
+}
+
+func TestServerPeerRefused(t *testing.T) {
+	s, _ := testServer(t, func(s *Server) { s.cfg.AllowUIDs = []uint32{12345} })
+	ts := newSupFile(t, guideInit())
+	ts.dial(s)
+	if r, err := ts.send(ts.init, int(ts.f.Fd())); err == nil {
+		t.Fatalf("refused peer got a reply: %v", r.Err())
+	}
+}

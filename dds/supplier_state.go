@@ -1,0 +1,161 @@
+package dds
+
+import (
+	"fmt"
+	"net"
+	"os"
+	"strconv"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// supplier is one registered connection and its mapped file.
+type supplier struct {
+	id     uint64
+	conn   *net.UnixConn
+	pid    int32
+	uid    uint32
+	init   *Init
+	vendor Vendor
+	slots  *Slots // guarded by registry.mu
+	ncx    int    // live contexts, guarded by registry.mu
+	gone   bool   // removed from the registry, guarded by registry.mu
+
+	memMu  sync.RWMutex // readers hold it while touching mem
+	mem    []byte       // whole mapping; nil once unmapped
+	layout Layout
+
+	stamp    Stamp // liveness: last stamp and when it changed (watch only)
+	stampAt  time.Time
+	faulted  atomic.Bool  // a read faulted: remove at the next check
+	lastRead atomic.Int64 // UnixNano of the last Collect that read it
+}
+
+// area runs f on the data area under the read lock; false if unmapped.
+func (s *supplier) area(f func(area []byte)) bool {
+	s.memMu.RLock()
+	defer s.memMu.RUnlock()
+	if s.mem == nil {
+		return false
+	}
+	f(s.layout.Area(s.mem))
+	return true
+}
+
+func (s *supplier) unmap() {
+	s.memMu.Lock()
+	defer s.memMu.Unlock()
+	if s.mem != nil {
+		unix.Munmap(s.mem)
+		s.mem = nil
+	}
+}
+
+func (s *supplier) goAway() {
+	s.memMu.RLock()
+	defer s.memMu.RUnlock()
+	if s.mem != nil {
+		SetGoAway(s.mem)
+	}
+}
+
+// noteRead sets SiShInterval to the gap since the previous read (at least
+// 100 ms) and SiShSubscrib to the number of values read now.
+func (s *supplier) noteRead(now time.Time, n int) {
+	prev := s.lastRead.Swap(now.UnixNano())
+	s.area(func([]byte) {
+		if prev != 0 {
+			ms := max(now.Sub(time.Unix(0, prev)).Milliseconds(), 100)
+			StoreInterval(s.mem, int32(min(ms, 1<<31-1)))
+		}
+		StoreSubscrib(s.mem, int32(n))
+	})
+}
+
+// check returns why the supplier is dead, or "".
+func (s *supplier) check(now time.Time, timeout time.Duration) string {
+	if s.faulted.Load() {
+		return "memory fault reading its file"
+	}
+	var st Stamp
+	var err error
+	if !s.area(func([]byte) { st, err = LoadStamp(s.mem) }) {
+		return ""
+	}
+	switch {
+	case err != nil:
+		return err.Error()
+	case st != s.stamp:
+		s.stamp, s.stampAt = st, now
+	case now.Sub(s.stampAt) > timeout:
+		return fmt.Sprintf("SiShT unchanged for %v", now.Sub(s.stampAt).Round(time.Second))
+	}
+	return ""
+}
+
+func shmErr(format string, args ...any) error {
+	return spmi.Errorf(spmi.SiShmemFailed, format, args...)
+}
+
+// mapShared checks the passed descriptor against the peer and the Init's
+// path, maps it shared read-write and validates it. The caller keeps fd.
+func mapShared(fd int, m *Init, cr *unix.Ucred, lim Limits) ([]byte, Layout, error) {
+	var l Layout
+	var st, ls unix.Stat_t
+	if err := unix.Fstat(fd, &st); err != nil {
+		return nil, l, shmErr("fstat of the passed descriptor: %v", err)
+	}
+	switch {
+	case st.Mode&unix.S_IFMT != unix.S_IFREG:
+		return nil, l, shmErr("the passed descriptor is not a regular file")
+	case st.Uid != cr.Uid:
+		return nil, l, shmErr("file %s is owned by uid %d, the supplier runs as uid %d", m.File, st.Uid, cr.Uid)
+	case st.Size < HeaderSize || st.Size > lim.MaxFileLen():
+		return nil, l, shmErr("file %s is %d bytes, want %d..%d", m.File, st.Size, HeaderSize, lim.MaxFileLen())
+	}
+	if err := unix.Lstat(m.File, &ls); err != nil {
+		return nil, l, shmErr("lstat %s: %v", m.File, err)
+	}
+	switch {
+	case ls.Mode&unix.S_IFMT == unix.S_IFLNK:
+		return nil, l, shmErr("%s is a symbolic link", m.File)
+	case ls.Mode&unix.S_IFMT != unix.S_IFREG || ls.Dev != st.Dev || ls.Ino != st.Ino:
+		return nil, l, shmErr("%s is not the file whose descriptor was passed", m.File)
+	}
+	mem, err := unix.Mmap(fd, 0, int(st.Size), unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return nil, l, shmErr("mmap %s: %v", m.File, err)
+	}
+	l, err = ValidateFile(mem, ExpectFor(m, cr.Pid, procStart(cr.Pid)), lim)
+	if err != nil {
+		unix.Munmap(mem)
+		return nil, l, err
+	}
+	return mem, l, nil
+}
+
+// procStart is field 22 of /proc/<pid>/stat (start time in clock ticks
+// since boot), 0 if unknown, which skips the comparison.
+func procStart(pid int32) uint64 {
+	b, err := os.ReadFile("/proc/" + strconv.Itoa(int(pid)) + "/stat")
+	if err != nil {
+		return 0
+	}
+	s := string(b)
+	i := strings.LastIndexByte(s, ')')
+	if i < 0 {
+		return 0
+	}
+	f := strings.Fields(s[i+1:]) // field 3 onwards
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(f[19], 10, 64)
+	return v
+}
