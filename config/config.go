@@ -9,6 +9,7 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -35,6 +36,7 @@ type Config struct {
 	AgentXSession AgentXSession `mapstructure:"agentx_session"`
 	Refresh       Refresh       `mapstructure:"refresh"`
 	Host          Host          `mapstructure:"host"`
+	DDS           DDS           `mapstructure:"dds"`
 	Log           Log           `mapstructure:"log"`
 
 	// Base is BaseOID parsed.
@@ -74,6 +76,17 @@ type Host struct {
 	FSTypeIgnore  string        `mapstructure:"fs_type_ignore"`
 	StatfsTimeout time.Duration `mapstructure:"statfs_timeout"`
 	Disabled      []string      `mapstructure:"disabled"`
+}
+
+// DDS configures the socket where Dynamic Data Suppliers register.
+type DDS struct {
+	Enabled      bool          `mapstructure:"enabled"`
+	Socket       string        `mapstructure:"socket"` // "" is <run_dir>/dds.sock
+	Group        int           `mapstructure:"group"`  // gid of the socket; <= 0 leaves it
+	AllowUIDs    []int         `mapstructure:"allow_uids"`
+	AllowGIDs    []int         `mapstructure:"allow_gids"`
+	StampTimeout time.Duration `mapstructure:"stamp_timeout"`
+	MaxSuppliers int           `mapstructure:"max_suppliers"`
 }
 
 // Log configures logging.
@@ -258,7 +271,26 @@ func (c *Config) finish() error {
 			bad(r.key, "%q is not a regular expression (Go RE2 syntax): %v", r.expr, err)
 		}
 	}
-	for _, p := range []struct{ key, dir string }{{"run_dir", c.RunDir}, {"state_dir", c.StateDir}, {"host.proc_root", c.Host.ProcRoot}, {"host.sys_root", c.Host.SysRoot}} {
+	if c.DDS.Socket == "" {
+		c.DDS.Socket = filepath.Join(c.RunDir, "dds.sock")
+	}
+	if t := c.DDS.StampTimeout; t < 15*time.Second || t > 600*time.Second {
+		bad("dds.stamp_timeout", "%v is not from 15s to 600s", t)
+	}
+	if n := c.DDS.MaxSuppliers; n < 1 || n > 10000 {
+		bad("dds.max_suppliers", "%d is not from 1 to 10000", n)
+	}
+	for _, ids := range []struct {
+		key string
+		ids []int
+	}{{"dds.allow_uids", c.DDS.AllowUIDs}, {"dds.allow_gids", c.DDS.AllowGIDs}} {
+		for _, id := range ids.ids {
+			if id < 0 || id > math.MaxUint32 {
+				bad(ids.key, "%d is not a user or group id (0 to 4294967295)", id)
+			}
+		}
+	}
+	for _, p := range []struct{ key, dir string }{{"run_dir", c.RunDir}, {"state_dir", c.StateDir}, {"host.proc_root", c.Host.ProcRoot}, {"host.sys_root", c.Host.SysRoot}, {"dds.socket", c.DDS.Socket}} {
 		if !filepath.IsAbs(p.dir) {
 			bad(p.key, "%q is not an absolute path", p.dir)
 		}

@@ -16,6 +16,7 @@ import (
 
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -117,6 +118,9 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	for _, p := range provs {
 		names = append(names, p.Name())
 	}
+	if c.DDS.Enabled {
+		names = append(names, dds.Root)
+	}
 	names = append(names, "Agent")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
@@ -149,6 +153,10 @@ func (d *Daemon) Run(ctx context.Context) error {
 	sock := control.SocketPath(d.cfg.RunDir)
 	defer os.Remove(sock)
 
+	serveDDS, err := d.startDDS()
+	if err != nil {
+		return err
+	}
 	snap := d.h.Refresh()
 	d.logServes(snap)
 
@@ -168,6 +176,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	srv := &control.Server{H: d.h, Log: d.log, Version: Version}
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
 	start("refresh", func(ctx context.Context) error { d.refreshLoop(ctx); return nil })
+	if serveDDS != nil {
+		start("dds", serveDDS)
+	}
 	d.mu.Lock()
 	for _, f := range d.frontends {
 		start(f.Name(), f.Run)
