@@ -1,0 +1,115 @@
+package client
+
+import (
+	"errors"
+	"fmt"
+	"net"
+	"os"
+	"path/filepath"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/dds"
+)
+
+// ErrDisconnected wraps a failure caused by losing the daemon's socket.
+// The mapping and the handles stay valid; Check or the next AddCx or
+// DelCx reconnects.
+var ErrDisconnected = errors.New("dds client: connection to the daemon lost")
+
+// SocketPath is the daemon's socket the library uses when no path is
+// given: $SUBAGENT_DDS_SOCKET, else $SUBAGENT_RUN_DIR/dds.sock, else the
+// daemon's default run directory (config.defaultRunDir) for this user:
+// /run/subagent for root, $XDG_RUNTIME_DIR/subagent, /tmp/subagent-<uid>.
+// Since a supplier cannot know the daemon's uid, an existing socket among
+// those defaults wins, /run/subagent first (docs/DDS.md §5 q6).
+func SocketPath() string {
+	if p := os.Getenv("SUBAGENT_DDS_SOCKET"); p != "" {
+		return p
+	}
+	if d := os.Getenv("SUBAGENT_RUN_DIR"); d != "" {
+		return filepath.Join(d, "dds.sock")
+	}
+	dirs := []string{"/run/subagent"}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
+		dirs = append(dirs, filepath.Join(d, "subagent"))
+	}
+	dirs = append(dirs, fmt.Sprintf("/tmp/subagent-%d", os.Geteuid()))
+	for _, d := range dirs {
+		if fi, err := os.Stat(filepath.Join(d, "dds.sock")); err == nil && fi.Mode()&os.ModeSocket != 0 {
+			return filepath.Join(d, "dds.sock")
+		}
+	}
+	def := dirs[len(dirs)-1] // the daemon's own default for our uid
+	if os.Geteuid() == 0 {
+		def = dirs[0]
+	} else if len(dirs) == 3 {
+		def = dirs[1]
+	}
+	return filepath.Join(def, "dds.sock")
+}
+
+// conn is one registration connection: strictly request and reply.
+type conn struct {
+	c   *net.UnixConn
+	lim dds.Limits
+}
+
+func dial(path string) (*conn, error) {
+	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+	if err != nil {
+		return nil, fmt.Errorf("%w: %v", ErrDisconnected, err)
+	}
+	return &conn{c: c}, nil
+}
+
+// roundTrip sends m (with fd as SCM_RIGHTS when fd >= 0) and reads the
+// reply. A daemon error is the Reply's *spmi.Error; an I/O failure wraps
+// ErrDisconnected.
+func (c *conn) roundTrip(m dds.Message, fd int) (uint64, error) {
+	b, err := dds.Marshal(m, c.lim)
+	if err != nil {
+		return 0, err
+	}
+	if fd >= 0 {
+		var n int
+		n, _, err = c.c.WriteMsgUnix(b, unix.UnixRights(fd), nil)
+		if err == nil && n < len(b) {
+			_, err = c.c.Write(b[n:])
+		}
+	} else {
+		_, err = c.c.Write(b)
+	}
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s: %v", ErrDisconnected, m.Type(), err)
+	}
+	r, err := dds.ReadMessage(c.c, c.lim)
+	if err != nil {
+		return 0, fmt.Errorf("%w: %s reply: %v", ErrDisconnected, m.Type(), err)
+	}
+	rep, ok := r.(*dds.Reply)
+	if !ok || rep.To != m.Type() {
+		return 0, fmt.Errorf("%w: %s answered by %s", ErrDisconnected, m.Type(), r.Type())
+	}
+	return rep.Value, rep.Err()
+}
+
+// closed reports whether the daemon closed its end, without blocking.
+// The protocol never sends anything unasked, so any readable byte or EOF
+// means the connection is over.
+func (c *conn) closed() bool {
+	rc, err := c.c.SyscallConn()
+	if err != nil {
+		return true
+	}
+	dead := false
+	_ = rc.Read(func(fd uintptr) bool {
+		var b [1]byte
+		n, _, err := unix.Recvfrom(int(fd), b[:], unix.MSG_PEEK|unix.MSG_DONTWAIT)
+		dead = n >= 0 && err == nil || err != nil && err != unix.EAGAIN
+		return true
+	})
+	return dead
+}
+
+func (c *conn) close() error { return c.c.Close() }

@@ -1,0 +1,158 @@
+package client
+
+import (
+	"bytes"
+	"errors"
+	"math/rand/v2"
+	"os"
+	"strconv"
+	"sync/atomic"
+	"syscall"
+	"unsafe"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// shm is the supplier's shared file and its mapping.
+type shm struct {
+	f        *os.File
+	mem      []byte // whole file
+	area     []byte // data area
+	path     string
+	dev, ino uint64 // to unlink only the file we created
+	inPlace  bool   // an existing file reused: never unlinked
+}
+
+func ownRegular(f *os.File) bool {
+	var st unix.Stat_t
+	return unix.Fstat(int(f.Fd()), &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && int(st.Uid) == os.Geteuid()
+}
+
+func shmErr(format string, args ...any) error {
+	return spmi.Errorf(spmi.SiShmemFailed, format, args...)
+}
+
+// createShm creates the shared file for the area described by m, maps it
+// and writes the header; the caller publishes it with newGen.
+func createShm(path string, m *dds.Init) (*shm, error) {
+	if !isAbs(path) {
+		return nil, spmi.Errorf(spmi.SiBadArgument, "shared file %q: the path must be absolute", path)
+	}
+	// A stale file of ours is unlinked: a new layout is a new inode.
+	var st unix.Stat_t
+	if unix.Lstat(path, &st) == nil && st.Mode&unix.S_IFMT == unix.S_IFREG && int(st.Uid) == os.Geteuid() {
+		_ = os.Remove(path)
+	}
+	f, err := os.OpenFile(path, os.O_RDWR|os.O_CREATE|os.O_EXCL|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0o600)
+	inPlace := false
+	if errors.Is(err, os.ErrPermission) || errors.Is(err, os.ErrExist) {
+		// The directory is not writable but our file is: rewrite it in
+		// place; the new generation tells the contents apart.
+		if g, err2 := os.OpenFile(path, os.O_RDWR|syscall.O_NOFOLLOW|syscall.O_CLOEXEC, 0); err2 == nil {
+			if ownRegular(g) {
+				f, err, inPlace = g, nil, true
+			} else {
+				g.Close()
+			}
+		}
+	}
+	if err != nil {
+		return nil, shmErr("shared file: %v", err)
+	}
+	s := &shm{f: f, path: path, inPlace: inPlace}
+	size := dds.HeaderSize + int(m.AreaLen)
+	if err := s.setup(size, m); err != nil {
+		s.close(true)
+		return nil, err
+	}
+	return s, nil
+}
+
+func (s *shm) setup(size int, m *dds.Init) error {
+	if err := s.f.Truncate(int64(size)); err != nil {
+		return shmErr("shared file: %v", err)
+	}
+	var st unix.Stat_t
+	if err := unix.Fstat(int(s.f.Fd()), &st); err != nil {
+		return shmErr("shared file: %v", err)
+	}
+	s.dev, s.ino = uint64(st.Dev), st.Ino
+	mem, err := unix.Mmap(int(s.f.Fd()), 0, size, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		return shmErr("mmap %s: %v", s.path, err)
+	}
+	s.mem = mem
+	s.area = mem[dds.HeaderSize:]
+	h := dds.NewHeader(m.AreaLen, m.PermLen, int32(os.Getpid()), startTime(), s.path)
+	h.Area = uint64(uintptr(unsafe.Pointer(&s.area[0])))
+	h.Encode(mem)
+	return nil
+}
+
+// newGen publishes the header with a fresh nonzero generation, stored last.
+func (s *shm) newGen() (uint64, error) {
+	old, _ := dds.LoadGen(s.mem)
+	g := rand.Uint64()
+	for g == 0 || g == old {
+		g = rand.Uint64()
+	}
+	return g, dds.StoreGen(s.mem, g)
+}
+
+// stamp writes SiShT as a native struct timeval with 64-bit members.
+func (s *shm) stamp(sec, usec int64) {
+	if s.mem == nil {
+		return // after Exit
+	}
+	w := (*[2]uint64)(unsafe.Pointer(&s.mem[dds.OffT]))
+	atomic.StoreUint64(&w[1], uint64(usec))
+	atomic.StoreUint64(&w[0], uint64(sec))
+}
+
+func (s *shm) load32(off int) uint32 {
+	if s.mem == nil {
+		return 0 // after Exit
+	}
+	return atomic.LoadUint32((*uint32)(unsafe.Pointer(&s.mem[off])))
+}
+
+// close unmaps and closes; with remove it unlinks the file if the path
+// still names the inode we created.
+func (s *shm) close(remove bool) error {
+	var errs []error
+	if s.mem != nil {
+		errs = append(errs, unix.Munmap(s.mem))
+		s.mem, s.area = nil, nil
+	}
+	if remove && !s.inPlace {
+		var st unix.Stat_t
+		if unix.Lstat(s.path, &st) == nil && uint64(st.Dev) == s.dev && st.Ino == s.ino {
+			errs = append(errs, os.Remove(s.path))
+		}
+	}
+	errs = append(errs, s.f.Close())
+	return errors.Join(errs...)
+}
+
+// startTime is field 22 of /proc/self/stat, 0 if unknown.
+func startTime() uint64 {
+	b, err := os.ReadFile("/proc/self/stat")
+	if err != nil {
+		return 0
+	}
+	i := bytes.LastIndexByte(b, ')')
+	if i < 0 {
+		return 0
+	}
+	f := bytes.Fields(b[i+1:]) // f[0] is field 3
+	if len(f) < 20 {
+		return 0
+	}
+	v, _ := strconv.ParseUint(string(f[19]), 10, 64)
+	return v
+}
+
+func isAbs(p string) bool { return len(p) > 0 && p[0] == '/' }

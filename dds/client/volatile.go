@@ -1,0 +1,166 @@
+package client
+
+import (
+	"slices"
+	"sync/atomic"
+	"unsafe"
+
+	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Instance is a live volatile context (SpmiDdsAddCx): its handles point
+// into the slot the daemon allocated.
+type Instance struct {
+	s     *Supplier
+	t     *Template
+	add   dds.AddCx
+	off   uint32 // slot offset in the data area
+	cells []instCell
+}
+
+type instCell struct {
+	c   *cell
+	off uint32 // within the slot
+}
+
+// Path is the instance's context path.
+func (in *Instance) Path() string { return in.add.Path }
+
+// Offset is the slot's offset in the data area.
+func (in *Instance) Offset() uint32 {
+	in.s.mu.Lock()
+	defer in.s.mu.Unlock()
+	return in.off
+}
+
+func (in *Instance) cell(t *Template, off uint32) *cell {
+	if t != in.t {
+		panic("dds/client: field of another template")
+	}
+	in.s.mu.Lock()
+	defer in.s.mu.Unlock()
+	c := newCell()
+	if in.s.opt.AutoStamp {
+		c.stamp = in.s
+	}
+	if slices.Contains(in.s.live, in) {
+		c.bind(in.s.shm.area, in.off+off)
+	}
+	in.cells = append(in.cells, instCell{c, off})
+	return c
+}
+
+// Counter is the handle of counter field f in this instance.
+func (in *Instance) Counter(f Field[Counter]) *Counter { return &Counter{in.cell(f.t, f.off)} }
+
+// Gauge is the handle of gauge field f in this instance.
+func (in *Instance) Gauge(f Field[Gauge]) *Gauge { return &Gauge{in.cell(f.t, f.off)} }
+
+// Float is the handle of float field f in this instance.
+func (in *Instance) Float(f Field[Float]) *Float { return &Float{in.cell(f.t, f.off)} }
+
+func (in *Instance) bind() {
+	for _, c := range in.cells {
+		c.c.bind(in.s.shm.area, in.off+c.off)
+	}
+}
+
+func (in *Instance) park() {
+	for _, c := range in.cells {
+		c.c.park()
+	}
+}
+
+// AddCx adds context path, an instance of template t (SpmiDdsAddCx).
+func (s *Supplier) AddCx(t *Template, path, descr string, asn uint32) (*Instance, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if t == nil || int(t.ix) >= len(s.v.templates) || s.v.templates[t.ix] != t {
+		return nil, spmi.Errorf(spmi.SiBadArgument, "AddCx: template not declared for this supplier")
+	}
+	in := &Instance{s: s, t: t, add: dds.AddCx{Ix: t.ix, Path: path, Descr: descr, ASN: asn}}
+	off, err := s.request(&in.add)
+	if err != nil {
+		return nil, err
+	}
+	if err := s.slotOK(off, t); err != nil {
+		return nil, err
+	}
+	in.off = uint32(off)
+	s.live = append(s.live, in)
+	return in, nil
+}
+
+func (s *Supplier) slotOK(off uint64, t *Template) error {
+	if off < uint64(s.init.PermLen) || off%8 != 0 || off+uint64(t.cx.DataSize) > uint64(s.init.AreaLen) {
+		return spmi.Errorf(spmi.SiShmemFailed, "AddCx: the daemon returned slot offset %d, outside the volatile part", off)
+	}
+	return nil
+}
+
+// DelCx deletes a volatile context (SpmiDdsDelCx). Its handles then write
+// to private memory.
+func (s *Supplier) DelCx(in *Instance) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	i := slices.Index(s.live, in)
+	if i < 0 {
+		return spmi.Errorf(spmi.SiBadArgument, "DelCx: not a live instance of this supplier")
+	}
+	if err := s.ready(); err != nil { // may move in
+		return err
+	}
+	if _, err := s.request(&dds.DelCx{Offset: in.off}); err != nil {
+		return err
+	}
+	s.live = slices.Delete(s.live, i, i+1)
+	in.park()
+	return nil
+}
+
+// connect re-registers after the connection was lost (s.mu held): a new
+// generation, Init, and every live AddCx again in their original order.
+// The new daemon zeroes each slot, which may also be another one, so the
+// values are saved first and written back where the instance now lives.
+func (s *Supplier) connect() error {
+	if s.conn != nil {
+		return nil
+	}
+	saved := make([][]uint64, len(s.live))
+	for i, in := range s.live {
+		saved[i] = s.words(in.off, in.t.cx.DataSize)
+	}
+	if err := s.register(); err != nil {
+		return err
+	}
+	for i, in := range s.live {
+		off, err := s.conn.roundTrip(&in.add, -1)
+		if err == nil {
+			err = s.slotOK(off, in.t)
+		}
+		if err != nil {
+			// Keep the registration consistent: drop it, retry later.
+			s.drop()
+			return err
+		}
+		in.off = uint32(off)
+		for j, w := range saved[i] {
+			atomic.StoreUint64(s.word(in.off+8*uint32(j)), w)
+		}
+		in.bind()
+	}
+	return nil
+}
+
+func (s *Supplier) word(off uint32) *uint64 {
+	return (*uint64)(unsafe.Pointer(&s.shm.area[off]))
+}
+
+func (s *Supplier) words(off, size uint32) []uint64 {
+	w := make([]uint64, size/8)
+	for i := range w {
+		w[i] = atomic.LoadUint64(s.word(off + 8*uint32(i)))
+	}
+	return w
+}
