@@ -32,7 +32,9 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 	if !d.cfg.DDS.Enabled {
 		return nil, nil
 	}
-	cfg, err := DDSConfig(d.cfg, d.log).Norm()
+	cfg := DDSConfig(d.cfg, d.log)
+	cfg.OnChange = d.h.Invalidate
+	cfg, err = cfg.Norm()
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)
 	}

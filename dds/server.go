@@ -22,6 +22,7 @@ type ServerConfig struct {
 	StampTimeout time.Duration
 	MaxSuppliers int
 	IOTimeout    time.Duration // to finish a started frame or a reply
+	OnChange     func()        // after every change of the served contexts; must not block
 	Limits       Limits
 	Logger       *slog.Logger
 }
@@ -105,8 +106,10 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		ln.Close()
 		return nil, fmt.Errorf("dds: socket permissions: %w", err)
 	}
+	reg := newRegistry(cfg.MaxSuppliers, cfg.Limits)
+	reg.setOnChange(cfg.OnChange)
 	return &Server{
-		cfg: cfg, log: cfg.Logger, reg: newRegistry(cfg.MaxSuppliers, cfg.Limits),
+		cfg: cfg, log: cfg.Logger, reg: reg,
 		ln: ln, timeout: cfg.StampTimeout, tick: time.Second,
 		conns: map[*net.UnixConn]struct{}{}, done: make(chan struct{}),
 	}, nil

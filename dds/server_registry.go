@@ -56,6 +56,9 @@ type registry struct {
 	vendors map[uint32]string // vendor ASN -> path
 	view    atomic.Pointer[[]cxView]
 	faults  chan struct{} // Collect saw a fault: wake the watcher
+	// onChange tells the hierarchy that its snapshot is out of date, so
+	// the next walk after a reply sees the change.
+	onChange func()
 }
 
 func newRegistry(maxSup int, lim Limits) *registry {
@@ -63,6 +66,13 @@ func newRegistry(maxSup int, lim Limits) *registry {
 		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, faults: make(chan struct{}, 1)}
 	r.publish()
 	return r
+}
+
+// onChange is called after each publish (with mu held: it must not block).
+func (r *registry) setOnChange(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onChange = f
 }
 
 func (r *registry) all() []*supplier {
@@ -77,6 +87,9 @@ func (r *registry) all() []*supplier {
 
 // publish rebuilds the view, parents before children. Called with mu held.
 func (r *registry) publish() {
+	if r.onChange != nil {
+		defer r.onChange()
+	}
 	v := make([]cxView, 0, len(r.cxs))
 	for _, c := range r.cxs {
 		v = append(v, cxView{path: c.path, parent: parentOf(c.path), name: lastName(c.path),

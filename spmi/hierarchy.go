@@ -52,6 +52,7 @@ type Hierarchy struct {
 	stats   RefreshStats
 
 	snap       atomic.Pointer[Snapshot]
+	stale      atomic.Bool // Invalidate was called since the last refresh began
 	refreshing atomic.Bool
 	done       chan struct{} // closed when the refresh in flight ends
 	doneMu     sync.Mutex
@@ -114,6 +115,8 @@ func (h *Hierarchy) Refresh() *Snapshot {
 }
 
 func (h *Hierarchy) refreshLocked() *Snapshot {
+	// Cleared before the build: a change during it marks the result stale.
+	h.stale.Store(false)
 	start := time.Now()
 	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, start)
 	durs := make(map[string]time.Duration, len(h.providers))
@@ -163,6 +166,16 @@ func (h *Hierarchy) logOnce(src string, err error) {
 	h.log.Warn("source unreadable; its statistics have no value", "source", src, "err", msg)
 }
 
+// Invalidate makes the next Fresh or FreshWithin refresh whatever the
+// snapshot's age: a provider whose contexts changed (a supplier came or
+// went) calls it so that the next walk sees the change.
+func (h *Hierarchy) Invalidate() { h.stale.Store(true) }
+
+// young tells whether s may be served without a refresh.
+func (h *Hierarchy) young(s *Snapshot) bool {
+	return s != nil && time.Since(s.Time) < h.cfg.MinAge && !h.stale.Load()
+}
+
 // Fresh returns a snapshot no older than the minimum age, refreshing when
 // needed; concurrent callers share one refresh.
 func (h *Hierarchy) Fresh() *Snapshot { return h.FreshAfter(time.Time{}) }
@@ -172,7 +185,7 @@ func (h *Hierarchy) Fresh() *Snapshot { return h.FreshAfter(time.Time{}) }
 // unless the snapshot is newer than t.
 func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
 	ok := func(s *Snapshot) bool {
-		return s != nil && s.Time.After(t) && time.Since(s.Time) < h.cfg.MinAge
+		return h.young(s) && s.Time.After(t)
 	}
 	if s := h.snap.Load(); ok(s) {
 		return s
@@ -191,7 +204,7 @@ func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
 // what it has. Only the first snapshot is always waited for.
 func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
 	s := h.snap.Load()
-	if s != nil && time.Since(s.Time) < h.cfg.MinAge {
+	if h.young(s) {
 		return s
 	}
 	if s == nil {

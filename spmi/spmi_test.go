@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -348,5 +349,28 @@ func TestProvidersMayReadRefreshStatsDuringARefresh(t *testing.T) {
 		}
 	case <-time.After(5 * time.Second):
 		t.Fatal("refresh deadlocked")
+	}
+}
+
+func TestInvalidateRefreshesWithinMinAge(t *testing.T) {
+	var n atomic.Int32
+	h := NewHierarchy(Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: time.Hour})
+	h.Add(providerFunc(func(*Builder) error { n.Add(1); return nil }))
+	h.Fresh()
+	h.Fresh()
+	h.FreshWithin(time.Second)
+	if got := n.Load(); got != 1 {
+		t.Fatalf("%d refreshes within min_age, want 1", got)
+	}
+	h.Invalidate()
+	h.FreshWithin(time.Second)
+	h.Fresh()
+	if got := n.Load(); got != 2 {
+		t.Fatalf("%d refreshes after Invalidate, want 2 (one, then cached again)", got)
+	}
+	h.Invalidate()
+	h.Fresh()
+	if got := n.Load(); got != 3 {
+		t.Fatalf("%d refreshes after a second Invalidate, want 3", got)
 	}
 }
