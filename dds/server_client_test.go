@@ -95,16 +95,8 @@ func (ts *testSup) dial(s *Server) {
 
 // send writes m (with fd attached if fd >= 0) and reads the reply.
 func (ts *testSup) send(m Message, fd int) (*Reply, error) {
-	b, err := Marshal(m, Limits{})
-	if err != nil {
-		return nil, err
-	}
-	var oob []byte
-	if fd >= 0 {
-		oob = unix.UnixRights(fd)
-	}
 	ts.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if _, _, err := ts.c.WriteMsgUnix(b, oob, nil); err != nil {
+	if err := WriteMessageFD(ts.c, m, fd, Limits{}); err != nil {
 		return nil, err
 	}
 	r, err := ReadMessage(ts.c, Limits{})

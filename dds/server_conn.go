@@ -23,20 +23,9 @@ type fdReader struct {
 func (r *fdReader) Read(p []byte) (int, error) {
 	oob := make([]byte, unix.CmsgSpace(4*4))
 	n, oobn, flags, _, err := r.c.ReadMsgUnix(p, oob)
-	if flags&unix.MSG_CTRUNC != 0 {
-		r.trunc = true
-	}
-	if oobn > 0 {
-		if msgs, perr := unix.ParseSocketControlMessage(oob[:oobn]); perr == nil {
-			for _, m := range msgs {
-				if fds, ferr := unix.ParseUnixRights(&m); ferr == nil {
-					r.fds = append(r.fds, fds...)
-				}
-			}
-		} else {
-			r.trunc = true
-		}
-	}
+	fds, lost := parseRights(oob[:oobn], flags)
+	r.fds = append(r.fds, fds...)
+	r.trunc = r.trunc || lost
 	if n == 0 && err == nil && len(p) > 0 {
 		return 0, io.EOF
 	}

@@ -40,7 +40,7 @@ func getCmd() *cobra.Command {
 				return err
 			}
 			defer r.Close()
-			ss, err := spmi.NewStatSet(cmd.Context(), statSource(r), args...)
+			ss, err := spmi.NewStatSet(cmd.Context(), r, args...)
 			if err != nil {
 				return err
 			}
@@ -58,16 +58,6 @@ func getCmd() *cobra.Command {
 	cmd.Flags().Int("count", 1, "number of readings with --interval")
 	addLocalFlag(cmd)
 	return cmd
-}
-
-// statSource is what a statset reads: the daemon's client, or the local
-// hierarchy itself, which (unlike localReader) is a spmi.AfterSource, so
-// that reads closer than refresh.min_age still give rates.
-func statSource(r reader) spmi.Source {
-	if l, ok := r.(localReader); ok {
-		return l.h
-	}
-	return r
 }
 
 func printOnce(out io.Writer, r spmi.Reading) error {

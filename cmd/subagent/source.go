@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -26,6 +27,12 @@ type localReader struct{ h *spmi.Hierarchy }
 
 func (l localReader) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
 	return l.h.Read(ctx, paths)
+}
+
+// ReadAfter makes localReader a spmi.AfterSource, so that statsets read
+// closer than refresh.min_age still give rates.
+func (l localReader) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
+	return l.h.ReadAfter(ctx, paths, t)
 }
 func (l localReader) Peek(_ context.Context, path string) ([]control.Entry, error) {
 	return control.Peek(l.h.Fresh(), path)

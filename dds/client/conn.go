@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // ErrDisconnected wraps a failure caused by losing the daemon's socket.
@@ -67,20 +68,11 @@ func dial(path string) (*conn, error) {
 // reply. A daemon error is the Reply's *spmi.Error; an I/O failure wraps
 // ErrDisconnected.
 func (c *conn) roundTrip(m dds.Message, fd int) (uint64, error) {
-	b, err := dds.Marshal(m, c.lim)
-	if err != nil {
-		return 0, err
-	}
-	if fd >= 0 {
-		var n int
-		n, _, err = c.c.WriteMsgUnix(b, unix.UnixRights(fd), nil)
-		if err == nil && n < len(b) {
-			_, err = c.c.Write(b[n:])
+	if err := dds.WriteMessageFD(c.c, m, fd, c.lim); err != nil {
+		// A message we cannot encode is ours to fix, not a lost daemon.
+		if se := (*spmi.Error)(nil); errors.As(err, &se) {
+			return 0, err
 		}
-	} else {
-		_, err = c.c.Write(b)
-	}
-	if err != nil {
 		return 0, fmt.Errorf("%w: %s: %v", ErrDisconnected, m.Type(), err)
 	}
 	r, err := dds.ReadMessage(c.c, c.lim)

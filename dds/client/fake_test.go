@@ -1,13 +1,12 @@
 package client
 
 import (
-	"bytes"
-	"io"
 	"net"
 	"os"
 	"path/filepath"
 	"sync"
 	"testing"
+	"time"
 
 	"golang.org/x/sys/unix"
 
@@ -72,30 +71,17 @@ func (f *fake) serve() {
 
 // readInit reads the first frame and the descriptor sent with it.
 func readInit(c *net.UnixConn) (*dds.Init, int, error) {
-	head := make([]byte, 8)
-	oob := make([]byte, unix.CmsgSpace(4*4))
-	n, oobn, _, _, err := c.ReadMsgUnix(head, oob)
-	if err != nil {
+	m, fds, err := dds.RecvMessage(c, dds.Limits{}, 5*time.Second)
+	if len(fds) != 1 {
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		if err == nil {
+			err = spmi.Errorf(spmi.SiShmemFailed, "want one descriptor, got %d", len(fds))
+		}
 		return nil, -1, err
 	}
-	fd := -1
-	cms, err := unix.ParseSocketControlMessage(oob[:oobn])
-	if err != nil || len(cms) != 1 {
-		return nil, -1, spmi.Errorf(spmi.SiShmemFailed, "control messages: %v", err)
-	}
-	fds, err := unix.ParseUnixRights(&cms[0])
-	if err != nil || len(fds) != 1 {
-		return nil, -1, spmi.Errorf(spmi.SiShmemFailed, "want one descriptor, got %d", len(fds))
-	}
-	fd = fds[0]
-	if _, err := io.ReadFull(c, head[n:]); err != nil {
-		return nil, fd, err
-	}
-	t, body, err := dds.ReadFrame(io.MultiReader(bytes.NewReader(head), c), dds.Limits{})
-	if err != nil {
-		return nil, fd, err
-	}
-	m, err := dds.Decode(t, body, dds.Limits{})
+	fd := fds[0]
 	if err != nil {
 		return nil, fd, err
 	}

@@ -12,11 +12,7 @@ func TestReconnectReplays(t *testing.T) {
 	f := newFake(t)
 	g := newGuide()
 	s, _ := start(t, f, g, nil)
-	a, _ := s.AddCx(g.disk, "DDS/IBM/sda", "Disk sda", 10)
-	b, _ := s.AddCx(g.disk, "DDS/IBM/sdb", "Disk sdb", 11)
-	if err := s.DelCx(a); err != nil {
-		t.Fatal(err)
-	}
+	b := secondOfTwoDisks(t, s, g)
 	reads := b.Counter(g.reads)
 	reads.Set(123)
 	g.gadgets.Set(5)
@@ -89,11 +85,7 @@ func TestDelCxAfterRestartUsesNewSlot(t *testing.T) {
 	f := newFake(t)
 	g := newGuide()
 	s, _ := start(t, f, g, nil)
-	a, _ := s.AddCx(g.disk, "DDS/IBM/sda", "Disk sda", 10)
-	b, _ := s.AddCx(g.disk, "DDS/IBM/sdb", "Disk sdb", 11)
-	if err := s.DelCx(a); err != nil {
-		t.Fatal(err)
-	}
+	b := secondOfTwoDisks(t, s, g)
 	f.drop()
 	time.Sleep(10 * time.Millisecond)
 	if err := s.DelCx(b); err != nil { // fails with the old offset 48
@@ -102,4 +94,16 @@ func TestDelCxAfterRestartUsesNewSlot(t *testing.T) {
 	if _, err := Start(g.v, "/tmp/unused.dds", nil); spmi.CodeOf(err) != spmi.SiBadArgument {
 		t.Fatalf("second Start: %v", err)
 	}
+}
+
+// secondOfTwoDisks adds sda and sdb and deletes sda, so that sdb's slot is
+// not the first one; it returns sdb.
+func secondOfTwoDisks(t *testing.T, s *Supplier, g *guide) *Instance {
+	t.Helper()
+	a, _ := s.AddCx(g.disk, "DDS/IBM/sda", "Disk sda", 10)
+	b, _ := s.AddCx(g.disk, "DDS/IBM/sdb", "Disk sdb", 11)
+	if err := s.DelCx(a); err != nil {
+		t.Fatal(err)
+	}
+	return b
 }
