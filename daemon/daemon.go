@@ -95,6 +95,7 @@ type Daemon struct {
 
 	mu        sync.Mutex
 	frontends []Frontend
+	reloaders []Reloader
 }
 
 // Frontend is a part of the daemon that serves the tree (the AgentX

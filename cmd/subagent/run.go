@@ -45,6 +45,7 @@ func runCmd() *cobra.Command {
 				}
 				defer pprof.StopCPUProfile()
 			}
+			go reloadOnHangup(ctx, cmd, d, log)
 			log.Info("starting", "version", daemon.Version, "pid", os.Getpid(), "config", cfg.File,
 				"run_dir", cfg.RunDir, "state_dir", cfg.StateDir, "agentx", cfg.AgentX, "listen", cfg.Listen)
 			return d.Run(ctx)
@@ -53,6 +54,27 @@ func runCmd() *cobra.Command {
 	cmd.Flags().String("cpuprofile", "", "write a CPU profile of the daemon to this file until it stops")
 	cmd.Flags().MarkHidden("cpuprofile")
 	return cmd
+}
+
+// reloadOnHangup rereads the configuration on SIGHUP; a file that does not
+// load is refused as a whole and the running settings stay.
+func reloadOnHangup(ctx context.Context, cmd *cobra.Command, d *daemon.Daemon, log *slog.Logger) {
+	hup := make(chan os.Signal, 1)
+	signal.Notify(hup, syscall.SIGHUP)
+	defer signal.Stop(hup)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-hup:
+			cfg, err := loadConfig(cmd)
+			if err != nil {
+				log.Error("reload refused; the running settings stay", "err", err)
+				continue
+			}
+			_ = d.Reload(cfg) // logs either way
+		}
+	}
 }
 
 func newLogger(c *config.Config) *slog.Logger {
