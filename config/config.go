@@ -87,6 +87,7 @@ type DDS struct {
 	AllowGIDs    []int         `mapstructure:"allow_gids"`
 	StampTimeout time.Duration `mapstructure:"stamp_timeout"`
 	MaxSuppliers int           `mapstructure:"max_suppliers"`
+	DDSLimits    `mapstructure:",squash"`
 }
 
 // Log configures logging.
@@ -280,6 +281,7 @@ func (c *Config) finish() error {
 	if n := c.DDS.MaxSuppliers; n < 1 || n > 10000 {
 		bad("dds.max_suppliers", "%d is not from 1 to 10000", n)
 	}
+	c.DDS.checkLimits(bad)
 	for _, ids := range []struct {
 		key string
 		ids []int

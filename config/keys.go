@@ -31,6 +31,10 @@ func configSchema() schema {
 			if name == "" || name == "-" {
 				continue
 			}
+			if name == ",squash" { // embedded: its keys are the section's
+				walk(prefix, f.Type)
+				continue
+			}
 			key := join(prefix, name)
 			s.sections[prefix] = append(s.sections[prefix], name)
 			if f.Type.Kind() == reflect.Struct && f.Type != durationType {

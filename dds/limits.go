@@ -46,6 +46,11 @@ var ceilings = Limits{
 	MaxArea:       1 << 30,
 }
 
+// Ceilings are the largest limits the formats can carry. A supplier
+// library checks its declarations against them (or against limits it was
+// given) and leaves the configured limits to the daemon.
+func Ceilings() Limits { return ceilings }
+
 // Norm returns l with zero fields set to their defaults, or an error
 // naming a field outside what the formats can carry.
 func (l Limits) Norm() (Limits, error) { return l.fix(false) }

@@ -19,7 +19,9 @@ type Options struct {
 	AreaSize uint32
 	// AutoStamp stamps SiShT on every Set and Add.
 	AutoStamp bool
-	// Limits must match the daemon's if it uses non-default ones.
+	// Limits, when set, are checked before registering. Zero checks only
+	// what the formats can carry (dds.Ceilings); the daemon applies its own
+	// configured limits either way.
 	Limits dds.Limits
 	// Watch, if positive, starts a goroutine that calls Check this often,
 	// so a daemon restart is noticed and survived without other calls.
@@ -55,6 +57,9 @@ func Start(v *Vendor, path string, opt *Options) (*Supplier, error) {
 	s := &Supplier{v: v}
 	if opt != nil {
 		s.opt = *opt
+	}
+	if s.opt.Limits == (dds.Limits{}) {
+		s.opt.Limits = dds.Ceilings()
 	}
 	s.sock = s.opt.Socket
 	if s.sock == "" {
