@@ -214,7 +214,7 @@ func (d *Daemon) refreshLoop(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			s := d.h.Fresh()
+			s := d.h.RefreshBackground()
 			d.log.Debug("refreshed", "statistics", s.NumStats, "previous", last, "took", d.h.Stats().LastTook)
 			last = s.NumStats
 		}

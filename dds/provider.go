@@ -30,6 +30,9 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	view := *p.reg.view.Load()
 	read := map[*supplier]int{}
 	defer func() {
+		if b.Background() {
+			return // the daemon's own refresh is nobody's read
+		}
 		for sup, n := range read {
 			sup.noteRead(b.Now(), n)
 		}

@@ -75,7 +75,7 @@ func newSupFile(t *testing.T, in *Init) *testSup {
 	}
 	t.Cleanup(func() { unix.Munmap(mem) })
 	pid := int32(os.Getpid())
-	h := NewHeader(in.AreaLen, in.PermLen, pid, procStart(pid), in.File)
+	h := NewHeader(in.AreaLen, in.PermLen, pid, ProcStart(pid), in.File)
 	h.Encode(mem)
 	if err := StoreGen(mem, in.Generation); err != nil {
 		t.Fatal(err)

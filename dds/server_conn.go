@@ -176,7 +176,7 @@ func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr *unix.Ucred) (*su
 		return nil, err
 	}
 	sup := &supplier{conn: c, pid: cr.Pid, uid: cr.Uid, init: m, vendor: v,
-		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: time.Now()}
+		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: time.Now(), window: s.timeout}
 	sup.stamp, _ = LoadStamp(mem)
 	if _, err := s.reg.add(sup); err != nil {
 		sup.gone = true

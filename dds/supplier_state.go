@@ -3,13 +3,11 @@ package dds
 import (
 	"fmt"
 	"net"
-	"os"
-	"strconv"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
 
+	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/spmi"
@@ -31,10 +29,11 @@ type supplier struct {
 	mem    []byte       // whole mapping; nil once unmapped
 	layout Layout
 
-	stamp    Stamp // liveness: last stamp and when it changed (watch only)
-	stampAt  time.Time
-	faulted  atomic.Bool  // a read faulted: remove at the next check
-	lastRead atomic.Int64 // UnixNano of the last Collect that read it
+	stamp   Stamp // liveness: last stamp and when it changed (watch only)
+	stampAt time.Time
+	faulted atomic.Bool // a read faulted: remove at the next check
+	reads   readWindow  // consumers' reads, for SiShInterval and SiShSubscrib
+	window  time.Duration
 }
 
 // area runs f on the data area under the read lock; false if unmapped.
@@ -65,16 +64,18 @@ func (s *supplier) goAway() {
 	}
 }
 
-// noteRead sets SiShInterval to the gap since the previous read (at least
-// 100 ms) and SiShSubscrib to the number of values read now.
+// noteRead records a consumer's read of n values and publishes
+// SiShInterval and SiShSubscrib (readWindow says what they mean).
 func (s *supplier) noteRead(now time.Time, n int) {
-	prev := s.lastRead.Swap(now.UnixNano())
+	s.reads.read(now, n, s.window)
+	s.publishReads(now)
+}
+
+func (s *supplier) publishReads(now time.Time) {
+	iv, n := s.reads.values(now, s.window)
 	s.area(func([]byte) {
-		if prev != 0 {
-			ms := max(now.Sub(time.Unix(0, prev)).Milliseconds(), 100)
-			StoreInterval(s.mem, int32(min(ms, 1<<31-1)))
-		}
-		StoreSubscrib(s.mem, int32(n))
+		StoreInterval(s.mem, iv)
+		StoreSubscrib(s.mem, n)
 	})
 }
 
@@ -88,6 +89,7 @@ func (s *supplier) check(now time.Time, timeout time.Duration) string {
 	if !s.area(func([]byte) { st, err = LoadStamp(s.mem) }) {
 		return ""
 	}
+	s.publishReads(now) // lets both fall to 0 when nobody reads
 	switch {
 	case err != nil:
 		return err.Error()
@@ -132,7 +134,7 @@ func mapShared(fd int, m *Init, cr *unix.Ucred, lim Limits) ([]byte, Layout, err
 	if err != nil {
 		return nil, l, shmErr("mmap %s: %v", m.File, err)
 	}
-	l, err = ValidateFile(mem, ExpectFor(m, cr.Pid, procStart(cr.Pid)), lim)
+	l, err = ValidateFile(mem, ExpectFor(m, cr.Pid, ProcStart(cr.Pid)), lim)
 	if err != nil {
 		unix.Munmap(mem)
 		return nil, l, err
@@ -140,22 +142,18 @@ func mapShared(fd int, m *Init, cr *unix.Ucred, lim Limits) ([]byte, Layout, err
 	return mem, l, nil
 }
 
-// procStart is field 22 of /proc/<pid>/stat (start time in clock ticks
-// since boot), 0 if unknown, which skips the comparison.
-func procStart(pid int32) uint64 {
-	b, err := os.ReadFile("/proc/" + strconv.Itoa(int(pid)) + "/stat")
+// ProcStart is a process's start time in clock ticks since boot (field 22
+// of /proc/<pid>/stat, through procfs), 0 if unknown, which skips the
+// comparison. Header and daemon compare it so that a recycled pid cannot
+// pass for the supplier that created a file.
+func ProcStart(pid int32) uint64 {
+	p, err := procfs.NewProc(int(pid))
 	if err != nil {
 		return 0
 	}
-	s := string(b)
-	i := strings.LastIndexByte(s, ')')
-	if i < 0 {
+	st, err := p.Stat()
+	if err != nil {
 		return 0
 	}
-	f := strings.Fields(s[i+1:]) // field 3 onwards
-	if len(f) < 20 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(f[19], 10, 64)
-	return v
+	return st.Starttime
 }

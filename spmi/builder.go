@@ -10,16 +10,17 @@ import (
 // Builder collects the contexts and statistics of one refresh. Providers
 // add their nodes to it; Finish turns it into an immutable Snapshot.
 type Builder struct {
-	base      asn1tree.OID
-	now       time.Time
-	top       *Node
-	paths     map[string]*Node
-	numbering *Numbering
-	provider  string
-	failures  map[string]error
-	nstats    int
-	arena     []uint32
-	memo      map[string]shared // see Shared
+	base       asn1tree.OID
+	now        time.Time
+	top        *Node
+	paths      map[string]*Node
+	numbering  *Numbering
+	provider   string
+	failures   map[string]error
+	nstats     int
+	arena      []uint32
+	memo       map[string]shared // see Shared
+	background bool
 }
 
 // NewBuilder starts a tree under base. numbering may be nil (numbers of
@@ -34,6 +35,10 @@ func NewBuilder(base asn1tree.OID, numbering *Numbering, now time.Time) *Builder
 		paths: map[string]*Node{"": top}, failures: map[string]error{},
 	}
 }
+
+// Background reports whether this refresh is the daemon's own periodic one
+// rather than a read by a consumer.
+func (b *Builder) Background() bool { return b.background }
 
 // Top is the anchor of all contexts.
 func (b *Builder) Top() *Node { return b.top }

@@ -111,14 +111,30 @@ func (h *Hierarchy) Current() *Snapshot { return h.snap.Load() }
 func (h *Hierarchy) Refresh() *Snapshot {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	return h.refreshLocked()
+	return h.refreshLocked(false)
 }
 
-func (h *Hierarchy) refreshLocked() *Snapshot {
+// RefreshBackground is Fresh for the daemon's own periodic refresh: the
+// build is marked as nobody's read (Builder.Background), so providers that
+// tell their sources who reads them (DDS's SiShInterval) leave it out.
+func (h *Hierarchy) RefreshBackground() *Snapshot {
+	if s := h.snap.Load(); h.young(s) {
+		return s
+	}
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	if s := h.snap.Load(); h.young(s) {
+		return s
+	}
+	return h.refreshLocked(true)
+}
+
+func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	// Cleared before the build: a change during it marks the result stale.
 	h.stale.Store(false)
 	start := time.Now()
 	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, start)
+	b.background = background
 	durs := make(map[string]time.Duration, len(h.providers))
 	for _, p := range h.providers {
 		t0 := time.Now()
@@ -195,7 +211,7 @@ func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
 	if s := h.snap.Load(); ok(s) {
 		return s
 	}
-	return h.refreshLocked()
+	return h.refreshLocked(false)
 }
 
 // FreshWithin is Fresh for callers that must not wait long (the SNMP front
@@ -246,7 +262,7 @@ func (h *Hierarchy) Run(ctx context.Context, interval time.Duration) {
 		case <-ctx.Done():
 			return
 		case <-t.C:
-			h.Fresh()
+			h.RefreshBackground()
 		}
 	}
 }

@@ -111,7 +111,7 @@ func (f *fake) register(c *net.UnixConn) (*dds.Init, error) {
 	if err != nil {
 		return nil, err
 	}
-	l, err := dds.ValidateFile(mem, dds.ExpectFor(in, int32(os.Getpid()), startTime()), dds.Limits{})
+	l, err := dds.ValidateFile(mem, dds.ExpectFor(in, int32(os.Getpid()), dds.ProcStart(int32(os.Getpid()))), dds.Limits{})
 	if err != nil {
 		unix.Munmap(mem)
 		return nil, err

@@ -1,11 +1,9 @@
 package client
 
 import (
-	"bytes"
 	"errors"
 	"math/rand/v2"
 	"os"
-	"strconv"
 	"sync/atomic"
 	"syscall"
 	"unsafe"
@@ -86,7 +84,7 @@ func (s *shm) setup(size int, m *dds.Init) error {
 	}
 	s.mem = mem
 	s.area = mem[dds.HeaderSize:]
-	h := dds.NewHeader(m.AreaLen, m.PermLen, int32(os.Getpid()), startTime(), s.path)
+	h := dds.NewHeader(m.AreaLen, m.PermLen, int32(os.Getpid()), dds.ProcStart(int32(os.Getpid())), s.path)
 	h.Area = uint64(uintptr(unsafe.Pointer(&s.area[0])))
 	h.Encode(mem)
 	return nil
@@ -135,24 +133,6 @@ func (s *shm) close(remove bool) error {
 	}
 	errs = append(errs, s.f.Close())
 	return errors.Join(errs...)
-}
-
-// startTime is field 22 of /proc/self/stat, 0 if unknown.
-func startTime() uint64 {
-	b, err := os.ReadFile("/proc/self/stat")
-	if err != nil {
-		return 0
-	}
-	i := bytes.LastIndexByte(b, ')')
-	if i < 0 {
-		return 0
-	}
-	f := bytes.Fields(b[i+1:]) // f[0] is field 3
-	if len(f) < 20 {
-		return 0
-	}
-	v, _ := strconv.ParseUint(string(f[19]), 10, 64)
-	return v
 }
 
 func isAbs(p string) bool { return len(p) > 0 && p[0] == '/' }
