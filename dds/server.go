@@ -32,7 +32,7 @@ const (
 	MinStampTimeout     = 15 * time.Second
 	MaxStampTimeout     = 600 * time.Second
 	DefaultStampTimeout = 30 * time.Second
-	DefaultMaxSuppliers = 64
+	DefaultMaxSuppliers = 256
 	DefaultIOTimeout    = 5 * time.Second
 )
 

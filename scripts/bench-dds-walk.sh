@@ -1,0 +1,47 @@
+#!/usr/bin/env bash
+# End-to-end walk of Dynamic Data Suppliers: SUPPLIERS suppliers with STATS
+# statistics each (dds/samples/ddsload, one process, values changing every
+# second) registered with bin/subagent, which is attached to a real snmpd
+# master over AgentX and also runs its standalone responder. DDS/ (base.99)
+# is bulk-walked WALKS times through the master and, beside it, WALKS times
+# straight from the standalone responder: the difference is what the
+# master's relaying costs. Columns as in scripts/bench-walk.sh.
+# Usage: scripts/bench-dds-walk.sh [WALKS [ROUNDS [SUPPLIERS [STATS]]]]
+# (defaults 3, 3, 100, 1000; every wait is bounded).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+WALKS=${1:-3}
+ROUNDS=${2:-3}
+SUPPLIERS=${3:-100}
+STATS=${4:-1000}
+BASE=${BASE:-1.3.6.1.4.1.32473.1}
+DDS=$BASE.99
+go build -o bin/subagent ./cmd/subagent
+go build -o bin/ddsload ./dds/samples/ddsload
+
+source scripts/bench-lib.sh
+port=$(free_udp_port)
+sport=$(free_udp_port)
+start_master "$port"
+./bin/subagent run --agentx "unix:$tmp/master" --listen "127.0.0.1:$sport" --run-dir "$tmp/run" \
+  --state-dir "$tmp/state" --base-oid "$BASE" --log-level warn 2>"$tmp/subagent.log" &
+pids+=($!); ours=$!
+for _ in $(seq 100); do [ -S "$tmp/run/dds.sock" ] && break; sleep 0.1; done
+SUBAGENT_RUN_DIR=$tmp/run ./bin/ddsload -suppliers "$SUPPLIERS" -stats "$STATS" -dir "$tmp" >"$tmp/ddsload.log" 2>&1 &
+pids+=($!)
+for _ in $(seq 300); do grep -q registered "$tmp/ddsload.log" && break; sleep 0.1; done
+grep -q registered "$tmp/ddsload.log" || { echo "$0: ddsload did not register; logs:" >&2; cat "$tmp"/*.log >&2; exit 1; }
+
+want=$((SUPPLIERS * STATS))
+for addr in "127.0.0.1:$port" "127.0.0.1:$sport"; do
+  got=$(walk "$addr" "$DDS")
+  [ "$got" -eq "$want" ] || { echo "$0: $addr served $got values under DDS/, want $want; logs:" >&2; cat "$tmp"/*.log >&2; exit 1; }
+done
+
+echo "$SUPPLIERS suppliers x $STATS statistics"
+header
+for r in $(seq "$ROUNDS"); do
+  measure "dds-through-snmpd" "127.0.0.1:$port" "$DDS" "$ours" "$master"
+  measure "dds-standalone" "127.0.0.1:$sport" "$DDS" "$ours" -
+done
+medians dds-through-snmpd dds-standalone
