@@ -5,7 +5,7 @@ ARGS    ?=
 PKGS    := ./...
 BENCHTIME ?= 2s
 
-.PHONY: all build run test test-deps check-fmt vet unit bench mib clean
+.PHONY: all build run test test-deps check-fmt vet unit bench mib clean libspmi libspmi-samples
 
 all: build
 
@@ -21,6 +21,8 @@ run: build
 # smitools, a C compiler), then run every check and test.
 test: test-deps check-fmt vet
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	# 32-bit suppliers share the file layout: the codecs on 386 too.
+	GOARCH=386 $(GO) test -count=1 ./dds/ ./dds/client/
 
 test-deps:
 	bash scripts/install-test-deps.sh
@@ -37,7 +39,7 @@ unit:
 	$(GO) test -short -count=1 $(PKGS)
 
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
-BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/
+BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/client/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
 # the end-to-end walk through a real snmpd. Raw results: bin/bench.txt.
@@ -46,11 +48,38 @@ bench: build
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 $(BENCHPKGS) | tee bin/bench.txt
 	$(GO) run $(BENCHSTAT) bin/bench.txt
 	bash scripts/bench-walk.sh 100
+	bash scripts/bench-dds-walk.sh
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) from the
 # reference hierarchy; a test fails while the checked-in file is stale.
 mib:
 	$(GO) test ./mib/ -run '^TestShippedModuleIsCurrent$$' -count=1 -args -update
+
+# The C library for Dynamic Data Suppliers (docs/DDS.md §4): bin/libSpmi.so
+# and bin/libSpmi.a, from dds/libspmi/src/*.c with the system C compiler. The
+# Go tests build their own copy (dds/libspmi/ctest) with the same flags.
+LIBSPMI_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Idds/include
+LIBSPMI_OBJS := $(patsubst dds/libspmi/src/%.c,bin/libspmi/%.o,$(wildcard dds/libspmi/src/*.c))
+
+libspmi: bin/libSpmi.so bin/libSpmi.a
+
+bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/include/spmi_dds.h
+	@mkdir -p bin/libspmi
+	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
+
+bin/libSpmi.so: $(LIBSPMI_OBJS)
+	$(CC) -shared -pthread -o $@ $^
+
+bin/libSpmi.a: $(LIBSPMI_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The sample suppliers of dds/include/samples (the guide's two write their
+# files in /etc, as in the guide), linked with bin/libSpmi.a.
+libspmi-samples: $(patsubst dds/include/samples/%.c,bin/%,$(wildcard dds/include/samples/*.c))
+
+bin/Spmi%: dds/include/samples/Spmi%.c dds/include/spmi_dds.h bin/libSpmi.a
+	$(CC) -Wall -Wno-main -Idds/include -o $@ $< bin/libSpmi.a -pthread
 
 clean:
 	rm -rf bin

@@ -201,6 +201,13 @@ int SpmiDdsDelCx(char *Area);
 /* Unregisters, unmaps and removes the shared file. */
 void SpmiExit(void);
 
+/* Extension, not in the guide: registers again if the daemon went away
+ * (restarted), replaying every live volatile context; 0 when registered,
+ * else the SPMI code (also in SpmiErrno). SpmiDdsAddCx and SpmiDdsDelCx
+ * do the same before their request; a main loop that calls neither may
+ * call this after each update. It costs one non-blocking recv. */
+int SpmiDdsCheck(void);
+
 #ifdef __cplusplus
 }
 #endif

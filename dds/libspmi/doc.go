@@ -1,0 +1,27 @@
+// Package libspmi holds the C library for Dynamic Data Suppliers,
+// libSpmi (the *.c files here, built by `make libspmi` into bin/libSpmi.so
+// and bin/libSpmi.a), and the Go tests that prove it against the real
+// daemon side (package dds). The Go package itself has no code.
+//
+// The library implements the SPMI guide's supplier API declared in
+// dds/include/spmi_dds.h: SpmiDdsInit, SpmiDdsAddCx, SpmiDdsDelCx,
+// SpmiExit, SpmiErrno and SpmiErrmsg, plus the extension SpmiDdsCheck. It
+// speaks the registration protocol of docs/DDS.md byte for byte as the Go
+// library (dds/client) does: SpmiDdsInit lays out the data area from the
+// guide's tables, creates the shared file (mode 0600, a new inode each
+// time), writes the SpmiShare header with the generation stored last,
+// connects to the daemon's socket ($SUBAGENT_DDS_SOCKET, else
+// $SUBAGENT_RUN_DIR/dds.sock, else the daemon's default run directory),
+// and sends Init with the file's descriptor attached (SCM_RIGHTS).
+//
+// It is written in C, not generated from Go, because a supplier written to
+// the guide must link with it using only the system C compiler: C11 and
+// libc, no other dependency. It has no thread: the daemon never sends
+// anything unasked, so SpmiDdsAddCx, SpmiDdsDelCx and SpmiDdsCheck notice
+// a restarted daemon (a non-blocking peek) and register again before their
+// request. Updating a value is a plain store into the mapped area, with no
+// library call (BenchmarkCSet).
+//
+// ctest builds the library and C programs for the tests of this package
+// and of cmd/subagent; test/ holds the C programs.
+package libspmi

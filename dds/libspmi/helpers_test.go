@@ -1,0 +1,248 @@
+//go:build linux
+
+package libspmi
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/dds/libspmi/ctest"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// The library and the C programs are built once per test run into
+// buildDir (TestMain removes it).
+var (
+	buildDir string
+	buildMu  sync.Mutex
+	lib      *ctest.Lib
+	programs = map[string]string{}
+)
+
+func TestMain(m *testing.M) {
+	d, err := os.MkdirTemp("", "libspmi-test")
+	if err != nil {
+		fmt.Fprintln(os.Stderr, err)
+		os.Exit(1)
+	}
+	buildDir = d
+	code := m.Run()
+	os.RemoveAll(d)
+	os.Exit(code)
+}
+
+// library builds the library once per test run.
+func library(t testing.TB) *ctest.Lib {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if lib == nil {
+		lib = ctest.Build(t, buildDir)
+	}
+	return lib
+}
+
+// program is test/<src>.c linked with the shared or the static library.
+func program(t testing.TB, src string, static bool) string {
+	t.Helper()
+	lib := library(t)
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	name := fmt.Sprintf("%s-static=%v", src, static)
+	if p, ok := programs[name]; ok {
+		return p
+	}
+	p := lib.Program(t, static, name, []string{"-std=c11", "-O2"}, filepath.Join(lib.Src, "test", src+".c"))
+	programs[name] = p
+	return p
+}
+
+// daemon is a real dds.Server on <run dir>/dds.sock and a hierarchy
+// serving its Provider.
+type daemon struct {
+	s      *dds.Server
+	h      *spmi.Hierarchy
+	runDir string
+	done   chan struct{}
+}
+
+func startDaemon(t *testing.T, runDir string) *daemon {
+	t.Helper()
+	if runDir == "" {
+		runDir = t.TempDir()
+	}
+	return startDaemonTB(t, runDir)
+}
+
+func startDaemonTB(t testing.TB, runDir string) *daemon {
+	t.Helper()
+	s, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(runDir, "dds.sock"), IOTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{s: s, runDir: runDir, done: make(chan struct{})}
+	go func() { s.Serve(); close(d.done) }()
+	t.Cleanup(d.close)
+	d.h = spmi.NewHierarchy(spmi.Config{Base: asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}})
+	d.h.Add(s.Provider())
+	return d
+}
+
+func (d *daemon) close() {
+	d.s.Close()
+	select {
+	case <-d.done:
+	case <-time.After(5 * time.Second):
+		panic("dds.Server.Serve did not return")
+	}
+}
+
+// node is the node at path in a fresh snapshot, nil if absent.
+func (d *daemon) node(path string) *spmi.Node {
+	n, _ := d.h.Refresh().Lookup(path)
+	return n
+}
+
+// want fails unless statistic path is served with relative id rel and value v.
+func (d *daemon) want(t *testing.T, path, rel string, v uint64) {
+	t.Helper()
+	n := d.node(path)
+	switch {
+	case n == nil:
+		t.Fatalf("%s: not served", path)
+	case n.Rel.String() != rel:
+		t.Fatalf("%s: relative id %s, want %s", path, n.Rel, rel)
+	case !n.Value.OK() || n.Value.Uint64() != v:
+		t.Fatalf("%s: value %v, want %d", path, n.Value, v)
+	}
+}
+
+// sup is a running test/driver.c: one command, one answer line.
+type sup struct {
+	t     *testing.T
+	cmd   *exec.Cmd
+	in    io.WriteCloser
+	lines chan string
+	file  string
+}
+
+// startSup runs the driver with SUBAGENT_RUN_DIR=runDir.
+func startSup(t *testing.T, static bool, runDir string, env ...string) *sup {
+	t.Helper()
+	cmd := exec.Command(program(t, "driver", static))
+	cmd.Env = append(os.Environ(), "SUBAGENT_DDS_SOCKET=", "SUBAGENT_RUN_DIR="+runDir)
+	cmd.Env = append(cmd.Env, env...)
+	in, err := cmd.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := cmd.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	s := &sup{t: t, cmd: cmd, in: in, lines: make(chan string, 16), file: filepath.Join(t.TempDir(), "SpmiSupl_hook")}
+	go func() {
+		sc := bufio.NewScanner(out)
+		for sc.Scan() {
+			s.lines <- sc.Text()
+		}
+		close(s.lines)
+	}()
+	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
+	return s
+}
+
+// do sends one command and returns the answer line.
+func (s *sup) do(format string, args ...any) string {
+	s.t.Helper()
+	line := fmt.Sprintf(format, args...)
+	if _, err := fmt.Fprintln(s.in, line); err != nil {
+		s.t.Fatalf("%s: %v", line, err)
+	}
+	select {
+	case l, ok := <-s.lines:
+		if !ok {
+			s.t.Fatalf("%s: the driver exited", line)
+		}
+		return l
+	case <-time.After(20 * time.Second):
+		s.t.Fatalf("%s: no answer in 20s", line)
+	}
+	return ""
+}
+
+// ok runs a command that must succeed and returns its answer's fields.
+func (s *sup) ok(format string, args ...any) []string {
+	s.t.Helper()
+	l := s.do(format, args...)
+	f := strings.Fields(l)
+	if len(f) == 0 || f[0] != "ok" {
+		s.t.Fatalf("%s: %s", fmt.Sprintf(format, args...), l)
+	}
+	return f[1:]
+}
+
+// fails runs a command that must fail with SpmiErrno code and an
+// SpmiErrmsg containing every one of subs.
+func (s *sup) fails(code int, subs []string, format string, args ...any) string {
+	s.t.Helper()
+	l := s.do(format, args...)
+	want := fmt.Sprintf("err %d ", code)
+	if !strings.HasPrefix(l, want) {
+		s.t.Fatalf("%s: %q, want SpmiErrno %d", fmt.Sprintf(format, args...), l, code)
+	}
+	msg := strings.TrimPrefix(l, want)
+	for _, sub := range subs {
+		if !strings.Contains(msg, sub) {
+			s.t.Fatalf("%s: SpmiErrmsg %q does not mention %q", fmt.Sprintf(format, args...), msg, sub)
+		}
+	}
+	return msg
+}
+
+// offset runs an add and returns the slot offset.
+func (s *sup) offset(format string, args ...any) int {
+	s.t.Helper()
+	f := s.ok(format, args...)
+	n, err := strconv.Atoi(f[0])
+	if err != nil {
+		s.t.Fatal(err)
+	}
+	return n
+}
+
+// eventually polls cond for up to 5 s.
+func eventually(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
+		if cond() {
+			return
+		}
+	}
+	t.Fatalf("timed out waiting: %s", what)
+}
+
+func bothLibs(t *testing.T, f func(t *testing.T, static bool)) {
+	for _, static := range []bool{false, true} {
+		name := "shared"
+		if static {
+			name = "static"
+		}
+		t.Run(name, func(t *testing.T) { f(t, static) })
+	}
+}

@@ -1,0 +1,207 @@
+//go:build linux
+
+package libspmi
+
+import (
+	"fmt"
+	"io"
+	"net"
+	"os"
+	"path/filepath"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/dds/client"
+)
+
+// A SIGKILLed supplier is removed at once (socket EOF); started again on
+// the same file it registers with the same OIDs, no clean-up needed.
+func TestKilledSupplierRestarts(t *testing.T) {
+	bothLibs(t, func(t *testing.T, static bool) {
+		d := startDaemon(t, "")
+		s := startSup(t, static, d.runDir)
+		s.ok("init %s 4096 guide", s.file)
+		s.ok("put 0 5")
+		off := s.offset("add 0 1 DDS/IBM/Moretest/Bingo dyn")
+		d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 5)
+
+		s.cmd.Process.Signal(syscall.SIGKILL)
+		s.cmd.Wait()
+		eventually(t, "killed supplier's contexts removed", func() bool { return d.node("DDS/IBM/") == nil })
+		if _, err := os.Lstat(s.file); err != nil {
+			t.Fatalf("a killed supplier cannot remove its file: %v", err)
+		}
+
+		r := startSup(t, static, d.runDir)
+		r.file = s.file
+		r.ok("init %s 4096 guide", r.file)
+		r.ok("put 0 6")
+		d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 6)
+		d.want(t, "DDS/IBM/Moretest/SubTest/queue", "99.2.221.222.2", 0)
+		if got := r.offset("add 0 1 DDS/IBM/Moretest/Bingo dyn"); got != off {
+			t.Fatalf("slot %d after restart, was %d", got, off)
+		}
+		d.want(t, "DDS/IBM/Moretest/Bingo/solutions", "99.2.221.1.2", 0)
+	})
+}
+
+// After a daemon restart, SpmiDdsCheck (or the next SpmiDdsAddCx or
+// SpmiDdsDelCx) registers again: permanent values stay where they were
+// and live volatile contexts come back at their slots with their values.
+func TestDaemonRestartReplays(t *testing.T) {
+	bothLibs(t, func(t *testing.T, static bool) {
+		run := t.TempDir()
+		d := startDaemon(t, run)
+		s := startSup(t, static, run)
+		s.ok("init %s 4096 guide", s.file)
+		s.ok("put 8 42")
+		a := s.offset("add 0 1 DDS/IBM/Moretest/A dyn")
+		b := s.offset("add 0 2 DDS/IBM/Moretest/B dyn")
+		s.ok("put %d 11", b+8)
+		s.ok("check") // nothing to do
+
+		d.close()
+		s.fails(siInitFailed, []string{"dds.sock"}, "check") // no daemon yet: retried later
+		d2 := startDaemon(t, run)
+		s.ok("check")
+		d2.want(t, "DDS/IBM/Test/widgets", "99.2.220.2", 42)
+		d2.want(t, "DDS/IBM/Moretest/B/solutions", "99.2.221.2.2", 11)
+		d2.want(t, "DDS/IBM/Moretest/A/solutions", "99.2.221.1.2", 0)
+
+		// The pointers still work: the slots are where they were.
+		s.ok("put %d 12", b+8)
+		d2.want(t, "DDS/IBM/Moretest/B/solutions", "99.2.221.2.2", 12)
+		s.ok("del %d", a)
+		if d2.node("DDS/IBM/Moretest/A/") != nil {
+			t.Fatal("A still served")
+		}
+
+		// Now A's slot is a hole before B's: a third daemon would pack B
+		// first, where the supplier does not write, so the library gives
+		// up rather than serve stale values.
+		d2.close()
+		startDaemon(t, run)
+		s.fails(siAssumedDead, []string{"DDS/IBM/Moretest/B", "SpmiExit"}, "del %d", b)
+		if f := s.ok("goaway"); f[0] != "1" {
+			t.Fatalf("SiShGoAway %v after giving up", f)
+		}
+		s.ok("exit")
+	})
+}
+
+// The library finds the socket as the Go library and the daemon do:
+// SUBAGENT_RUN_DIR (the other tests), else an existing socket among the
+// default run directories.
+func TestDefaultSocketSearch(t *testing.T) {
+	if fi, err := os.Stat("/run/subagent/dds.sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		t.Skip("a daemon's socket exists at /run/subagent/dds.sock: the search would find it first")
+	}
+	xdg := t.TempDir()
+	if err := os.Mkdir(filepath.Join(xdg, "subagent"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	t.Setenv("SUBAGENT_DDS_SOCKET", "")
+	t.Setenv("SUBAGENT_RUN_DIR", "")
+	t.Setenv("XDG_RUNTIME_DIR", xdg)
+	want := client.SocketPath() // with no socket yet: the default for our uid
+	s := startSup(t, false, "", "XDG_RUNTIME_DIR="+xdg)
+	s.fails(siInitFailed, []string{want}, "init %s 4096 guide", s.file)
+
+	d := startDaemon(t, filepath.Join(xdg, "subagent"))
+	if got := client.SocketPath(); got != filepath.Join(d.runDir, "dds.sock") {
+		t.Fatalf("Go library's socket %s", got)
+	}
+	s.ok("init %s 4096 guide", s.file)
+	d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 0)
+}
+
+// When SiShGoAway is set (by the daemon after a stamp timeout or a fault,
+// or, as the guide allows, by any consumer: here the test), the library
+// refuses with SiAssumedDead, drops the registration instead of renewing
+// it, and SpmiExit still cleans up.
+func TestGoAwayMeansAssumedDead(t *testing.T) {
+	d := startDaemon(t, "")
+	s := startSup(t, false, d.runDir)
+	s.ok("init %s 4096 guide", s.file)
+	f, err := os.OpenFile(s.file, os.O_RDWR, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer f.Close()
+	mem, err := unix.Mmap(int(f.Fd()), 0, dds.HeaderSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer unix.Munmap(mem)
+	if err := dds.SetGoAway(mem); err != nil {
+		t.Fatal(err)
+	}
+	if f := s.ok("goaway"); f[0] != "1" {
+		t.Fatalf("SiShGoAway %v", f)
+	}
+	s.fails(siAssumedDead, []string{"SiShGoAway", "SpmiExit"}, "add 0 1 DDS/IBM/Moretest/Bingo x")
+	eventually(t, "registration dropped", func() bool { return d.node("DDS/IBM/") == nil })
+	s.fails(siAssumedDead, nil, "check")
+	s.ok("exit")
+	if _, err := os.Lstat(s.file); !os.IsNotExist(err) {
+		t.Fatalf("file after SpmiExit: %v", err)
+	}
+}
+
+// The guide's samples call SpmiExit from a signal handler, which may
+// interrupt a call of the library in progress: here an SpmiDdsAddCx whose
+// reply never comes. SpmiExit must not deadlock: it drops the connection
+// (so the daemon unregisters) and removes the file at once.
+func TestSpmiExitFromSignalHandlerDuringCall(t *testing.T) {
+	run := t.TempDir()
+	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: filepath.Join(run, "dds.sock"), Net: "unix"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer ln.Close()
+	eof := make(chan bool, 1)
+	go func() { // a daemon that accepts Init and then never answers
+		c, err := ln.AcceptUnix()
+		if err != nil {
+			return
+		}
+		defer c.Close()
+		_, fds, err := dds.RecvMessage(c, dds.Limits{}, 5*time.Second)
+		for _, fd := range fds {
+			unix.Close(fd)
+		}
+		if err != nil || dds.WriteMessage(c, dds.NewReply(dds.MsgInit, 1, nil), dds.Limits{}) != nil {
+			return
+		}
+		dds.RecvMessage(c, dds.Limits{}, 5*time.Second) // the AddCx
+		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		_, err = c.Read(make([]byte, 1))
+		eof <- err == io.EOF
+	}()
+	s := startSup(t, false, run)
+	s.ok("init %s 4096 guide", s.file)
+	s.ok("trap")
+	fmt.Fprintln(s.in, "add 0 1 DDS/IBM/Moretest/Bingo blocked")
+	time.Sleep(100 * time.Millisecond) // let it block waiting for the reply
+	s.cmd.Process.Signal(syscall.SIGTERM)
+	done := make(chan error, 1)
+	go func() { done <- s.cmd.Wait() }()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Fatalf("driver: %v", err)
+		}
+	case <-time.After(5 * time.Second):
+		t.Fatal("SpmiExit in the signal handler did not return")
+	}
+	if !<-eof {
+		t.Fatal("the daemon did not see the connection close")
+	}
+	if _, err := os.Lstat(s.file); !os.IsNotExist(err) {
+		t.Fatalf("file after SpmiExit: %v", err)
+	}
+}

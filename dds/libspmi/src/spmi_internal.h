@@ -1,0 +1,109 @@
+/*
+ * spmi_internal.h - state and helpers shared by the libSpmi sources.
+ * Not installed: suppliers include only spmi_dds.h.
+ */
+#ifndef SPMI_INTERNAL_H
+#define SPMI_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "spmi_dds.h"
+
+/* Only the guide's API leaves the shared library. */
+#pragma GCC visibility push(hidden)
+
+/* Protocol constants (docs/DDS.md §2). */
+#define DDS_PROTO      1
+#define DDS_MSG_INIT   1
+#define DDS_MSG_ADDCX  2
+#define DDS_MSG_DELCX  3
+#define DDS_MSG_EXIT   4
+#define DDS_REPLY_BIT  0x80
+#define DDS_FRAME_HEAD 8
+#define DDS_MAX_FILE   4095
+#define DDS_MAX_ERRMSG 1023
+
+/* One live volatile context: what SpmiDdsAddCx sent, and its slot. */
+struct dds_live {
+   unsigned short ix;
+   char           path[SI_MAXLNAME];
+   char           descr[SI_MAXLNAME];
+   uint32_t       asn;
+   uint32_t       off;   /* slot offset in the data area */
+};
+
+/* The one registration of this process. */
+struct dds_state {
+   int          inited;
+   SpmiShare   *hdr;        /* the mapping; the data area follows it */
+   size_t       maplen;
+   int          fd;         /* the shared file */
+   dev_t        dev;        /* to unlink only the file we created */
+   ino_t        ino;
+   int          in_place;   /* an existing file rewritten: never unlinked */
+   char        *path;
+   int          sock;       /* -1 while disconnected */
+   char         sockpath[4096];
+   uint8_t     *init_msg;   /* the Init frame; its generation is patched */
+   size_t       init_len;
+   size_t       gen_at;     /* offset of the generation in init_msg */
+   uint32_t     area_len, perm_len;
+   uint32_t    *slot_size;  /* per template */
+   int          ntemplates;
+   struct dds_live *live;
+   int          nlive, caplive;
+};
+
+extern struct dds_state dds_st;
+extern pthread_mutex_t dds_mu;
+
+/* Errors: set SpmiErrno and SpmiErrmsg; return NULL-ish callers' value. */
+void dds_clear_err(void);
+void dds_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growing little-endian buffer for one frame. */
+struct dds_buf {
+   uint8_t *b;
+   size_t   len, cap;
+   int      oom;
+};
+void dds_put8(struct dds_buf *w, uint8_t v);
+void dds_put16(struct dds_buf *w, uint16_t v);
+void dds_put32(struct dds_buf *w, uint32_t v);
+void dds_put64(struct dds_buf *w, uint64_t v);
+void dds_putstr(struct dds_buf *w, const char *s, size_t n);
+void dds_frame_begin(struct dds_buf *w);
+int  dds_frame_end(struct dds_buf *w, uint16_t type);
+
+/* Sends a frame (fd attached when >= 0) and reads its reply. On success
+ * returns 0 with *value set; otherwise SpmiErrno is set and it returns
+ * the code. A lost connection closes dds_st.sock and sets lost. */
+int dds_round_trip(const uint8_t *frame, size_t len, int fd, uint64_t *value, int *lost);
+
+/* Socket: the path lookup, connect, and the non-blocking "is it over". */
+void dds_socket_path(char *out, size_t n);
+int  dds_connect(void);
+int  dds_peer_closed(int sock);
+void dds_disconnect(void);
+
+/* Shared file. */
+int      dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len);
+void     dds_file_close(int remove_file);
+uint64_t dds_new_gen(uint64_t old);
+
+/* Init message from the guide's tables; 0 or an SPMI code. */
+int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
+                   const char *file, int size);
+
+/* Registers (Init, then every live AddCx again); 0 or an SPMI code. */
+int dds_register(void);
+/* Builds the AddCx frame of l into w; 0 or an SPMI code. */
+int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l);
+/* Reconnects when the daemon went away; 0 when registered. */
+int dds_ready(void);
+
+#pragma GCC visibility pop
+
+#endif /* SPMI_INTERNAL_H */

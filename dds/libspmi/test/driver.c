@@ -1,0 +1,152 @@
+/* driver.c - a supplier driven line by line from stdin, for the Go tests.
+ * Its tables are the guide's (SpmiSupl.c); "orphan" is a table whose
+ * context has no parent. Every command answers one line: "ok ..." or
+ * "err <SpmiErrno> <SpmiErrmsg>".
+ *
+ *   init <file> <size> guide|orphan   add <ix> <asn> <path> [descr]
+ *   del <offset>    put <offset> <u_long>    stamp    goaway    check
+ *   hdr    exit (SpmiExit)    quit (exit without SpmiExit)
+ *   trap (SIGTERM calls SpmiExit, as the guide's SpmiStopMe)
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include "spmi_dds.h"
+
+struct dat { u_long a, b, c, d; };
+struct inst { float a; u_long b; };
+
+static CONST struct SpmiRawStat PUStats[] = {
+   {"gadgets", "Fake counter value", 0, 100, SiCounter, SiLong, 1, SZ_OFF(dat, a, SiULong), NULL},
+   {"widgets", "Another fake counter value", 0, 100, SiCounter, SiLong, 2, SZ_OFF(dat, b, SiULong), NULL},
+};
+static CONST struct SpmiRawStat FakeMemStats[] = {
+   {"level", "Fake quantity value", 0, 100, SiQuantity, SiLong, 1, SZ_OFF(dat, c, SiULong), NULL},
+   {"queue", "Another fake quantity value", 0, 100, SiQuantity, SiLong, 2, SZ_OFF(dat, d, SiULong), NULL},
+};
+static CONST cx_create guide[] = {
+   {"DDS/IBM", "IBM-defined Dynamic Data-Suppliers", 2, 0, NULL, 0, NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+   {"DDS/IBM/Test", "Bogus Context Number 1", 220, 0, PUStats, STAT_L(PUStats), NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+   {"DDS/IBM/Moretest", "Bogus Context Number 2", 221, 0, NULL, 0, NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+   {"DDS/IBM/Moretest/SubTest", "Bogus Context Number 3", 222, 0, FakeMemStats, STAT_L(FakeMemStats), NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+};
+static CONST cx_create orphan[] = {
+   {"DDS/IBM", "IBM-defined Dynamic Data-Suppliers", 2, 0, NULL, 0, NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+   {"DDS/IBM/Nowhere/Test", "No parent", 220, 0, PUStats, STAT_L(PUStats), NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+};
+static CONST struct SpmiRawStat InstStats[] = {
+   {"problems", "Fake counter value", 0, 100, SiCounter, SiLong, 1, SZ_OFF(inst, a, SiLong), NULL},
+   {"solutions", "Another fake counter value", 0, 100, SiCounter, SiLong, 2, SZ_OFF(inst, b, SiLong), NULL},
+};
+static CONST cx_create inst_table[] = {
+   {"DDS/IBM/Moretest/INST1", "Instantiable Context Number 1", 215, 0, InstStats, STAT_L(InstStats), NULL, 0, NULL, SiNoInst, 0, NULL, 0},
+};
+
+static SpmiShare *sh;
+
+/* The guide's SpmiStopMe. */
+static void stop_me(int sig)
+{
+   (void)sig;
+   SpmiExit();
+   _exit(0);
+}
+
+/* One line per answer, whatever the message holds. */
+static void fail(void)
+{
+   for (char *p = SpmiErrmsg; *p; p++)
+      if (*p == '\n' || *p == '\r')
+         *p = ' ';
+   printf("err %d %s\n", SpmiErrno, SpmiErrmsg);
+}
+
+static void do_init(char *args)
+{
+   char file[4096], table[32];
+   int size;
+
+   if (sscanf(args, "%4095s %d %31s", file, &size, table) != 3) {
+      printf("err 0 usage\n");
+      return;
+   }
+   if (strcmp(table, "orphan") == 0)
+      sh = SpmiDdsInit(orphan, CX_L(orphan), NULL, 0, file, size);
+   else
+      sh = SpmiDdsInit(guide, CX_L(guide), inst_table, CX_L(inst_table), file, size);
+   if (sh)
+      printf("ok %d\n", SpmiErrno);
+   else
+      fail();
+}
+
+static void do_add(char *args)
+{
+   unsigned ix;
+   int asn, n = 0;
+   char path[256];
+   char *p;
+
+   if (sscanf(args, "%u %d %255s %n", &ix, &asn, path, &n) < 3) {
+      printf("err 0 usage\n");
+      return;
+   }
+   p = SpmiDdsAddCx((unsigned short)ix, path, args + n, asn);
+   if (p)
+      printf("ok %ld\n", (long)(p - sh->SiShArea));
+   else
+      fail();
+}
+
+int main(void)
+{
+   char line[8192];
+
+   setvbuf(stdout, NULL, _IOLBF, 0);
+   while (fgets(line, sizeof line, stdin)) {
+      char cmd[16] = "", *args;
+      long off;
+      unsigned long v;
+
+      line[strcspn(line, "\n")] = '\0';
+      sscanf(line, "%15s", cmd);
+      args = line + strlen(cmd);
+      args += strspn(args, " ");
+      if (strcmp(cmd, "init") == 0)
+         do_init(args);
+      else if (strcmp(cmd, "add") == 0)
+         do_add(args);
+      else if (strcmp(cmd, "del") == 0 && sscanf(args, "%ld", &off) == 1) {
+         if (SpmiDdsDelCx(sh->SiShArea + off) == 0)
+            printf("ok\n");
+         else
+            fail();
+      } else if (strcmp(cmd, "put") == 0 && sscanf(args, "%ld %lu", &off, &v) == 2) {
+         *(u_long *)(sh->SiShArea + off) = v;
+         printf("ok\n");
+      } else if (strcmp(cmd, "stamp") == 0) {
+         gettimeofday(&sh->SiShT, NULL);
+         printf("ok\n");
+      } else if (strcmp(cmd, "goaway") == 0)
+         printf("ok %u\n", (unsigned)sh->SiShGoAway);
+      else if (strcmp(cmd, "check") == 0) {
+         if (SpmiDdsCheck() == 0)
+            printf("ok\n");
+         else
+            fail();
+      } else if (strcmp(cmd, "hdr") == 0)
+         printf("ok %u %u %u %d\n", sh->SiShAreaLen, sh->SiShPermLen, sh->SiShAllocLen, (int)sh->SiShPid);
+      else if (strcmp(cmd, "exit") == 0) {
+         SpmiExit();
+         printf("ok %d\n", SpmiErrno);
+      } else if (strcmp(cmd, "trap") == 0) {
+         signal(SIGTERM, stop_me);
+         printf("ok\n");
+      } else if (strcmp(cmd, "quit") == 0)
+         return 0;
+      else
+         printf("err 0 unknown command %s\n", line);
+   }
+   return 0;
+}
