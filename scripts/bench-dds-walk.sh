@@ -45,3 +45,5 @@ for r in $(seq "$ROUNDS"); do
   measure "dds-standalone" "127.0.0.1:$sport" "$DDS" "$ours" -
 done
 medians dds-through-snmpd dds-standalone
+echo "the daemon's last refresh (the whole tree) and its DDS part:"
+./bin/subagent get --run-dir "$tmp/run" --state-dir "$tmp/state" Agent/refreshms Agent/prov/DDS/collectms
