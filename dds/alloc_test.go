@@ -2,6 +2,7 @@ package dds
 
 import (
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/perfagent/subagent/spmi"
@@ -54,6 +55,95 @@ func TestSlots(t *testing.T) {
 	}
 }
 
+func TestSlotsAllocAt(t *testing.T) {
+	s := NewSlots(32, 128) // one free span [32, 128)
+	// Splitting: a slot in the middle leaves a span on each side.
+	if err := s.AllocAt(64, 16); err != nil {
+		t.Fatal(err)
+	}
+	if want := []span{{32, 32}, {80, 48}}; !slices.Equal(s.free, want) {
+		t.Fatalf("free list %v, want %v", s.free, want)
+	}
+	// At the start and at the end of a span: no empty span is left.
+	if err := s.AllocAt(32, 1); err != nil { // rounded to 8
+		t.Fatal(err)
+	}
+	if err := s.AllocAt(120, 8); err != nil {
+		t.Fatal(err)
+	}
+	if want := []span{{40, 24}, {80, 40}}; !slices.Equal(s.free, want) {
+		t.Fatalf("free list %v, want %v", s.free, want)
+	}
+	// A whole span: it disappears.
+	if err := s.AllocAt(40, 24); err != nil {
+		t.Fatal(err)
+	}
+	if want := []span{{80, 40}}; !slices.Equal(s.free, want) {
+		t.Fatalf("free list %v, want %v", s.free, want)
+	}
+	if n, ok := s.Size(40); !ok || n != 24 || s.InUse() != 4 || s.Free() != 40 {
+		t.Fatalf("slot at 40: %d %v; in use %d, free %d", n, ok, s.InUse(), s.Free())
+	}
+
+	for _, tc := range []struct {
+		off, size uint32
+		code      spmi.Code
+		want      []string
+	}{
+		{84, 8, spmi.SiBadArgument, []string{"offset 84", "multiple of 8"}},
+		{24, 8, spmi.SiBadArgument, []string{"offset 24", "outside the volatile part [32, 128)"}},
+		{120, 16, spmi.SiBadArgument, []string{"offset 120 (16 bytes)", "outside"}},
+		{112, 0xffffffff, spmi.SiBadArgument, []string{"offset 112", "outside"}},
+		{64, 8, spmi.SiCallocFailed, []string{"offset 64", "overlaps a slot in use"}}, // a used slot's start
+		{72, 8, spmi.SiCallocFailed, []string{"offset 72", "overlaps"}},               // inside a used slot
+		{112, 16, spmi.SiCallocFailed, []string{"offset 112 (16 bytes)", "overlaps"}}, // free start, used end
+	} {
+		wantErr(t, s.AllocAt(tc.off, tc.size), tc.code, tc.want...)
+	}
+	if s.InUse() != 4 || s.Free() != 40 {
+		t.Fatal("a refused AllocAt changed the slots")
+	}
+
+	// Merging after AllocAt: releasing everything gives one span back,
+	// and first fit then starts at the bottom again.
+	for _, off := range []uint32{64, 32, 120, 40} {
+		if _, err := s.Release(off); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if want := []span{{32, 96}}; !slices.Equal(s.free, want) {
+		t.Fatalf("free list %v, want %v", s.free, want)
+	}
+	if off, _ := s.Alloc(8); off != 32 {
+		t.Fatalf("first fit after merging gave %d", off)
+	}
+}
+
+// A daemon restart: a fresh allocator given the offsets a supplier had,
+// hole included, reproduces them exactly, in any order.
+func TestSlotsAllocAtReplay(t *testing.T) {
+	old := NewSlots(16, 256)
+	var offs []uint32
+	for _, n := range []uint32{24, 8, 40, 16} {
+		off, _ := old.Alloc(n)
+		offs = append(offs, off)
+	}
+	old.Release(offs[1]) // the hole
+	live := map[uint32]uint32{offs[3]: 16, offs[0]: 24, offs[2]: 40}
+	s := NewSlots(16, 256)
+	for off, n := range live {
+		if err := s.AllocAt(off, n); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(s.free, old.free) {
+		t.Fatalf("free list %v, the old one %v", s.free, old.free)
+	}
+	if off, _ := s.Alloc(8); off != offs[1] {
+		t.Fatalf("the hole at %d not reused: %d", offs[1], off)
+	}
+}
+
 // Random allocations and releases keep the free list sorted, merged and
 // disjoint from the used slots, and everything adds up.
 func TestSlotsRandom(t *testing.T) {
@@ -68,6 +158,19 @@ func TestSlotsRandom(t *testing.T) {
 				t.Fatal(err)
 			}
 			live = append(live[:i], live[i+1:]...)
+		} else if r.IntN(3) == 0 {
+			// AllocAt at a random aligned offset: it succeeds exactly
+			// when the slot lies in one free span.
+			off, n := lo+8*uint32(r.IntN((hi-lo)/8)), uint32(r.IntN(200))
+			want := false
+			for _, f := range s.free {
+				want = want || off >= f.off && uint64(off)+slotBytes(n) <= uint64(f.off+f.size)
+			}
+			if err := s.AllocAt(off, n); (err == nil) != want {
+				t.Fatalf("AllocAt(%d, %d) on %v: %v", off, n, s.free, err)
+			} else if err == nil {
+				live = append(live, off)
+			}
 		} else if off, err := s.Alloc(uint32(r.IntN(200))); err == nil {
 			live = append(live, off)
 		}

@@ -13,6 +13,7 @@ var fuzzLimits = Limits{MaxFrame: 1 << 16, MaxContexts: 16, MaxTemplates: 4, Max
 // decodes must survive a re-encode unchanged.
 func FuzzDecode(f *testing.F) {
 	for _, m := range []Message{guideInit(), &AddCx{Path: "DDS/IBM/Moretest/Bingo", Descr: "Dynamically added", ASN: 1},
+		&AddCx{Ix: 1, Path: "DDS/IBM/Moretest/Bingo", Descr: "replayed", ASN: 1, Offset: 48},
 		&DelCx{Offset: 32}, &Exit{}, &Reply{To: MsgAddCx, Value: 32}, &Reply{To: MsgInit, Errno: 193, Errmsg: "dup"}} {
 		b, err := Marshal(m, fuzzLimits)
 		if err != nil {
@@ -20,10 +21,22 @@ func FuzzDecode(f *testing.F) {
 		}
 		f.Add(b)
 	}
+	// An AddCx whose offset field is present but 0 (re-encoded without it).
+	zero, _ := Marshal(&AddCx{Path: "DDS/IBM/x", ASN: 2}, fuzzLimits)
+	zero = append(zero, 0, 0, 0, 0)
+	le.PutUint32(zero, uint32(len(zero)-frameHead))
+	f.Add(zero)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ReadMessage(bytes.NewReader(b), fuzzLimits)
 		if err != nil {
 			return
+		}
+		if a, ok := m.(*AddCx); ok && a.Offset != 0 {
+			// Any requested offset is granted or refused, never a panic.
+			s := NewSlots(64, 1024)
+			if err := s.AllocAt(a.Offset, a.ASN); err == nil && (a.Offset < 64 || a.Offset%8 != 0) {
+				t.Fatalf("AllocAt granted offset %d", a.Offset)
+			}
 		}
 		if in, ok := m.(*Init); ok {
 			if v, err := CheckInit(in, fuzzLimits); err == nil {

@@ -87,12 +87,17 @@ type Init struct {
 	Templates  []Cx   // volatile context table
 }
 
-// AddCx instantiates template Ix as context Path (SpmiDdsAddCx).
+// AddCx instantiates template Ix as context Path (SpmiDdsAddCx). Offset,
+// when nonzero, asks for the slot at that offset: the libraries replay
+// their contexts after a daemon restart at the slots their callers write.
+// It is a trailing field, sent only when nonzero, so a body without it
+// decodes as before.
 type AddCx struct {
-	Ix    uint16
-	Path  string
-	Descr string
-	ASN   uint32
+	Ix     uint16
+	Path   string
+	Descr  string
+	ASN    uint32
+	Offset uint32
 }
 
 // DelCx deletes the volatile context whose slot starts at Offset in the
@@ -226,6 +231,9 @@ func (m *AddCx) encode(e *enc, _ Limits) {
 	e.str("path", m.Path, MaxPath)
 	e.str("description", m.Descr, MaxDescr)
 	e.u32(m.ASN)
+	if m.Offset != 0 {
+		e.u32(m.Offset)
+	}
 }
 
 func (m *DelCx) encode(e *enc, _ Limits) { e.u32(m.Offset) }
@@ -322,7 +330,11 @@ func Decode(t MsgType, body []byte, lim Limits) (Message, error) {
 		}
 		m = im
 	case MsgAddCx:
-		m = &AddCx{Ix: d.u16("ix"), Path: d.str("path", MaxPath), Descr: d.str("description", MaxDescr), ASN: d.u32("asnno")}
+		a := &AddCx{Ix: d.u16("ix"), Path: d.str("path", MaxPath), Descr: d.str("description", MaxDescr), ASN: d.u32("asnno")}
+		if d.err == nil && d.off < len(d.b) {
+			a.Offset = d.u32("offset")
+		}
+		m = a
 	case MsgDelCx:
 		m = &DelCx{Offset: d.u32("offset")}
 	case MsgExit:

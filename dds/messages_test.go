@@ -35,6 +35,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 		in,
 		&Init{Version: ProtoMajor, AreaLen: 8, Generation: 1, File: "/x", Contexts: []Cx{{Path: "DDS/a", ASN: 1}}},
 		&AddCx{Ix: 65535, Path: "DDS/IBM/Moretest/Bingo", Descr: "Dynamically added", ASN: 0xffffffff},
+		&AddCx{Ix: 1, Path: "DDS/IBM/Moretest/Bingo", ASN: 1, Offset: 0xfffffff8},
 		&DelCx{Offset: 4096},
 		&Exit{},
 		&Reply{To: MsgInit, Value: 7},
@@ -43,6 +44,33 @@ func TestMessagesRoundTrip(t *testing.T) {
 		&Reply{To: MsgExit, Errno: -1},
 	} {
 		roundTrip(t, m)
+	}
+}
+
+// The requested offset is a trailing field: a body without it (what a
+// library sends when it lets the daemon choose) decodes as before, and an
+// explicit 0 means the same.
+func TestAddCxOffsetOptional(t *testing.T) {
+	old := body(uint16(2), "DDS/IBM/x", "d", uint32(7))
+	want := &AddCx{Ix: 2, Path: "DDS/IBM/x", Descr: "d", ASN: 7}
+	for _, b := range [][]byte{old, append(old, body(uint32(0))...)} {
+		m, err := Decode(MsgAddCx, b, Limits{})
+		if err != nil || !reflect.DeepEqual(m, want) {
+			t.Fatalf("decoded %+v, %v", m, err)
+		}
+	}
+	m, err := Decode(MsgAddCx, append(old, body(uint32(48))...), Limits{})
+	if err != nil || m.(*AddCx).Offset != 48 {
+		t.Fatalf("decoded %+v, %v", m, err)
+	}
+	// Encoding: the field only when an offset is asked for.
+	for off, n := range map[uint32]int{0: len(old), 48: len(old) + 4} {
+		w := *want
+		w.Offset = off
+		b, err := Marshal(&w, Limits{})
+		if err != nil || len(b) != frameHead+n {
+			t.Fatalf("offset %d: %d bytes (%v), want %d", off, len(b), err, frameHead+n)
+		}
 	}
 }
 
@@ -156,6 +184,8 @@ func TestDecodeRejects(t *testing.T) {
 		{"trailing bytes", MsgInit, append(good, 0), spmi.SiBadArgument, []string{"1 bytes after the end"}},
 		{"AddCx truncated", MsgAddCx, body(uint16(0), "DDS/a/b"), spmi.SiBadArgument, []string{"AddCx: description length: truncated"}},
 		{"AddCx path", MsgAddCx, body(uint16(0), strings.Repeat("p", 64)), spmi.SiBadArgument, []string{"AddCx: path: 64 bytes"}},
+		{"AddCx offset short", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint16(32)), spmi.SiBadArgument, []string{"AddCx: offset: truncated: 4 bytes needed, 2 left"}},
+		{"AddCx offset long", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint64(32)), spmi.SiBadArgument, []string{"AddCx: 4 bytes after the end"}},
 		{"AddCx descr", MsgAddCx, body(uint16(0), "p", strings.Repeat("d", 64)), spmi.SiBadArgument, []string{"AddCx: description: 64 bytes"}},
 		{"DelCx short", MsgDelCx, body(uint16(0)), spmi.SiBadArgument, []string{"DelCx: offset: truncated"}},
 		{"DelCx long", MsgDelCx, body(uint64(0)), spmi.SiBadArgument, []string{"4 bytes after the end"}},

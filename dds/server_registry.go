@@ -219,7 +219,7 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 	case sup.ncx >= r.lim.MaxContexts:
 		return 0, spmi.Errorf(spmi.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
 	}
-	off, err := sup.slots.Alloc(SlotSize(t))
+	off, err := r.slot(sup, m, SlotSize(t))
 	if err != nil {
 		return 0, err
 	}
@@ -236,6 +236,18 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 	r.link(c, sup)
 	r.publish()
 	return off, nil
+}
+
+// slot allocates the context's slot: where the library asks (its replay
+// after a daemon restart), else first fit.
+func (r *registry) slot(sup *supplier, m *AddCx, size uint32) (uint32, error) {
+	if m.Offset == 0 {
+		return sup.slots.Alloc(size)
+	}
+	if err := sup.slots.AllocAt(m.Offset, size); err != nil {
+		return 0, spmi.Errorf(spmi.CodeOf(err), "AddCx %q: %s", m.Path, err.(*spmi.Error).Msg)
+	}
+	return m.Offset, nil
 }
 
 // delCx deletes the volatile context whose slot starts at off.

@@ -32,11 +32,13 @@
 // If the daemon goes away (its socket closes), the mapping stays valid and
 // the handles keep working. Check (a non-blocking peek, meant for the main
 // loop) or the next AddCx or DelCx reconnects: it publishes a new
-// generation in the same file, replays Init and every live AddCx, and
-// moves each instance's values and handles to the slot the new daemon
-// gives it (a Set racing with the move may be lost). There is no
-// background goroutine. A supplier the daemon gave up on (SiShGoAway) is
-// not re-registered: calls return SiAssumedDead and it should Exit.
+// generation in the same file, replays Init and every live AddCx asking
+// for the slot each instance had, so handles stay where they are and the
+// values are kept (a Set racing with the replay may be lost). A daemon
+// that refuses a replayed context ends the registration: the library sets
+// SiShGoAway and returns SiAssumedDead. There is no background goroutine.
+// A supplier the daemon gave up on (SiShGoAway) is not re-registered:
+// calls return SiAssumedDead and it should Exit.
 //
 // Errors from the daemon are *spmi.Error values carrying its SPMI code
 // and message; a lost connection wraps ErrDisconnected.

@@ -143,12 +143,16 @@ func (f *fake) handle(c *net.UnixConn) {
 		switch m := m.(type) {
 		case *dds.AddCx:
 			err, f.addErr = f.addErr, nil
-			var off uint32
-			if err == nil {
-				off, err = f.slots.Alloc(dds.SlotSize(&in.Templates[m.Ix]))
+			off, size := m.Offset, dds.SlotSize(&in.Templates[m.Ix])
+			switch {
+			case err != nil:
+			case off != 0:
+				err = f.slots.AllocAt(off, size)
+			default:
+				off, err = f.slots.Alloc(size)
 			}
 			if err == nil {
-				err = dds.ZeroSlot(f.area(), off, dds.SlotSize(&in.Templates[m.Ix]))
+				err = dds.ZeroSlot(f.area(), off, size)
 			}
 			r = dds.NewReply(dds.MsgAddCx, uint64(off), err)
 		case *dds.DelCx:

@@ -7,7 +7,7 @@ import (
 )
 
 // cell points at one 8-aligned 64-bit field of the mapping. The pointer is
-// atomic so the library can move a handle (reconnect, DelCx, Exit) while
+// atomic so the library can move a handle (DelCx, Exit) while
 // other goroutines write through it; until Start and after Exit it points
 // at a private word, so a stray Set never faults.
 type cell struct {

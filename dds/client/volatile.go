@@ -1,6 +1,8 @@
 package client
 
 import (
+	"errors"
+	"fmt"
 	"slices"
 	"sync/atomic"
 	"unsafe"
@@ -60,12 +62,6 @@ func (in *Instance) Gauge(f Field[Gauge]) *Gauge { return &Gauge{in.cell(f.t, f.
 // Float is the handle of float field f in this instance.
 func (in *Instance) Float(f Field[Float]) *Float { return &Float{in.cell(f.t, f.off)} }
 
-func (in *Instance) bind() {
-	for _, c := range in.cells {
-		c.c.bind(in.s.shm.area, in.off+c.off)
-	}
-}
-
 func (in *Instance) park() {
 	for _, c := range in.cells {
 		c.c.park()
@@ -108,7 +104,7 @@ func (s *Supplier) DelCx(in *Instance) error {
 	if i < 0 {
 		return spmi.Errorf(spmi.SiBadArgument, "DelCx: not a live instance of this supplier")
 	}
-	if err := s.ready(); err != nil { // may move in
+	if err := s.ready(); err != nil {
 		return err
 	}
 	if _, err := s.request(&dds.DelCx{Offset: in.off}); err != nil {
@@ -120,9 +116,12 @@ func (s *Supplier) DelCx(in *Instance) error {
 }
 
 // connect re-registers after the connection was lost (s.mu held): a new
-// generation, Init, and every live AddCx again in their original order.
-// The new daemon zeroes each slot, which may also be another one, so the
-// values are saved first and written back where the instance now lives.
+// generation, Init, and every live AddCx again, each asking for the slot
+// it had, so no handle moves. The new daemon zeroes each slot, so the
+// values are saved first and written back (a Set racing with the replay
+// may be lost). Offset 0 cannot be asked for (it means "any"); a slot is
+// there only when the permanent part is empty, and since every other slot
+// is asked for by offset, first fit gives 0 back.
 func (s *Supplier) connect() error {
 	if s.conn != nil {
 		return nil
@@ -135,22 +134,37 @@ func (s *Supplier) connect() error {
 		return err
 	}
 	for i, in := range s.live {
-		off, err := s.conn.roundTrip(&in.add, -1)
-		if err == nil {
-			err = s.slotOK(off, in.t)
-		}
-		if err != nil {
-			// Keep the registration consistent: drop it, retry later.
-			s.drop()
+		add := in.add
+		add.Offset = in.off
+		off, err := s.conn.roundTrip(&add, -1)
+		if errors.Is(err, ErrDisconnected) {
+			s.drop() // consistent: all or nothing, retried later
 			return err
 		}
-		in.off = uint32(off)
+		if err != nil || off != uint64(in.off) {
+			return s.giveUp(in, err, off)
+		}
 		for j, w := range saved[i] {
 			atomic.StoreUint64(s.word(in.off+8*uint32(j)), w)
 		}
-		in.bind()
 	}
 	return nil
+}
+
+// giveUp ends a registration whose replay failed, as the C library does
+// (whose callers hold raw pointers): SiShGoAway set, SiAssumedDead now and
+// on every later call, so a GoAway loop ends and calls Exit.
+func (s *Supplier) giveUp(in *Instance, err error, got uint64) error {
+	why := fmt.Sprintf("gave it the slot at %d", got)
+	if se := (*spmi.Error)(nil); errors.As(err, &se) {
+		why = "refused it: " + se.Msg
+	} else if err != nil {
+		why = "refused it: " + err.Error()
+	}
+	s.drop()
+	_ = dds.SetGoAway(s.shm.mem)
+	return spmi.Errorf(spmi.SiAssumedDead, "the daemon restarted; volatile context %s had the slot at %d, "+
+		"where its handles write, and the new daemon %s: call Exit", in.add.Path, in.off, why)
 }
 
 func (s *Supplier) word(off uint32) *uint64 {

@@ -87,7 +87,13 @@ func startDaemon(t *testing.T, runDir string) *daemon {
 
 func startDaemonTB(t testing.TB, runDir string) *daemon {
 	t.Helper()
-	s, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(runDir, "dds.sock"), IOTimeout: 2 * time.Second})
+	return startDaemonLimits(t, runDir, dds.Limits{})
+}
+
+// startDaemonLimits starts a daemon with limits other than the defaults.
+func startDaemonLimits(t testing.TB, runDir string, lim dds.Limits) *daemon {
+	t.Helper()
+	s, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(runDir, "dds.sock"), IOTimeout: 2 * time.Second, Limits: lim})
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -51,7 +51,9 @@ func TestKilledSupplierRestarts(t *testing.T) {
 
 // After a daemon restart, SpmiDdsCheck (or the next SpmiDdsAddCx or
 // SpmiDdsDelCx) registers again: permanent values stay where they were
-// and live volatile contexts come back at their slots with their values.
+// and live volatile contexts come back at their slots with their values,
+// also when a deleted context left a hole before them. Only a daemon that
+// refuses a replayed context makes the library give up.
 func TestDaemonRestartReplays(t *testing.T) {
 	bothLibs(t, func(t *testing.T, static bool) {
 		run := t.TempDir()
@@ -80,12 +82,30 @@ func TestDaemonRestartReplays(t *testing.T) {
 			t.Fatal("A still served")
 		}
 
-		// Now A's slot is a hole before B's: a third daemon would pack B
-		// first, where the supplier does not write, so the library gives
-		// up rather than serve stale values.
+		// Now A's slot is a hole before B's. First fit alone would pack B
+		// into it on the next daemon; the replay asks for B's own slot.
 		d2.close()
-		startDaemon(t, run)
-		s.fails(siAssumedDead, []string{"DDS/IBM/Moretest/B", "SpmiExit"}, "del %d", b)
+		d3 := startDaemon(t, run)
+		s.ok("check")
+		d3.want(t, "DDS/IBM/Moretest/B/solutions", "99.2.221.2.2", 12)
+		s.ok("put %d 13", b+8) // through the same pointer
+		d3.want(t, "DDS/IBM/Moretest/B/solutions", "99.2.221.2.2", 13)
+		if c := s.offset("add 0 3 DDS/IBM/Moretest/C dyn"); c != a { // the hole is free
+			t.Fatalf("C at %d, the hole at %d", c, a)
+		}
+		s.ok("del %d", b) // the daemon knows B at its old offset
+		d3.want(t, "DDS/IBM/Moretest/C/solutions", "99.2.221.3.2", 0)
+		if d3.node("DDS/IBM/Moretest/B/") != nil {
+			t.Fatal("B still served")
+		}
+		b = s.offset("add 0 2 DDS/IBM/Moretest/B dyn")
+
+		// A daemon that refuses a replayed context (here: fewer contexts
+		// allowed than the supplier has) cannot keep the pointers valid,
+		// so the library gives up rather than serve stale values.
+		d3.close()
+		startDaemonLimits(t, run, dds.Limits{MaxContexts: 4})
+		s.fails(siAssumedDead, []string{"DDS/IBM/Moretest/B", fmt.Sprintf("slot at %d", b), "refused", "SpmiExit"}, "check")
 		if f := s.ok("goaway"); f[0] != "1" {
 			t.Fatalf("SiShGoAway %v after giving up", f)
 		}

@@ -4,54 +4,67 @@
  * before each request it peeks at the socket, and if the daemon has gone it
  * registers again on a new connection (a new generation in the same file,
  * Init, then every live volatile context). A C supplier holds raw pointers
- * into its slots, so the replayed AddCx calls go in slot order and must get
- * the same offsets back; if the new daemon packs them differently (holes
- * left by SpmiDdsDelCx), the registration is given up: SiShGoAway is set
- * and calls return SiAssumedDead, as after a stamp timeout. */
+ * into its slots, so each replayed AddCx asks for the slot it had (holes
+ * left by SpmiDdsDelCx stay holes). If the new daemon refuses one, the
+ * registration is given up: SiShGoAway is set and calls return
+ * SiAssumedDead, as after a stamp timeout. */
 #define _GNU_SOURCE
+#include <stdio.h>
 #include <string.h>
 #include "spmi_internal.h"
 
-static int giveup(const struct dds_live *l, uint64_t got)
+static int giveup(const struct dds_live *l, int code, uint64_t got)
 {
+   char why[DDS_MAX_ERRMSG + 1];
+
+   if (code)
+      snprintf(why, sizeof why, "refused it: %s", SpmiErrmsg);
+   else
+      snprintf(why, sizeof why, "gave it the slot at %llu", (unsigned long long)got);
    dds_disconnect();
    __atomic_store_n(&dds_st.hdr->SiShGoAway, 1, __ATOMIC_RELEASE);
-   dds_err(SiAssumedDead, "the daemon restarted and gave volatile context %s the slot at %llu "
-           "instead of %u, where the supplier writes it: call SpmiExit and start again",
-           l->path, (unsigned long long)got, l->off);
+   dds_err(SiAssumedDead, "the daemon restarted; volatile context %s had the slot at %u, "
+           "where the supplier writes it, and the new daemon %s: call SpmiExit and start again",
+           l->path, l->off, why);
    return SiAssumedDead;
 }
 
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l)
+int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, uint32_t off)
 {
    dds_frame_begin(w);
    dds_put16(w, l->ix);
    dds_putstr(w, l->path, strlen(l->path));
    dds_putstr(w, l->descr, strlen(l->descr));
    dds_put32(w, l->asn);
+   if (off)
+      dds_put32(w, off);
    return dds_frame_end(w, DDS_MSG_ADDCX);
 }
 
+/* Replays the live contexts, each asking for its slot. Offset 0 cannot be
+ * asked for (it means "any"); a slot is there only when the permanent part
+ * is empty, and since every other slot is asked for by offset, first fit
+ * gives 0 back. */
 static int replay(void)
 {
    struct dds_buf w = {0};
    uint8_t *area = (uint8_t *)dds_st.hdr + sizeof(SpmiShare);
-   int rc = 0, lost;
+   int rc = 0, lost = 0;
 
    for (int i = 0; i < dds_st.nlive && !rc; i++) {
       const struct dds_live *l = &dds_st.live[i];
       uint32_t n = dds_st.slot_size[l->ix];
       uint8_t *save = malloc(n);
-      uint64_t off;
+      uint64_t off = 0;
 
-      if (!save || dds_addcx_frame(&w, l) != 0) {
+      if (!save || dds_addcx_frame(&w, l, l->off) != 0) {
          dds_err(SiCallocFailed, "out of memory replaying volatile contexts");
          rc = SiCallocFailed;
       } else {
          memcpy(save, area + l->off, n); /* the new daemon zeroes the slot */
          rc = dds_round_trip(w.b, w.len, -1, &off, &lost);
-         if (!rc && off != l->off)
-            rc = giveup(l, off);
+         if (!lost && (rc || off != l->off))
+            rc = giveup(l, rc, off);
          else if (!rc)
             memcpy(area + l->off, save, n);
       }

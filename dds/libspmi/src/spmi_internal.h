@@ -99,8 +99,9 @@ int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
 
 /* Registers (Init, then every live AddCx again); 0 or an SPMI code. */
 int dds_register(void);
-/* Builds the AddCx frame of l into w; 0 or an SPMI code. */
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l);
+/* Builds the AddCx frame of l into w, asking for the slot at off unless
+ * off is 0 (the daemon chooses); 0 or an SPMI code. */
+int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, uint32_t off);
 /* Reconnects when the daemon went away; 0 when registered. */
 int dds_ready(void);
 

@@ -66,7 +66,7 @@ static char *add_locked(unsigned short Ix, CONST char *Path, CONST char *Descr, 
    }
    strcpy(l.path, Path);
    strcpy(l.descr, Descr);
-   rc = dds_addcx_frame(&w, &l);
+   rc = dds_addcx_frame(&w, &l, 0);
    if (!rc)
       rc = request(&w, &off);
    free(w.b);
