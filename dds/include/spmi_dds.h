@@ -202,7 +202,8 @@ int SpmiDdsDelCx(char *Area);
 void SpmiExit(void);
 
 /* Extension, not in the guide: registers again if the daemon went away
- * (restarted), replaying every live volatile context; 0 when registered,
+ * (restarted), replaying every live volatile context at its old slot, so
+ * the pointers SpmiDdsAddCx returned stay valid; 0 when registered,
  * else the SPMI code (also in SpmiErrno). SpmiDdsAddCx and SpmiDdsDelCx
  * do the same before their request; a main loop that calls neither may
  * call this after each update. It costs one non-blocking recv. */
