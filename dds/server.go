@@ -10,6 +10,8 @@ import (
 	"time"
 
 	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/internal/peercred"
 )
 
 // ServerConfig sets up a Server. Zero fields take their defaults.
@@ -257,20 +259,11 @@ func (s *Server) kill(sup *supplier, goAway bool) {
 	sup.conn.Close()
 }
 
-// peerAllowed applies the uid/gid lists to SO_PEERCRED credentials.
+// peerAllowed applies the uid/gid lists to SO_PEERCRED credentials; with
+// both empty, the daemon's own user and root.
 func (s *Server) peerAllowed(cr *unix.Ucred) bool {
 	if len(s.cfg.AllowUIDs) == 0 && len(s.cfg.AllowGIDs) == 0 {
 		return cr.Uid == 0 || cr.Uid == uint32(os.Geteuid())
 	}
-	for _, u := range s.cfg.AllowUIDs {
-		if u == cr.Uid {
-			return true
-		}
-	}
-	for _, g := range s.cfg.AllowGIDs {
-		if g == cr.Gid {
-			return true
-		}
-	}
-	return false
+	return peercred.Listed(cr, s.cfg.AllowUIDs, s.cfg.AllowGIDs)
 }

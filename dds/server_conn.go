@@ -7,6 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/perfagent/subagent/internal/peercred"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -53,25 +54,10 @@ func (r *fdReader) closeFDs() {
 	r.fds, r.trunc = nil, false
 }
 
-func peerCred(c *net.UnixConn) (*unix.Ucred, error) {
-	rc, err := c.SyscallConn()
-	if err != nil {
-		return nil, err
-	}
-	var cr *unix.Ucred
-	var cerr error
-	if err := rc.Control(func(fd uintptr) {
-		cr, cerr = unix.GetsockoptUcred(int(fd), unix.SOL_SOCKET, unix.SO_PEERCRED)
-	}); err != nil {
-		return nil, err
-	}
-	return cr, cerr
-}
-
 // serveConn runs one supplier's connection to its end.
 func (s *Server) serveConn(c *net.UnixConn) {
 	defer c.Close()
-	cr, err := peerCred(c)
+	cr, err := peercred.Of(c)
 	if err != nil || !s.peerAllowed(cr) {
 		s.log.Warn("dds: connection refused", "cred", cr, "err", err)
 		return
