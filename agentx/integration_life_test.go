@@ -109,7 +109,7 @@ func TestIntegrationNotify(t *testing.T) {
 	if err != nil {
 		t.Fatalf("Notify: %v", err)
 	}
-	log, err := trapd.WaitFor("OID: ."+trapOID.String(), 10*time.Second)
+	log, err := trapd.WaitFor(10*time.Second, "OID: ."+trapOID.String())
 	if err != nil {
 		t.Fatalf("%v\nsnmptrapd log:\n%s", err, log)
 	}

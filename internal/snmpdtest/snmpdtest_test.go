@@ -109,7 +109,7 @@ func TestTrapdReceivesAgentxtrap(t *testing.T) {
 	if out, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("agentxtrap: %v: %s", err, out)
 	}
-	log, err := d.WaitFor(".1.3.6.1.4.1.32473.2.0.77", 10*time.Second)
+	log, err := d.WaitFor(10*time.Second, ".1.3.6.1.4.1.32473.2.0.77")
 	if err != nil {
 		t.Fatalf("%v\n%s", err, log)
 	}

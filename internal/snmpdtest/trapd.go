@@ -22,10 +22,21 @@ type Trapd struct {
 	p    *proc
 }
 
-// StartTrapd starts snmptrapd in its own temporary directory, waits
-// (bounded) until it logs that it runs, and stops it when the test ends.
-// It does not register as an AgentX subagent (-X).
-func StartTrapd(t testing.TB) *Trapd {
+// TrapdOptions configure StartTrapdWith.
+type TrapdOptions struct {
+	Config  []string // lines appended to snmptrapd.conf (SNMPv3 users...)
+	MIBDirs []string // with Modules: directories of MIB modules
+	Modules []string // modules to load so that it prints names; none: numeric OIDs (-On)
+	Addr    string   // 127.0.0.1:port to listen on (see FreeUDPAddr); empty: a free one
+}
+
+// StartTrapd starts snmptrapd with the default options.
+func StartTrapd(t testing.TB) *Trapd { return StartTrapdWith(t, TrapdOptions{}) }
+
+// StartTrapdWith starts snmptrapd in its own temporary directory, waits
+// (bounded) until it logs that it runs, and stops it by PID when the test
+// ends. It does not register as an AgentX subagent (-X).
+func StartTrapdWith(t testing.TB, opts TrapdOptions) *Trapd {
 	t.Helper()
 	tools := FindTools(t)
 	dir := shortTempDir(t)
@@ -35,20 +46,24 @@ func StartTrapd(t testing.TB) *Trapd {
 	if err := mkdirs(filepath.Dir(conf), state); err != nil {
 		t.Fatal(err)
 	}
-	if err := os.WriteFile(conf, []byte("disableAuthorization yes\n"), 0o600); err != nil {
+	lines := append([]string{"disableAuthorization yes"}, opts.Config...)
+	if err := os.WriteFile(conf, []byte(strings.Join(lines, "\n")+"\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	t.Cleanup(d.Stop)
 	var lastErr error
 	for attempt := 0; attempt < 3; attempt++ {
-		port, err := freeUDPPort()
-		if err != nil {
-			t.Fatal(err)
+		d.Addr = opts.Addr
+		if d.Addr == "" {
+			d.Addr = FreeUDPAddr(t)
 		}
-		d.Addr = fmt.Sprintf("127.0.0.1:%d", port)
-		args := []string{"-f", "-C", "-c", conf, "-Lf", d.LogPath, "-p", filepath.Join(dir, "snmptrapd.pid"),
-			"-X", "-On", "-n", "udp:" + d.Addr}
-		p, err := startProc("snmptrapd", tools.Snmptrapd, args, state, filepath.Join(dir, "snmptrapd.out"))
+		args := []string{"-f", "-C", "-c", conf, "-Lf", d.LogPath, "-p", filepath.Join(dir, "snmptrapd.pid"), "-X", "-n"}
+		if len(opts.Modules) == 0 {
+			args = append(args, "-On")
+		} else {
+			args = append(args, "-M", strings.Join(opts.MIBDirs, ":"), "-m", strings.Join(opts.Modules, ":"))
+		}
+		p, err := startProc("snmptrapd", tools.Snmptrapd, append(args, "udp:"+d.Addr), state, filepath.Join(dir, "snmptrapd.out"))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -60,6 +75,16 @@ func StartTrapd(t testing.TB) *Trapd {
 	}
 	t.Fatalf("snmptrapd did not start: %v\n%s", lastErr, readFile(filepath.Join(dir, "snmptrapd.out")))
 	return nil
+}
+
+// FreeUDPAddr is a 127.0.0.1 UDP address that was free a moment ago.
+func FreeUDPAddr(t testing.TB) string {
+	t.Helper()
+	port, err := freeUDPPort()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fmt.Sprintf("127.0.0.1:%d", port)
 }
 
 func (d *Trapd) waitStarted() error {
@@ -79,17 +104,23 @@ func (d *Trapd) waitStarted() error {
 // Log returns what snmptrapd logged so far.
 func (d *Trapd) Log() string { return readFile(d.LogPath) }
 
-// WaitFor polls the log until it contains substr or timeout passes, and
-// returns the log.
-func (d *Trapd) WaitFor(substr string, timeout time.Duration) (string, error) {
+// WaitFor polls the log until it holds every one of subs or timeout
+// passes, and returns the log.
+func (d *Trapd) WaitFor(timeout time.Duration, subs ...string) (string, error) {
 	deadline := time.Now().Add(timeout)
 	for {
-		log := d.Log()
-		if strings.Contains(log, substr) {
+		log, missing := d.Log(), ""
+		for _, s := range subs {
+			if !strings.Contains(log, s) {
+				missing = s
+				break
+			}
+		}
+		if missing == "" {
 			return log, nil
 		}
 		if time.Now().After(deadline) {
-			return log, fmt.Errorf("snmptrapd logged no %q within %v", substr, timeout)
+			return log, fmt.Errorf("snmptrapd logged no %q within %v", missing, timeout)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

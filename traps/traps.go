@@ -1,0 +1,169 @@
+// Package traps sends SNMP notifications directly to configured
+// destinations with gosnmp: SNMPv1 traps, SNMPv2c traps and informs, and
+// SNMPv3 traps and informs with authentication and privacy. It is what a
+// standalone daemon uses; under a master agent the master's own sinks
+// apply as well.
+//
+// Sending never blocks the caller: each destination has a bounded queue
+// and a worker; a full queue drops the notification and counts it, and a
+// destination that is down, slow or refusing only delays its own worker.
+// Failures are counted and logged once per change of a destination's
+// state.
+package traps
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// VarBind is one variable of a notification.
+type VarBind struct {
+	OID   asn1tree.OID
+	Value asn1tree.Value
+}
+
+// Notification is what is sent. In SNMPv2 and v3 its snmpTrapOID.0 is
+// Enterprise.0.Specific; in SNMPv1 it is an enterprise-specific trap
+// (generic 6) of Enterprise with that specific number (RFC 3584).
+type Notification struct {
+	Enterprise asn1tree.OID
+	Specific   int
+	Uptime     time.Duration // sysUpTime.0 (the v1 time-stamp)
+	Vars       []VarBind     // after sysUpTime.0 and snmpTrapOID.0
+}
+
+// TrapOID is the notification's snmpTrapOID.0 value.
+func (n *Notification) TrapOID() asn1tree.OID {
+	return n.Enterprise.Append(0, uint32(n.Specific))
+}
+
+// Counts are the totals over all destinations.
+type Counts struct {
+	Sent    uint64 // notifications a destination took (informs: acknowledged)
+	Failed  uint64 // sends that failed or were not acknowledged
+	Dropped uint64 // notifications dropped because a queue was full
+	Down    int    // destinations whose last send failed
+}
+
+// Sender delivers notifications to its destinations.
+type Sender struct {
+	dests  []*worker
+	cancel context.CancelFunc
+	wg     sync.WaitGroup
+}
+
+// New checks the destinations and starts one worker each; Close stops them.
+func New(dests []Dest, log *slog.Logger) (*Sender, error) {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	s := &Sender{cancel: cancel}
+	for i := range dests {
+		d, err := dests[i].norm()
+		if err != nil {
+			cancel()
+			return nil, fmt.Errorf("trap destination %d (%s): %w", i+1, dests[i].Address, err)
+		}
+		w := &worker{d: d, q: make(chan Notification, d.Queue), log: log.With("trap_destination", d.String())}
+		s.dests = append(s.dests, w)
+	}
+	for _, w := range s.dests {
+		s.wg.Add(1)
+		go func() { defer s.wg.Done(); w.run(ctx) }()
+	}
+	return s, nil
+}
+
+// Send queues n for every destination without waiting.
+func (s *Sender) Send(n Notification) {
+	for _, w := range s.dests {
+		select {
+		case w.q <- n:
+		default:
+			w.dropped.Add(1)
+		}
+	}
+}
+
+// Counts sums the destinations' counters.
+func (s *Sender) Counts() Counts {
+	var c Counts
+	for _, w := range s.dests {
+		c.Sent += w.sent.Load()
+		c.Failed += w.failed.Load()
+		c.Dropped += w.dropped.Load()
+		if w.down.Load() {
+			c.Down++
+		}
+	}
+	return c
+}
+
+// Len is the number of destinations.
+func (s *Sender) Len() int { return len(s.dests) }
+
+// Close stops the workers; a send in flight ends within its timeout and
+// what is still queued is dropped.
+func (s *Sender) Close() {
+	s.cancel()
+	s.wg.Wait()
+}
+
+type worker struct {
+	d   Dest
+	q   chan Notification
+	log *slog.Logger
+
+	sent, failed, dropped atomic.Uint64
+	down                  atomic.Bool
+}
+
+func (w *worker) run(ctx context.Context) {
+	var c *conn
+	defer func() {
+		if c != nil {
+			c.close()
+		}
+	}()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case n := <-w.q:
+			var err error
+			if c == nil {
+				c, err = dial(w.d)
+			}
+			if err == nil {
+				err = c.send(n)
+			}
+			w.result(err)
+			if err != nil && c != nil {
+				c.close() // a fresh socket forgets a pending ICMP error
+				c = nil
+			}
+		}
+	}
+}
+
+// result counts a send and logs when the destination's state changes.
+func (w *worker) result(err error) {
+	if err == nil {
+		w.sent.Add(1)
+		if w.down.Swap(false) {
+			w.log.Info("trap destination reachable again")
+		}
+		return
+	}
+	w.failed.Add(1)
+	if !w.down.Swap(true) {
+		w.log.Warn("trap destination failing; notifications to it are lost until it answers", "err", err)
+	}
+}
