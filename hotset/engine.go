@@ -1,0 +1,256 @@
+package hotset
+
+import (
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Item is one peer statistic returned by a hotset (the guide's
+// SpmiHotItems): its peer context's name and the compared value, a rate
+// per second for counters and a level for quantities.
+type Item struct {
+	Name   string         // the peer context's name ("sda")
+	Path   string         // the statistic's path ("Disk/sda/busy")
+	OID    asn1tree.OID   // the statistic instance's full OID
+	Value  float64        // compared with the threshold
+	Served asn1tree.Value // what an SNMP get of OID answers now
+
+	node *spmi.Node // OID and Served are filled for returned items only
+}
+
+// Group is one peer set (the guide's SpmiHotVals) after an evaluation.
+type Group struct {
+	Parent string // path of the peers' parent context ("Disk/", "FS/rootvg/")
+	Avail  int    // values that qualify for the feed (avail_resp)
+	Items  []Item // the feed, ordered and capped at maxresp (count = len)
+}
+
+// Result is the last evaluation of a hotset.
+type Result struct {
+	Time    time.Time
+	Elapsed time.Duration // since the previous evaluation; zero on the first
+	Groups  []Group
+	Err     error // grandparent or statistic not found, not numeric; nil when read
+}
+
+// Event is one exception or notification of a peer set: the items beyond
+// the threshold, capped at maxresp.
+type Event struct {
+	Def    Def
+	Parent string
+	Time   time.Time
+	Items  []Item
+}
+
+// Exception is a recorded exception (kept in a bounded ring per hotset).
+type Exception struct {
+	Seq uint32 // numbers the rows of the exceptions table, from 1, never reused
+	Event
+}
+
+type prevVal struct {
+	v spmi.Value
+	t time.Time
+}
+
+// state is one configured hotset with what it remembers between
+// evaluations: counter values for rates and the last event per peer set.
+type state struct {
+	def    Def
+	prev   map[string]prevVal   // by statistic path
+	last   map[string]time.Time // last event by peer set parent
+	res    Result
+	excps  []Exception
+	seq    uint32
+	events uint64 // exceptions and notifications generated
+}
+
+// Engine evaluates the configured hotsets. It is safe for concurrent use:
+// the provider reads results while the evaluation loop writes them.
+type Engine struct {
+	mu    sync.Mutex
+	sets  []*state
+	keep  int
+	now   func() time.Time
+	evals uint64
+}
+
+// New returns an engine for defs keeping the keep most recent exceptions
+// per hotset; now is the clock for the frequency limit (nil: time.Now).
+func New(defs []Def, keep int, now func() time.Time) (*Engine, error) {
+	if now == nil {
+		now = time.Now
+	}
+	e := &Engine{keep: max(keep, 1), now: now}
+	return e, e.Replace(defs)
+}
+
+// Replace installs new definitions (a reload). A hotset whose definition
+// is unchanged keeps its counters, rates and frequency limits, so a
+// reload neither loses a rate nor repeats a notification.
+func (e *Engine) Replace(defs []Def) error {
+	seen := map[string]bool{}
+	for i := range defs {
+		if err := defs[i].Validate(); err != nil {
+			return err
+		}
+		if seen[defs[i].Name] {
+			return spmi.Errorf(spmi.SiDuplicate, "hotset %q: name: defined twice", defs[i].Name)
+		}
+		seen[defs[i].Name] = true
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	old := map[string]*state{}
+	for _, s := range e.sets {
+		old[s.def.Name] = s
+	}
+	sets := make([]*state, len(defs))
+	for i, d := range defs {
+		if s := old[d.Name]; s != nil && s.def == d {
+			sets[i] = s
+			continue
+		}
+		sets[i] = &state{def: d, prev: map[string]prevVal{}, last: map[string]time.Time{}}
+	}
+	e.sets = sets
+	return nil
+}
+
+// SetKeep changes how many recent exceptions each hotset keeps.
+func (e *Engine) SetKeep(keep int) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.keep = max(keep, 1)
+}
+
+// Defs returns the installed definitions.
+func (e *Engine) Defs() []Def {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]Def, len(e.sets))
+	for i, s := range e.sets {
+		out[i] = s.def
+	}
+	return out
+}
+
+// Evaluate reads every hotset from one snapshot (one refresh of the
+// sources for all peer sets) and returns the exceptions and notifications
+// the frequency limit lets through.
+func (e *Engine) Evaluate(snap *spmi.Snapshot) []Event {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	now := e.now()
+	e.evals++
+	var evs []Event
+	for _, s := range e.sets {
+		evs = append(evs, s.evaluate(snap, now)...)
+		if n := len(s.excps); n > e.keep {
+			s.excps = append([]Exception(nil), s.excps[n-e.keep:]...)
+		}
+	}
+	return evs
+}
+
+func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
+	d := &s.def
+	res := Result{Time: snap.Time}
+	if !s.res.Time.IsZero() {
+		res.Elapsed = snap.Time.Sub(s.res.Time)
+	}
+	gp, err := snap.Lookup(d.GrandParent)
+	if err == nil && gp.IsStat() {
+		err = spmi.Errorf(spmi.SiBadArgument, "%q is a statistic, not a context", d.GrandParent)
+	}
+	if err != nil {
+		res.Err = err
+		s.res = res
+		return nil
+	}
+	seen := make(map[string]prevVal, len(s.prev))
+	var evs []Event
+	for _, g := range peerGroups(gp, d.Stat) {
+		vals := make([]Item, 0, len(g.stats))
+		for _, n := range g.stats {
+			if n.Stat.Data == spmi.SiText {
+				res.Err = spmi.Errorf(spmi.SiBadArgument, "%q is text; a hotset compares numbers", n.Path)
+				break
+			}
+			v, ok := s.value(n, snap.Time, seen)
+			if !ok {
+				continue
+			}
+			vals = append(vals, Item{Name: n.Parent.Name, Path: n.Path, Value: v, node: n})
+		}
+		order(vals, d.Threshold < 0)
+		hot := beyond(vals, d.Threshold)
+		grp := Group{Parent: g.parent.Path}
+		switch d.Feed {
+		case FeedThreshold:
+			grp.Avail, grp.Items = len(hot), capped(hot, d.MaxResp, snap)
+		case FeedAlways:
+			grp.Avail, grp.Items = len(vals), capped(vals, d.MaxResp, snap)
+		default:
+			grp.Avail = len(hot) // no feed: what exceptions would see
+		}
+		res.Groups = append(res.Groups, grp)
+		if d.Excp != ExcpNone && len(hot) > 0 && s.due(g.parent.Path, now) {
+			evs = append(evs, Event{Def: *d, Parent: g.parent.Path, Time: now, Items: capped(hot, d.MaxResp, snap)})
+		}
+	}
+	s.prev = seen // peers that vanished are forgotten
+	s.res = res
+	for _, ev := range evs {
+		s.events++
+		if d.Excp.Exceptions() {
+			s.seq++
+			s.excps = append(s.excps, Exception{Seq: s.seq, Event: ev})
+		}
+	}
+	return evs
+}
+
+// value is the compared value of n: the level of a quantity, the rate
+// per second of a counter since the previous evaluation (none on the
+// first, after a gap in the values, or when no time passed).
+func (s *state) value(n *spmi.Node, t time.Time, seen map[string]prevVal) (float64, bool) {
+	if !n.Value.OK() {
+		return 0, false
+	}
+	if n.Stat.Val != spmi.SiCounter {
+		return n.Value.Float64(), true
+	}
+	seen[n.Path] = prevVal{n.Value, t}
+	p, ok := s.prev[n.Path]
+	if !ok || !t.After(p.t) {
+		return 0, false
+	}
+	return counterChange(p.v, n.Value) / t.Sub(p.t).Seconds(), true
+}
+
+// counterChange is the increase of a counter; one that went backwards was
+// reset, and its change is unknown: zero, never a huge number.
+func counterChange(prev, cur spmi.Value) float64 {
+	a, b := prev.Float64(), cur.Float64()
+	if pu, cu := prev.Uint64(), cur.Uint64(); float64(pu) == a && float64(cu) == b {
+		if cu < pu {
+			return 0
+		}
+		return float64(cu - pu)
+	}
+	return max(b-a, 0)
+}
+
+// due tells whether the peer set may raise an event now, and if so
+// records that it does.
+func (s *state) due(parent string, now time.Time) bool {
+	if last, ok := s.last[parent]; ok && now.Sub(last) < s.def.Frequency {
+		return false
+	}
+	s.last[parent] = now
+	return true
+}

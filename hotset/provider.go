@@ -1,0 +1,186 @@
+package hotset
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// ASN is the Hotset context's top-level number (docs/TREE.md); 14.0 is
+// the notification objects' arc, so hotsets are numbered from 1.
+const ASN = 14
+
+// Numbers under each hotset instance.
+const (
+	feedASN = 20
+	excpASN = 21
+)
+
+var (
+	hotsetCx = spmi.CxDesc{Name: "Hotset", Descr: "Hotsets: one statistic watched across peers", ASN: ASN, Inst: spmi.SiCfgInst}
+	setTpl   = spmi.CxDesc{Descr: "Hotset"}
+	feedCx   = spmi.CxDesc{Name: "feed", Descr: "The current items, hottest first per peer set", ASN: feedASN, Inst: spmi.SiContInst}
+	feedTpl  = spmi.CxDesc{Descr: "Feed row"}
+	excpCx   = spmi.CxDesc{Name: "excp", Descr: "The most recent exceptions, by sequence number", ASN: excpASN, Inst: spmi.SiContInst}
+	excpTpl  = spmi.CxDesc{Descr: "Exception"}
+
+	setStats = []spmi.StatDesc{
+		{Name: "stat", Descr: "Watched statistic, * standing for the peers", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "threshold", Descr: "Threshold (rate/s for counters; negative: below)", ASN: 2, Min: -100, Max: 100, Val: spmi.SiQuantity},
+		{Name: "maxresp", Descr: "Most items per peer set (0: all)", ASN: 3, Max: 10, Val: spmi.SiQuantity},
+		{Name: "feedtype", Descr: "When items are fed: none, threshold or always", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "excptype", Descr: "What a crossing raises: none, exception, trap or both", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "severity", Descr: "Severity of the exceptions", ASN: 6, Max: 10, Val: spmi.SiQuantity},
+		{Name: "trapno", Descr: "Trap number: notifications are base.0.trapno", ASN: 7, Max: 100, Val: spmi.SiQuantity},
+		{Name: "frequency", Descr: "Least time between two events of a peer set", ASN: 8, Max: 3600, Val: spmi.SiQuantity, Units: "seconds"},
+		{Name: "avail", Descr: "Values qualifying for the feed (avail_resp)", ASN: 9, Max: 100, Val: spmi.SiQuantity},
+		{Name: "count", Descr: "Rows of the feed (count, capped by maxresp)", ASN: 10, Max: 100, Val: spmi.SiQuantity},
+		{Name: "groups", Descr: "Peer sets (one per lowest-level parent)", ASN: 11, Max: 10, Val: spmi.SiQuantity},
+		{Name: "events", Descr: "Exceptions and notifications raised", ASN: 12, Max: 1, Val: spmi.SiCounter},
+		{Name: "error", Descr: "SPMI error code of the last evaluation (0: none)", ASN: 13, Max: 200, Val: spmi.SiQuantity},
+		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+	feedStats = []spmi.StatDesc{
+		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: spmi.SiQuantity},
+		{Name: "name", Descr: "Name of the peer context", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "value", Descr: "Value compared: rate/s of a counter, else level", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true},
+		{Name: "oid", Descr: "OID of the peer statistic's instance", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "path", Descr: "Path of the peer statistic", ASN: 6, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+	excpStats = []spmi.StatDesc{
+		{Name: "time", Descr: "When it was raised (seconds since 1970)", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds"},
+		{Name: "severity", Descr: "Severity of the exception", ASN: 2, Max: 10, Val: spmi.SiQuantity},
+		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "count", Descr: "Peers beyond the threshold (capped by maxresp)", ASN: 4, Max: 10, Val: spmi.SiQuantity},
+		{Name: "name", Descr: "Name of the hottest peer", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "value", Descr: "Value of the hottest peer", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true},
+		{Name: "peers", Descr: "Peers beyond the threshold with their values", ASN: 7, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+)
+
+// Provider serves the engine's last results under Hotset. Collect never
+// evaluates: the evaluation loop does, on a snapshot this provider is
+// part of.
+type Provider struct{ E *Engine }
+
+func (p Provider) Name() string { return "Hotset" }
+
+// Description is the hotset instance's description: its statistic path,
+// preceded by "trap N: " when it sends notifications. The MIB generator
+// reads the trap number from it (mib.TrapNumbers).
+func Description(d Def) string {
+	if d.Excp.Traps() && d.TrapNo > 0 {
+		return fmt.Sprintf("trap %d: %s", d.TrapNo, d.Path())
+	}
+	return d.Path()
+}
+
+func (p Provider) Collect(b *spmi.Builder) error {
+	views := p.E.Views()
+	top, err := b.Context(nil, &hotsetCx)
+	if err != nil {
+		return err
+	}
+	for _, v := range views {
+		if err := collectSet(b, top, v); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
+	d, r := v.Def, v.Result
+	// Numbered by name in the persisted numbering: a hotset keeps its
+	// OIDs when others are added, removed or reordered.
+	cx, err := b.Instance(top, &setTpl, d.Name, Description(d), 0)
+	if err != nil {
+		return err
+	}
+	rows, avail := 0, 0
+	for _, g := range r.Groups {
+		rows += len(g.Items)
+		avail += g.Avail
+	}
+	evaluated := !r.Time.IsZero()
+	opt := func(val spmi.Value) spmi.Value {
+		if !evaluated {
+			return spmi.NoValue
+		}
+		return val
+	}
+	errmsg := spmi.NoValue
+	if r.Err != nil {
+		errmsg = spmi.Text(r.Err.Error())
+	}
+	vals := []spmi.Value{
+		spmi.Text(d.Path()), spmi.Int(int64(d.Threshold)), spmi.Uint(uint64(d.MaxResp)),
+		spmi.Text(d.Feed.String()), spmi.Text(d.Excp.String()), spmi.Uint(uint64(d.Severity)),
+		spmi.Uint(uint64(d.TrapNo)), spmi.Uint(uint64(d.Frequency.Seconds())),
+		opt(spmi.Uint(uint64(avail))), opt(spmi.Uint(uint64(rows))), opt(spmi.Uint(uint64(len(r.Groups)))),
+		spmi.Uint(v.Events), opt(spmi.Uint(uint64(spmi.CodeOf(r.Err)))), errmsg,
+	}
+	if err := b.Stats(cx, setStats, vals); err != nil {
+		return err
+	}
+	feed, err := b.Context(cx, &feedCx)
+	if err != nil {
+		return err
+	}
+	row := uint32(0)
+	for _, g := range r.Groups {
+		for i, it := range g.Items {
+			row++
+			inst, err := b.Instance(feed, &feedTpl, strconv.Itoa(int(row)), "", row)
+			if err != nil {
+				return err
+			}
+			if err := b.Stats(inst, feedStats, []spmi.Value{
+				spmi.Uint(uint64(i + 1)), spmi.Text(it.Name), spmi.Float(it.Value),
+				spmi.Text(it.OID.String()), spmi.Text(g.Parent), spmi.Text(it.Path),
+			}); err != nil {
+				return err
+			}
+		}
+	}
+	excp, err := b.Context(cx, &excpCx)
+	if err != nil {
+		return err
+	}
+	for _, x := range v.Exceptions {
+		inst, err := b.Instance(excp, &excpTpl, strconv.FormatUint(uint64(x.Seq), 10), "", x.Seq)
+		if err != nil {
+			return err
+		}
+		top := x.Items[0]
+		if err := b.Stats(inst, excpStats, []spmi.Value{
+			spmi.Uint(uint64(x.Time.Unix())), spmi.Uint(uint64(x.Def.Severity)), spmi.Text(x.Parent),
+			spmi.Uint(uint64(len(x.Items))), spmi.Text(top.Name), spmi.Float(top.Value), spmi.Text(Peers(x.Items)),
+		}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// maxText bounds a text value (DisplayString holds 255 octets).
+const maxText = 255
+
+// Peers lists items as "sda=93.5 sdb=88" for logs and the exceptions table.
+func Peers(items []Item) string {
+	var sb strings.Builder
+	for i, it := range items {
+		if i > 0 {
+			sb.WriteByte(' ')
+		}
+		fmt.Fprintf(&sb, "%s=%s", it.Name, strconv.FormatFloat(math.Round(it.Value*100)/100, 'f', -1, 64))
+		if sb.Len() > maxText {
+			return sb.String()[:maxText-3] + "..."
+		}
+	}
+	return sb.String()
+}

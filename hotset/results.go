@@ -1,0 +1,87 @@
+package hotset
+
+import (
+	"sort"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// View is what the provider serves of one hotset.
+type View struct {
+	Def        Def
+	Result     Result
+	Exceptions []Exception // oldest first
+	Events     uint64
+}
+
+// Views returns the last results of every hotset, in definition order.
+func (e *Engine) Views() []View {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := make([]View, len(e.sets))
+	for i, s := range e.sets {
+		out[i] = View{Def: s.def, Result: s.res, Exceptions: append([]Exception(nil), s.excps...), Events: s.events}
+	}
+	return out
+}
+
+// Evaluations counts the calls of Evaluate.
+func (e *Engine) Evaluations() uint64 {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	return e.evals
+}
+
+// Tick evaluates every hotset on one fresh snapshot of h and makes the
+// next read of h rebuild, so that the tree serves these results.
+func (e *Engine) Tick(h *spmi.Hierarchy) []Event {
+	evs := e.Evaluate(h.Fresh())
+	h.Invalidate()
+	return evs
+}
+
+// order sorts descending, or ascending for a negative threshold; ties by
+// path so that equal values keep a stable order.
+func order(items []Item, ascending bool) {
+	sort.Slice(items, func(i, j int) bool {
+		a, b := items[i], items[j]
+		if a.Value != b.Value {
+			return (a.Value < b.Value) == ascending
+		}
+		return a.Path < b.Path
+	})
+}
+
+// beyond returns the ordered items past the threshold: above it, or below
+// its absolute value for a negative one; all of them for zero.
+func beyond(sorted []Item, th int) []Item {
+	n := 0
+	for n < len(sorted) && qualifies(sorted[n].Value, th) {
+		n++
+	}
+	return sorted[:n]
+}
+
+func qualifies(v float64, th int) bool {
+	switch {
+	case th > 0:
+		return v > float64(th)
+	case th < 0:
+		return v < float64(-th)
+	}
+	return true
+}
+
+// capped copies the first maxResp items (all for 0) with their OIDs and
+// served values.
+func capped(items []Item, maxResp int, snap *spmi.Snapshot) []Item {
+	if maxResp > 0 && len(items) > maxResp {
+		items = items[:maxResp]
+	}
+	out := append([]Item(nil), items...)
+	for i := range out {
+		n := out[i].node
+		out[i].OID, out[i].Served, out[i].node = n.FullOID(snap.Base), n.Stat.SNMPValue(n.Value), nil
+	}
+	return out
+}
