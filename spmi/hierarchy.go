@@ -145,6 +145,7 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 		durs[p.Name()] = time.Since(t0)
 	}
 	s := b.Finish()
+	s.create = h.creator(h.providers)
 	h.logFailures(s.Failures)
 	if err := h.cfg.Numbering.Save(); err != nil {
 		h.logOnce("numbering", err)

@@ -1,0 +1,97 @@
+package rtimelan
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/net/icmp"
+)
+
+func TestOpenFailureNamesTheSysctlAndCapability(t *testing.T) {
+	deny := func(network, _ string) (*icmp.PacketConn, error) {
+		return nil, &syscallErr{network}
+	}
+	_, _, err := OpenPinger(deny)
+	if err == nil {
+		t.Fatal("opened without sockets")
+	}
+	for _, want := range []string{"net.ipv4.ping_group_range", "CAP_NET_RAW", "udp4", "ip4:icmp"} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error %q does not name %s", err, want)
+		}
+	}
+}
+
+type syscallErr struct{ network string }
+
+func (e *syscallErr) Error() string { return e.network + ": socket: permission denied" }
+func (e *syscallErr) Unwrap() error { return syscall.EPERM }
+
+// measure runs a monitor of hosts over p until cond holds on every host
+// (at most 10 s) and returns the statistics.
+func measure(t *testing.T, p *Pinger, hosts []string, cond func(Stats) bool) map[string]Stats {
+	t.Helper()
+	s := settings(hosts...)
+	s.Interval = 50 * time.Millisecond
+	s.Timeout = 500 * time.Millisecond
+	m := NewMonitor(s, newStore(t), p, nil, nil)
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+	out := map[string]Stats{}
+	ok := false
+	for deadline := time.Now().Add(10 * time.Second); !ok && time.Now().Before(deadline); time.Sleep(10 * time.Millisecond) {
+		ok = true
+		for _, h := range hosts {
+			st, _ := statsOf(m, h)
+			out[h] = st
+			ok = ok && cond(st)
+		}
+	}
+	if !ok {
+		t.Fatalf("condition not met in 10 s: %+v", out)
+	}
+	return out
+}
+
+func TestPingLoopback(t *testing.T) {
+	p, v6err, err := OpenPinger(nil)
+	if err != nil {
+		t.Skipf("this machine allows no ICMP socket to this user: %v", err)
+	}
+	hosts := []string{"127.0.0.1"}
+	if v6err != nil {
+		t.Logf("no IPv6 ICMP socket (%v): ::1 not measured", v6err)
+	} else {
+		hosts = append(hosts, "::1")
+	}
+	t.Logf("IPv4 socket: datagram %v, identifier %d", p.V4.Dgram, p.V4.ID)
+	got := measure(t, p, hosts, func(s Stats) bool { return s.Responses >= 3 })
+	for h, s := range got {
+		if s.Requests < s.Responses || s.BandPercent(0) != 100 || s.Avg <= 0 || s.Avg > 10 {
+			t.Errorf("%s: %+v", h, s)
+		}
+	}
+}
+
+func TestOpenerErrorsAreKeptApartByFamily(t *testing.T) {
+	only4 := func(network, addr string) (*icmp.PacketConn, error) {
+		if strings.HasSuffix(network, "6") || strings.HasPrefix(network, "ip6") {
+			return nil, errors.Join(errors.New(network), syscall.EAFNOSUPPORT)
+		}
+		return icmp.ListenPacket(network, addr)
+	}
+	p, v6err, err := OpenPinger(only4)
+	if err != nil {
+		t.Skipf("no IPv4 ICMP socket for this user: %v", err)
+	}
+	defer p.Close()
+	if p.V6 != nil || v6err == nil || !strings.Contains(v6err.Error(), "no IPv6 on this host") {
+		t.Errorf("v6 socket %v, error %v", p.V6, v6err)
+	}
+}

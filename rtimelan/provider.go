@@ -1,0 +1,144 @@
+package rtimelan
+
+import (
+	"net/netip"
+	"slices"
+	"strings"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// ASNs of the contexts: RTime is 13 at the top, LAN 2 under it (ARM is 1).
+const (
+	RTimeASN = 13
+	LANASN   = 2
+)
+
+var (
+	rtimeCx = spmi.CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: RTimeASN}
+	lanCx   = spmi.CxDesc{Name: "LAN", Descr: "Network response time (ICMP echo) by host", ASN: LANASN, Inst: spmi.SiCfgInst}
+	hostTpl = spmi.CxDesc{Descr: "Network response time to a host"}
+
+	// lanStats are RTime/LAN's own statistics (1 to 15; hosts start at 16).
+	lanStats = []spmi.StatDesc{
+		{Name: "hosts", Descr: "Hosts measured", ASN: 1, Max: 100, Val: spmi.SiQuantity},
+		{Name: "cycles", Descr: "Measurement cycles started", ASN: 2, Max: 1, Val: spmi.SiCounter},
+		{Name: "skipped", Descr: "Timer ticks skipped: a cycle was still running", ASN: 3, Max: 1, Val: spmi.SiCounter},
+		{Name: "late", Descr: "Echo replies after the timeout, ignored", ASN: 4, Max: 10, Val: spmi.SiCounter},
+		{Name: "duplicate", Descr: "Second echo replies to one request, ignored", ASN: 5, Max: 10, Val: spmi.SiCounter},
+		{Name: "foreign", Descr: "Echo replies to other programs' requests, ignored", ASN: 6, Max: 10, Val: spmi.SiCounter},
+	}
+
+	// hostStats are the guide's metrics of one host.
+	hostStats = []spmi.StatDesc{
+		{Name: "resptime", Descr: "Latest response time (ms)", ASN: 1, Max: 100, Val: spmi.SiQuantity, Units: "milliseconds"},
+		{Name: "respavg", Descr: "Weighted average response time (ms)", ASN: 2, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "below10", Descr: "Response times below 10 ms (percent)", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "below20", Descr: "Response times from 10 to 20 ms (percent)", ASN: 4, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "below100", Descr: "Response times from 20 to 100 ms (percent)", ASN: 5, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "above99", Descr: "Response times of 100 ms or more (percent)", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "requests", Descr: "Echo requests sent", ASN: 7, Max: 1, Val: spmi.SiCounter},
+		{Name: "responses", Descr: "Echo replies received", ASN: 8, Max: 1, Val: spmi.SiCounter},
+		{Name: "address", Descr: "Address measured", ASN: 9, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+)
+
+// Provider serves RTime/LAN from a monitor, and creates a host's context
+// when a path under RTime/LAN names it (spmi.Creator).
+type Provider struct{ M *Monitor }
+
+// Name is the provider's name in the daemon's Agent context.
+func (p Provider) Name() string { return "RTime" }
+
+// Collect adds RTime (unless another provider did) and RTime/LAN.
+func (p Provider) Collect(b *spmi.Builder) error {
+	rt := b.Lookup("RTime")
+	if rt == nil {
+		var err error
+		if rt, err = b.Context(nil, &rtimeCx); err != nil {
+			return err
+		}
+	}
+	lan, err := b.Context(rt, &lanCx)
+	if err != nil {
+		return err
+	}
+	c, hosts := p.M.view()
+	err = b.Stats(lan, lanStats, []spmi.Value{
+		spmi.Uint(uint64(c.Hosts)), spmi.Uint(c.Cycles), spmi.Uint(c.Skipped),
+		spmi.Uint(c.Late), spmi.Uint(c.Duplicate), spmi.Uint(c.Foreign),
+	})
+	if err != nil {
+		return err
+	}
+	for _, h := range hosts {
+		inst, err := b.Instance(lan, &hostTpl, h.name, truncate("Response time to "+h.host, spmi.MaxDescr), h.asn)
+		if err != nil {
+			return err
+		}
+		s := &h.stats
+		resp, avg := spmi.NoValue, spmi.NoValue
+		if s.Responses > 0 {
+			resp, avg = spmi.Int(s.LastMillis()), spmi.Float(s.Avg)
+		}
+		addr := spmi.Text("")
+		if h.addr.IsValid() {
+			addr = spmi.Text(h.addr.String())
+		}
+		err = b.Stats(inst, hostStats, []spmi.Value{
+			resp, avg,
+			spmi.Float(s.BandPercent(0)), spmi.Float(s.BandPercent(1)), spmi.Float(s.BandPercent(2)), spmi.Float(s.BandPercent(3)),
+			spmi.Uint(s.Requests), spmi.Uint(s.Responses), addr,
+		})
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func truncate(s string, n int) string {
+	if len(s) <= n {
+		return s
+	}
+	return strings.ToValidUTF8(s[:n], "")
+}
+
+// Create implements spmi.Creator: RTime/LAN/<host> and
+// RTime/LAN/<host>/<statistic> create the host's context, as the guide's
+// SpmiPathGetCx("RTime/LAN/farvel") does. Other paths are not ours.
+func (p Provider) Create(path string) (bool, error) {
+	parts := strings.Split(path, "/")
+	if len(parts) < 3 || len(parts) > 4 || parts[0] != "RTime" || parts[1] != "LAN" {
+		return false, nil
+	}
+	if len(parts) == 4 && !slices.ContainsFunc(hostStats, func(d spmi.StatDesc) bool { return d.Name == parts[3] }) {
+		return false, nil
+	}
+	if slices.ContainsFunc(lanStats, func(d spmi.StatDesc) bool { return d.Name == parts[2] }) {
+		return false, nil
+	}
+	return p.M.Create(parts[2])
+}
+
+// hostView is a copy of a host for one collection.
+type hostView struct {
+	name, host string
+	asn        uint32
+	addr       netip.Addr
+	stats      Stats
+}
+
+// view copies what Collect serves, in number order.
+func (m *Monitor) view() (Counts, []hostView) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	c := m.counts
+	c.Hosts = len(m.hosts)
+	out := make([]hostView, 0, len(m.hosts))
+	for _, name := range m.namesLocked() {
+		h := m.hosts[name]
+		out = append(out, hostView{name: h.name, host: h.host, asn: h.asn, addr: h.addr, stats: h.stats})
+	}
+	return c, out
+}

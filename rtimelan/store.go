@@ -1,0 +1,134 @@
+package rtimelan
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+)
+
+// StoreFile is the file in the state directory that keeps the hosts
+// created by reference and every host's number.
+const StoreFile = "rtimelan.json"
+
+// FirstHostASN is the number of the first host under RTime/LAN; 1 to 15
+// are RTime/LAN's own statistics, present and future.
+const FirstHostASN = 16
+
+// Store is what survives a restart: the hosts created by reference, and
+// the ASN.1 number of every instance name ever monitored. A number is
+// never given to another name, so a manager's OIDs stay valid.
+type Store struct {
+	file       string
+	Version    int               `json:"version"`
+	Numbers    map[string]uint32 `json:"numbers"`
+	Referenced []string          `json:"referenced"`
+}
+
+// LoadStore reads file; a missing file is an empty store, a damaged one an
+// error naming the file.
+func LoadStore(file string) (*Store, error) {
+	s := &Store{file: file, Numbers: map[string]uint32{}, Version: 1}
+	b, err := os.ReadFile(file)
+	if errors.Is(err, fs.ErrNotExist) {
+		return s, nil
+	}
+	if err != nil {
+		return nil, fmt.Errorf("RTime/LAN state %s: %w", file, err)
+	}
+	if err := json.Unmarshal(b, s); err != nil {
+		return nil, fmt.Errorf("RTime/LAN state %s is damaged (%v); move it away to start afresh", file, err)
+	}
+	if s.Version != 1 {
+		return nil, fmt.Errorf("RTime/LAN state %s: version %d, this daemon reads version 1", file, s.Version)
+	}
+	if s.Numbers == nil {
+		s.Numbers = map[string]uint32{}
+	}
+	seen := map[uint32]string{}
+	for name, k := range s.Numbers {
+		if k < FirstHostASN {
+			return nil, fmt.Errorf("RTime/LAN state %s: host %q has number %d, below %d", file, name, k, FirstHostASN)
+		}
+		if o, dup := seen[k]; dup {
+			return nil, fmt.Errorf("RTime/LAN state %s: hosts %q and %q share number %d", file, name, o, k)
+		}
+		seen[k] = name
+	}
+	for _, h := range s.Referenced {
+		if err := CheckHost(h); err != nil || InstanceName(h) != h {
+			return nil, fmt.Errorf("RTime/LAN state %s: referenced host %q is not a valid host name of at most %d bytes", file, h, maxName)
+		}
+	}
+	return s, nil
+}
+
+// Number returns name's number, giving it the lowest free one the first
+// time; changed tells that the store must be saved.
+func (s *Store) Number(name string) (k uint32, changed bool) {
+	if k, ok := s.Numbers[name]; ok {
+		return k, false
+	}
+	used := make(map[uint32]bool, len(s.Numbers))
+	for _, k := range s.Numbers {
+		used[k] = true
+	}
+	k = FirstHostASN
+	for used[k] {
+		k++
+	}
+	s.Numbers[name] = k
+	return k, true
+}
+
+// IsReferenced tells whether name was created by reference.
+func (s *Store) IsReferenced(name string) bool { return slices.Contains(s.Referenced, name) }
+
+// SetReferenced adds or removes a host created by reference.
+func (s *Store) SetReferenced(name string, on bool) {
+	i := slices.Index(s.Referenced, name)
+	switch {
+	case on && i < 0:
+		s.Referenced = append(s.Referenced, name)
+		slices.Sort(s.Referenced)
+	case !on && i >= 0:
+		s.Referenced = slices.Delete(s.Referenced, i, i+1)
+	}
+}
+
+// Save writes the store atomically: a temporary file renamed over the old.
+func (s *Store) Save() error {
+	if s.file == "" {
+		return nil
+	}
+	b, err := json.MarshalIndent(s, "", "  ")
+	if err != nil {
+		return err
+	}
+	if err := os.MkdirAll(filepath.Dir(s.file), 0o755); err != nil {
+		return fmt.Errorf("RTime/LAN state: %w", err)
+	}
+	tmp := s.file + ".tmp"
+	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
+	if err != nil {
+		return fmt.Errorf("RTime/LAN state: %w", err)
+	}
+	_, err = f.Write(append(b, '\n'))
+	if err == nil {
+		err = f.Sync()
+	}
+	if cerr := f.Close(); err == nil {
+		err = cerr
+	}
+	if err == nil {
+		err = os.Rename(tmp, s.file)
+	}
+	if err != nil {
+		os.Remove(tmp)
+		return fmt.Errorf("RTime/LAN state: %w", err)
+	}
+	return nil
+}
