@@ -1,0 +1,162 @@
+package arm
+
+import (
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/armring"
+)
+
+// Options configure an Agent. The zero value finds the daemon as libarm
+// does (Sockets).
+type Options struct {
+	Socket   string        // daemon socket; "" tries Sockets()
+	Prog     string        // program name shown by the daemon; "" is os.Args[0]'s base
+	Disabled bool          // measure nothing (as INVOKE_ARM=false does)
+	Retry    time.Duration // between reconnection attempts, default 1s
+}
+
+// Agent is this process's connection to the daemon and its registered
+// names. One per process is the rule; it is safe for concurrent use.
+type Agent struct {
+	opts   Options
+	cur    atomic.Pointer[ring]
+	mu     sync.Mutex // registration and reconnection
+	apps   map[string]*App
+	appl   []*App
+	trans  []*Tran
+	byID   map[int32]bool
+	done   chan struct{}
+	closed bool
+	wg     sync.WaitGroup
+	inst   atomic.Uint32 // transaction instance numbers for correlators
+	agent  uint16
+}
+
+// Open starts an agent and tries the daemon once; it never fails: without
+// a daemon the agent measures nothing until one appears.
+func Open(opts *Options) *Agent {
+	a := &Agent{apps: map[string]*App{}, byID: map[int32]bool{}, done: make(chan struct{}), agent: uint16(os.Getpid())}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.Prog == "" && len(os.Args) > 0 {
+		a.opts.Prog = filepath.Base(os.Args[0])
+	}
+	if a.opts.Retry <= 0 {
+		a.opts.Retry = time.Second
+	}
+	if a.opts.Disabled || os.Getenv("INVOKE_ARM") == "false" {
+		a.opts.Disabled = true
+		return a
+	}
+	a.connect()
+	a.wg.Add(1)
+	go a.watch()
+	return a
+}
+
+// Connected reports whether a daemon is draining this process's records.
+func (a *Agent) Connected() bool { return a.cur.Load() != nil }
+
+// Close disconnects; records not yet drained are lost.
+func (a *Agent) Close() {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return
+	}
+	a.closed = true
+	close(a.done)
+	if r := a.cur.Swap(nil); r != nil {
+		r.conn.Close()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+func (a *Agent) sockets() []string {
+	if a.opts.Socket != "" {
+		return []string{a.opts.Socket}
+	}
+	return Sockets()
+}
+
+// connect tries each socket; on success it publishes every name into the
+// new file, carries over the loss of the previous one, and makes it current.
+func (a *Agent) connect() bool {
+	for _, s := range a.sockets() {
+		r, err := dial(s, a.opts.Prog, 2*time.Second)
+		if err != nil {
+			continue
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.closed {
+			r.conn.Close()
+			return false
+		}
+		for i, ap := range a.appl {
+			if uint32(i) < r.f.Geometry().Apps {
+				r.f.PublishApp(uint32(i), &armring.App{ID: ap.id, Key: ap.key, Descr: ap.descr})
+			}
+		}
+		for i, t := range a.trans {
+			if uint32(i) < r.f.Geometry().Trans {
+				r.f.PublishTran(uint32(i), &t.entry)
+				if n := t.lost.Swap(0); n > 0 {
+					r.f.AddDropped(uint32(i), n)
+				}
+			}
+		}
+		a.cur.Store(r)
+		return true
+	}
+	return false
+}
+
+// watch waits for the daemon to go away, then reconnects every Retry.
+func (a *Agent) watch() {
+	defer a.wg.Done()
+	for {
+		if r := a.cur.Load(); r != nil {
+			var b [64]byte
+			r.conn.Read(b[:]) // returns when the daemon closes or Close is called
+			a.cur.CompareAndSwap(r, nil)
+			r.conn.Close()
+			// Records the daemon did not drain are lost: count them.
+			a.mu.Lock()
+			r.f.Undrained(func(i uint32) {
+				if int(i) < len(a.trans) {
+					a.trans[i].lost.Add(1)
+				}
+			})
+			a.mu.Unlock()
+		}
+		select {
+		case <-a.done:
+			return
+		case <-time.After(a.opts.Retry):
+		}
+		if a.cur.Load() == nil {
+			a.connect()
+		}
+	}
+}
+
+// id derives an id from a key, the same in every process; a collision
+// within this process takes the next free number.
+func (a *Agent) id(key string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	id := int32(h.Sum32()&0x3fffffff) + 1
+	for a.byID[id] {
+		id = id%0x3fffffff + 1
+	}
+	a.byID[id] = true
+	return id
+}

@@ -1,0 +1,56 @@
+// Command armload is the Go equivalent of libarm's load program: N
+// goroutines x M transactions through package arm, with a counter, a
+// gauge and the string field, then one aborted and two failed instances
+// per goroutine. Usage: armload THREADS EACH
+package main
+
+import (
+	"fmt"
+	"os"
+	"strconv"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/arm"
+)
+
+func main() {
+	if len(os.Args) != 3 {
+		fmt.Fprintln(os.Stderr, "usage: armload THREADS EACH")
+		os.Exit(2)
+	}
+	threads, _ := strconv.Atoi(os.Args[1])
+	each, _ := strconv.Atoi(os.Args[2])
+	ag := arm.Open(nil)
+	defer ag.Close()
+	for i := 0; i < 50 && !ag.Connected(); i++ {
+		time.Sleep(100 * time.Millisecond)
+	}
+	app := ag.App("Go Load Test", "*")
+	tr := app.Transaction("Load Transaction", "many goroutines",
+		arm.Metric{Field: 1, Type: arm.Counter32, Name: "records written"},
+		arm.Metric{Field: 2, Type: arm.Gauge32, Name: "queue length"},
+		arm.Metric{Field: 7, Type: arm.String32, Name: "part number"})
+	var wg sync.WaitGroup
+	for n := range threads {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := range each {
+				h := tr.Start()
+				h.Set(1, 1000)
+				h.Set(2, uint64(n+i%5))
+				h.Set(1, 1002)
+				h.SetString("part-42")
+				h.Stop(arm.Good)
+			}
+			for _, s := range []arm.Status{arm.Abort, arm.Failed, arm.Failed} {
+				h := tr.Start()
+				h.Stop(s)
+			}
+		}()
+	}
+	wg.Wait()
+	app.End()
+	fmt.Println("done", threads*each, "connected", ag.Connected())
+}

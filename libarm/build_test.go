@@ -1,0 +1,93 @@
+package libarm
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strings"
+	"sync"
+	"testing"
+)
+
+// CFlags are the flags of the Makefile's libarm target.
+var CFlags = []string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror"}
+
+var (
+	buildOnce sync.Once
+	buildDir  string
+	buildErr  error
+)
+
+// built compiles libarm.so, libarm.a and the samples once per test run.
+func built(t testing.TB) string {
+	t.Helper()
+	if _, err := exec.LookPath("cc"); err != nil {
+		t.Fatalf("no C compiler (cc): %v; make test-deps installs one", err)
+	}
+	buildOnce.Do(func() {
+		buildDir, buildErr = os.MkdirTemp("", "libarm-test-")
+		if buildErr != nil {
+			return
+		}
+		srcs, _ := filepath.Glob("src/*.c")
+		var objs []string
+		for _, s := range srcs {
+			o := filepath.Join(buildDir, strings.TrimSuffix(filepath.Base(s), ".c")+".o")
+			if buildErr = cc(append(append([]string{}, CFlags...), "-c", "-o", o, s)...); buildErr != nil {
+				return
+			}
+			objs = append(objs, o)
+		}
+		if buildErr = cc(append([]string{"-shared", "-pthread", "-o", filepath.Join(buildDir, "libarm.so")}, objs...)...); buildErr != nil {
+			return
+		}
+		if buildErr = run("ar", append([]string{"rcs", filepath.Join(buildDir, "libarm.a")}, objs...)...); buildErr != nil {
+			return
+		}
+		// The SDK sample as the SDK wrote it (K&R main, sleep without
+		// unistd.h): only warnings are relaxed, the source is unchanged.
+		if buildErr = cc("-O2", "-w", "-I.", "-o", filepath.Join(buildDir, "sample"), "samples/sample.c",
+			"-L"+buildDir, "-Wl,-rpath,"+buildDir, "-larm"); buildErr != nil {
+			return
+		}
+		if buildErr = cc("-O2", "-pthread", "-Wall", "-Werror", "-I.", "-o", filepath.Join(buildDir, "load"), "samples/load.c",
+			filepath.Join(buildDir, "libarm.a")); buildErr != nil {
+			return
+		}
+		for _, p := range []string{"corr", "pair"} {
+			if buildErr = cc("-O2", "-pthread", "-Wall", "-Werror", "-I.", "-o", filepath.Join(buildDir, p), "samples/"+p+".c",
+				filepath.Join(buildDir, "libarm.a")); buildErr != nil {
+				return
+			}
+		}
+	})
+	if buildErr != nil {
+		t.Fatal(buildErr)
+	}
+	return buildDir
+}
+
+func cc(args ...string) error { return run("cc", args...) }
+
+func run(name string, args ...string) error {
+	out, err := exec.Command(name, args...).CombinedOutput()
+	if err != nil {
+		return &buildError{cmd: name + " " + strings.Join(args, " "), out: string(out), err: err}
+	}
+	return nil
+}
+
+type buildError struct {
+	cmd, out string
+	err      error
+}
+
+func (e *buildError) Error() string { return e.cmd + ": " + e.err.Error() + "\n" + e.out }
+
+func TestMain(m *testing.M) {
+	code := m.Run()
+	if buildDir != "" {
+		os.RemoveAll(buildDir)
+	}
+	os.Exit(code)
+}

@@ -1,0 +1,314 @@
+package libarm
+
+import (
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/rtimearm"
+	"github.com/perfagent/subagent/spmi"
+)
+
+type daemon struct {
+	dir string
+	reg *rtimearm.Registry
+	srv *rtimearm.Server
+	t   *testing.T
+}
+
+// startDaemon runs the daemon's ARM server in dir (a new one if "").
+func startDaemon(t *testing.T, dir string, g armring.Geometry) *daemon {
+	t.Helper()
+	if dir == "" {
+		var err error
+		if dir, err = os.MkdirTemp("", "arm"); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(dir) })
+	}
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 64}, 75, time.Minute, nil, nil)
+	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: filepath.Join(dir, "arm.sock"), Geometry: g}, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	d := &daemon{dir: dir, reg: reg, srv: srv, t: t}
+	t.Cleanup(func() { srv.Close() })
+	return d
+}
+
+// startDaemonB is startDaemon for benchmarks.
+func startDaemonB(b *testing.B, dir string, g armring.Geometry) *rtimearm.Registry {
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 64}, 75, time.Minute, nil, nil)
+	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: filepath.Join(dir, "arm.sock"), Geometry: g}, reg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	go srv.Serve()
+	b.Cleanup(func() { srv.Close() })
+	return reg
+}
+
+func cmdIn(run, bin string, args ...string) *exec.Cmd {
+	c := exec.Command(bin, args...)
+	c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+run)
+	return c
+}
+
+func (d *daemon) snap() *spmi.Snapshot {
+	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, time.Now())
+	if err := d.reg.Provider().Collect(b); err != nil {
+		d.t.Fatal(err)
+	}
+	return b.Finish()
+}
+
+func (d *daemon) value(path string) (spmi.Value, bool) {
+	n, err := d.snap().Lookup(path)
+	if err != nil {
+		return spmi.NoValue, false
+	}
+	return n.Value, true
+}
+
+// waitFor polls until path has want, within 10 s.
+func (d *daemon) waitFor(path string, want uint64) {
+	d.t.Helper()
+	var v spmi.Value
+	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
+		if v, _ = d.value(path); v.OK() && v.Uint64() == want {
+			return
+		}
+	}
+	d.t.Fatalf("%s = %v, want %d", path, v, want)
+}
+
+func (d *daemon) cmd(bin string, args ...string) *exec.Cmd { return cmdIn(d.dir, bin, args...) }
+
+func TestLoadCountsEveryInstanceExactly(t *testing.T) {
+	dir := built(t)
+	const threads, each = 8, 2000
+	d := startDaemon(t, "", armring.Geometry{Slots: 32768, Apps: 4, Trans: 8})
+	out, err := d.cmd(filepath.Join(dir, "load"), "8", "2000").CombinedOutput()
+	if err != nil {
+		t.Fatalf("load: %v\n%s", err, out)
+	}
+	p := "RTime/ARM/LoadTest/LoadTransaction/"
+	d.waitFor(p+"count", threads*each)
+	for name, want := range map[string]uint64{"aborted": threads, "failed": 2 * threads, "lost": 0, "inflight": 0, "metric1": 2 * threads * each} {
+		if v, _ := d.value(p + name); v.Uint64() != want {
+			t.Errorf("%s = %v, want %d", name, v, want)
+		}
+	}
+	mn, _ := d.value(p + "respmin")
+	avg, _ := d.value(p + "respavg")
+	mx, _ := d.value(p + "respmax")
+	if !(mn.Float64() <= avg.Float64() && avg.Float64() <= mx.Float64()+1) {
+		t.Errorf("respmin %v respavg %v respmax %v", mn, avg, mx)
+	}
+	if v, _ := d.value(p + "metric2max"); v.Float64() != 7+4 {
+		t.Errorf("metric2max (queue length) = %v, want 11", v)
+	}
+	if v, _ := d.value(p + "string"); v.TextValue() != "part-42" {
+		t.Errorf("string = %q, want part-42", v.TextValue())
+	}
+	if v, _ := d.value(p + "detail"); v.TextValue() != "many threads" {
+		t.Errorf("detail = %q", v.TextValue())
+	}
+}
+
+func TestSDKSampleRunsAndLogs(t *testing.T) {
+	dir := built(t)
+	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
+	logf := filepath.Join(t.TempDir(), "logfile")
+	c := d.cmd(filepath.Join(dir, "sample"))
+	c.Env = append(c.Env, "ARM_LOGFILE="+logf)
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer c.Process.Kill()
+	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
+	v, _ := d.value("RTime/ARM/ARMsampleprogram/Sample_transaction/resptime")
+	if ms := v.Uint64(); ms < 990 || ms > 3000 {
+		t.Errorf("resptime %d ms for sleep(1)", ms)
+	}
+	if v, _ := d.value("RTime/ARM/ARMsampleprogram/Sample_transaction/inflight"); v.Uint64() != 1 {
+		t.Errorf("inflight %v, want 1 (the sample sleeps inside its transaction)", v)
+	}
+	c.Process.Signal(syscall.SIGKILL)
+	c.Wait()
+	// Killed inside a transaction: that instance is lost, none invented.
+	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/lost", 1)
+	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/inflight", 0)
+
+	b, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	for _, re := range []string{
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_init: Application <ARM sample program> User <\S+> = Appl_id <\d+>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_getid: Application <ARM sample program> User <\S+> Transaction <Sample_transaction> Detail <First Transaction in Sample program>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_getid: .* Transaction <Sample_transaction> = Tran_id <\d+>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_start: .* Transaction <Sample_transaction> = Start_handle <\d+>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_stop: .* Start_handle <\d+> Status <0>$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(log) {
+			t.Errorf("log lacks %s:\n%s", re, log)
+		}
+	}
+}
+
+func TestInvokeArmFalseIsANoOpLibrary(t *testing.T) {
+	dir := built(t)
+	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
+	c := d.cmd(filepath.Join(dir, "load"), "2", "10")
+	c.Env = append(c.Env, "INVOKE_ARM=false")
+	out, err := c.CombinedOutput()
+	// Every call returns 0, which load takes as ids: it runs to the end.
+	if err != nil || !strings.Contains(string(out), "done 20") {
+		t.Fatalf("load with INVOKE_ARM=false: %v\n%s", err, out)
+	}
+	if _, ok := d.value("RTime/ARM/LoadTest"); ok {
+		t.Fatal("a disabled library registered its application")
+	}
+}
+
+func TestCorrelatedPairRecordsTheParent(t *testing.T) {
+	dir := built(t)
+	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
+	out, err := d.cmd(filepath.Join(dir, "corr")).CombinedOutput()
+	if err != nil {
+		t.Fatalf("corr: %v\n%s", err, out)
+	}
+	d.waitFor("RTime/ARM/CorrClient/Request/count", 1)
+	d.waitFor("RTime/ARM/CorrServer/Serve/correlated", 1)
+	if v, _ := d.value("RTime/ARM/CorrServer/Serve/parent"); v.TextValue() != "CorrClient/Request" {
+		t.Errorf("parent %q, want CorrClient/Request", v.TextValue())
+	}
+	if v, _ := d.value("RTime/ARM/CorrClient/Request/correlated"); v.Uint64() != 0 {
+		t.Errorf("the client has no parent, correlated = %v", v)
+	}
+}
+
+func TestDaemonAbsentThenRestarted(t *testing.T) {
+	dir := built(t)
+	run, err := os.MkdirTemp("", "arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(run)
+	// No daemon: the program runs, measuring nothing.
+	c := exec.Command(filepath.Join(dir, "sample"))
+	c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+run)
+	// A file, not a buffer: the sample writes while the test reads.
+	out, err := os.Create(filepath.Join(run, "sample.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer out.Close()
+	c.Stdout = out
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { c.Process.Kill(); c.Wait() }()
+	time.Sleep(1500 * time.Millisecond)
+	if b, _ := os.ReadFile(out.Name()); len(b) != 0 {
+		t.Fatalf("the sample complained without a daemon: %s", b)
+	}
+	g := armring.Geometry{Slots: 64, Apps: 4, Trans: 8}
+	d := startDaemon(t, run, g)
+	// The library finds the daemon by itself and registers its names.
+	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
+	d.srv.Close()
+	d2 := startDaemon(t, run, g)
+	d2.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
+}
+
+func TestLogFileShowsMetricsAndStatusText(t *testing.T) {
+	dir := built(t)
+	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
+	logf := filepath.Join(t.TempDir(), "logfile")
+	c := d.cmd(filepath.Join(dir, "load"), "1", "2")
+	c.Env = append(c.Env, "ARM_LOGFILE="+logf)
+	if out, err := c.CombinedOutput(); err != nil {
+		t.Fatalf("load: %v\n%s", err, out)
+	}
+	b, err := os.ReadFile(logf)
+	if err != nil {
+		t.Fatal(err)
+	}
+	log := string(b)
+	for _, re := range []string{
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_getid: Application <Load Test> User <\S+> Transaction <Load Transaction> Metric Field <1> Type <1> Name <records written>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_getid: .* Metric Field <7> Type <10> Name <part number>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_start: .* Start_handle <\d+> Metric < records written > : <1000>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_update: Start_handle <\d+> Data <thread 0 started>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_stop: .* Start_handle <\d+> Metric < records written > : <1002>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_stop: .* Start_handle <\d+> Metric < part number > : <part-42 +>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_stop: .* Status <1>$`,
+		`(?m)^\d\d:\d\d:\d\d\.\d{3}: arm_end: Application <Load Test> User <\S+> appl_id <\d+>$`,
+	} {
+		if !regexp.MustCompile(re).MatchString(log) {
+			t.Errorf("log lacks %s", re)
+		}
+	}
+	if t.Failed() {
+		t.Log(log)
+	}
+}
+
+func TestBadCallsReturnNegativeAndAreLogged(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "bad.c")
+	os.WriteFile(src, []byte(`#include <stdio.h>
+#include "arm.h"
+int main(void) {
+    int32 a = arm_init("bad calls", 0, 0, 0, 0);
+    int32 t = arm_getid(a, "t", 0, 0, 0, 0);
+    char small[8] = {1, 0, 0, 0};
+    int32 h = arm_start(t, 0, small, sizeof small);      /* too short: refused, start still works */
+    int r[8];                                              /* in this order: C leaves argument order open */
+    r[0] = arm_getid(-5, "x", 0, 0, 0, 0) < 0;             /* negative appl_id: no-op */
+    r[1] = arm_start(-1, 0, 0, 0) < 0;                     /* negative tran_id: no-op */
+    r[2] = arm_stop(-1, ARM_GOOD, 0, 0, 0) < 0;            /* negative handle: no-op */
+    r[3] = arm_start(12345, 0, 0, 0) < 0;                  /* unknown tran_id */
+    r[4] = arm_stop(h, 7, 0, 0, 0) < 0;                    /* bad status */
+    r[5] = arm_stop(h, ARM_GOOD, 0, 0, 0) == 0;            /* then a good stop */
+    r[6] = arm_stop(h, ARM_GOOD, 0, 0, 0) < 0;             /* a second stop */
+    r[7] = arm_end(a, 0, 0, 0) == 0;
+    r[7] = r[7] && arm_start(t, 0, 0, 0) < 0;              /* ended: inactive */
+    for (int i = 0; i < 8; i++)
+        printf(i ? " %d" : "%d", r[i]);
+    printf("\n");
+    return 0;
+}
+`), 0o644)
+	bin := filepath.Join(dir, "bad")
+	if err := cc("-I.", "-o", bin, src, filepath.Join(built(t), "libarm.a"), "-pthread"); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
+	logf := filepath.Join(dir, "log")
+	c := d.cmd(bin)
+	c.Env = append(c.Env, "ARM_LOGFILE="+logf)
+	out, err := c.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1 1 1 1 1 1 1 1" {
+		t.Fatalf("checks: %v %q (1 = as the guides say)", err, out)
+	}
+	d.waitFor("RTime/ARM/badbuffers", 1)
+	d.waitFor("RTime/ARM/badcalls/t/count", 1)
+	b, _ := os.ReadFile(logf)
+	for _, want := range []string{"arm_start: ERROR: tran_id <12345> is not registered", "Status <7> is not 0, 1 or 2", "is not an open instance", "is not active"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("log lacks %q:\n%s", want, b)
+		}
+	}
+}

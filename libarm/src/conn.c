@@ -1,0 +1,208 @@
+/* Registration with the daemon on arm.sock, and the thread that notices
+ * a daemon going away and reconnects. Only this file makes system calls,
+ * and never on the caller's hot path. */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <poll.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <sys/un.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "internal.h"
+
+extern char *program_invocation_short_name;
+
+static void le16(unsigned char *p, uint16_t v) { p[0] = v; p[1] = v >> 8; }
+static void le32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i] = v >> (8 * i); }
+static uint32_t get32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
+static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
+
+/* Candidate sockets, as package arm's Sockets: $SUBAGENT_RUN_DIR alone,
+ * else this user's default run directory, then root's. */
+static int sockets(char out[3][108])
+{
+    int n = 0;
+    const char *d = getenv("SUBAGENT_RUN_DIR");
+    if (d && *d) {
+        snprintf(out[n++], 108, "%s/arm.sock", d);
+        return n;
+    }
+    if (geteuid() != 0) {
+        const char *x = getenv("XDG_RUNTIME_DIR");
+        if (x && x[0] == '/')
+            snprintf(out[n++], 108, "%s/subagent/arm.sock", x);
+        else
+            snprintf(out[n++], 108, "/tmp/subagent-%u/arm.sock", (unsigned)geteuid());
+    }
+    snprintf(out[n++], 108, "/run/subagent/arm.sock");
+    return n;
+}
+
+static int read_full(int s, unsigned char *b, size_t n)
+{
+    while (n > 0) {
+        ssize_t k = recv(s, b, n, 0);
+        if (k <= 0)
+            return -1;
+        b += k, n -= k;
+    }
+    return 0;
+}
+
+/* hello sends Hello and returns the mapped file of the Welcome, or NULL. */
+static struct ar_ring *hello(int s)
+{
+    unsigned char m[8 + 8 + 256];
+    const char *prog = program_invocation_short_name ? program_invocation_short_name : "";
+    size_t pl = strnlen(prog, 255);
+    memset(m, 0, sizeof m);
+    le32(m, 8 + 2 + pl);
+    le16(m + 4, 1);
+    le16(m + 8, AR_VERSION);
+    le32(m + 12, (uint32_t)getpid());
+    le16(m + 16, pl);
+    memcpy(m + 18, prog, pl);
+    if (send(s, m, 18 + pl, MSG_NOSIGNAL) != (ssize_t)(18 + pl))
+        return NULL;
+
+    unsigned char b[8 + 2048];
+    union { char buf[CMSG_SPACE(4 * sizeof(int))]; struct cmsghdr align; } cm;
+    struct iovec iov = { b, 8 };
+    struct msghdr h = { .msg_iov = &iov, .msg_iovlen = 1, .msg_control = cm.buf, .msg_controllen = sizeof cm.buf };
+    ssize_t k = recvmsg(s, &h, MSG_CMSG_CLOEXEC);
+    int fd = -1;
+    for (struct cmsghdr *c = CMSG_FIRSTHDR(&h); c; c = CMSG_NXTHDR(&h, c)) {
+        if (c->cmsg_level == SOL_SOCKET && c->cmsg_type == SCM_RIGHTS) {
+            int n = (c->cmsg_len - CMSG_LEN(0)) / sizeof(int);
+            for (int i = 0; i < n; i++) {
+                int x;
+                memcpy(&x, CMSG_DATA(c) + i * sizeof(int), sizeof x);
+                if (fd < 0)
+                    fd = x;
+                else
+                    close(x);
+            }
+        }
+    }
+    struct ar_ring *r = NULL;
+    uint32_t len = k == 8 ? get32(b) : 0;
+    if (k != 8 || len > 2048 || len < 42 || b[4] != 0x81 || read_full(s, b + 8, len) != 0)
+        goto out;
+    const unsigned char *w = b + 8;
+    int32_t status = (int32_t)get32(w);
+    uint64_t gen = get64(w + 8), flen = get64(w + 16);
+    uint32_t slots = get32(w + 24), apps = get32(w + 28), trans = get32(w + 32);
+    if (status != 0 || fd < 0 || gen == 0 || slots < 16 || slots > (1u << 20) || (slots & (slots - 1)) ||
+        apps < 1 || apps > 4096 || trans < 1 || trans > 65536)
+        goto out;
+    uint64_t want = AR_HDR + (uint64_t)slots * AR_REC + (uint64_t)apps * AR_APP + (uint64_t)trans * (AR_TRAN + AR_CTR);
+    struct stat st;
+    if (flen != want || fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || (uint64_t)st.st_size != want)
+        goto out;
+    unsigned char *mem = mmap(NULL, want, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+    if (mem == MAP_FAILED)
+        goto out;
+    if (memcmp(mem, AR_MAGIC, 8) != 0 || get64(mem + 40) != gen || get32(mem + 16) != slots ||
+        get32(mem + 20) != apps || get32(mem + 24) != trans) {
+        munmap(mem, want);
+        goto out;
+    }
+    r = calloc(1, sizeof *r);
+    if (!r) {
+        munmap(mem, want);
+        goto out;
+    }
+    *r = (struct ar_ring){ .mem = mem, .len = want, .gen = gen, .slots = slots, .apps = apps, .trans = trans, .sock = s };
+out:
+    if (fd >= 0)
+        close(fd);
+    return r;
+}
+
+/* ar_connect tries each socket once; on success the names are published
+ * into the new file and it becomes current. Returns 1 when connected. */
+int ar_connect(void)
+{
+    char paths[3][108];
+    int n = sockets(paths);
+    for (int i = 0; i < n; i++) {
+        int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+        if (s < 0)
+            return 0;
+        struct sockaddr_un a = { .sun_family = AF_UNIX };
+        memcpy(a.sun_path, paths[i], strnlen(paths[i], sizeof a.sun_path - 1));
+        struct timeval tv = { 2, 0 };
+        setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+        struct ar_ring *r = NULL;
+        if (connect(s, (struct sockaddr *)&a, sizeof a) == 0)
+            r = hello(s);
+        if (!r) {
+            close(s);
+            continue;
+        }
+        pthread_mutex_lock(&ar_g.mu);
+        for (uint32_t k = 0; k < ar_g.napps; k++)
+            ar_publish_app(r, k, &ar_g.apps[k]);
+        for (uint32_t k = 0; k < ar_g.ntrans && k < r->trans; k++) {
+            ar_publish_tran(r, k, &ar_g.trans[k]);
+            uint64_t lost = atomic_exchange(&ar_g.trans[k].lost, 0);
+            if (lost)
+                ar_add64(r, ar_ctr_off(r, k) + 8, lost);
+        }
+        ar_add64(r, AR_OFF_BADBUF, atomic_exchange(&ar_g.badbuf, 0));
+        ar_add64(r, AR_OFF_NOSLOT, atomic_exchange(&ar_g.noslot, 0));
+        atomic_store_explicit(&ar_g.ring, r, memory_order_release);
+        pthread_mutex_unlock(&ar_g.mu);
+        return 1;
+    }
+    return 0;
+}
+
+/* The thread waits for the daemon to close, then retries every second. */
+static void *watch(void *arg)
+{
+    (void)arg;
+    for (;;) {
+        struct ar_ring *r = atomic_load(&ar_g.ring);
+        if (r) {
+            struct pollfd p = { .fd = r->sock, .events = POLLIN };
+            if (poll(&p, 1, -1) < 0 && errno == EINTR)
+                continue;
+            /* The daemon sends nothing after the Welcome: any event is its end. */
+            pthread_mutex_lock(&ar_g.mu);
+            atomic_store(&ar_g.ring, NULL);
+            close(r->sock);
+            ar_undrained(r);
+            pthread_mutex_unlock(&ar_g.mu);
+        }
+        struct timespec ts = { 1, 0 };
+        nanosleep(&ts, NULL);
+        if (!atomic_load(&ar_g.ring))
+            ar_connect();
+    }
+    return NULL;
+}
+
+void ar_start_thread(void)
+{
+    if (ar_g.thread)
+        return;
+    sigset_t all, old;
+    sigfillset(&all);
+    pthread_sigmask(SIG_SETMASK, &all, &old); /* the application's signals go to its threads */
+    pthread_t t;
+    pthread_attr_t at;
+    pthread_attr_init(&at);
+    pthread_attr_setdetachstate(&at, PTHREAD_CREATE_DETACHED);
+    if (pthread_create(&t, &at, watch, NULL) == 0)
+        ar_g.thread = 1;
+    pthread_attr_destroy(&at);
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}

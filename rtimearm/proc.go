@@ -1,0 +1,161 @@
+package rtimearm
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/perfagent/subagent/armring"
+)
+
+// proc is one connected process and its file.
+type proc struct {
+	id    uint64
+	pid   int32
+	uid   uint32
+	prog  string
+	f     *armring.File
+	unmap func()
+	tail  uint64
+
+	apps    []*app           // by entry index; nil: refused
+	trans   []*ptran         // by entry index; nil: refused
+	byID    map[int32]*ptran // by the process's tran_id, for correlators
+	bad     [2]uint64        // last badBuf, noSlot read from the header
+	appBuf  [armring.AppLen]byte
+	tranBuf [armring.TranLen]byte
+}
+
+// ptran is a transaction as one process declared it.
+type ptran struct {
+	t       *tran
+	id      int32
+	types   [armring.NumFields]uint32 // this process's declarations
+	dropped uint64                    // last value of the dropped counter
+}
+
+// scan copies the entries published since the last drain. Entries are
+// published in index order, so the first unpublished one ends the scan.
+func (p *proc) scan(r *Registry) {
+	g := p.f.Geometry()
+	for i := uint32(len(p.apps)); i < g.Apps && p.f.AppEntry(i, &p.appBuf); i++ {
+		a, err := armring.DecodeApp(p.appBuf[:])
+		var x *app
+		if err == nil {
+			x, err = r.appFor(p, &a)
+		}
+		if err != nil {
+			r.refuse(p, fmt.Errorf("application entry %d: %w", i, err))
+		}
+		p.apps = append(p.apps, x)
+	}
+	for i := uint32(len(p.trans)); i < g.Trans && p.f.TranEntry(i, &p.tranBuf); i++ {
+		t, err := armring.DecodeTran(p.tranBuf[:])
+		var x *ptran
+		if err == nil {
+			x, err = p.tranOf(r, &t)
+		}
+		if err != nil {
+			r.refuse(p, fmt.Errorf("transaction entry %d: %w", i, err))
+		} else {
+			if p.byID == nil {
+				p.byID = map[int32]*ptran{}
+			}
+			p.byID[x.id] = x
+		}
+		p.trans = append(p.trans, x)
+	}
+}
+
+func (p *proc) tranOf(r *Registry, t *armring.Tran) (*ptran, error) {
+	if int(t.App) >= len(p.apps) || p.apps[t.App] == nil {
+		return nil, fmt.Errorf("%q: application entry %d is not registered", t.Key, t.App)
+	}
+	x, err := r.tranFor(p.apps[t.App], t)
+	if err != nil {
+		return nil, err
+	}
+	return &ptran{t: x, id: t.ID, types: t.Types}, nil
+}
+
+// drain takes the process's new entries and records and its counters.
+func (p *proc) drain(r *Registry, now time.Time) {
+	p.scan(r)
+	g := p.f.Geometry()
+	p.tail = p.f.Drain(p.tail, int(g.Slots), func(b []byte) {
+		rec, err := armring.DecodeRecord(b)
+		if err == nil && (int(rec.Tran) >= len(p.trans) || p.trans[rec.Tran] == nil) {
+			err = fmt.Errorf("record for transaction entry %d, which is not registered", rec.Tran)
+		}
+		if err != nil {
+			r.refuse(p, err)
+			return
+		}
+		pt := p.trans[rec.Tran]
+		if pt.types != pt.t.types {
+			rec.Mask = 0 // declared differently from the first registration: values ignored
+		}
+		pt.t.observe(&rec, now, r.weight, r.span)
+		if rec.Flags&armring.FlagParent != 0 {
+			pt.t.parent = r.parentName(&rec)
+		}
+	})
+	for i, pt := range p.trans {
+		if pt == nil {
+			continue
+		}
+		_, d := p.f.Counters(uint32(i))
+		if d > pt.dropped {
+			pt.t.lost += d - pt.dropped
+		}
+		pt.dropped = d
+	}
+	bad, noSlot := p.f.Errors()
+	r.badBuf += delta(bad, &p.bad[0])
+	r.noSlot += delta(noSlot, &p.bad[1])
+}
+
+func delta(v uint64, last *uint64) uint64 {
+	d := uint64(0)
+	if v > *last {
+		d = v - *last
+	}
+	*last = v
+	return d
+}
+
+// inflight is the process's count of unfinished instances of entry i,
+// clamped to what a sane process could have.
+func (p *proc) inflight(i int) int64 {
+	n, _ := p.f.Counters(uint32(i))
+	return max(0, min(n, 1<<32))
+}
+
+// close drains what is left and counts the unfinished instances as lost:
+// the process is gone and they will never complete.
+func (p *proc) close(r *Registry, now time.Time) {
+	p.drain(r, now)
+	for i, pt := range p.trans {
+		if pt != nil {
+			pt.t.lost += uint64(p.inflight(i))
+		}
+	}
+	p.unmap()
+}
+
+// parentName names the parent of a correlated instance when the parent
+// runs on this host under this daemon: application/transaction; otherwise
+// the correlator's fields.
+func (r *Registry) parentName(rec *armring.Record) string {
+	if rec.ParentVendor == vendorID {
+		for _, q := range r.byAgent[rec.ParentAgent] {
+			q.scan(r) // the parent may have registered since its last drain
+			if pt := q.byID[int32(rec.ParentTran)]; pt != nil {
+				return pt.t.app.key + "/" + pt.t.key
+			}
+		}
+	}
+	return fmt.Sprintf("vendor %d agent %d class %d", rec.ParentVendor, rec.ParentAgent, rec.ParentTran)
+}
+
+// vendorID is the correlators' vendor id of libarm and package arm.
+const vendorID = 32473

@@ -1,0 +1,220 @@
+package rtimearm
+
+import (
+	"fmt"
+	"time"
+
+	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Numbers of the contexts: RTime = 13 (shared with RTime/LAN), RTime/ARM = 13.1.
+const (
+	RTimeASN = 13
+	ARMASN   = 1
+	Root     = "RTime/ARM"
+)
+
+var (
+	rtimeCx = spmi.CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: RTimeASN}
+	armCx   = spmi.CxDesc{Name: "ARM", Descr: "Application response measurement (ARM 2.0)", ASN: ARMASN, Inst: spmi.SiContInst}
+	appCx   = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst}
+)
+
+// Statistics of RTime/ARM itself.
+var armStats = []spmi.StatDesc{
+	{Name: "procs", Descr: "Processes registered with the ARM library", ASN: 1, Max: 100, Val: spmi.SiQuantity},
+	{Name: "errors", Descr: "Entries and records refused from ARM processes", ASN: 2, Max: 100, Val: spmi.SiCounter},
+	{Name: "badbuffers", Descr: "ARM data buffers refused by the libraries", ASN: 3, Max: 100, Val: spmi.SiCounter},
+	{Name: "unmeasured", Descr: "Instances the libraries could not measure", ASN: 4, Max: 100, Val: spmi.SiCounter},
+	{Name: "refused", Descr: "Registrations refused", ASN: 5, Max: 100, Val: spmi.SiCounter},
+}
+
+// Statistics of a transaction: the PTX seven, then ours.
+var tranStats = []spmi.StatDesc{
+	{Name: "resptime", Descr: "Last response time of a successful transaction", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Units: "milliseconds"},
+	{Name: "respavg", Descr: "Weighted average response time of successful transactions", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+	{Name: "count", Descr: "Successful transactions", ASN: 3, Max: 100, Val: spmi.SiCounter},
+	{Name: "aborted", Descr: "Aborted transactions", ASN: 4, Max: 100, Val: spmi.SiCounter},
+	{Name: "failed", Descr: "Failed transactions", ASN: 5, Max: 100, Val: spmi.SiCounter},
+	{Name: "respmax", Descr: "Maximum response time of successful transactions", ASN: 6, Max: 1000, Val: spmi.SiQuantity, Units: "milliseconds"},
+	{Name: "respmin", Descr: "Minimum response time of successful transactions", ASN: 7, Max: 1000, Val: spmi.SiQuantity, Units: "milliseconds"},
+	{Name: "resp50", Descr: "Median response time over the window", ASN: 8, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+	{Name: "resp90", Descr: "90th percentile of the response time over the window", ASN: 9, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+	{Name: "resp99", Descr: "99th percentile of the response time over the window", ASN: 10, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+	{Name: "rate", Descr: "Completed transactions per second over the window", ASN: 11, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "per second"},
+	{Name: "inflight", Descr: "Instances started and not yet stopped", ASN: 12, Max: 100, Val: spmi.SiQuantity},
+	{Name: "lost", Descr: "Instances lost: ring full, process or daemon gone", ASN: 13, Max: 100, Val: spmi.SiCounter},
+	{Name: "correlated", Descr: "Instances started with a parent's correlator", ASN: 14, Max: 100, Val: spmi.SiCounter},
+	{Name: "parent", Descr: "Parent of the last correlated instance", ASN: 15, Data: spmi.SiText},
+	{Name: "detail", Descr: "Transaction detail of the first registration", ASN: 16, Data: spmi.SiText},
+}
+
+var quantiles = []float64{0.5, 0.9, 0.99}
+
+// Provider serves RTime/ARM from a Registry.
+type Provider struct{ reg *Registry }
+
+// Provider returns the registry's spmi.Provider.
+func (r *Registry) Provider() *Provider { return &Provider{reg: r} }
+
+// Name is the provider's name.
+func (p *Provider) Name() string { return Root }
+
+// Collect drains every process, then adds RTime/ARM with one instance per
+// application and, under it, one per transaction.
+func (p *Provider) Collect(b *spmi.Builder) error {
+	r := p.reg
+	r.DrainAll()
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	rt := b.Lookup("RTime")
+	if rt == nil {
+		var err error
+		if rt, err = b.Context(nil, &rtimeCx); err != nil {
+			return err
+		}
+	}
+	arm, err := b.Context(rt, &armCx)
+	if err != nil {
+		return err
+	}
+	if err := b.Stats(arm, armStats, []spmi.Value{spmi.Uint(uint64(len(r.procs))), spmi.Uint(r.errs),
+		spmi.Uint(r.badBuf), spmi.Uint(r.noSlot), spmi.Uint(r.refused)}); err != nil {
+		return err
+	}
+	inflight := r.inflightByTran()
+	now := b.Now()
+	for _, a := range r.sortedApps() {
+		an, err := b.Instance(arm, &appCx, a.key, a.descr, 0)
+		if err != nil {
+			return err
+		}
+		for _, t := range a.order {
+			// Instances cannot hold instances: a transaction is a context
+			// of its application, numbered by the registry's own Numbering.
+			asn := r.num.Assign(Root+"/"+a.key, t.key, func(k uint32) bool { return false })
+			tn, err := b.Context(an, &spmi.CxDesc{Name: t.key, Descr: t.descr, ASN: asn})
+			if err != nil {
+				return err
+			}
+			if err := b.Stats(tn, tranStats, t.values(now, inflight[t])); err != nil {
+				return err
+			}
+			if err := t.addMetrics(b, tn); err != nil {
+				return err
+			}
+		}
+	}
+	if err := r.num.Save(); err != nil {
+		b.Fail(Root+" numbering", err)
+	}
+	return nil
+}
+
+func (r *Registry) inflightByTran() map[*tran]int64 {
+	m := map[*tran]int64{}
+	for _, p := range r.procs {
+		for i, pt := range p.trans {
+			if pt != nil {
+				m[pt.t] += p.inflight(i)
+			}
+		}
+	}
+	return m
+}
+
+func (t *tran) values(now time.Time, inflight int64) []spmi.Value {
+	v := make([]spmi.Value, len(tranStats))
+	if t.count > 0 {
+		v[0], v[1], v[5], v[6] = spmi.Uint(t.resptime), spmi.Float(t.respavg), spmi.Uint(t.respmax), spmi.Uint(t.respmin)
+	}
+	v[2], v[3], v[4] = spmi.Uint(t.count), spmi.Uint(t.aborted), spmi.Uint(t.failed)
+	var q [3]float64
+	if t.win != nil && t.win.quantiles(now, quantiles, q[:]) {
+		v[7], v[8], v[9] = spmi.Float(q[0]), spmi.Float(q[1]), spmi.Float(q[2])
+	}
+	rate := 0.0
+	if t.win != nil {
+		rate = t.win.rate(now)
+	}
+	v[10] = spmi.Float(rate)
+	v[11] = spmi.Int(inflight)
+	v[12], v[13] = spmi.Uint(t.lost), spmi.Uint(t.correlated)
+	v[14], v[15] = spmi.Text(t.parent), spmi.Text(t.detail)
+	return v
+}
+
+// addMetrics adds the application-defined metrics: field i (1..6) at
+// 20+4(i-1)+1.. : counters as their sum; gauges as last, avg, min, max;
+// ids as last; the string field at 45.
+func (t *tran) addMetrics(b *spmi.Builder, tn *spmi.Node) error {
+	for i, typ := range t.types {
+		if typ == 0 {
+			continue
+		}
+		m := &t.metrics[i]
+		name := t.names[i]
+		if name == "" {
+			name = fmt.Sprintf("Metric #%d", i+1)
+		}
+		base := uint32(20 + 4*i)
+		short := fmt.Sprintf("metric%d", i+1)
+		var ds []spmi.StatDesc
+		var vs []spmi.Value
+		switch typ {
+		case armring.Counter32, armring.Counter64, armring.CntrDivr32:
+			d := spmi.StatDesc{Name: short, Descr: name, ASN: base + 1, Max: 100, Val: spmi.SiCounter}
+			if typ == armring.CntrDivr32 {
+				d.Data, d.Scale = spmi.SiFloat, 3
+			}
+			ds, vs = append(ds, d), append(vs, spmi.Float(m.sum))
+			if typ != armring.CntrDivr32 {
+				vs[0] = spmi.Uint(uint64(m.sum))
+			}
+		case armring.Gauge32, armring.Gauge64, armring.GaugeDivr32:
+			// Gauge32 and GaugeDivr32 are signed 32-bit: Integer32 on the
+			// wire; Gauge64 needs 64 bits (CounterBasedGauge64, unsigned:
+			// a negative value reads 0).
+			for k, sfx := range []string{"", "avg", "min", "max"} {
+				d := spmi.StatDesc{Name: short + sfx, Descr: descrSfx(name, sfx), ASN: base + 1 + uint32(k),
+					Min: -100, Max: 100, Val: spmi.SiQuantity}
+				if sfx == "avg" || typ == armring.GaugeDivr32 {
+					d.Data, d.Scale = spmi.SiFloat, 3
+				}
+				if typ == armring.Gauge64 {
+					d.Min, d.Wide = 0, true
+				}
+				ds = append(ds, d)
+			}
+			if m.n > 0 {
+				vs = append(vs, spmi.Float(m.last), spmi.Float(m.gsum/float64(m.n)), spmi.Float(m.min), spmi.Float(m.max))
+			}
+		case armring.NumericID32, armring.NumericID64:
+			ds = append(ds, spmi.StatDesc{Name: short, Descr: name, ASN: base + 1, Max: 100, Val: spmi.SiQuantity, Wide: true})
+			if m.seen {
+				vs = append(vs, spmi.Uint(m.lastID))
+			}
+		default: // String8, String32
+			asn := base + 1
+			if i == armring.NumMetrics {
+				asn, short = 45, "string"
+			}
+			ds = append(ds, spmi.StatDesc{Name: short, Descr: name, ASN: asn, Data: spmi.SiText})
+			if m.seen {
+				vs = append(vs, spmi.Text(m.text))
+			}
+		}
+		if err := b.Stats(tn, ds, vs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func descrSfx(name, sfx string) string {
+	if sfx != "" {
+		name += " (" + sfx + ")"
+	}
+	return armring.Descr(name, spmi.MaxDescr)
+}
