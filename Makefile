@@ -5,7 +5,7 @@ ARGS    ?=
 PKGS    := ./...
 BENCHTIME ?= 2s
 
-.PHONY: all build run test test-deps check-fmt vet unit bench mib clean libspmi libspmi-samples
+.PHONY: all build run test test-deps check-fmt vet unit bench mib clean libspmi libspmi-samples libarm
 
 all: build
 
@@ -80,6 +80,33 @@ libspmi-samples: $(patsubst dds/include/samples/%.c,bin/%,$(wildcard dds/include
 
 bin/Spmi%: dds/include/samples/Spmi%.c dds/include/spmi_dds.h bin/libSpmi.a
 	$(CC) -Wall -Wno-main -Idds/include -o $@ $< bin/libSpmi.a -pthread
+
+# The ARM 2.0 library (docs/ARM.md): bin/libarm.so and bin/libarm.a with
+# arm.h, from libarm/src/*.c, and the SDK's sample and the load and
+# correlation programs in bin/arm-*. The Go tests (libarm/) build their own
+# copy with the same flags.
+LIBARM_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror
+LIBARM_OBJS := $(patsubst libarm/src/%.c,bin/libarm/%.o,$(wildcard libarm/src/*.c))
+
+libarm: bin/libarm.so bin/libarm.a bin/arm-sample bin/arm-load bin/arm-corr
+
+bin/libarm/%.o: libarm/src/%.c libarm/src/internal.h libarm/arm.h
+	@mkdir -p bin/libarm
+	$(CC) $(LIBARM_CFLAGS) -c -o $@ $<
+
+bin/libarm.so: $(LIBARM_OBJS)
+	$(CC) -shared -pthread -o $@ $^
+
+bin/libarm.a: $(LIBARM_OBJS)
+	rm -f $@
+	$(AR) rcs $@ $^
+
+# The SDK's sample is K&R C (implicit int, sleep without <unistd.h>).
+bin/arm-sample: libarm/samples/sample.c libarm/arm.h bin/libarm.a
+	$(CC) -O2 -w -Ilibarm -o $@ $< bin/libarm.a -pthread
+
+bin/arm-%: libarm/samples/%.c libarm/arm.h bin/libarm.a
+	$(CC) -O2 -Wall -Werror -Ilibarm -o $@ $< bin/libarm.a -pthread
 
 clean:
 	rm -rf bin

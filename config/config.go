@@ -37,7 +37,14 @@ type Config struct {
 	Refresh       Refresh       `mapstructure:"refresh"`
 	Host          Host          `mapstructure:"host"`
 	DDS           DDS           `mapstructure:"dds"`
+	RTimeLAN      RTimeLAN      `mapstructure:"rtime_lan"`
+	ARM           ARM           `mapstructure:"arm"`
 	Log           Log           `mapstructure:"log"`
+
+	// Hotsets and where their notifications go (config/hotset.go).
+	Hotset  HotsetSettings `mapstructure:"hotset"`
+	Hotsets []HotsetConf   `mapstructure:"hotsets"`
+	Traps   []TrapConf     `mapstructure:"traps"`
 
 	// Base is BaseOID parsed.
 	Base asn1tree.OID `mapstructure:"-"`
@@ -282,6 +289,9 @@ func (c *Config) finish() error {
 		bad("dds.max_suppliers", "%d is not from 1 to 10000", n)
 	}
 	c.DDS.checkLimits(bad)
+	c.RTimeLAN.check(bad)
+	c.ARM.check(bad)
+	c.checkHotsets(bad)
 	for _, ids := range []struct {
 		key string
 		ids []int

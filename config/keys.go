@@ -17,35 +17,39 @@ import (
 type schema struct {
 	types    map[string]reflect.Type
 	sections map[string][]string
+	lists    map[string]reflect.Type // lists of sections: the item type
 }
 
 var durationType = reflect.TypeOf(time.Duration(0))
 
 func configSchema() schema {
-	s := schema{types: map[string]reflect.Type{}, sections: map[string][]string{}}
-	var walk func(prefix string, t reflect.Type)
-	walk = func(prefix string, t reflect.Type) {
-		for i := 0; i < t.NumField(); i++ {
-			f := t.Field(i)
-			name := f.Tag.Get("mapstructure")
-			if name == "" || name == "-" {
-				continue
-			}
-			if name == ",squash" { // embedded: its keys are the section's
-				walk(prefix, f.Type)
-				continue
-			}
-			key := join(prefix, name)
-			s.sections[prefix] = append(s.sections[prefix], name)
-			if f.Type.Kind() == reflect.Struct && f.Type != durationType {
-				walk(key, f.Type)
-				continue
-			}
-			s.types[key] = f.Type
-		}
-	}
-	walk("", reflect.TypeOf(Config{}))
+	s := schema{types: map[string]reflect.Type{}, sections: map[string][]string{}, lists: map[string]reflect.Type{}}
+	s.walk("", reflect.TypeOf(Config{}))
 	return s
+}
+
+func (s schema) walk(prefix string, t reflect.Type) {
+	for i := 0; i < t.NumField(); i++ {
+		f := t.Field(i)
+		name := f.Tag.Get("mapstructure")
+		if name == "" || name == "-" {
+			continue
+		}
+		if name == ",squash" { // embedded: its keys are the section's
+			s.walk(prefix, f.Type)
+			continue
+		}
+		key := join(prefix, name)
+		s.sections[prefix] = append(s.sections[prefix], name)
+		if f.Type.Kind() == reflect.Struct && f.Type != durationType {
+			s.walk(key, f.Type)
+			continue
+		}
+		if f.Type.Kind() == reflect.Slice && f.Type.Elem().Kind() == reflect.Struct {
+			s.lists[key] = f.Type.Elem() // a list of sections, checked item by item
+		}
+		s.types[key] = f.Type
+	}
 }
 
 func join(prefix, name string) string {
@@ -79,10 +83,31 @@ func (s schema) checkTree(prefix string, m map[string]any) []error {
 		case isValue:
 			if err := checkValue(key, t, val); err != nil {
 				errs = append(errs, err)
+			} else if elem, ok := s.lists[key]; ok {
+				errs = append(errs, checkList(key, elem, val)...)
 			}
 		default:
 			errs = append(errs, s.unknown(prefix, k))
 		}
+	}
+	return errs
+}
+
+// checkList checks each item of a list of sections as a section of its
+// own, named key[i]: hotsets[0].maxresp.
+func checkList(key string, elem reflect.Type, val any) []error {
+	items, _ := val.([]any)
+	var errs []error
+	for i, it := range items {
+		p := fmt.Sprintf("%s[%d]", key, i)
+		m, ok := it.(map[string]any)
+		if !ok {
+			errs = append(errs, fmt.Errorf("%s: %s is not a section", p, show(it)))
+			continue
+		}
+		sub := schema{types: map[string]reflect.Type{}, sections: map[string][]string{}, lists: map[string]reflect.Type{}}
+		sub.walk(p, elem)
+		errs = append(errs, sub.checkTree(p, m)...)
 	}
 	return errs
 }

@@ -92,6 +92,8 @@ type Daemon struct {
 	log   *slog.Logger
 	h     *spmi.Hierarchy
 	agent *agentProvider
+	hot   *hotsets
+	rtl   *rtimeLAN
 
 	mu        sync.Mutex
 	frontends []Frontend
@@ -122,10 +124,17 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	if c.DDS.Enabled {
 		names = append(names, dds.Root)
 	}
-	names = append(names, "Agent")
+	names = armNames(c, names)
+	names = rtimeNames(c, names)
+	names = append(names, "Agent", "Hotset")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
-	return &Daemon{cfg: c, log: log, h: h, agent: a}, nil
+	d := &Daemon{cfg: c, log: log, h: h, agent: a}
+	d.initRTimeLAN()
+	if err := d.initHotsets(); err != nil {
+		return nil, err
+	}
+	return d, nil
 }
 
 // Hierarchy is the tree the daemon serves.
@@ -158,12 +167,17 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
+	serveARM, err := d.startARM()
+	if err != nil {
+		return err
+	}
+	serveRTL := d.startRTimeLAN()
 	snap := d.h.Refresh()
 	d.logServes(snap)
 
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	errc := make(chan error, 8)
+	errc := make(chan error, 16) // room for every part started below
 	var wg sync.WaitGroup
 	start := func(name string, f func(context.Context) error) {
 		wg.Add(1)
@@ -177,8 +191,15 @@ func (d *Daemon) Run(ctx context.Context) error {
 	srv := &control.Server{H: d.h, Log: d.log, Version: Version}
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
 	start("refresh", func(ctx context.Context) error { d.refreshLoop(ctx); return nil })
+	start("hotsets", func(ctx context.Context) error { return d.hot.run(ctx, d.h) })
 	if serveDDS != nil {
 		start("dds", serveDDS)
+	}
+	if serveARM != nil {
+		start("arm", serveARM)
+	}
+	if serveRTL != nil {
+		start("rtime_lan", serveRTL)
 	}
 	d.mu.Lock()
 	for _, f := range d.frontends {

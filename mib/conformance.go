@@ -40,7 +40,7 @@ func (m *model) conformance(add addFunc, self string) {
 	for _, o := range NotifyObjects() {
 		objs = append(objs, o.Name)
 	}
-	for _, n := range Notifications() {
+	for _, n := range m.notifications() {
 		notifs = append(notifs, n.Name)
 	}
 	add("hotsetObjectsGroup", base.Append(hotsetGroupsArc, 1), "OBJECT-GROUP", "", "",

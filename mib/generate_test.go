@@ -233,7 +233,7 @@ func TestIncludeSelectsSubtrees(t *testing.T) {
 			}
 		}
 		// The module's own parts stay: notifications and conformance.
-		if !bytes.Contains(m.Text, []byte("hotsetExceeded NOTIFICATION-TYPE")) || !bytes.Contains(m.Text, []byte("MODULE-COMPLIANCE\n")) {
+		if !bytes.Contains(m.Text, []byte("hotsetTrap1 NOTIFICATION-TYPE")) || !bytes.Contains(m.Text, []byte("MODULE-COMPLIANCE\n")) {
 			t.Errorf("include %v dropped the notifications or the compliance", c.include)
 		}
 	}

@@ -35,7 +35,7 @@ func (m *model) fixedNames() []string {
 	for _, o := range NotifyObjects() {
 		out = append(out, o.Name)
 	}
-	for _, n := range Notifications() {
+	for _, n := range m.notifications() {
 		out = append(out, n.Name)
 	}
 	// Every convention name, used or not: they differ from descriptors

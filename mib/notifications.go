@@ -2,6 +2,7 @@ package mib
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
 )
@@ -10,15 +11,18 @@ import (
 // sends them; the generator declares them, so the two cannot drift apart.
 //
 // A hotset (the guide's SpmiAddSetHot) watches one statistic across all
-// peer instances of a context. When a peer crosses the threshold (above it
-// for a positive threshold, below its absolute value for a negative one)
-// hotsetExceeded is sent, at most once per frequency minutes per peer set;
-// hotsetCleared follows when that peer is back on the quiet side.
+// peer instances of a context. When peers of a peer set cross the
+// threshold (above it for a positive threshold, below its absolute value
+// for a negative one), a notification base.0.<trap_no> is sent, at most
+// once per frequency per peer set. Its VarBinds after sysUpTime.0 and
+// snmpTrapOID.0 are, for each hot item up to maxresp, the peer
+// statistic's instance OID with its value, then the objects below.
 
 // Arcs under the base.
 const (
 	// NotificationsArc is base.0: notifications live at base.0.N so that
-	// they map to SNMPv1 traps (RFC 3584 section 3).
+	// they map to SNMPv1 traps (RFC 3584 section 3): enterprise base,
+	// generic trap 6, specific trap N.
 	NotificationsArc uint32 = 0
 	// HotsetArc is the Hotset top-level context (base.14).
 	HotsetArc uint32 = 14
@@ -67,7 +71,7 @@ type Binding struct {
 }
 
 // Bind pairs vals with the notification's objects, in order, checking
-// their number and kinds. The result follows snmpTrapOID.0 in a notification.
+// their number and kinds.
 func (n *Notification) Bind(base asn1tree.OID, vals ...asn1tree.Value) ([]Binding, error) {
 	if len(vals) != len(n.Objects) {
 		return nil, fmt.Errorf("mib: %s carries %d objects, got %d values", n.Name, len(n.Objects), len(vals))
@@ -82,49 +86,54 @@ func (n *Notification) Bind(base asn1tree.OID, vals ...asn1tree.Value) ([]Bindin
 	return out, nil
 }
 
-func hotsetObject(n uint32, name string, k asn1tree.Kind, syntax, units, descr string) *NotifyObject {
-	return &NotifyObject{Name: name, Arc: asn1tree.OID{HotsetArc, HotsetObjectsArc, n}, Kind: k, Syntax: syntax, Units: units, Descr: descr}
+func hotsetObject(n uint32, name string, k asn1tree.Kind, syntax, descr string) *NotifyObject {
+	return &NotifyObject{Name: name, Arc: asn1tree.OID{HotsetArc, HotsetObjectsArc, n}, Kind: k, Syntax: syntax, Descr: descr}
 }
 
 // The objects of the hotset notifications. Their numbers never change.
 var (
-	HotsetName = hotsetObject(1, "hotsetName", asn1tree.OctetString, "DisplayString", "",
-		"The name of the hotset that watched the statistic.")
-	HotsetPeerPath = hotsetObject(2, "hotsetPeerPath", asn1tree.OctetString, "DisplayString", "",
-		"The path of the peer statistic that crossed the threshold, such as Disk/sda/busy.")
-	HotsetStatOID = hotsetObject(3, "hotsetStatOID", asn1tree.ObjectIdentifier, "OBJECT IDENTIFIER", "",
-		"The OID of the peer statistic's instance (ending in .0), for polling it.")
-	HotsetValue = hotsetObject(4, "hotsetValue", asn1tree.Integer32, "Integer32", "",
-		"The value that was compared with the threshold, in the statistic's own scale "+
-			"(times 10 to the power of its decimal places); for a counter its rate per second. "+
-			"Values beyond the Integer32 range are clamped to it.")
-	HotsetThreshold = hotsetObject(5, "hotsetThreshold", asn1tree.Integer32, "Integer32", "",
-		"The hotset's threshold, in the same scale as hotsetValue. A positive threshold is "+
-			"crossed by values above it, a negative one by values below its absolute value.")
-	HotsetSeverity = hotsetObject(6, "hotsetSeverity", asn1tree.Integer32, "Integer32 (0..32767)", "",
-		"The severity the hotset assigns to its exceptions; 0 when it sends notifications only.")
-	HotsetTrapNumber = hotsetObject(7, "hotsetTrapNumber", asn1tree.Integer32, "Integer32 (1..32767)", "",
-		"The trap number the hotset was defined with, which tells the manager's rules apart.")
+	HotsetName = hotsetObject(1, "hotsetName", asn1tree.OctetString, "DisplayString",
+		"The name of the hotset (its instance under hotset) that raised the notification.")
+	HotsetPeerContext = hotsetObject(2, "hotsetPeerContext", asn1tree.OctetString, "DisplayString",
+		"The path of the peer set's parent context, such as Disk/ or FS/rootvg/: the "+
+			"statistics of the VarBinds before these objects are of its subcontexts.")
+	HotsetThreshold = hotsetObject(3, "hotsetThreshold", asn1tree.Integer32, "Integer32",
+		"The hotset's threshold: a rate per second for counters, a level in the statistic's "+
+			"units for quantities. A positive threshold is crossed by values above it, a "+
+			"negative one by values below its absolute value.")
+	HotsetSeverity = hotsetObject(4, "hotsetSeverity", asn1tree.Integer32, "Integer32 (0..32767)",
+		"The severity the hotset assigns to its exceptions; 0 when it raises notifications only.")
 )
 
-var hotsetObjects = []*NotifyObject{HotsetName, HotsetPeerPath, HotsetStatOID, HotsetValue, HotsetThreshold, HotsetSeverity, HotsetTrapNumber}
+var hotsetObjects = []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetSeverity}
 
-// The hotset notifications.
-var (
-	HotsetExceeded = &Notification{
-		Name: "hotsetExceeded", Arc: asn1tree.OID{NotificationsArc, 1}, Objects: hotsetObjects,
-		Descr: "A peer statistic watched by a hotset crossed the threshold. Sent at most once " +
-			"per the hotset's frequency (in minutes) for each peer set.",
-	}
-	HotsetCleared = &Notification{
-		Name: "hotsetCleared", Arc: asn1tree.OID{NotificationsArc, 2}, Objects: hotsetObjects,
-		Descr: "A peer statistic that had crossed a hotset's threshold is back on the quiet " +
-			"side of it; hotsetValue is the value that showed it.",
-	}
-)
+// ExampleTrapNumbers are the trap numbers of the shipped example
+// configuration (configs/subagent.yaml): every module declares them.
+var ExampleTrapNumbers = []uint32{1, 2, 3}
 
-// Notifications lists every notification the module declares, by OID.
-func Notifications() []*Notification { return []*Notification{HotsetExceeded, HotsetCleared} }
+// HotsetTrap is the notification of the hotsets with trap number n
+// (base.0.n); users says which hotsets send it, when known.
+func HotsetTrap(n uint32, users ...string) *Notification {
+	d := fmt.Sprintf("Peers of a hotset with trap number %d crossed its threshold. Sent at most "+
+		"once per the hotset's frequency for each peer set. The VarBinds after snmpTrapOID.0 "+
+		"are the hot peer statistics' instances with their values, hottest first, up to the "+
+		"hotset's maxresp, then the objects listed here.", n)
+	if len(users) > 0 {
+		d += " Sent by: " + strings.Join(users, ", ") + "."
+	}
+	return &Notification{Name: fmt.Sprintf("hotsetTrap%d", n), Arc: asn1tree.OID{NotificationsArc, n}, Objects: hotsetObjects, Descr: d}
+}
+
+// Notifications lists the notifications every module declares: those of
+// the example configuration. A module of a tree with hotsets declares
+// theirs too (TrapNumbers).
+func Notifications() []*Notification {
+	out := make([]*Notification, len(ExampleTrapNumbers))
+	for i, n := range ExampleTrapNumbers {
+		out[i] = HotsetTrap(n)
+	}
+	return out
+}
 
 // NotifyObjects lists every object the notifications carry, by OID.
 func NotifyObjects() []*NotifyObject { return append([]*NotifyObject(nil), hotsetObjects...) }

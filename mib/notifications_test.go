@@ -6,14 +6,12 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/spmi"
 )
 
 func TestNotificationDefinitions(t *testing.T) {
-	if got := mib.HotsetExceeded.OID(testBase).String(); got != testBase.String()+".0.1" {
-		t.Errorf("hotsetExceeded at %s", got)
-	}
-	if got := mib.HotsetCleared.OID(testBase).String(); got != testBase.String()+".0.2" {
-		t.Errorf("hotsetCleared at %s", got)
+	if got := mib.HotsetTrap(7).OID(testBase).String(); got != testBase.String()+".0.7" {
+		t.Errorf("hotsetTrap7 at %s", got)
 	}
 	seen := map[string]bool{}
 	for i, o := range mib.NotifyObjects() {
@@ -33,34 +31,40 @@ func TestNotificationDefinitions(t *testing.T) {
 }
 
 func TestBindChecksNumberAndKinds(t *testing.T) {
-	oid := testBase.Append(1, 1, 4, 0)
-	vals := []asn1tree.Value{
-		asn1tree.Str("busy disks"), asn1tree.Str("Disk/sda/busy"), {Kind: asn1tree.ObjectIdentifier, OID: oid},
-		asn1tree.Int(93), asn1tree.Int(80), asn1tree.Int(2), asn1tree.Int(5),
-	}
-	bs, err := mib.HotsetExceeded.Bind(testBase, vals...)
+	vals := []asn1tree.Value{asn1tree.Str("busydisks"), asn1tree.Str("Disk/"), asn1tree.Int(80), asn1tree.Int(2)}
+	bs, err := mib.HotsetTrap(1).Bind(testBase, vals...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 7 || bs[1].OID.String() != testBase.String()+".14.0.2.0" || bs[1].Value.Str != "Disk/sda/busy" {
+	if len(bs) != 4 || bs[1].OID.String() != testBase.String()+".14.0.2.0" || bs[1].Value.Str != "Disk/" {
 		t.Errorf("bindings: %+v", bs)
 	}
-	if _, err := mib.HotsetExceeded.Bind(testBase, vals[:6]...); err == nil {
-		t.Error("six values for seven objects accepted")
+	if _, err := mib.HotsetTrap(1).Bind(testBase, vals[:3]...); err == nil {
+		t.Error("three values for four objects accepted")
 	}
 	bad := append([]asn1tree.Value(nil), vals...)
-	bad[3] = asn1tree.Gauge(93)
-	if _, err := mib.HotsetCleared.Bind(testBase, bad...); err == nil || !strings.Contains(err.Error(), "hotsetValue") {
-		t.Errorf("Gauge32 for hotsetValue: %v", err)
+	bad[2] = asn1tree.Gauge(80)
+	if _, err := mib.HotsetTrap(2).Bind(testBase, bad...); err == nil || !strings.Contains(err.Error(), "hotsetThreshold") {
+		t.Errorf("Gauge32 for hotsetThreshold: %v", err)
 	}
 }
 
 // The module declares every notification with its objects, and every
-// object as accessible-for-notify under the Hotset arc.
+// object as accessible-for-notify under the Hotset arc; a tree with
+// hotsets that send trap numbers gets their notifications too.
 func TestModuleDeclaresTheNotifications(t *testing.T) {
-	m := generate(t, treeOf(t, "Mem/ 2", "Mem/free 2.1"), mib.Options{})
+	tree := treeOf(t, "Mem/ 2", "Mem/free 2.1", "Hotset/ 14")
+	tree.Items[2].Inst = spmi.SiCfgInst
+	tree.Items = append(tree.Items,
+		mib.Item{Path: "Hotset/busydisks/", Descr: "trap 12: Disk/*/busy", Rel: asn1tree.OID{14, 1}, Instance: true},
+		mib.Item{Path: "Hotset/topcpu/", Descr: "Proc/pid/*/usercpu", Rel: asn1tree.OID{14, 2}, Instance: true})
+	if got := mib.TrapNumbers(tree.Items); len(got) != 1 || got[12][0] != "busydisks (Disk/*/busy)" {
+		t.Errorf("TrapNumbers: %v", got)
+	}
+	m := generate(t, tree, mib.Options{})
 	text := flat(m.Text)
-	for _, n := range mib.Notifications() {
+	notifs := append(mib.Notifications(), mib.HotsetTrap(12))
+	for _, n := range notifs {
 		var names []string
 		for _, o := range n.Objects {
 			names = append(names, o.Name)
@@ -69,13 +73,16 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 			t.Errorf("module lacks %q", want)
 		}
 	}
+	if !strings.Contains(text, "Sent by: busydisks (Disk/*/busy).") || strings.Contains(text, "hotsetTrap0") {
+		t.Errorf("hotsetTrap12 does not name its hotset")
+	}
 	for _, o := range mib.NotifyObjects() {
 		want := o.Name + " OBJECT-TYPE SYNTAX " + o.Syntax + " MAX-ACCESS accessible-for-notify"
 		if !strings.Contains(text, want) {
 			t.Errorf("module lacks %q", want)
 		}
 	}
-	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP"} {
+	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12 }"} {
 		if !strings.Contains(text, g) {
 			t.Errorf("module lacks %q", g)
 		}

@@ -28,7 +28,7 @@ func (m *model) write() *Module {
 	notifs := m.prefix + "Notifications"
 	add(notifs, m.base.Append(NotificationsArc), "OBJECT-IDENTITY", "", "",
 		identity(notifs, "The hotset notifications.", self, NotificationsArc))
-	for _, n := range Notifications() {
+	for _, n := range m.notifications() {
 		add(n.Name, n.OID(m.base), "NOTIFICATION-TYPE", "", "", notification(n, notifs))
 	}
 	for _, n := range m.nodes {

@@ -36,6 +36,7 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			return err
 		}
 		d.AddFrontend(agentxFrontend{sub})
+		d.SetMasterNotify(sub.Notify) // hotset notifications go through the master too
 		d.AddAgentStats(daemon.AgentXExtra(sub.Connected))
 	}
 	if cfg.Listen != "none" {

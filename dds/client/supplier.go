@@ -29,7 +29,8 @@ type Options struct {
 }
 
 // Supplier is a registered supplier. Its methods are safe for concurrent
-// use, except that no handle may be used once Exit has begun.
+// use, except that neither a handle nor Stamp or Update may be used once
+// Exit has begun (the mapping goes away).
 type Supplier struct {
 	mu     sync.Mutex
 	v      *Vendor

@@ -1,0 +1,165 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"regexp"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/rtimelan"
+)
+
+// rtimeConfig writes a configuration file measuring hosts every second.
+func rtimeConfig(t *testing.T, file string, hosts, refuse string) string {
+	t.Helper()
+	body := "rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [" + hosts + "]\n  refuse: [" + refuse + "]\n"
+	if err := os.WriteFile(file, []byte(body), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// rtlGet reads one statistic through the daemon; ok is false when the
+// get failed.
+func rtlGet(e *env, path string) (string, bool) {
+	out, _, code := e.run(append([]string{"get", path}, e.args()...)...)
+	f := strings.Fields(out)
+	if code != 0 || len(f) < 2 || f[0] != path {
+		return out, false
+	}
+	return f[1], true
+}
+
+func rtlWait(t *testing.T, e *env, path string, ok func(float64) bool) float64 {
+	t.Helper()
+	var last string
+	for deadline := time.Now().Add(15 * time.Second); time.Now().Before(deadline); time.Sleep(200 * time.Millisecond) {
+		v, good := rtlGet(e, path)
+		last = v
+		if f, err := strconv.ParseFloat(v, 64); good && err == nil && ok(f) {
+			return f
+		}
+	}
+	t.Fatalf("%s: last read %q\n%s", path, last, e.daemonLog)
+	return 0
+}
+
+func rtlPeek(t *testing.T, e *env, path string) []string {
+	t.Helper()
+	out, stderr, code := e.run(append([]string{"peek", "--oid", "RTime/LAN/"}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("peek: %s", stderr)
+	}
+	for _, line := range strings.Split(out, "\n") {
+		if f := strings.Fields(line); len(f) >= 3 && f[0] == path {
+			return f
+		}
+	}
+	return nil
+}
+
+func TestRTimeLANWithoutICMPSocketsLeavesTheDaemonRunning(t *testing.T) {
+	if p, _, err := rtimelan.OpenPinger(nil); err == nil {
+		p.Close()
+		t.Skip("this user may open ICMP sockets; TestRTimeLANThroughGetPeekSnmpdAndMIB covers the daemon with them")
+	}
+	e := newEnv(t)
+	cfg := rtimeConfig(t, filepath.Join(t.TempDir(), "c.yaml"), "127.0.0.1", "")
+	e.start("--config", cfg)
+	if !strings.Contains(e.daemonLog.String(), "net.ipv4.ping_group_range") || !strings.Contains(e.daemonLog.String(), "CAP_NET_RAW") {
+		t.Errorf("no message naming the sysctl and the capability:\n%s", e.daemonLog)
+	}
+	if _, ok := rtlGet(e, "CPU/cpu0/idle"); !ok {
+		t.Error("the daemon does not serve CPU without RTime/LAN")
+	}
+}
+
+func TestRTimeLANThroughGetPeekSnmpdAndMIB(t *testing.T) {
+	p, _, err := rtimelan.OpenPinger(nil)
+	if err != nil {
+		t.Skipf("no ICMP socket for this user (TestRTimeLANWithoutICMPSocketsLeavesTheDaemonRunning covers it): %v", err)
+	}
+	p.Close()
+	s := snmpdtest.Start(t, snmpdtest.Options{})
+	e := newEnv(t)
+	cfgFile := filepath.Join(t.TempDir(), "c.yaml")
+	rtimeConfig(t, cfgFile, "127.0.0.1", "")
+	e.start("--agentx", s.AgentXAddress, "--config", cfgFile)
+	waitServed(t, s, idleOID, 10*time.Second)
+
+	// Configured host: 16, the first host number.
+	rtlWait(t, e, "RTime/LAN/127.0.0.1/responses", func(f float64) bool { return f >= 2 })
+	if v := rtlWait(t, e, "RTime/LAN/127.0.0.1/below10", func(float64) bool { return true }); v != 100 {
+		t.Errorf("below10 on loopback = %v, want 100", v)
+	}
+	if v := rtlWait(t, e, "RTime/LAN/127.0.0.1/respavg", func(float64) bool { return true }); v <= 0 || v >= 10 {
+		t.Errorf("respavg on loopback = %v ms", v)
+	}
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.1/responses"); f == nil || f[1] != "13.2.16.8" {
+		t.Errorf("peek: %v, want relative id 13.2.16.8", f)
+	}
+	vars, err := s.Get(base+".13.2.16.8.0", base+".13.2.16.3.0", base+".13.2.16.7.0", base+".13.2.1.0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if n, _ := strconv.Atoi(vars[0].Value); n < 2 {
+		t.Errorf("snmpget responses: %v", vars[0])
+	}
+	if vars[1].Value != "10000" { // 100.00 percent, two decimals
+		t.Errorf("snmpget below10: %v, want 10000", vars[1])
+	}
+	if vars[3].Value != "1" {
+		t.Errorf("snmpget RTime/LAN/hosts: %v, want 1", vars[3])
+	}
+
+	// The MIB names the objects.
+	_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB")
+	if code != 0 {
+		t.Fatalf("subagent mib: %s", stderr)
+	}
+	for _, name := range []string{"rTimeLAN", "rTimeLANForeign", "rTimeLAN127001", "rTimeLAN127001Resptime", "rTimeLAN127001Respavg", "rTimeLAN127001Above99", "rTimeLAN127001Responses"} {
+		if !regexp.MustCompile(`(?m)^` + name + ` OBJECT-(TYPE|IDENTITY)$`).MatchString(text) {
+			t.Errorf("the MIB does not declare %s", name)
+		}
+	}
+
+	// A reference by path creates the host; it gets the next number.
+	rtlWait(t, e, "RTime/LAN/127.0.0.2/requests", func(float64) bool { return true })
+	f := rtlPeek(t, e, "RTime/LAN/127.0.0.2/responses")
+	if f == nil || f[1] != "13.2.17.8" {
+		t.Fatalf("created host: %v, want 13.2.17.8", f)
+	}
+	rtlWait(t, e, "RTime/LAN/127.0.0.2/responses", func(f float64) bool { return f >= 1 })
+	if _, ok := rtlGet(e, "RTime/LAN/bad!host/requests"); ok {
+		t.Error("a host name with '!' was created")
+	}
+
+	// After a restart the created host is there with the same OID.
+	if err := e.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	e.start("--agentx", s.AgentXAddress, "--config", cfgFile)
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.2/responses"); f == nil || f[2] != base+".13.2.17.8.0" {
+		t.Fatalf("after a restart: %v, want %s.13.2.17.8.0", f, base)
+	}
+	waitServed(t, s, base+".13.2.17.7.0", 10*time.Second)
+
+	// SIGHUP: a new configured host appears, the refused one goes.
+	rtimeConfig(t, cfgFile, "127.0.0.1, 127.0.0.3", "127.0.0.2")
+	e.daemon.Process.Signal(syscall.SIGHUP)
+	rtlWait(t, e, "RTime/LAN/127.0.0.3/responses", func(f float64) bool { return f >= 1 })
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.3/"); f == nil || f[1] != "13.2.18" {
+		t.Errorf("host added by reload: %v, want 13.2.18", f)
+	}
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.2/"); f != nil {
+		t.Errorf("refused host still served: %v", f)
+	}
+	if _, ok := rtlGet(e, "RTime/LAN/127.0.0.2/requests"); ok {
+		t.Error("a refused host was created again by reference")
+	}
+}

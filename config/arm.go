@@ -1,0 +1,67 @@
+package config
+
+import "time"
+
+// ARM configures RTime/ARM: the socket arm.sock in run_dir where ARM
+// libraries register, the file each process gets, and the statistics
+// (docs/ARM.md).
+type ARM struct {
+	Enabled         bool          `mapstructure:"enabled"`
+	Weight          int           `mapstructure:"weight"`
+	Window          time.Duration `mapstructure:"window"`
+	DrainInterval   time.Duration `mapstructure:"drain_interval"`
+	RingSlots       int           `mapstructure:"ring_slots"`
+	ProcessApps     int           `mapstructure:"process_applications"`
+	ProcessTrans    int           `mapstructure:"process_transactions"`
+	MaxApplications int           `mapstructure:"max_applications"`
+	MaxTransactions int           `mapstructure:"max_transactions"`
+	MaxProcesses    int           `mapstructure:"max_processes"`
+	AllowUIDs       []int         `mapstructure:"allow_uids"`
+	AllowGIDs       []int         `mapstructure:"allow_gids"`
+}
+
+// Bounds of the arm settings; the file format allows no more (armring).
+const (
+	armMaxSlots = 1 << 20
+	armMaxApps  = 4096
+	armMaxTrans = 65536
+)
+
+func (a *ARM) check(bad func(key, format string, args ...any)) {
+	if a.Weight < 0 || a.Weight > 99 {
+		bad("arm.weight", "%d is not a percentage from 0 to 99", a.Weight)
+	}
+	if a.Window < 10*time.Second || a.Window > time.Hour {
+		bad("arm.window", "%v is not from 10s to 1h", a.Window)
+	}
+	if a.DrainInterval < 10*time.Millisecond || a.DrainInterval > 10*time.Second {
+		bad("arm.drain_interval", "%v is not from 10ms to 10s", a.DrainInterval)
+	}
+	if n := a.RingSlots; n < 16 || n > armMaxSlots || n&(n-1) != 0 {
+		bad("arm.ring_slots", "%d is not a power of two from 16 to %d", n, armMaxSlots)
+	}
+	for _, f := range []struct {
+		key   string
+		v, mx int
+	}{
+		{"arm.process_applications", a.ProcessApps, armMaxApps},
+		{"arm.process_transactions", a.ProcessTrans, armMaxTrans},
+		{"arm.max_applications", a.MaxApplications, 100000},
+		{"arm.max_transactions", a.MaxTransactions, 1000000},
+		{"arm.max_processes", a.MaxProcesses, 100000},
+	} {
+		if f.v < 1 || f.v > f.mx {
+			bad(f.key, "%d is not from 1 to %d", f.v, f.mx)
+		}
+	}
+	for _, ids := range []struct {
+		key string
+		ids []int
+	}{{"arm.allow_uids", a.AllowUIDs}, {"arm.allow_gids", a.AllowGIDs}} {
+		for _, id := range ids.ids {
+			if id < 0 || id > 1<<32-1 {
+				bad(ids.key, "%d is not a user or group id (0 to 4294967295)", id)
+			}
+		}
+	}
+}

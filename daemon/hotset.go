@@ -1,0 +1,268 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/agentx"
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/traps"
+)
+
+// MasterNotify sends a notification through the AgentX master
+// (agentx.Subagent.Notify).
+type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
+
+// hotsets evaluates the configured hotsets at their interval and raises
+// their exceptions and notifications.
+type hotsets struct {
+	eng      *hotset.Engine
+	log      *slog.Logger
+	base     asn1tree.OID
+	start    time.Time
+	interval atomic.Int64 // time.Duration
+	wake     chan struct{}
+
+	mu      sync.Mutex
+	dests   []traps.Dest
+	sender  *traps.Sender // nil until Run
+	master  MasterNotify
+	masterQ chan []agentx.VarBind
+
+	masterSent, masterFailed atomic.Uint64
+	masterDown               atomic.Bool
+	closed                   traps.Counts // of senders replaced by a reload
+}
+
+// initHotsets adds the Hotset context (empty without hotsets, so that a
+// reload can add some), its Agent statistics and its reloader.
+func (d *Daemon) initHotsets() error {
+	defs, err := d.cfg.HotsetDefs()
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	eng, err := hotset.New(defs, d.cfg.Hotset.Exceptions, nil)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	hs := &hotsets{eng: eng, log: d.log.With("part", "hotsets"), base: d.cfg.Base, start: time.Now(),
+		wake: make(chan struct{}, 1), dests: d.cfg.TrapDests(), masterQ: make(chan []agentx.VarBind, 64)}
+	hs.interval.Store(int64(d.cfg.Hotset.Interval))
+	d.hot = hs
+	d.h.Add(hotset.Provider{E: eng})
+	d.AddAgentStats(hs.agentStats)
+	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
+	return nil
+}
+
+// SetMasterNotify makes the hotsets' notifications go through the AgentX
+// master as well (which delivers them to its own trap sinks).
+func (d *Daemon) SetMasterNotify(f MasterNotify) {
+	d.hot.mu.Lock()
+	defer d.hot.mu.Unlock()
+	d.hot.master = f
+}
+
+func (hs *hotsets) check(c *config.Config) error {
+	defs, err := c.HotsetDefs()
+	if err != nil {
+		return err
+	}
+	if _, err := hotset.New(defs, c.Hotset.Exceptions, nil); err != nil {
+		return err
+	}
+	for i, d := range c.TrapDests() {
+		if err := d.Check(); err != nil {
+			return fmt.Errorf("traps[%d].%w", i, err)
+		}
+	}
+	return nil
+}
+
+func (hs *hotsets) apply(c *config.Config) {
+	defs, _ := c.HotsetDefs() // checked
+	_ = hs.eng.Replace(defs)
+	hs.eng.SetKeep(c.Hotset.Exceptions)
+	hs.interval.Store(int64(c.Hotset.Interval))
+	hs.mu.Lock()
+	hs.dests = c.TrapDests()
+	old := hs.sender
+	if old != nil {
+		hs.sender, _ = traps.New(hs.dests, hs.log)
+	}
+	hs.mu.Unlock()
+	if old != nil {
+		hs.mu.Lock()
+		hs.closed = add(hs.closed, old.Counts())
+		hs.mu.Unlock()
+		go old.Close() // an inform in flight may take its timeout
+	}
+	select {
+	case hs.wake <- struct{}{}:
+	default:
+	}
+	hs.log.Info("hotsets reloaded", "hotsets", len(defs), "trap_destinations", len(hs.dests))
+}
+
+// run evaluates at once (which primes the counters' rates) and then at
+// every interval until ctx is done.
+func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
+	hs.mu.Lock()
+	s, err := traps.New(hs.dests, hs.log)
+	if err != nil {
+		hs.mu.Unlock()
+		return err
+	}
+	hs.sender = s
+	hs.mu.Unlock()
+	defer func() {
+		hs.mu.Lock()
+		s := hs.sender
+		hs.mu.Unlock()
+		s.Close()
+	}()
+	go hs.masterLoop(ctx)
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-hs.wake:
+			t.Reset(time.Duration(hs.interval.Load()))
+			continue
+		case <-t.C:
+		}
+		for _, ev := range hs.eng.Tick(h) {
+			hs.raise(ev)
+		}
+		t.Reset(time.Duration(hs.interval.Load()))
+	}
+}
+
+// raise logs an exception and sends a notification, as the hotset asks.
+func (hs *hotsets) raise(ev hotset.Event) {
+	d := ev.Def
+	if d.Excp.Exceptions() {
+		hs.log.Warn("hotset exception", "hotset", d.Name, "severity", d.Severity, "stat", d.Path(),
+			"peer_set", ev.Parent, "threshold", d.Threshold, "peers", hotset.Peers(ev.Items))
+	}
+	if !d.Excp.Traps() {
+		return
+	}
+	n, err := Notification(hs.base, ev, time.Since(hs.start))
+	if err != nil {
+		hs.log.Error("hotset notification not built", "hotset", d.Name, "err", err)
+		return
+	}
+	hs.mu.Lock()
+	s, master := hs.sender, hs.master
+	hs.mu.Unlock()
+	s.Send(n)
+	if master != nil {
+		vbs := []agentx.VarBind{{OID: agentx.SnmpTrapOID0, Value: asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: n.TrapOID()}}}
+		for _, v := range n.Vars {
+			vbs = append(vbs, agentx.VarBind{OID: v.OID, Value: v.Value})
+		}
+		select {
+		case hs.masterQ <- vbs:
+		default:
+			hs.masterFailed.Add(1)
+		}
+	}
+}
+
+// Notification is the notification of a hotset event: snmpTrapOID.0 is
+// base.0.<trap_no>; the VarBinds are each hot item's statistic instance
+// with its served value, then the hotset's name, the peer set's parent
+// context, the threshold and the severity (mib.HotsetTrap).
+func Notification(base asn1tree.OID, ev hotset.Event, uptime time.Duration) (traps.Notification, error) {
+	d := ev.Def
+	n := traps.Notification{Enterprise: base, Specific: d.TrapNo, Uptime: uptime}
+	for _, it := range ev.Items {
+		if it.Served.Kind != asn1tree.NoValue {
+			n.Vars = append(n.Vars, traps.VarBind{OID: it.OID, Value: it.Served})
+		}
+	}
+	bs, err := mib.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
+		asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)))
+	if err != nil {
+		return n, err
+	}
+	for _, b := range bs {
+		n.Vars = append(n.Vars, traps.VarBind{OID: b.OID, Value: b.Value})
+	}
+	return n, nil
+}
+
+// masterLoop hands notifications to the master one at a time, each with
+// a time limit, so that a master that is away never blocks evaluation.
+func (hs *hotsets) masterLoop(ctx context.Context) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case vbs := <-hs.masterQ:
+			hs.mu.Lock()
+			f := hs.master
+			hs.mu.Unlock()
+			c, cancel := context.WithTimeout(ctx, 5*time.Second)
+			err := f(c, vbs)
+			cancel()
+			if err != nil {
+				hs.masterFailed.Add(1)
+				if !hs.masterDown.Swap(true) {
+					hs.log.Warn("notifications through the AgentX master failing", "err", err)
+				}
+				continue
+			}
+			hs.masterSent.Add(1)
+			if hs.masterDown.Swap(false) {
+				hs.log.Info("notifications through the AgentX master delivered again")
+			}
+		}
+	}
+}
+
+func add(a, b traps.Counts) traps.Counts {
+	return traps.Counts{Sent: a.Sent + b.Sent, Failed: a.Failed + b.Failed, Dropped: a.Dropped + b.Dropped}
+}
+
+// TrapsCx (Agent/traps, 32) counts the hotsets' notifications.
+var (
+	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Hotset notifications sent", ASN: 32}
+	TrapsStats = []spmi.StatDesc{
+		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: spmi.SiCounter},
+		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: spmi.SiCounter},
+		{Name: "dropped", Descr: "Dropped for a full destination queue", ASN: 3, Max: 10, Val: spmi.SiCounter},
+		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: spmi.SiQuantity},
+		{Name: "mastersent", Descr: "Taken by the AgentX master", ASN: 5, Max: 10, Val: spmi.SiCounter},
+		{Name: "masterfailed", Descr: "Not taken by the AgentX master (failed or dropped)", ASN: 6, Max: 10, Val: spmi.SiCounter},
+	}
+)
+
+func (hs *hotsets) agentStats(b *spmi.Builder, agent *spmi.Node) error {
+	cx, err := b.Context(agent, &TrapsCx)
+	if err != nil {
+		return err
+	}
+	hs.mu.Lock()
+	c := hs.closed
+	if hs.sender != nil {
+		cur := hs.sender.Counts()
+		c, c.Down = add(c, cur), cur.Down
+	}
+	hs.mu.Unlock()
+	return b.Stats(cx, TrapsStats, []spmi.Value{
+		spmi.Uint(c.Sent), spmi.Uint(c.Failed), spmi.Uint(c.Dropped), spmi.Uint(uint64(c.Down)),
+		spmi.Uint(hs.masterSent.Load()), spmi.Uint(hs.masterFailed.Load()),
+	})
+}

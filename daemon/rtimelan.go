@@ -1,0 +1,98 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"path/filepath"
+	"slices"
+	"sync"
+
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/rtimelan"
+)
+
+// rtimeLAN is the network response time part (RTime/LAN): its state is
+// loaded in New, its sockets are opened in Run.
+type rtimeLAN struct {
+	mu    sync.Mutex
+	set   rtimelan.Settings // the latest settings, reloads included
+	store *rtimelan.Store
+	m     *rtimelan.Monitor // nil until Run opened the sockets
+	open  rtimelan.Opener   // nil: icmp.ListenPacket
+}
+
+// rtimeNames adds the RTime provider to the Agent's list of providers.
+func rtimeNames(c *config.Config, names []string) []string {
+	if c.RTimeLAN.Enabled && !slices.Contains(names, "RTime") {
+		names = append(names, "RTime")
+	}
+	return names
+}
+
+// initRTimeLAN reads the hosts kept in the state directory and registers
+// for reloads. A damaged state file turns RTime/LAN off, not the daemon,
+// and is left as it is for the operator.
+func (d *Daemon) initRTimeLAN() {
+	if !d.cfg.RTimeLAN.Enabled {
+		return
+	}
+	store, err := rtimelan.LoadStore(filepath.Join(d.cfg.StateDir, rtimelan.StoreFile))
+	if err != nil {
+		d.log.Error("RTime/LAN is off", "err", err)
+		return
+	}
+	r := &rtimeLAN{set: d.cfg.RTimeLAN.Settings(), store: store}
+	d.rtl = r
+	d.AddReloader(Reloader{
+		Name: "rtime_lan",
+		Check: func(c *config.Config) error {
+			if !c.RTimeLAN.Enabled {
+				return fmt.Errorf("rtime_lan.enabled: turning RTime/LAN off needs a restart")
+			}
+			return rtimelan.Check(c.RTimeLAN.Settings())
+		},
+		Apply: func(c *config.Config) {
+			r.mu.Lock()
+			defer r.mu.Unlock()
+			r.set = c.RTimeLAN.Settings()
+			if r.m != nil {
+				r.m.Apply(r.set)
+			}
+		},
+	})
+}
+
+// startRTimeLAN opens the ICMP sockets and adds RTime/LAN to the
+// hierarchy; the returned function measures until ctx is done. Without
+// sockets the daemon runs on without RTime/LAN, saying why.
+func (d *Daemon) startRTimeLAN() func(context.Context) error {
+	r := d.rtl
+	if r == nil {
+		return nil
+	}
+	p, v6err, err := rtimelan.OpenPinger(r.open)
+	if err != nil {
+		d.log.Error("RTime/LAN is off: no ICMP socket can be opened", "err", err)
+		return nil
+	}
+	if v6err != nil {
+		d.log.Warn("RTime/LAN measures IPv4 hosts only", "err", v6err)
+	}
+	r.mu.Lock()
+	r.m = rtimelan.NewMonitor(r.set, r.store, p, nil, d.log)
+	m := r.m
+	r.mu.Unlock()
+	d.h.Add(rtimelan.Provider{M: m})
+	d.log.Info("RTime/LAN measuring", "hosts", m.Hosts(), "ipv4", kind(p.V4), "ipv6", kind(p.V6))
+	return func(ctx context.Context) error { m.Run(ctx); return nil }
+}
+
+func kind(s *rtimelan.Socket) string {
+	switch {
+	case s == nil:
+		return "none"
+	case s.Dgram:
+		return "datagram"
+	}
+	return "raw"
+}

@@ -1,0 +1,126 @@
+package daemon
+
+import (
+	"bytes"
+	"context"
+	"log/slog"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"golang.org/x/net/icmp"
+
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/rtimelan"
+)
+
+type lockedBuf struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (l *lockedBuf) Write(p []byte) (int, error) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.b.Write(p)
+}
+func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
+
+func fixtureConfig(t *testing.T) *config.Config {
+	t.Helper()
+	fixture, _ := filepath.Abs("../hoststats/testdata")
+	t.Setenv("SUBAGENT_CONFIG", "")
+	c, err := config.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Host.ProcRoot, c.Host.SysRoot = filepath.Join(fixture, "proc"), filepath.Join(fixture, "sys")
+	c.RunDir, c.StateDir = t.TempDir(), t.TempDir()
+	c.DDS.Socket = filepath.Join(c.RunDir, "dds.sock")
+	c.RTimeLAN.Hosts = []string{"127.0.0.1"}
+	return c
+}
+
+// Without ICMP sockets (an unprivileged user on a host whose
+// ping_group_range excludes it) the daemon serves everything else and
+// says which sysctl or capability RTime/LAN needs.
+func TestRTimeLANWithoutSocketsIsOffAndSaysWhy(t *testing.T) {
+	c := fixtureConfig(t)
+	var logs lockedBuf
+	d, err := New(c, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	d.rtl.open = func(network, _ string) (*icmp.PacketConn, error) {
+		return nil, &os.SyscallError{Syscall: "socket", Err: syscall.EPERM}
+	}
+	ctx, cancel := context.WithCancel(t.Context())
+	done := make(chan error, 1)
+	go func() { done <- d.Run(ctx) }()
+	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "control socket ready"); time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("daemon did not start:\n%s", logs.String())
+		}
+	}
+	s := d.Hierarchy().Fresh()
+	if _, err := s.Lookup("RTime/LAN/"); err == nil {
+		t.Error("RTime/LAN served without sockets")
+	}
+	if _, err := s.Lookup("CPU/cpu0/idle"); err != nil {
+		t.Errorf("CPU not served: %v", err)
+	}
+	for _, want := range []string{"RTime/LAN is off", "net.ipv4.ping_group_range", "CAP_NET_RAW"} {
+		if !strings.Contains(logs.String(), want) {
+			t.Errorf("log lacks %q:\n%s", want, logs.String())
+		}
+	}
+	cancel()
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A damaged state file turns RTime/LAN off and is left for the operator.
+func TestRTimeLANDamagedStateIsLeftAlone(t *testing.T) {
+	c := fixtureConfig(t)
+	file := filepath.Join(c.StateDir, rtimelan.StoreFile)
+	os.WriteFile(file, []byte("{damaged"), 0o644)
+	var logs lockedBuf
+	d, err := New(c, slog.New(slog.NewTextHandler(&logs, nil)))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if d.rtl != nil || !strings.Contains(logs.String(), file) {
+		t.Errorf("damaged state: rtl %v, log:\n%s", d.rtl, logs.String())
+	}
+	if b, _ := os.ReadFile(file); string(b) != "{damaged" {
+		t.Error("the damaged file was overwritten")
+	}
+}
+
+// A reload that turns RTime/LAN off is refused; one that changes hosts
+// is applied.
+func TestRTimeLANReload(t *testing.T) {
+	c := fixtureConfig(t)
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	off := *c
+	off.RTimeLAN.Enabled = false
+	if err := d.Reload(&off); err == nil || !strings.Contains(err.Error(), "rtime_lan.enabled") {
+		t.Errorf("turning off: %v", err)
+	}
+	more := *c
+	more.RTimeLAN.Hosts = []string{"127.0.0.1", "::1"}
+	if err := d.Reload(&more); err != nil {
+		t.Fatal(err)
+	}
+	if got := d.rtl.set.Hosts; len(got) != 2 {
+		t.Errorf("settings after reload: %v", got)
+	}
+}
