@@ -106,6 +106,12 @@ func (c *Client) ReadAfter(ctx context.Context, paths []string, t time.Time) (sp
 	return *r.Sample, nil
 }
 
+// Delete deletes a context created by reference (spmi.Deleter).
+func (c *Client) Delete(ctx context.Context, path string) error {
+	_, err := c.call(ctx, Request{Op: "delete", Path: path})
+	return err
+}
+
 // Status describes the daemon.
 func (c *Client) Status(ctx context.Context) (*Status, error) {
 	r, err := c.call(ctx, Request{Op: "status"})

@@ -22,7 +22,7 @@ func SocketPath(runDir string) string { return filepath.Join(runDir, SocketName)
 
 // Request is one call.
 type Request struct {
-	Op    string   `json:"op"` // "peek", "get" or "status"
+	Op    string   `json:"op"` // "peek", "get", "delete" or "status"
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
 	// After asks get for values taken after this time (the time of the

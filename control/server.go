@@ -137,6 +137,11 @@ func (s *Server) answer(req *Request) Response {
 			return Response{Err: asSpmiError(err)}
 		}
 		return Response{Sample: &smp}
+	case "delete":
+		if err := s.H.Delete(req.Path); err != nil {
+			return Response{Err: asSpmiError(err)}
+		}
+		return Response{}
 	case "status":
 		snap := s.H.Fresh()
 		return Response{Status: &Status{PID: os.Getpid(), Base: snap.Base.String(), NumStats: snap.NumStats, Version: s.Version}}

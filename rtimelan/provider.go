@@ -142,3 +142,16 @@ func (m *Monitor) view() (Counts, []hostView) {
 	}
 	return c, out
 }
+
+// Delete implements spmi.Deleter: RTime/LAN/<host> stops measuring a host
+// created by reference (configured hosts go with the configuration).
+func (p Provider) Delete(path string) (bool, error) {
+	parts := strings.Split(path, "/")
+	if len(parts) != 3 || parts[0] != "RTime" || parts[1] != "LAN" {
+		return false, nil
+	}
+	if err := p.M.Remove(parts[2]); err != nil {
+		return false, spmi.Errorf(spmi.SiNotFound, "%v", err)
+	}
+	return true, nil
+}

@@ -162,4 +162,26 @@ func TestRTimeLANThroughGetPeekSnmpdAndMIB(t *testing.T) {
 	if _, ok := rtlGet(e, "RTime/LAN/127.0.0.2/requests"); ok {
 		t.Error("a refused host was created again by reference")
 	}
+
+	// subagent delete removes a host created by reference, for good;
+	// configured hosts and other contexts are refused with a reason.
+	rtlWait(t, e, "RTime/LAN/127.0.0.4/requests", func(float64) bool { return true })
+	if _, stderr, code := e.run(append([]string{"delete", "RTime/LAN/127.0.0.4"}, e.args("--config", cfgFile)...)...); code != 0 {
+		t.Fatalf("delete: %s", stderr)
+	}
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.4/"); f != nil {
+		t.Errorf("deleted host still served: %v", f)
+	}
+	for path, want := range map[string]string{"RTime/LAN/127.0.0.1": "rtime_lan.hosts", "CPU/cpu0": "not a context that can be deleted", "RTime/LAN/127.0.0.9": "no host"} {
+		if _, stderr, code := e.run(append([]string{"delete", path}, e.args("--config", cfgFile)...)...); code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("delete %s: exit %d, %q; want a refusal saying %q", path, code, stderr, want)
+		}
+	}
+	if err := e.stop(); err != nil {
+		t.Fatalf("stop: %v", err)
+	}
+	e.start("--agentx", s.AgentXAddress, "--config", cfgFile)
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.4/"); f != nil {
+		t.Errorf("a deleted host came back after a restart: %v", f)
+	}
 }
