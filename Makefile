@@ -39,11 +39,12 @@ unit:
 	$(GO) test -short -count=1 $(PKGS)
 
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
-BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/client/
+BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/client/ ./dds/libspmi/ ./arm/ ./libarm/ ./rtimearm/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
 # the end-to-end walk through a real snmpd. Raw results: bin/bench.txt.
-bench: build
+bench: build test-deps
+	bash scripts/install-bench-deps.sh
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 $(BENCHPKGS) | tee bin/bench.txt
 	$(GO) run $(BENCHSTAT) bin/bench.txt
