@@ -1,6 +1,7 @@
 package arm
 
 import (
+	"context"
 	"path/filepath"
 	"testing"
 	"time"
@@ -20,18 +21,9 @@ func BenchmarkStartStop(b *testing.B) {
 	}
 	go srv.Serve()
 	defer srv.Close()
-	stop := make(chan struct{})
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-				reg.DrainAll()
-			}
-		}
-	}()
-	defer close(stop)
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go reg.DrainEvery(ctx, time.Millisecond)
 	a := Open(&Options{Socket: sock})
 	defer a.Close()
 	if !a.Connected() {

@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"path/filepath"
 	"slices"
-	"time"
 
 	"github.com/perfagent/subagent/armring"
 	"github.com/perfagent/subagent/config"
@@ -62,17 +61,8 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"))
 	return func(ctx context.Context) error {
 		go func() {
-			t := time.NewTicker(a.DrainInterval)
-			defer t.Stop()
-			for {
-				select {
-				case <-ctx.Done():
-					srv.Close()
-					return
-				case <-t.C:
-					reg.DrainAll()
-				}
-			}
+			reg.DrainEvery(ctx, a.DrainInterval)
+			srv.Close()
 		}()
 		return srv.Serve()
 	}, nil

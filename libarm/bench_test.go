@@ -1,6 +1,7 @@
 package libarm
 
 import (
+	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -19,18 +20,9 @@ func BenchmarkCStartStop(b *testing.B) {
 	dir := built(b)
 	run := b.TempDir()
 	d := startDaemonB(b, run, armring.Geometry{Slots: 1 << 16, Apps: 2, Trans: 2})
-	stop := make(chan struct{})
-	defer close(stop)
-	go func() {
-		for {
-			select {
-			case <-stop:
-				return
-			case <-time.After(time.Millisecond):
-				d.DrainAll()
-			}
-		}
-	}()
+	ctx, stop := context.WithCancel(context.Background())
+	defer stop()
+	go d.DrainEvery(ctx, time.Millisecond)
 	b.ResetTimer()
 	c := cmdIn(run, filepath.Join(dir, "pair"), strconv.Itoa(b.N))
 	out, err := c.Output()

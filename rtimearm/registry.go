@@ -1,6 +1,7 @@
 package rtimearm
 
 import (
+	"context"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -106,6 +107,21 @@ func (r *Registry) DrainAll() {
 	now := r.now()
 	for _, p := range r.procs {
 		p.drain(r, now)
+	}
+}
+
+// DrainEvery drains every live process each interval until ctx is done:
+// the daemon's loop, and the benchmarks'.
+func (r *Registry) DrainEvery(ctx context.Context, every time.Duration) {
+	t := time.NewTicker(every)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			r.DrainAll()
+		}
 	}
 }
 

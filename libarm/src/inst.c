@@ -71,22 +71,36 @@ arm_start_handle_t ARM_API arm_start(arm_tran_id_t tran_id, arm_flag_t flags, ar
     return handle;
 }
 
+/* handle_inst resolves the handle of arm_update and arm_stop, or returns
+ * NULL with the call's result in *ret: 0 for the no-op library and for
+ * PTX's null handle of a failed arm_start, -1 for a negative handle, -2
+ * (logged) for one that is not an open instance. */
+static struct ar_inst *handle_inst(const char *call, arm_start_handle_t h, unsigned *s, arm_ret_stat_t *ret)
+{
+    ar_setup();
+    *ret = 0;
+    if (ar_g.disabled || h == 0)
+        return NULL;
+    if (h < 0) {
+        *ret = -1;
+        return NULL;
+    }
+    struct ar_inst *in = inst_of(h, s);
+    if (!in) {
+        ar_log("%s: ERROR: Start_handle <%d> is not an open instance", call, h);
+        *ret = -2;
+    }
+    return in;
+}
+
 arm_ret_stat_t ARM_API arm_update(arm_start_handle_t arm_handle, arm_flag_t flags, arm_data_t *data, arm_data_sz_t data_size)
 {
     (void)flags;
-    ar_setup();
-    if (ar_g.disabled)
-        return 0;
-    if (arm_handle < 0)
-        return -1;
-    if (arm_handle == 0) /* PTX's NULL handle of a failed arm_start */
-        return 0;
     unsigned s;
-    struct ar_inst *in = inst_of(arm_handle, &s);
-    if (!in) {
-        ar_log("arm_update: ERROR: Start_handle <%d> is not an open instance", arm_handle);
-        return -2;
-    }
+    arm_ret_stat_t ret;
+    struct ar_inst *in = handle_inst("arm_update", arm_handle, &s, &ret);
+    if (!in)
+        return ret;
     struct ar_tran *t = &ar_g.trans[in->tran];
     ar_parse_values(data, data_size, in, t, 0, arm_handle);
     if (ar_g.log) {
@@ -113,19 +127,11 @@ static uint64_t charged(uint32_t type, uint64_t first, uint64_t last)
 arm_ret_stat_t ARM_API arm_stop(arm_start_handle_t arm_handle, const arm_status_t comp_status, arm_flag_t flags, arm_data_t *data, arm_data_sz_t data_size)
 {
     (void)flags;
-    ar_setup();
-    if (ar_g.disabled)
-        return 0;
-    if (arm_handle < 0)
-        return -1;
-    if (arm_handle == 0)
-        return 0;
     unsigned s;
-    struct ar_inst *in = inst_of(arm_handle, &s);
-    if (!in) {
-        ar_log("arm_stop: ERROR: Start_handle <%d> is not an open instance", arm_handle);
-        return -2;
-    }
+    arm_ret_stat_t ret;
+    struct ar_inst *in = handle_inst("arm_stop", arm_handle, &s, &ret);
+    if (!in)
+        return ret;
     if (comp_status < ARM_GOOD || comp_status > ARM_FAILED) {
         ar_log("arm_stop: ERROR: Start_handle <%d> Status <%d> is not 0, 1 or 2", arm_handle, comp_status);
         return -3;
