@@ -101,7 +101,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 			if err := b.Stats(tn, tranStats, t.values(now, inflight[t])); err != nil {
 				return err
 			}
-			if err := t.addMetrics(b, tn); err != nil {
+			if err := t.addMetrics(b, tn, now); err != nil {
 				return err
 			}
 		}
@@ -146,9 +146,10 @@ func (t *tran) values(now time.Time, inflight int64) []spmi.Value {
 }
 
 // addMetrics adds the application-defined metrics: field i (1..6) at
-// 20+4(i-1)+1.. : counters as their sum; gauges as last, avg, min, max;
-// ids as last; the string field at 45.
-func (t *tran) addMetrics(b *spmi.Builder, tn *spmi.Node) error {
+// 20+4(i-1)+1.. : counters as their total and their sum over the window;
+// gauges as last, then avg, min, max over the window; ids as last; the
+// string field at 45.
+func (t *tran) addMetrics(b *spmi.Builder, tn *spmi.Node, now time.Time) error {
 	for i, typ := range t.types {
 		if typ == 0 {
 			continue
@@ -160,18 +161,26 @@ func (t *tran) addMetrics(b *spmi.Builder, tn *spmi.Node) error {
 		}
 		base := uint32(20 + 4*i)
 		short := fmt.Sprintf("metric%d", i+1)
+		var win agg
+		if t.win != nil && i < armring.NumMetrics {
+			win = t.win.field(now, i)
+		}
 		var ds []spmi.StatDesc
 		var vs []spmi.Value
 		switch typ {
 		case armring.Counter32, armring.Counter64, armring.CntrDivr32:
-			d := spmi.StatDesc{Name: short, Descr: name, ASN: base + 1, Max: 100, Val: spmi.SiCounter}
+			// The total is a counter; the window's sum a 64-bit quantity
+			// (at ASN base+2, where a gauge has its avg), 0 when empty.
+			total := spmi.StatDesc{Name: short, Descr: name, ASN: base + 1, Max: 100, Val: spmi.SiCounter}
+			sum := spmi.StatDesc{Name: short + "sum", Descr: descrSfx(name, "sum"), ASN: base + 2, Max: 100, Val: spmi.SiQuantity, Wide: true}
 			if typ == armring.CntrDivr32 {
-				d.Data, d.Scale = spmi.SiFloat, 3
+				total.Data, total.Scale = spmi.SiFloat, 3
+				sum.Data, sum.Scale = spmi.SiFloat, 3
+				vs = append(vs, spmi.Float(m.total), spmi.Float(win.sum))
+			} else {
+				vs = append(vs, spmi.Uint(uint64(m.total)), spmi.Uint(uint64(win.sum)))
 			}
-			ds, vs = append(ds, d), append(vs, spmi.Float(m.sum))
-			if typ != armring.CntrDivr32 {
-				vs[0] = spmi.Uint(uint64(m.sum))
-			}
+			ds = append(ds, total, sum)
 		case armring.Gauge32, armring.Gauge64, armring.GaugeDivr32:
 			// Gauge32 and GaugeDivr32 are signed 32-bit: Integer32 on the
 			// wire; Gauge64 needs 64 bits (CounterBasedGauge64, unsigned:
@@ -187,8 +196,12 @@ func (t *tran) addMetrics(b *spmi.Builder, tn *spmi.Node) error {
 				}
 				ds = append(ds, d)
 			}
-			if m.n > 0 {
-				vs = append(vs, spmi.Float(m.last), spmi.Float(m.gsum/float64(m.n)), spmi.Float(m.min), spmi.Float(m.max))
+			vs = make([]spmi.Value, len(ds))
+			if m.hasLast {
+				vs[0] = spmi.Float(m.last)
+			}
+			if win.n > 0 {
+				vs[1], vs[2], vs[3] = spmi.Float(win.sum/float64(win.n)), spmi.Float(win.min), spmi.Float(win.max)
 			}
 		case armring.NumericID32, armring.NumericID64:
 			ds = append(ds, spmi.StatDesc{Name: short, Descr: name, ASN: base + 1, Max: 100, Val: spmi.SiQuantity, Wide: true})

@@ -2,7 +2,6 @@ package rtimearm
 
 import (
 	"encoding/binary"
-	"math"
 	"strings"
 	"time"
 
@@ -34,16 +33,15 @@ type tran struct {
 	metrics                    [armring.NumFields]metric
 }
 
-// metric aggregates one application-defined field.
+// metric keeps what outlives the window of one application-defined field;
+// the window holds the per-interval aggregates.
 type metric struct {
-	seen     bool
-	sum      float64 // counters
-	last     float64 // gauges, ids
-	gsum     float64 // gauges: sum of values, for the average
-	n        uint64
-	min, max float64
-	text     string // String8, String32
-	lastID   uint64 // numeric ids
+	seen    bool
+	total   float64 // counters: everything charged since the daemon started
+	last    float64 // gauges
+	hasLast bool    // a gauge value was seen (GaugeDivr32 with divisor 0 is not)
+	text    string  // String8, String32
+	lastID  uint64  // numeric ids
 }
 
 // observe adds one completed instance.
@@ -53,7 +51,7 @@ func (t *tran) observe(r *armring.Record, now time.Time, weight float64, span ti
 	}
 	good := r.Status == armring.Good
 	dur := time.Duration(r.Dur)
-	t.win.add(now, good, dur)
+	k := t.win.add(now, good, dur)
 	switch r.Status {
 	case armring.Abort:
 		t.aborted++
@@ -76,56 +74,64 @@ func (t *tran) observe(r *armring.Record, now time.Time, weight float64, span ti
 	}
 	for i := range armring.NumFields {
 		if r.Mask&(1<<i) != 0 && t.types[i] != 0 {
-			t.metrics[i].add(t.types[i], r, i)
+			if v, ok := t.metrics[i].add(t.types[i], r, i); ok {
+				t.win.addField(k, i, v)
+			}
 		}
 	}
 }
 
-func (m *metric) add(typ uint32, r *armring.Record, i int) {
+// add records field i of r and returns the value the window aggregates,
+// ok only for counters and gauges.
+func (m *metric) add(typ uint32, r *armring.Record, i int) (v float64, ok bool) {
 	m.seen = true
 	if typ == armring.String32 {
 		m.text = strings.TrimRight(string(r.Str[:]), " \x00")
-		return
+		return 0, false
 	}
-	v := r.Values[i]
-	lo, hi := uint32(v), uint32(v>>32)
-	var g float64
+	raw := r.Values[i]
+	lo, hi := uint32(raw), uint32(raw>>32)
 	switch typ {
 	case armring.Counter32:
-		m.sum += float64(lo)
-		return
+		v = float64(lo)
 	case armring.Counter64:
-		m.sum += float64(v)
-		return
+		v = float64(raw)
 	case armring.CntrDivr32:
-		if hi != 0 {
-			m.sum += float64(lo) / float64(hi)
+		if hi == 0 {
+			return 0, false
 		}
-		return
+		v = float64(lo) / float64(hi)
 	case armring.Gauge32:
-		g = float64(int32(lo))
+		v = float64(int32(lo))
 	case armring.Gauge64:
-		g = float64(int64(v))
+		v = float64(int64(raw))
 	case armring.GaugeDivr32:
 		if hi == 0 {
-			return
+			return 0, false
 		}
-		g = float64(int32(lo)) / float64(hi)
+		v = float64(int32(lo)) / float64(hi)
 	case armring.NumericID32:
 		m.lastID = uint64(lo)
-		return
+		return 0, false
 	case armring.NumericID64:
-		m.lastID = v
-		return
+		m.lastID = raw
+		return 0, false
 	case armring.String8:
 		var b [8]byte
-		binary.LittleEndian.PutUint64(b[:], v)
+		binary.LittleEndian.PutUint64(b[:], raw)
 		m.text = strings.TrimRight(string(b[:]), " \x00")
-		return
+		return 0, false
+	default:
+		return 0, false
 	}
-	if m.n == 0 {
-		m.min, m.max = g, g
+	if isCounter(typ) {
+		m.total += v
+	} else {
+		m.last, m.hasLast = v, true
 	}
-	m.last, m.gsum, m.n = g, m.gsum+g, m.n+1
-	m.min, m.max = math.Min(m.min, g), math.Max(m.max, g)
+	return v, true
+}
+
+func isCounter(typ uint32) bool {
+	return typ == armring.Counter32 || typ == armring.Counter64 || typ == armring.CntrDivr32
 }

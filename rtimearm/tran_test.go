@@ -69,11 +69,11 @@ func TestApplicationMetricsByType(t *testing.T) {
 		tr.observe(&r, now, 0.75, time.Minute)
 	}
 	m := tr.metrics
-	if m[0].sum != 12 || m[1].sum != 3 {
-		t.Errorf("counters: %v %v, want 12 and 10/4+2/4", m[0].sum, m[1].sum)
+	if m[0].total != 12 || m[1].total != 3 {
+		t.Errorf("counters: %v %v, want 12 and 10/4+2/4", m[0].total, m[1].total)
 	}
-	if m[2].last != 10 || m[2].min != -4 || m[2].max != 10 || m[2].gsum/float64(m[2].n) != 3 {
-		t.Errorf("gauge: %+v", m[2])
+	if g := tr.win.field(now, 2); m[2].last != 10 || g.min != -4 || g.max != 10 || g.sum/float64(g.n) != 3 {
+		t.Errorf("gauge: last %v, window %+v", m[2].last, g)
 	}
 	if m[3].last != 4.5 || m[4].lastID != 77 || m[5].text != "ok" || m[6].text != "part 9" {
 		t.Errorf("gauge divr %v id %v string8 %q string %q", m[3].last, m[4].lastID, m[5].text, m[6].text)

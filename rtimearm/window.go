@@ -3,6 +3,8 @@ package rtimearm
 import (
 	"math/bits"
 	"time"
+
+	"github.com/perfagent/subagent/armring"
 )
 
 // window keeps the response times and completions of the last span in a
@@ -11,6 +13,35 @@ import (
 type window struct {
 	span    time.Duration
 	buckets [numBuckets]bucket
+	// fields aggregates the counters and gauges per bucket; allocated at
+	// the first such value, so transactions without them pay nothing.
+	fields *[numBuckets][armring.NumMetrics]agg
+}
+
+// agg is one field's values within one bucket, or merged over the window.
+type agg struct {
+	n             uint64
+	sum, min, max float64
+}
+
+func (a *agg) add(v float64) {
+	if a.n == 0 {
+		a.min, a.max = v, v
+	}
+	a.n, a.sum = a.n+1, a.sum+v
+	a.min, a.max = min(a.min, v), max(a.max, v)
+}
+
+func (a *agg) merge(o *agg) {
+	if o.n == 0 {
+		return
+	}
+	if a.n == 0 {
+		*a = *o
+		return
+	}
+	a.n, a.sum = a.n+o.n, a.sum+o.sum
+	a.min, a.max = min(a.min, o.min), max(a.max, o.max)
 }
 
 const (
@@ -31,13 +62,18 @@ func newWindow(span time.Duration) *window { return &window{span: span} }
 
 func (w *window) step() int64 { return max(int64(w.span)/numBuckets, 1) }
 
-func (w *window) bucket(now time.Time) *bucket {
+// slot is the index of now's bucket, cleared first if it holds an older
+// period.
+func (w *window) slot(now time.Time) int {
 	e := now.UnixNano()/w.step() + 1
-	b := &w.buckets[e%numBuckets]
-	if b.epoch != e {
-		*b = bucket{epoch: e}
+	k := int(e % numBuckets)
+	if w.buckets[k].epoch != e {
+		w.buckets[k] = bucket{epoch: e}
+		if w.fields != nil {
+			w.fields[k] = [armring.NumMetrics]agg{}
+		}
 	}
-	return b
+	return k
 }
 
 // binOf maps microseconds to a bin.
@@ -64,23 +100,44 @@ func binMid(i int) float64 {
 	return float64(lo) + float64(width)/2
 }
 
-// add counts one completion; good ones carry their response time.
-func (w *window) add(now time.Time, good bool, dur time.Duration) {
-	b := w.bucket(now)
+// add counts one completion; good ones carry their response time. It
+// returns the bucket's slot for addField.
+func (w *window) add(now time.Time, good bool, dur time.Duration) int {
+	k := w.slot(now)
+	b := &w.buckets[k]
 	b.done++
 	if good {
 		b.good++
 		b.hist[binOf(uint64(dur/time.Microsecond))]++
 	}
+	return k
 }
 
-// live calls fn for the buckets inside the span ending now.
-func (w *window) live(now time.Time, fn func(*bucket)) {
+// addField adds a value of metric field i to the bucket at slot k, as
+// returned by add for the same completion.
+func (w *window) addField(k, i int, v float64) {
+	if w.fields == nil {
+		w.fields = new([numBuckets][armring.NumMetrics]agg)
+	}
+	w.fields[k][i].add(v)
+}
+
+// field merges field i's values over the span ending now.
+func (w *window) field(now time.Time, i int) agg {
+	var a agg
+	if w.fields != nil {
+		w.live(now, func(k int) { a.merge(&w.fields[k][i]) })
+	}
+	return a
+}
+
+// live calls fn with the slot of each bucket inside the span ending now.
+func (w *window) live(now time.Time, fn func(k int)) {
 	cur := now.UnixNano()/w.step() + 1
-	for i := range w.buckets {
-		b := &w.buckets[i]
+	for k := range w.buckets {
+		b := &w.buckets[k]
 		if b.epoch != 0 && b.epoch > cur-numBuckets && b.epoch <= cur {
-			fn(b)
+			fn(k)
 		}
 	}
 }
@@ -88,7 +145,7 @@ func (w *window) live(now time.Time, fn func(*bucket)) {
 // rate is completions per second over the span.
 func (w *window) rate(now time.Time) float64 {
 	var n uint64
-	w.live(now, func(b *bucket) { n += b.done })
+	w.live(now, func(k int) { n += w.buckets[k].done })
 	return float64(n) / w.span.Seconds()
 }
 
@@ -97,7 +154,8 @@ func (w *window) rate(now time.Time) float64 {
 func (w *window) quantiles(now time.Time, qs []float64, out []float64) bool {
 	var sum [numBins]uint64
 	var n uint64
-	w.live(now, func(b *bucket) {
+	w.live(now, func(k int) {
+		b := &w.buckets[k]
 		n += b.good
 		for i, c := range b.hist {
 			sum[i] += uint64(c)
