@@ -54,8 +54,10 @@ type Entry struct {
 	OID   string `json:"oid"`
 	Inst  string `json:"inst,omitempty"` // instantiability of contexts
 	// Instance marks a context created by instantiation (cpu0, sda, a PID).
-	Instance bool           `json:"instance,omitempty"`
-	Stat     *spmi.StatDesc `json:"stat,omitempty"`
+	Instance bool `json:"instance,omitempty"`
+	// Named: the instances keep their names and numbers (spmi.CxDesc.Named).
+	Named bool           `json:"named,omitempty"`
+	Stat  *spmi.StatDesc `json:"stat,omitempty"`
 }
 
 // Peek lists the node at path and everything below it (all of the
@@ -74,7 +76,7 @@ func Peek(s *spmi.Snapshot, path string) ([]Entry, error) {
 		if n == s.Top {
 			return true
 		}
-		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance}
+		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named()}
 		if !n.IsStat() {
 			e.Inst = n.Inst().String()
 		}

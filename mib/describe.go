@@ -28,10 +28,14 @@ func (m *model) contextDescription(n *node) string {
 		return b.String()
 	}
 	pattern := n.name + ".<instance>.<statistic>.0"
-	if it.Inst == spmi.SiContInst {
+	if n.cont() {
 		fmt.Fprintf(&b, "\nIts instances come and go continuously, so they are not declared: "+
 			"statistic S of instance I has the OID %s.I.S.0 and is shown under this name "+
 			"with the rest in numbers.", n.name)
+	} else if it.Named {
+		fmt.Fprintf(&b, "\nIts instances come and go, each keeping its name and number. Those "+
+			"present when this module was written are declared below it with their statistics; "+
+			"one added later is shown as %s.", pattern)
 	} else {
 		fmt.Fprintf(&b, "\nIts instances change with the configuration. Those present when this "+
 			"module was written are declared below it with their statistics; one added later "+

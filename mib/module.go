@@ -49,7 +49,7 @@ type node struct {
 	name     string
 }
 
-func (n *node) cont() bool { return n.it.Inst == spmi.SiContInst }
+func (n *node) cont() bool { return n.it.Inst == spmi.SiContInst && !n.it.Named }
 
 // model is everything the writer needs.
 type model struct {

@@ -18,6 +18,7 @@ type Item struct {
 	Rel      asn1tree.OID  // relative dotted-decimal identifier
 	Inst     spmi.InstFreq // instantiability of a context (SiNoInst for instances)
 	Instance bool          // a context created by instantiation
+	Named    bool          // its instances keep their names and numbers: declared
 	Stat     *spmi.StatDesc
 }
 
@@ -39,7 +40,7 @@ func FromSnapshot(s *spmi.Snapshot) Tree {
 		}
 		t.Items = append(t.Items, Item{
 			Path: n.Path, Descr: n.Descr, Rel: n.Rel.Clone(),
-			Inst: n.Inst(), Instance: n.Instance, Stat: n.Stat,
+			Inst: n.Inst(), Instance: n.Instance, Named: n.Named(), Stat: n.Stat,
 		})
 		return true
 	})
@@ -73,7 +74,7 @@ func FromEntries(es []control.Entry) (Tree, error) {
 			if it.Inst, err = parseInst(e.Inst); err != nil {
 				return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
 			}
-			it.Instance = e.Instance
+			it.Instance, it.Named = e.Instance, e.Named
 		}
 		t.Items = append(t.Items, it)
 	}

@@ -86,6 +86,10 @@ type CxDesc struct {
 	Descr string
 	ASN   uint32
 	Inst  InstFreq
+	// Named: the instances keep their names and numbers across restarts
+	// (ARM applications, unlike PIDs), so a MIB declares them although
+	// they come and go.
+	Named bool
 }
 
 // StatDesc describes a statistic, as the guide's SpmiStat does, plus what

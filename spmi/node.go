@@ -37,6 +37,10 @@ func (n *Node) Inst() InstFreq {
 	return n.Cx.Inst
 }
 
+// Named reports whether a context's instances keep their names and
+// numbers (CxDesc.Named).
+func (n *Node) Named() bool { return n.Inst() != SiNoInst && n.Cx.Named }
+
 // Child returns the direct child with the given name.
 func (n *Node) Child(name string) *Node {
 	for _, c := range n.Children {

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/mib/mibtest"
 )
 
 // armPrograms compiles libarm (the Makefile's flags) and the SDK sample
@@ -79,6 +80,7 @@ func armOID(t *testing.T, e *env, path string) string {
 }
 
 func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
+	mibtest.Require(t, "snmptranslate", "smilint")
 	sample, load := armPrograms(t)
 	s := snmpdtest.Start(t, snmpdtest.Options{})
 	e := newEnv(t)
@@ -139,6 +141,33 @@ func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
 	}
 	if v, err := s.Get(armOID(t, e, gp+"count")); err != nil || len(v) != 1 || v[0].Value != strconv.Itoa(threads*each) {
 		t.Errorf("snmpget Go count = %v %v", v, err)
+	}
+
+	// The generated MIB declares both applications' transactions (ARM
+	// applications keep their names and numbers), passes smilint, and
+	// its names are the OIDs the daemon serves.
+	module, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB")
+	if code != 0 {
+		t.Fatalf("subagent mib: %s", stderr)
+	}
+	dirs := append(mibtest.BaseDirs(t), filepath.Dir(module))
+	mibtest.LintClean(t, module, dirs)
+	named := map[string]string{
+		"rTimeARMLoadTestLoadTransactionCount":     p + "count",
+		"rTimeARMGoLoadTestLoadTransactionMetric1": gp + "metric1",
+		"rTimeARMGoLoadTestLoadTransactionRespavg": gp + "respavg",
+	}
+	var mibNames, mibPaths []string
+	for name, path := range named {
+		if !strings.Contains(text, name+" OBJECT-TYPE") {
+			t.Errorf("the module does not declare %s", name)
+		}
+		mibNames, mibPaths = append(mibNames, "SUBAGENT-MIB::"+name+".0"), append(mibPaths, path)
+	}
+	for i, oid := range mibtest.Translate(t, mibtest.NetSNMPEnv(t), dirs, "SUBAGENT-MIB", []string{"-On"}, mibNames) {
+		if want := armOID(t, e, mibPaths[i]); strings.TrimPrefix(oid, ".") != want {
+			t.Errorf("%s translates to %s; the daemon serves %s there", mibNames[i], oid, want)
+		}
 	}
 
 	// The SDK's sample, unchanged: one transaction a second.
