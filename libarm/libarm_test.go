@@ -312,3 +312,45 @@ int main(void) {
 		}
 	}
 }
+
+// Use counts as PTX describes them: two arm_init need two arm_end; at zero
+// the transactions are inactive, and a new arm_init does not reactivate
+// them until arm_getid registers them again.
+func TestUseCountsDeactivateAndReactivate(t *testing.T) {
+	dir := t.TempDir()
+	src := filepath.Join(dir, "uses.c")
+	os.WriteFile(src, []byte(`#include <stdio.h>
+#include "arm.h"
+static int live(int32 tran) {
+    int32 h = arm_start(tran, 0, 0, 0);
+    return h >= 0 && arm_stop(h, ARM_GOOD, 0, 0, 0) == 0;
+}
+int main(void) {
+    int32 a1 = arm_init("Use Counts", 0, 0, 0, 0);
+    int32 a2 = arm_init("Use Counts", 0, 0, 0, 0);
+    int32 t = arm_getid(a1, "Tran", 0, 0, 0, 0);
+    int r[6];
+    r[0] = a1 == a2 && a1 > 0;
+    r[1] = arm_end(a1, 0, 0, 0) == 0 && live(t);   /* one use left: active */
+    r[2] = arm_end(a1, 0, 0, 0) == 0 && !live(t);  /* zero: inactive */
+    arm_end(a1, 0, 0, 0);                          /* one too many: stays at zero, */
+    r[3] = arm_init("UseCounts", 0, 0, 0, 0) == a1 && !live(t); /* so one init (same key) activates; tran not back */
+    r[4] = arm_getid(a1, "Tran", 0, 0, 0, 0) == t && live(t);   /* re-registered */
+    r[5] = arm_end(a1, 0, 0, 0) == 0 && !live(t);
+    for (int i = 0; i < 6; i++)
+        printf(i ? " %d" : "%d", r[i]);
+    printf("\n");
+    return 0;
+}
+`), 0o644)
+	bin := filepath.Join(dir, "uses")
+	if err := cc("-I.", "-o", bin, src, filepath.Join(built(t), "libarm.a"), "-pthread"); err != nil {
+		t.Fatal(err)
+	}
+	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
+	out, err := d.cmd(bin).CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1 1 1 1 1 1" {
+		t.Fatalf("checks: %v %q (1 = as PTX describes)", err, out)
+	}
+	d.waitFor("RTime/ARM/UseCounts/Tran/count", 2) // the two live() that should count
+}
