@@ -53,7 +53,7 @@ func (r reply) result(op string) (*packet, error) {
 }
 
 func newSession(conn net.Conn, r *responder, log *slog.Logger, timeout time.Duration) *session {
-	return &session{conn: newRawConn(conn, timeout), log: log, timeout: timeout, resp: r,
+	return &session{conn: conn, log: log, timeout: timeout, resp: r,
 		pending: make(map[uint32]chan reply), done: make(chan struct{})}
 }
 
@@ -64,11 +64,9 @@ func (s *session) close() { s.closeOnce.Do(func() { s.conn.Close() }) }
 func (s *session) write(b []byte) error {
 	s.wmu.Lock()
 	defer s.wmu.Unlock()
-	if _, raw := s.conn.(*rawConn); !raw {
-		if err := s.conn.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil {
-			s.close()
-			return err
-		}
+	if err := s.conn.SetWriteDeadline(time.Now().Add(s.timeout)); err != nil {
+		s.close()
+		return err
 	}
 	if _, err := s.conn.Write(b); err != nil {
 		s.close()
