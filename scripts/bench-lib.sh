@@ -41,6 +41,10 @@ CONF
 cpu() { sed 's/.*) //' "/proc/$1/stat" | awk '{print $12+$13}'; }
 hz=$(getconf CLK_TCK)
 
+# Context switches (voluntary and not) of every thread of a process: a
+# wake-up each, the unit of what a request costs here.
+ctxsw() { cat /proc/"$1"/task/*/status 2>/dev/null | awk '/ctxt_switches/ {s += $2} END {print s + 0}'; }
+
 # median COLUMN NAME: the median of a column of $tmp/results for NAME.
 median() {
   grep "^$2 " "$tmp/results" | awk -v c="$1" '{print $c}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
@@ -51,24 +55,25 @@ walk() { snmpbulkwalk -v2c -c public -Cr50 -t 10 -r 0 -On "$1" "$2" 2>/dev/null 
 
 # measure NAME ADDR OID SUBAGENT-PID MASTER-PID|-: WALKS walks; appends a
 # line to $tmp/results: varbinds per walk, walks, varbinds per second, CPU
-# seconds per 10,000 varbinds of the subagent and of the master.
+# seconds per 10,000 varbinds of the subagent and of the master, and their
+# context switches per varbind.
 measure() {
-  local t0 t1 s0 s1 m0=0 m1=0 total=0
-  s0=$(cpu "$4"); [ "$5" = - ] || m0=$(cpu "$5"); t0=$(date +%s.%N)
+  local t0 t1 s0 s1 m0=0 m1=0 c0 c1 d0=0 d1=0 total=0
+  s0=$(cpu "$4"); c0=$(ctxsw "$4"); [ "$5" = - ] || { m0=$(cpu "$5"); d0=$(ctxsw "$5"); }; t0=$(date +%s.%N)
   for _ in $(seq "$WALKS"); do total=$((total + $(walk "$2" "$3"))); done
-  t1=$(date +%s.%N); s1=$(cpu "$4"); [ "$5" = - ] || m1=$(cpu "$5")
+  t1=$(date +%s.%N); s1=$(cpu "$4"); c1=$(ctxsw "$4"); [ "$5" = - ] || { m1=$(cpu "$5"); d1=$(ctxsw "$5"); }
   awk -v name="$1" -v n="$total" -v w="$WALKS" -v dt="$(echo "$t1 - $t0" | bc)" \
-      -v sc="$((s1 - s0))" -v mc="$((m1 - m0))" -v hz="$hz" 'BEGIN {
-    printf "%-28s %8d %6d %12.0f %14.3f %14.3f\n", name, n/w, w, n/dt, (sc/hz)/(n/10000), (mc/hz)/(n/10000) }' | tee -a "$tmp/results"
+      -v sc="$((s1 - s0))" -v mc="$((m1 - m0))" -v hz="$hz" -v scs="$((c1 - c0))" -v mcs="$((d1 - d0))" 'BEGIN {
+    printf "%-28s %8d %6d %12.0f %14.3f %14.3f %8.2f %8.2f\n", name, n/w, w, n/dt, (sc/hz)/(n/10000), (mc/hz)/(n/10000), scs/n, mcs/n }' | tee -a "$tmp/results"
 }
 
-header() { printf "%-28s %8s %6s %12s %14s %14s\n" "walk" "vb/walk" "walks" "varbinds/s" "sub-cpu-s/10k" "master-cpu-s/10k"; }
+header() { printf "%-28s %8s %6s %12s %14s %14s %8s %8s\n" "walk" "vb/walk" "walks" "varbinds/s" "sub-cpu-s/10k" "master-cpu-s/10k" "sub-cs/vb" "mst-cs/vb"; }
 
 # medians NAME...: the median line of each NAME over the rounds.
 medians() {
   echo "median of $ROUNDS rounds:"
   for who in "$@"; do
-    for col in 2 4 5 6; do median "$col" "$who"; done | paste -sd' ' |
-      awk -v who="$who" '{printf "%-28s %8d %6s %12.0f %14.3f %14.3f\n", who, $1, "-", $2, $3, $4}'
+    for col in 2 4 5 6 7 8; do median "$col" "$who"; done | paste -sd' ' |
+      awk -v who="$who" '{printf "%-28s %8d %6s %12.0f %14.3f %14.3f %8.2f %8.2f\n", who, $1, "-", $2, $3, $4, $5, $6}'
   done
 }
