@@ -267,8 +267,7 @@ func TestLogFileShowsMetricsAndStatusText(t *testing.T) {
 
 func TestBadCallsReturnNegativeAndAreLogged(t *testing.T) {
 	dir := t.TempDir()
-	src := filepath.Join(dir, "bad.c")
-	os.WriteFile(src, []byte(`#include <stdio.h>
+	bin := buildStatic(t, dir, "bad", `#include <stdio.h>
 #include "arm.h"
 int main(void) {
     int32 a = arm_init("bad calls", 0, 0, 0, 0);
@@ -290,11 +289,7 @@ int main(void) {
     printf("\n");
     return 0;
 }
-`), 0o644)
-	bin := filepath.Join(dir, "bad")
-	if err := cc("-I.", "-o", bin, src, filepath.Join(built(t), "libarm.a"), "-pthread"); err != nil {
-		t.Fatal(err)
-	}
+`)
 	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
 	logf := filepath.Join(dir, "log")
 	c := d.cmd(bin)
@@ -317,9 +312,7 @@ int main(void) {
 // the transactions are inactive, and a new arm_init does not reactivate
 // them until arm_getid registers them again.
 func TestUseCountsDeactivateAndReactivate(t *testing.T) {
-	dir := t.TempDir()
-	src := filepath.Join(dir, "uses.c")
-	os.WriteFile(src, []byte(`#include <stdio.h>
+	bin := buildStatic(t, t.TempDir(), "uses", `#include <stdio.h>
 #include "arm.h"
 static int live(int32 tran) {
     int32 h = arm_start(tran, 0, 0, 0);
@@ -342,15 +335,25 @@ int main(void) {
     printf("\n");
     return 0;
 }
-`), 0o644)
-	bin := filepath.Join(dir, "uses")
-	if err := cc("-I.", "-o", bin, src, filepath.Join(built(t), "libarm.a"), "-pthread"); err != nil {
-		t.Fatal(err)
-	}
+`)
 	d := startDaemon(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8})
 	out, err := d.cmd(bin).CombinedOutput()
 	if err != nil || strings.TrimSpace(string(out)) != "1 1 1 1 1 1" {
 		t.Fatalf("checks: %v %q (1 = as PTX describes)", err, out)
 	}
 	d.waitFor("RTime/ARM/UseCounts/Tran/count", 2) // the two live() that should count
+}
+
+// buildStatic writes a C program into dir and links it with libarm.a.
+func buildStatic(t *testing.T, dir, name, src string) string {
+	t.Helper()
+	file := filepath.Join(dir, name+".c")
+	if err := os.WriteFile(file, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	bin := filepath.Join(dir, name)
+	if err := cc("-I.", "-o", bin, file, filepath.Join(built(t), "libarm.a"), "-pthread"); err != nil {
+		t.Fatal(err)
+	}
+	return bin
 }
