@@ -4,8 +4,10 @@ BIN     := bin/subagent
 ARGS    ?=
 PKGS    := ./...
 BENCHTIME ?= 2s
+# Go tools the checks run, installed by scripts/install-go-tools.sh.
+TOOLS   := bin/tools
 
-.PHONY: all build run test test-deps check-fmt vet unit bench mib clean libspmi libspmi-samples libarm
+.PHONY: all build run test test-deps check-fmt vet staticcheck unit bench mib clean libspmi libspmi-samples libarm
 
 all: build
 
@@ -19,13 +21,14 @@ run: build
 
 # Install what the tests need (net-snmp's snmpd, snmptrapd and tools,
 # smitools, a C compiler), then run every check and test.
-test: test-deps check-fmt vet
+test: test-deps check-fmt vet staticcheck
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	# 32-bit suppliers share the file layout: the codecs on 386 too.
 	GOARCH=386 $(GO) test -count=1 ./dds/ ./dds/client/
 
 test-deps:
 	bash scripts/install-test-deps.sh
+	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
 
 check-fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -33,6 +36,12 @@ check-fmt:
 
 vet:
 	$(GO) vet $(PKGS)
+
+# honnef.co/go/tools with its default checks; the version is pinned in
+# scripts/install-go-tools.sh.
+staticcheck:
+	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
+	$(TOOLS)/staticcheck $(PKGS)
 
 # Unit tests only (no real snmpd); quick feedback while editing.
 unit:

@@ -33,7 +33,7 @@ func ParseAddress(s string) (network, address string, err error) {
 	switch strings.ToLower(scheme) {
 	case "unix":
 		if rest == "" {
-			return "", "", fmt.Errorf("agentx: address %q: empty socket path after unix:", in)
+			return "", "", fmt.Errorf("agentx: address %q has an empty socket path (want unix:/path)", in)
 		}
 		return "unix", rest, nil
 	case "tcp", "tcp4", "tcp6":

@@ -21,7 +21,9 @@ type Config struct {
 	Description string
 	// Timeout is how long the master waits for our answers (o.timeout),
 	// rounded up to whole seconds, at most 255 s. 0 leaves it to the
-	// master (net-snmp: agentXTimeout, 1 s).
+	// master (net-snmp: agentXTimeout, 1 s). It also bounds how long a
+	// PDU of the master's may take to arrive whole once it has begun (0:
+	// RequestTimeout); a PDU cut short closes the session.
 	Timeout time.Duration
 	// Priority of Subtrees and of Registrations without their own, 1
 	// (wins) to 255. 0 means 127.
@@ -205,4 +207,12 @@ func checkOID(field string, o asn1tree.OID, emptyOK bool) error {
 // openTimeout is Timeout in whole seconds, rounded up.
 func (c *Config) openTimeout() uint8 {
 	return uint8((c.Timeout + time.Second - 1) / time.Second)
+}
+
+// pduTimeout bounds the arrival of one PDU of the master's.
+func (c *Config) pduTimeout() time.Duration {
+	if c.Timeout > 0 {
+		return c.Timeout
+	}
+	return c.RequestTimeout
 }

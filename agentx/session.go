@@ -8,6 +8,7 @@ import (
 	"io"
 	"log/slog"
 	"net"
+	"os"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -22,7 +23,11 @@ type session struct {
 	conn    net.Conn
 	log     *slog.Logger
 	timeout time.Duration // write deadline and wait for a Response
-	resp    *responder
+	// pduTimeout bounds the arrival of a PDU of the master's once its
+	// first byte is here: a PDU cut mid-stream must not hold the session
+	// until the next Ping.
+	pduTimeout time.Duration
+	resp       *responder
 
 	sessionID atomic.Uint32
 	packetID  atomic.Uint32
@@ -52,8 +57,8 @@ func (r reply) result(op string) (*packet, error) {
 	return r.p, nil
 }
 
-func newSession(conn net.Conn, r *responder, log *slog.Logger, timeout time.Duration) *session {
-	return &session{conn: conn, log: log, timeout: timeout, resp: r,
+func newSession(conn net.Conn, r *responder, log *slog.Logger, timeout, pduTimeout time.Duration) *session {
+	return &session{conn: conn, log: log, timeout: timeout, pduTimeout: pduTimeout, resp: r,
 		pending: make(map[uint32]chan reply), done: make(chan struct{})}
 }
 
@@ -151,8 +156,20 @@ func (s *session) serve() error {
 		warned    bool
 	)
 	for {
-		if _, err := io.ReadFull(br, hb[:]); err != nil {
+		// Waiting for a PDU is unbounded (Pings watch an idle master); the
+		// rest of one must arrive within pduTimeout. A PDU already
+		// buffered whole costs no deadline.
+		if _, err := br.Peek(1); err != nil {
 			return readErr(err)
+		}
+		timed := br.Buffered() < headerLen
+		if timed {
+			if err := s.conn.SetReadDeadline(time.Now().Add(s.pduTimeout)); err != nil {
+				return readErr(err)
+			}
+		}
+		if n, err := io.ReadFull(br, hb[:]); err != nil {
+			return s.incomplete(err, "header", n, headerLen)
 		}
 		h, err := decodeHeader(hb[:])
 		if err != nil {
@@ -165,8 +182,19 @@ func (s *session) serve() error {
 			s.goodbye(reasonParseError)
 			return fmt.Errorf("agentx: %s PDU with h.payload_length %d, at most %d allowed", h.typ, h.payloadLen, maxPayload)
 		}
+		if !timed && br.Buffered() < int(h.payloadLen) {
+			timed = true
+			if err := s.conn.SetReadDeadline(time.Now().Add(s.pduTimeout)); err != nil {
+				return readErr(err)
+			}
+		}
 		if body, err = readBody(br, body, int(h.payloadLen)); err != nil {
-			return readErr(err)
+			return s.incomplete(err, h.typ.String()+" PDU payload", len(body), int(h.payloadLen))
+		}
+		if timed {
+			if err := s.conn.SetReadDeadline(time.Time{}); err != nil {
+				return readErr(err)
+			}
 		}
 		if h.typ == typeResponse {
 			s.deliver(h, body)
@@ -226,9 +254,8 @@ func (s *session) goodbye(reason closeReason) {
 // readBody reads n payload bytes into buf, growing it only as data arrives.
 func readBody(r io.Reader, buf []byte, n int) ([]byte, error) {
 	if cap(buf) >= n {
-		buf = buf[:n]
-		_, err := io.ReadFull(r, buf)
-		return buf, err
+		m, err := io.ReadFull(r, buf[:n])
+		return buf[:m], err
 	}
 	buf = buf[:0]
 	for len(buf) < n {
@@ -241,6 +268,17 @@ func readBody(r io.Reader, buf []byte, n int) ([]byte, error) {
 		}
 	}
 	return buf, nil
+}
+
+// incomplete is the error of a read cut short after got of want bytes; a
+// PDU that stopped arriving ends the session, saying so to the master.
+func (s *session) incomplete(err error, what string, got, want int) error {
+	if !errors.Is(err, os.ErrDeadlineExceeded) {
+		return readErr(err)
+	}
+	s.goodbye(reasonTimeouts)
+	return fmt.Errorf("agentx: incomplete PDU from the master: %s stopped at %d of %d bytes for %v; closing the session",
+		what, got, want, s.pduTimeout)
 }
 
 func readErr(err error) error {

@@ -108,7 +108,7 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 	if err != nil {
 		return nil, err
 	}
-	s := newSession(conn, newResponder(a.scope, a.view), a.log, a.cfg.RequestTimeout)
+	s := newSession(conn, newResponder(a.scope, a.view), a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {
 		s.close()

@@ -1,6 +1,7 @@
 package arm
 
 import (
+	"errors"
 	"hash/fnv"
 	"os"
 	"path/filepath"
@@ -18,7 +19,17 @@ type Options struct {
 	Prog     string        // program name shown by the daemon; "" is os.Args[0]'s base
 	Disabled bool          // measure nothing (as INVOKE_ARM=false does)
 	Retry    time.Duration // between reconnection attempts, default 1s
+
+	after func(time.Duration) <-chan time.Time // the clock of retries; tests replace it
 }
+
+// After a refusal the agent waits refusedWait retries, doubling with each
+// refusal in a row up to maxRefusedWait: a refused program stays quiet and
+// costs the daemon next to nothing, yet registers once there is room.
+const (
+	refusedWait    = 10
+	maxRefusedWait = 300
+)
 
 // Agent is this process's connection to the daemon and its registered
 // names. One per process is the rule; it is safe for concurrent use.
@@ -50,13 +61,16 @@ func Open(opts *Options) *Agent {
 	if a.opts.Retry <= 0 {
 		a.opts.Retry = time.Second
 	}
+	if a.opts.after == nil {
+		a.opts.after = time.After
+	}
 	if a.opts.Disabled || os.Getenv("INVOKE_ARM") == "false" {
 		a.opts.Disabled = true
 		return a
 	}
-	a.connect()
+	res := a.connect()
 	a.wg.Add(1)
-	go a.watch()
+	go a.watch(res)
 	return a
 }
 
@@ -86,19 +100,32 @@ func (a *Agent) sockets() []string {
 	return Sockets()
 }
 
+// Results of connect.
+const (
+	connNone = iota
+	connOK
+	connRefused
+)
+
 // connect tries each socket; on success it publishes every name into the
 // new file, carries over the loss of the previous one, and makes it current.
-func (a *Agent) connect() bool {
+// A refusal is silent: the program goes on measuring into nothing.
+func (a *Agent) connect() int {
+	res := connNone
 	for _, s := range a.sockets() {
 		r, err := dial(s, a.opts.Prog, 2*time.Second)
 		if err != nil {
+			var re *refusedError
+			if errors.As(err, &re) {
+				res = connRefused
+			}
 			continue
 		}
 		a.mu.Lock()
 		defer a.mu.Unlock()
 		if a.closed {
 			r.conn.Close()
-			return false
+			return connNone
 		}
 		for i, ap := range a.appl {
 			if uint32(i) < r.f.Geometry().Apps {
@@ -114,14 +141,16 @@ func (a *Agent) connect() bool {
 			}
 		}
 		a.cur.Store(r)
-		return true
+		return connOK
 	}
-	return false
+	return res
 }
 
-// watch waits for the daemon to go away, then reconnects every Retry.
-func (a *Agent) watch() {
+// watch waits for the daemon to go away, then reconnects every Retry, or
+// more and more rarely while the daemon refuses.
+func (a *Agent) watch(res int) {
 	defer a.wg.Done()
+	wait := a.opts.Retry
 	for {
 		if r := a.cur.Load(); r != nil {
 			var b [64]byte
@@ -137,13 +166,21 @@ func (a *Agent) watch() {
 			})
 			a.mu.Unlock()
 		}
+		switch {
+		case res != connRefused:
+			wait = a.opts.Retry
+		case wait < refusedWait*a.opts.Retry:
+			wait = refusedWait * a.opts.Retry
+		default:
+			wait = min(2*wait, maxRefusedWait*a.opts.Retry)
+		}
 		select {
 		case <-a.done:
 			return
-		case <-time.After(a.opts.Retry):
+		case <-a.opts.after(wait):
 		}
 		if a.cur.Load() == nil {
-			a.connect()
+			res = a.connect()
 		}
 	}
 }

@@ -45,14 +45,13 @@ type Metric struct {
 
 // App is a registered application (arm_init).
 type App struct {
-	a           *Agent
-	id          int32
-	key, descr  string
-	user        string
-	uses        int
-	index       uint32
-	trans       map[string]*Tran
-	deactivated bool
+	a          *Agent
+	id         int32
+	key, descr string
+	user       string
+	uses       int
+	index      uint32
+	trans      map[string]*Tran
 }
 
 // App registers an application by name, as arm_init: the key is the name

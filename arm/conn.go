@@ -10,6 +10,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/trustdir"
 )
 
 // SocketName is the daemon's ARM socket in its run directory.
@@ -17,18 +18,15 @@ const SocketName = "arm.sock"
 
 // Sockets lists where the daemon's socket may be, in the order tried:
 // $SUBAGENT_RUN_DIR alone when set; otherwise the run directory a daemon of
-// this user would have, then root's.
+// this user would have ($XDG_RUNTIME_DIR/subagent), then root's. Never a
+// fixed name in /tmp, which another user could make first.
 func Sockets() []string {
 	if d := os.Getenv("SUBAGENT_RUN_DIR"); d != "" {
 		return []string{filepath.Join(d, SocketName)}
 	}
 	var out []string
-	if os.Geteuid() != 0 {
-		if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
-			out = append(out, filepath.Join(d, "subagent", SocketName))
-		} else {
-			out = append(out, fmt.Sprintf("/tmp/subagent-%d/%s", os.Geteuid(), SocketName))
-		}
+	if d := os.Getenv("XDG_RUNTIME_DIR"); os.Geteuid() != 0 && filepath.IsAbs(d) {
+		out = append(out, filepath.Join(d, "subagent", SocketName))
 	}
 	return append(out, "/run/subagent/"+SocketName)
 }
@@ -43,6 +41,11 @@ type ring struct {
 
 // dial registers with the daemon at socket and maps the file it sends.
 func dial(socket, prog string, timeout time.Duration) (*ring, error) {
+	// Whoever can replace the socket in its directory would feed this
+	// process a file of its choosing: trust the directory first.
+	if err := trustdir.Check(filepath.Dir(socket)); err != nil {
+		return nil, fmt.Errorf("arm: not connecting to %s: %w", socket, err)
+	}
 	c, err := net.DialTimeout("unix", socket, timeout)
 	if err != nil {
 		return nil, err
@@ -86,10 +89,10 @@ func hello(c *net.UnixConn, prog string, timeout time.Duration) (*ring, error) {
 		return nil, err
 	}
 	if w.Status != 0 {
-		return nil, fmt.Errorf("refused: %s", w.Msg)
+		return nil, &refusedError{msg: w.Msg}
 	}
 	if len(fds) != 1 {
-		return nil, fmt.Errorf("Welcome came with %d descriptors, want 1", len(fds))
+		return nil, fmt.Errorf("the Welcome came with %d descriptors, want 1", len(fds))
 	}
 	f, err := mapFile(fds[0], w)
 	if err != nil {
@@ -134,6 +137,12 @@ func rights(oob []byte) []int {
 	}
 	return fds
 }
+
+// refusedError is a daemon's refusal (a Welcome with a negative status):
+// the agent measures nothing and asks again only after a while.
+type refusedError struct{ msg string }
+
+func (e *refusedError) Error() string { return "refused: " + e.msg }
 
 // byteReader reads what ReadMsgUnix got, then the rest from the socket.
 type byteReader struct {

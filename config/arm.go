@@ -16,8 +16,14 @@ type ARM struct {
 	MaxApplications int           `mapstructure:"max_applications"`
 	MaxTransactions int           `mapstructure:"max_transactions"`
 	MaxProcesses    int           `mapstructure:"max_processes"`
-	AllowUIDs       []int         `mapstructure:"allow_uids"`
-	AllowGIDs       []int         `mapstructure:"allow_gids"`
+	// Per user (of the process that registered a name first): no local
+	// user may take every place (docs/ARM.md).
+	MaxApplicationsPerUID int           `mapstructure:"max_applications_per_uid"`
+	MaxTransactionsPerUID int           `mapstructure:"max_transactions_per_uid"`
+	MaxProcessesPerUID    int           `mapstructure:"max_processes_per_uid"`
+	AppIdle               time.Duration `mapstructure:"app_idle"`
+	AllowUIDs             []int         `mapstructure:"allow_uids"`
+	AllowGIDs             []int         `mapstructure:"allow_gids"`
 }
 
 // Bounds of the arm settings; the file format allows no more (armring).
@@ -53,6 +59,21 @@ func (a *ARM) check(bad func(key, format string, args ...any)) {
 		if f.v < 1 || f.v > f.mx {
 			bad(f.key, "%d is not from 1 to %d", f.v, f.mx)
 		}
+	}
+	for _, f := range []struct {
+		key, totalKey string
+		v, total      int
+	}{
+		{"arm.max_applications_per_uid", "arm.max_applications", a.MaxApplicationsPerUID, a.MaxApplications},
+		{"arm.max_transactions_per_uid", "arm.max_transactions", a.MaxTransactionsPerUID, a.MaxTransactions},
+		{"arm.max_processes_per_uid", "arm.max_processes", a.MaxProcessesPerUID, a.MaxProcesses},
+	} {
+		if f.v < 1 || f.v > f.total {
+			bad(f.key, "%d is not from 1 to %s (%d)", f.v, f.totalKey, f.total)
+		}
+	}
+	if a.AppIdle < time.Minute || a.AppIdle > 30*24*time.Hour {
+		bad("arm.app_idle", "%v is not from 1m to 720h", a.AppIdle)
 	}
 	for _, ids := range []struct {
 		key string

@@ -9,7 +9,6 @@ import (
 	"bytes"
 	"errors"
 	"fmt"
-	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -36,6 +35,7 @@ type Config struct {
 	AgentXSession AgentXSession `mapstructure:"agentx_session"`
 	Refresh       Refresh       `mapstructure:"refresh"`
 	Host          Host          `mapstructure:"host"`
+	Control       Control       `mapstructure:"control"`
 	DDS           DDS           `mapstructure:"dds"`
 	RTimeLAN      RTimeLAN      `mapstructure:"rtime_lan"`
 	ARM           ARM           `mapstructure:"arm"`
@@ -279,7 +279,7 @@ func (c *Config) finish() error {
 			bad(r.key, "%q is not a regular expression (Go RE2 syntax): %v", r.expr, err)
 		}
 	}
-	if c.DDS.Socket == "" {
+	if c.DDS.Socket == "" && c.RunDir != "" {
 		c.DDS.Socket = filepath.Join(c.RunDir, "dds.sock")
 	}
 	if t := c.DDS.StampTimeout; t < 15*time.Second || t > 600*time.Second {
@@ -292,17 +292,15 @@ func (c *Config) finish() error {
 	c.RTimeLAN.check(bad)
 	c.ARM.check(bad)
 	c.checkHotsets(bad)
-	for _, ids := range []struct {
-		key string
-		ids []int
-	}{{"dds.allow_uids", c.DDS.AllowUIDs}, {"dds.allow_gids", c.DDS.AllowGIDs}} {
-		for _, id := range ids.ids {
-			if id < 0 || id > math.MaxUint32 {
-				bad(ids.key, "%d is not a user or group id (0 to 4294967295)", id)
-			}
-		}
-	}
+	c.Control.check(bad)
+	checkIDs(bad, "dds.allow_uids", c.DDS.AllowUIDs)
+	checkIDs(bad, "dds.allow_gids", c.DDS.AllowGIDs)
 	for _, p := range []struct{ key, dir string }{{"run_dir", c.RunDir}, {"state_dir", c.StateDir}, {"host.proc_root", c.Host.ProcRoot}, {"host.sys_root", c.Host.SysRoot}, {"dds.socket", c.DDS.Socket}} {
+		// Empty run_dir, state_dir (and so dds.socket): no safe default
+		// here; the daemon makes private directories, clients refuse.
+		if p.dir == "" && (p.key == "run_dir" || p.key == "state_dir" || p.key == "dds.socket") {
+			continue
+		}
 		if !filepath.IsAbs(p.dir) {
 			bad(p.key, "%q is not an absolute path", p.dir)
 		}
@@ -310,25 +308,32 @@ func (c *Config) finish() error {
 	return errors.Join(errs...)
 }
 
+// geteuid is os.Geteuid; tests choose the uid of the defaults.
+var geteuid = os.Geteuid
+
+// defaultRunDir is the run directory of a daemon of this user, "" when
+// there is none that only this user could have made: never a fixed name
+// in /tmp, which another user can create first.
 func defaultRunDir() string {
-	if os.Geteuid() == 0 {
+	if geteuid() == 0 {
 		return "/run/subagent"
 	}
 	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
 		return filepath.Join(d, "subagent")
 	}
-	return fmt.Sprintf("/tmp/subagent-%d", os.Geteuid())
+	return ""
 }
 
+// defaultStateDir is like defaultRunDir for the state directory.
 func defaultStateDir() string {
-	if os.Geteuid() == 0 {
+	if geteuid() == 0 {
 		return "/var/lib/subagent"
 	}
 	if d := os.Getenv("XDG_STATE_HOME"); filepath.IsAbs(d) {
 		return filepath.Join(d, "subagent")
 	}
-	if h, err := os.UserHomeDir(); err == nil {
+	if h, err := os.UserHomeDir(); err == nil && filepath.IsAbs(h) {
 		return filepath.Join(h, ".local", "state", "subagent")
 	}
-	return fmt.Sprintf("/tmp/subagent-state-%d", os.Geteuid())
+	return ""
 }

@@ -91,3 +91,27 @@ func TestHotsetErrorsNameTheKey(t *testing.T) {
 		}
 	}
 }
+
+// A v3 destination naming a protocol must give its password, of net-snmp's
+// minimum length; otherwise it would send with less security than asked.
+func TestTrapV3PasswordsRequired(t *testing.T) {
+	v3 := "traps:\n  - address: 127.0.0.1:162\n    version: v3\n    user: u\n"
+	if _, err := load(t, v3+"    auth_protocol: SHA\n    auth_password: 12345678\n    priv_protocol: AES\n    priv_password: abcdefgh\n"); err != nil {
+		t.Fatalf("a complete v3 destination: %v", err)
+	}
+	for yaml, want := range map[string]string{
+		v3 + "    auth_protocol: SHA\n":                                  "traps[0].auth_password: must be set with auth_protocol SHA",
+		v3 + "    auth_protocol: SHA\n    auth_password: \"\"\n":         "traps[0].auth_password: must be set",
+		v3 + "    auth_protocol: SHA\n    auth_password: 1234567\n":      "traps[0].auth_password: at least 8",
+		v3 + "    auth_password: 12345678\n    priv_protocol: AES\n":     "traps[0].priv_password: must be set with priv_protocol AES",
+		v3 + "    auth_password: 12345678\n    priv_password: abcdefg\n": "traps[0].priv_password: at least 8",
+		v3 + "    priv_protocol: DES\n":                                  "traps[0].priv_password: must be set",
+		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n  - address: 127.0.0.1:163\n" +
+			"    version: v3\n    user: u\n    auth_protocol: MD5\n": "traps[1].auth_password",
+	} {
+		_, err := load(t, yaml)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q:\n got %v\nwant %q", yaml, err, want)
+		}
+	}
+}

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/trustdir"
 )
 
 // Client talks to a running daemon. It is a spmi.AfterSource.
@@ -20,9 +21,13 @@ type Client struct {
 	path string
 }
 
-// Dial connects to the daemon of runDir; an error means none is running there.
+// Dial connects to the daemon of runDir; an error means none is running
+// there, or that another user could have put the socket there (trustdir).
 func Dial(runDir string) (*Client, error) {
 	path := SocketPath(runDir)
+	if err := trustdir.Check(runDir); err != nil {
+		return nil, fmt.Errorf("not asking %s: %w", path, err)
+	}
 	c, err := net.DialTimeout("unix", path, 2*time.Second)
 	if err != nil {
 		return nil, err
@@ -47,6 +52,9 @@ func (c *Client) call(ctx context.Context, req Request) (*Response, error) {
 	b, err := json.Marshal(req)
 	if err != nil {
 		return nil, err
+	}
+	if len(b) >= MaxRequest {
+		return nil, fmt.Errorf("a %s request of %d bytes is over the control socket's %d; ask for fewer paths at a time", req.Op, len(b), MaxRequest)
 	}
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("daemon at %s: %w", c.path, err)
@@ -106,7 +114,14 @@ func (c *Client) ReadAfter(ctx context.Context, paths []string, t time.Time) (sp
 	return *r.Sample, nil
 }
 
-// Delete deletes a context created by reference (spmi.Deleter).
+// Create creates the context a path names where a provider makes them on
+// request (RTime/LAN/<host>); the daemon allows it to admins only.
+func (c *Client) Create(ctx context.Context, path string) error {
+	_, err := c.call(ctx, Request{Op: "create", Path: path})
+	return err
+}
+
+// Delete deletes a context created on request (spmi.Deleter).
 func (c *Client) Delete(ctx context.Context, path string) error {
 	_, err := c.call(ctx, Request{Op: "delete", Path: path})
 	return err

@@ -14,15 +14,20 @@ import (
 // SocketName is the control socket's file name inside the run directory.
 const SocketName = "subagent.sock"
 
-// maxLine bounds one request or response line.
-const maxLine = 16 << 20
+// Line bounds: a request is small (a path or a list of paths), an answer
+// may hold a large tree's peek.
+const (
+	MaxRequest = 64 << 10
+	MaxPaths   = 1000
+	maxLine    = 64 << 20
+)
 
 // SocketPath is the control socket of a run directory.
 func SocketPath(runDir string) string { return filepath.Join(runDir, SocketName) }
 
 // Request is one call.
 type Request struct {
-	Op    string   `json:"op"` // "peek", "get", "delete" or "status"
+	Op    string   `json:"op"` // "peek", "get", "status"; "create", "delete" (admins)
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
 	// After asks get for values taken after this time (the time of the

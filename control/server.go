@@ -6,38 +6,62 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
-	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Listen opens the control socket in runDir. A socket left by a daemon
-// that died is removed; one that answers belongs to a running daemon and
-// is an error.
-func Listen(runDir string) (net.Listener, error) {
-	if err := os.MkdirAll(runDir, 0o755); err != nil {
-		return nil, fmt.Errorf("run directory: %w", err)
+// Access says who may use the control socket. Root and the daemon's own
+// user may always read and change; Readers may also read (peek, get,
+// status) and Admins may also change (create, delete).
+type Access struct {
+	Mode    os.FileMode // of the socket file, default 0660
+	Group   int         // of the socket file; <= 0 keeps the daemon's group
+	Readers unixsock.Allow
+	Admins  unixsock.Allow
+	// MaxConns bounds open connections (default 64, a quarter per user).
+	MaxConns int
+}
+
+// readers is the full read allow list: the owners, the socket's group,
+// and the configured readers.
+func (a Access) readers() unixsock.Allow {
+	g := uint32(os.Getegid())
+	if a.Group > 0 {
+		g = uint32(a.Group)
 	}
-	path := SocketPath(runDir)
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-		c.Close()
-		return nil, fmt.Errorf("another daemon serves %s; stop it or use another --run-dir", path)
-	}
-	_ = os.Remove(path)
-	ln, err := net.Listen("unix", path)
-	if err != nil {
-		return nil, fmt.Errorf("control socket: %w", err)
-	}
-	// Read-only operations on public statistics: anyone on the host may ask.
-	if err := os.Chmod(path, 0o666); err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("control socket: %w", err)
-	}
-	return ln, nil
+	return unixsock.Owners().With(a.Readers.UIDs, append(a.Readers.GIDs, g))
+}
+
+func (a Access) admins() unixsock.Allow { return unixsock.Owners().With(a.Admins.UIDs, a.Admins.GIDs) }
+
+// Listen opens the control socket in runDir (which the daemon has
+// prepared). A peer that may not read is refused with an answer saying so.
+func Listen(runDir string, a Access, log *slog.Logger) (*unixsock.Listener, error) {
+	readers := a.readers()
+	return unixsock.Listen(unixsock.Config{
+		Name: "control", Path: SocketPath(runDir), Mode: a.Mode, Group: a.Group, MaxConns: a.MaxConns,
+		Admit: func(p unixsock.Peer) error {
+			if readers.Admits(p) {
+				return nil
+			}
+			return fmt.Errorf("uid %d may not use the control socket (control.allow_uids, control.allow_gids)", p.UID)
+		},
+		Refuse: func(c *net.UnixConn, reason string) {
+			json.NewEncoder(c).Encode(Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: reason}})
+			// Read the request the peer is sending: closing with it unread
+			// would reset the connection before the peer reads the answer.
+			c.CloseWrite()
+			c.SetReadDeadline(time.Now().Add(time.Second))
+			io.Copy(io.Discard, io.LimitReader(c, MaxRequest))
+		},
+		Logger: log,
+	})
 }
 
 // Server answers control requests from a hierarchy.
@@ -45,63 +69,39 @@ type Server struct {
 	H       *spmi.Hierarchy
 	Log     *slog.Logger
 	Version string
+	Access  Access
 	// Idle bounds how long a connection may stay silent.
 	Idle time.Duration
 }
 
-// Serve accepts connections until ctx is done, then closes ln and waits
-// for the connections it serves.
-func (s *Server) Serve(ctx context.Context, ln net.Listener) error {
+// Serve answers on l until ctx is done.
+func (s *Server) Serve(ctx context.Context, l *unixsock.Listener) error {
 	if s.Idle == 0 {
 		s.Idle = 30 * time.Second
 	}
-	var wg sync.WaitGroup
-	conns := map[net.Conn]bool{}
-	var mu sync.Mutex
-	go func() {
-		<-ctx.Done()
-		ln.Close()
-		mu.Lock()
-		for c := range conns {
-			c.Close()
-		}
-		mu.Unlock()
-	}()
-	defer wg.Wait()
-	for {
-		c, err := ln.Accept()
-		if err != nil {
-			if ctx.Err() != nil {
-				return nil
-			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
-			}
-			return fmt.Errorf("control socket: %w", err)
-		}
-		mu.Lock()
-		conns[c] = true
-		mu.Unlock()
-		wg.Add(1)
-		go func() {
-			defer wg.Done()
-			s.serveConn(c)
-			mu.Lock()
-			delete(conns, c)
-			mu.Unlock()
-			c.Close()
-		}()
-	}
+	admins := s.Access.admins()
+	return l.Serve(ctx, func(ctx context.Context, c *net.UnixConn, p unixsock.Peer) {
+		s.serveConn(c, caller{Peer: p, admin: admins.Admits(p)}, l)
+	})
 }
 
-func (s *Server) serveConn(c net.Conn) {
+// caller is who sent the requests of one connection.
+type caller struct {
+	unixsock.Peer
+	admin bool
+}
+
+func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 4096), maxLine)
+	sc.Buffer(make([]byte, 4096), MaxRequest)
 	enc := json.NewEncoder(c)
 	for {
 		c.SetDeadline(time.Now().Add(s.Idle))
 		if !sc.Scan() {
-			if err := sc.Err(); err != nil && !errors.Is(err, net.ErrClosed) {
+			err := sc.Err()
+			if errors.Is(err, bufio.ErrTooLong) {
+				l.Refuse(c, who.Peer, fmt.Sprintf("control request longer than %d bytes; ask for fewer paths at a time", MaxRequest))
+			} else if err != nil && !errors.Is(err, net.ErrClosed) {
 				s.Log.Debug("control connection ended", "err", err)
 			}
 			return
@@ -111,7 +111,7 @@ func (s *Server) serveConn(c net.Conn) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			resp.Err = &spmi.Error{Code: spmi.SiBadArgument, Msg: "malformed control request: " + err.Error()}
 		} else {
-			resp = s.answer(&req)
+			resp = s.answer(&req, who)
 		}
 		if err := enc.Encode(&resp); err != nil {
 			return
@@ -119,7 +119,7 @@ func (s *Server) serveConn(c net.Conn) {
 	}
 }
 
-func (s *Server) answer(req *Request) Response {
+func (s *Server) answer(req *Request, who caller) Response {
 	switch req.Op {
 	case "peek":
 		snap := s.H.Fresh()
@@ -129,22 +129,41 @@ func (s *Server) answer(req *Request) Response {
 		}
 		return Response{Peek: entries}
 	case "get":
-		if len(req.Paths) == 0 || len(req.Paths) > 10000 {
-			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: "get needs 1 to 10000 paths"}}
+		if len(req.Paths) == 0 || len(req.Paths) > MaxPaths {
+			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("get needs 1 to %d paths", MaxPaths)}}
 		}
 		smp, err := s.H.FreshAfter(req.After).Read(req.Paths)
 		if err != nil {
 			return Response{Err: asSpmiError(err)}
 		}
 		return Response{Sample: &smp}
-	case "delete":
-		if err := s.H.Delete(req.Path); err != nil {
-			return Response{Err: asSpmiError(err)}
-		}
-		return Response{}
+	case "create", "delete":
+		return s.change(req, who)
 	case "status":
 		snap := s.H.Fresh()
 		return Response{Status: &Status{PID: os.Getpid(), Base: snap.Base.String(), NumStats: snap.NumStats, Version: s.Version}}
 	}
 	return Response{Err: asSpmiError(errBadOp(req.Op))}
+}
+
+// change creates or deletes a context: only admins may, and every change
+// is logged with who asked.
+func (s *Server) change(req *Request, who caller) Response {
+	if !who.admin {
+		s.Log.Warn("control: change refused", "op", req.Op, "path", req.Path, "uid", who.UID, "pid", who.PID)
+		return Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: fmt.Sprintf(
+			"uid %d may not %s: changes are for root and the daemon's user (control.admin_uids, control.admin_gids)", who.UID, req.Op)}}
+	}
+	var err error
+	if req.Op == "create" {
+		_, err = s.H.Create(req.Path)
+	} else {
+		err = s.H.Delete(req.Path)
+	}
+	if err != nil {
+		s.Log.Info("control: change failed", "op", req.Op, "path", req.Path, "uid", who.UID, "pid", who.PID, "err", err)
+		return Response{Err: asSpmiError(err)}
+	}
+	s.Log.Info("control: changed", "op", req.Op, "path", req.Path, "uid", who.UID, "pid", who.PID)
+	return Response{}
 }

@@ -2,7 +2,6 @@ package daemon
 
 import (
 	"context"
-	"fmt"
 	"path/filepath"
 	"slices"
 
@@ -24,14 +23,6 @@ func armNames(c *config.Config, names []string) []string {
 	return names
 }
 
-func uint32s(in []int) []uint32 {
-	out := make([]uint32, len(in))
-	for i, v := range in {
-		out[i] = uint32(v)
-	}
-	return out
-}
-
 // startARM opens arm.sock in the run directory and adds RTime/ARM to the
 // hierarchy; serve drains and accepts until ctx is done. Nil when off.
 func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
@@ -43,22 +34,26 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 	if err != nil {
 		return nil, err
 	}
-	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions},
-		a.Weight, a.Window, num, d.log)
+	reg := rtimearm.NewRegistry(rtimearm.Limits{
+		MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions, MaxProcs: a.MaxProcesses,
+		MaxAppsPerUID: a.MaxApplicationsPerUID, MaxTransPerUID: a.MaxTransactionsPerUID, MaxProcsPerUID: a.MaxProcessesPerUID,
+		AppIdle: a.AppIdle,
+	}, a.Weight, a.Window, num, d.log)
+	g := armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)}
 	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{
 		Socket:    filepath.Join(d.cfg.RunDir, "arm.sock"),
-		Geometry:  armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)},
-		MaxProcs:  a.MaxProcesses,
-		AllowUIDs: uint32s(a.AllowUIDs), AllowGIDs: uint32s(a.AllowGIDs),
+		Geometry:  g,
+		AllowUIDs: config.UIDs(a.AllowUIDs), AllowGIDs: config.UIDs(a.AllowGIDs),
 		OnChange: d.h.Invalidate,
 		Logger:   d.log,
 	}, reg)
 	if err != nil {
-		return nil, fmt.Errorf("arm socket: %w", err)
+		return nil, err
 	}
 	d.h.Add(reg.Provider())
 	d.AddReloader(Reloader{Name: "arm", Apply: func(c *config.Config) { reg.SetWeight(c.ARM.Weight) }})
-	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"))
+	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),
+		"ring_bytes_max", uint64(a.MaxProcesses)*g.FileLen(), "ring_bytes_per_uid_max", uint64(a.MaxProcessesPerUID)*g.FileLen())
 	return func(ctx context.Context) error {
 		go func() {
 			reg.DrainEvery(ctx, a.DrainInterval)

@@ -18,6 +18,7 @@ import (
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/hoststats"
+	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -95,9 +96,13 @@ type Daemon struct {
 	hot   *hotsets
 	rtl   *rtimeLAN
 
+	private []string // directories made with mkdtemp, removed by Run
+
 	mu        sync.Mutex
 	frontends []Frontend
 	reloaders []Reloader
+	loaded    *config.Config // as given to New; nil: cfg
+	applied   *config.Config // by the last reload; nil: loaded
 }
 
 // Frontend is a part of the daemon that serves the tree (the AgentX
@@ -109,6 +114,18 @@ type Frontend interface {
 
 // New prepares a daemon; nothing runs until Run.
 func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
+	loaded := *c // reloads compare with this, not with the paths filled below
+	// The directories are checked before any state is loaded from them.
+	private, err := prepareDirs(c, log)
+	if err != nil {
+		return nil, err
+	}
+	made := false
+	defer func() {
+		if !made {
+			removeDirs(private)
+		}
+	}()
 	num, err := spmi.LoadNumbering(filepath.Join(c.StateDir, NumberingFile))
 	if err != nil {
 		return nil, err
@@ -129,11 +146,13 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	names = append(names, "Agent", "Hotset")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
-	d := &Daemon{cfg: c, log: log, h: h, agent: a}
+	d := &Daemon{cfg: c, log: log, h: h, agent: a, private: private}
+	d.loaded = &loaded
 	d.initRTimeLAN()
 	if err := d.initHotsets(); err != nil {
 		return nil, err
 	}
+	made = true
 	return d, nil
 }
 
@@ -153,15 +172,14 @@ func (d *Daemon) AddAgentStats(e Extra) { d.agent.addExtra(e) }
 // Run serves until ctx is done. A front end that fails stops the daemon
 // with its error; everything started is stopped before Run returns.
 func (d *Daemon) Run(ctx context.Context) error {
-	if err := os.MkdirAll(d.cfg.StateDir, 0o755); err != nil {
-		return fmt.Errorf("state directory: %w", err)
-	}
-	ln, err := control.Listen(d.cfg.RunDir)
+	// New checked the run and state directories (prepareDirs).
+	defer removeDirs(d.private)
+	ln, err := control.Listen(d.cfg.RunDir, controlAccess(d.cfg.Control), d.log)
 	if err != nil {
 		return err
 	}
-	sock := control.SocketPath(d.cfg.RunDir)
-	defer os.Remove(sock)
+	defer ln.Close()
+	sock := ln.Path()
 
 	serveDDS, err := d.startDDS()
 	if err != nil {
@@ -188,7 +206,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 			}
 		}()
 	}
-	srv := &control.Server{H: d.h, Log: d.log, Version: Version}
+	srv := &control.Server{H: d.h, Log: d.log, Version: Version, Access: controlAccess(d.cfg.Control)}
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
 	start("refresh", func(ctx context.Context) error { d.refreshLoop(ctx); return nil })
 	start("hotsets", func(ctx context.Context) error { return d.hot.run(ctx, d.h) })
@@ -250,4 +268,13 @@ func (d *Daemon) logServes(s *spmi.Snapshot) {
 	sort.Strings(tops)
 	d.log.Info("serving the data hierarchy", "base", s.Base.String(), "statistics", s.NumStats,
 		"with_values", s.Values().Len(), "contexts", strings.Join(tops, " "), "refresh_took", d.h.Stats().LastTook)
+}
+
+// controlAccess turns the control settings into the socket's access rules.
+func controlAccess(c config.Control) control.Access {
+	return control.Access{
+		Mode: os.FileMode(c.FileMode), Group: c.Group, MaxConns: c.MaxConnections,
+		Readers: unixsock.Allow{UIDs: config.UIDs(c.AllowUIDs), GIDs: config.UIDs(c.AllowGIDs)},
+		Admins:  unixsock.Allow{UIDs: config.UIDs(c.AdminUIDs), GIDs: config.UIDs(c.AdminGIDs)},
+	}
 }

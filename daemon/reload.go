@@ -3,6 +3,8 @@ package daemon
 import (
 	"errors"
 	"fmt"
+	"reflect"
+	"strings"
 
 	"github.com/perfagent/subagent/config"
 )
@@ -16,6 +18,46 @@ type Reloader struct {
 	Apply func(*config.Config)
 }
 
+// Reloader names of the parts registered outside this package.
+const (
+	PartResponder = "responder"
+	PartLog       = "log"
+)
+
+// reloadable is the one list of settings a SIGHUP applies, each with the
+// part (Reloader.Name) that applies it. A key covers its section and its
+// list items ("traps" covers traps[0].community). Every other key needs a
+// restart: a reload that changes one says so, naming it.
+var reloadable = []struct{ key, part string }{
+	{"snmp.community", PartResponder},
+	{"snmp.max_repetitions", PartResponder},
+	{"snmp.max_msg_size", PartResponder},
+	{"log.level", PartLog},
+	{"hotset", "hotsets"},
+	{"hotsets", "hotsets"},
+	{"traps", "hotsets"},
+	{"arm.weight", "arm"},
+	{"rtime_lan.interval", "rtime_lan"},
+	{"rtime_lan.maxrate", "rtime_lan"},
+	{"rtime_lan.weight", "rtime_lan"},
+	{"rtime_lan.timeout", "rtime_lan"},
+	{"rtime_lan.hosts", "rtime_lan"},
+	{"rtime_lan.by_reference", "rtime_lan"},
+	{"rtime_lan.max_hosts", "rtime_lan"},
+	{"rtime_lan.refuse", "rtime_lan"},
+}
+
+// reloadPart is the part that applies key on reload, "" when key needs a
+// restart.
+func reloadPart(key string) string {
+	for _, r := range reloadable {
+		if key == r.key || strings.HasPrefix(key, r.key+".") || strings.HasPrefix(key, r.key+"[") {
+			return r.part
+		}
+	}
+	return ""
+}
+
 // AddReloader registers a part to reload. Call it before Run.
 func (d *Daemon) AddReloader(r Reloader) {
 	d.mu.Lock()
@@ -25,10 +67,19 @@ func (d *Daemon) AddReloader(r Reloader) {
 
 // Reload applies c to every reloadable part, or to none of them: the
 // error names each part that refused it, and the running settings stay.
+// Settings that need a restart and differ from the running ones are named
+// in a warning.
 func (d *Daemon) Reload(c *config.Config) error {
 	d.mu.Lock()
 	rs := append([]Reloader(nil), d.reloaders...)
+	start, last := d.loaded, d.applied
 	d.mu.Unlock()
+	if start == nil {
+		start = d.cfg
+	}
+	if last == nil {
+		last = start
+	}
 	var errs []error
 	for _, r := range rs {
 		if r.Check == nil {
@@ -42,11 +93,93 @@ func (d *Daemon) Reload(c *config.Config) error {
 		d.log.Error("reload refused; the running settings stay", "err", err)
 		return err
 	}
+	parts := map[string]bool{}
+	var names []string
 	for _, r := range rs {
 		if r.Apply != nil {
 			r.Apply(c)
 		}
+		parts[r.Name] = true
+		names = append(names, r.Name)
 	}
-	d.log.Info("reloaded", "config", c.File, "parts", len(rs))
+	d.mu.Lock()
+	d.applied = c
+	d.mu.Unlock()
+
+	// Applied: the reloadable keys changed since the last reload. Restart:
+	// the others that differ from the settings the daemon started with,
+	// every time, since they still do not hold.
+	var applied, unused, restart []string
+	for _, k := range changedKeys(last, c) {
+		switch p := reloadPart(k); {
+		case p == "":
+		case parts[p]:
+			applied = append(applied, k)
+		default:
+			unused = append(unused, k) // its part is off: nothing to apply
+		}
+	}
+	for _, k := range changedKeys(start, c) {
+		if reloadPart(k) == "" {
+			restart = append(restart, k)
+		}
+	}
+	attrs := []any{"config", c.File, "parts", strings.Join(names, ","), "changed", strings.Join(applied, ",")}
+	if len(unused) > 0 {
+		attrs = append(attrs, "unused", strings.Join(unused, ","))
+	}
+	d.log.Info("reloaded", attrs...)
+	if len(restart) > 0 {
+		d.log.Warn("reload: these settings need a restart to take effect", "keys", strings.Join(restart, ","))
+	}
 	return nil
+}
+
+// changedKeys lists the keys (as in the configuration file) whose values
+// differ between a and b, found by walking Config so that no new key can
+// be forgotten. Lists of sections are compared item by item when their
+// lengths agree; other lists as a whole. Nil a or b: nothing.
+func changedKeys(a, b *config.Config) []string {
+	if a == nil || b == nil {
+		return nil
+	}
+	var out []string
+	diffValues("", reflect.ValueOf(*a), reflect.ValueOf(*b), &out)
+	return out
+}
+
+func diffValues(key string, a, b reflect.Value, out *[]string) {
+	switch {
+	case a.Kind() == reflect.Struct:
+		t := a.Type()
+		for i := range t.NumField() {
+			f := t.Field(i)
+			tag := f.Tag.Get("mapstructure")
+			if tag == "-" || !f.IsExported() {
+				continue // computed (Base, File)
+			}
+			name, opts, _ := strings.Cut(tag, ",")
+			sub := key
+			if opts != "squash" {
+				if name == "" {
+					name = strings.ToLower(f.Name)
+				}
+				if sub != "" {
+					sub += "."
+				}
+				sub += name
+			}
+			diffValues(sub, a.Field(i), b.Field(i), out)
+		}
+	case a.Kind() == reflect.Slice && a.Len() == 0 && b.Len() == 0:
+		// nil and empty are the same setting
+	case a.Kind() == reflect.Slice && a.Type().Elem().Kind() == reflect.Struct && a.Len() == b.Len():
+		for i := range a.Len() {
+			diffValues(fmt.Sprintf("%s[%d]", key, i), a.Index(i), b.Index(i), out)
+		}
+	default:
+		if !reflect.DeepEqual(a.Interface(), b.Interface()) {
+			*out = append(*out, key)
+		}
+	}
 }

@@ -1,13 +1,11 @@
 package daemon
 
 import (
-	"bytes"
 	"context"
 	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
@@ -15,20 +13,9 @@ import (
 	"golang.org/x/net/icmp"
 
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/rtimelan"
 )
-
-type lockedBuf struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (l *lockedBuf) Write(p []byte) (int, error) {
-	l.mu.Lock()
-	defer l.mu.Unlock()
-	return l.b.Write(p)
-}
-func (l *lockedBuf) String() string { l.mu.Lock(); defer l.mu.Unlock(); return l.b.String() }
 
 func fixtureConfig(t *testing.T) *config.Config {
 	t.Helper()
@@ -50,7 +37,7 @@ func fixtureConfig(t *testing.T) *config.Config {
 // says which sysctl or capability RTime/LAN needs.
 func TestRTimeLANWithoutSocketsIsOffAndSaysWhy(t *testing.T) {
 	c := fixtureConfig(t)
-	var logs lockedBuf
+	var logs testutil.Buffer
 	d, err := New(c, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)
@@ -89,7 +76,7 @@ func TestRTimeLANDamagedStateIsLeftAlone(t *testing.T) {
 	c := fixtureConfig(t)
 	file := filepath.Join(c.StateDir, rtimelan.StoreFile)
 	os.WriteFile(file, []byte("{damaged"), 0o644)
-	var logs lockedBuf
+	var logs testutil.Buffer
 	d, err := New(c, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
 		t.Fatal(err)

@@ -1,17 +1,18 @@
 package dds
 
 import (
+	"context"
 	"errors"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
 	"sync"
 	"time"
 
-	"golang.org/x/sys/unix"
-
-	"github.com/perfagent/subagent/internal/peercred"
+	"github.com/perfagent/subagent/internal/unixsock"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // ServerConfig sets up a Server. Zero fields take their defaults.
@@ -19,8 +20,8 @@ type ServerConfig struct {
 	Socket       string      // socket path (<run dir>/dds.sock)
 	Mode         os.FileMode // socket mode, default 0660
 	Group        int         // socket group; <= 0 leaves it unchanged
-	AllowUIDs    []uint32    // peers allowed by uid
-	AllowGIDs    []uint32    // peers allowed by gid; both empty: own uid and root
+	AllowUIDs    []uint32    // more users allowed besides root and the daemon's
+	AllowGIDs    []uint32    // more groups allowed (primary or supplementary)
 	StampTimeout time.Duration
 	MaxSuppliers int
 	IOTimeout    time.Duration // to finish a started frame or a reply
@@ -75,128 +76,81 @@ type Server struct {
 	cfg     ServerConfig
 	log     *slog.Logger
 	reg     *registry
-	ln      *net.UnixListener
+	ln      *unixsock.Listener
 	timeout time.Duration // stamp timeout (tests shorten it)
 	tick    time.Duration // liveness check period
 
 	mu     sync.Mutex
-	conns  map[*net.UnixConn]struct{}
 	closed bool
 	done   chan struct{}
+	stop   context.CancelFunc
 	wg     sync.WaitGroup
 }
 
-// NewServer listens on cfg.Socket. A stale socket file nobody listens on
-// is removed; anything else at the path is an error. Serve accepts.
+// NewServer listens on cfg.Socket (internal/unixsock: a stale socket is
+// replaced, a live one or any other file is an error). Serve accepts.
 func NewServer(cfg ServerConfig) (*Server, error) {
 	cfg, err := cfg.Norm()
 	if err != nil {
 		return nil, err
 	}
-	if err := removeStale(cfg.Socket); err != nil {
+	allow := unixsock.Owners().With(cfg.AllowUIDs, cfg.AllowGIDs)
+	lim := cfg.Limits
+	ln, err := unixsock.Listen(unixsock.Config{
+		Name: "dds", Path: cfg.Socket, Mode: cfg.Mode, Group: cfg.Group,
+		// Connections that have not registered yet are bounded too.
+		MaxConns: 2*cfg.MaxSuppliers + 16,
+		Admit: func(p unixsock.Peer) error {
+			if allow.Admits(p) {
+				return nil
+			}
+			return spmi.Errorf(spmi.SiInitFailed, "uid %d may not register suppliers (dds.allow_uids, dds.allow_gids)", p.UID)
+		},
+		Refuse: func(c *net.UnixConn, reason string) { refuse(c, reason, lim) },
+		Logger: cfg.Logger,
+	})
+	if err != nil {
 		return nil, err
-	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: cfg.Socket, Net: "unix"})
-	if err != nil {
-		return nil, fmt.Errorf("dds: %w", err)
-	}
-	ln.SetUnlinkOnClose(true)
-	if err := os.Chmod(cfg.Socket, cfg.Mode); err == nil && cfg.Group > 0 {
-		err = os.Lchown(cfg.Socket, -1, cfg.Group)
-	}
-	if err != nil {
-		ln.Close()
-		return nil, fmt.Errorf("dds: socket permissions: %w", err)
 	}
 	reg := newRegistry(cfg.MaxSuppliers, cfg.Limits)
 	reg.setOnChange(cfg.OnChange)
 	return &Server{
 		cfg: cfg, log: cfg.Logger, reg: reg,
 		ln: ln, timeout: cfg.StampTimeout, tick: time.Second,
-		conns: map[*net.UnixConn]struct{}{}, done: make(chan struct{}),
+		done: make(chan struct{}),
 	}, nil
 }
 
-func removeStale(path string) error {
-	fi, err := os.Lstat(path)
-	if errors.Is(err, os.ErrNotExist) {
-		return nil
-	}
-	if err != nil {
-		return fmt.Errorf("dds: %w", err)
-	}
-	if fi.Mode()&os.ModeSocket == 0 {
-		return fmt.Errorf("dds: %s exists and is not a socket", path)
-	}
-	if c, err := net.DialTimeout("unix", path, time.Second); err == nil {
-		c.Close()
-		return fmt.Errorf("dds: %s: another daemon is listening", path)
-	}
-	return os.Remove(path)
+// refuse answers a refused peer with an SPMI error in reply to the Init
+// it is about to send, then reads that Init: closing with it unread would
+// turn the answer into a connection reset on the supplier's side.
+func refuse(c *net.UnixConn, reason string, lim Limits) {
+	WriteMessage(c, NewReply(MsgInit, 0, spmi.Errorf(spmi.SiInitFailed, "%s", reason)), lim)
+	c.CloseWrite()
+	c.SetReadDeadline(time.Now().Add(time.Second))
+	io.Copy(io.Discard, io.LimitReader(c, int64(lim.MaxFrame)+8))
 }
 
 // Serve accepts suppliers until Close; it also runs the liveness checks.
 func (s *Server) Serve() error {
+	ctx, cancel := context.WithCancel(context.Background())
+	s.mu.Lock()
+	if s.closed {
+		s.mu.Unlock()
+		cancel()
+		return nil
+	}
+	s.stop = cancel
+	s.mu.Unlock()
 	s.wg.Add(1)
 	go s.watch()
-	for {
-		c, err := s.ln.AcceptUnix()
-		if err != nil {
-			if s.isClosed() {
-				return nil
-			}
-			var ne net.Error
-			if errors.As(err, &ne) && ne.Timeout() {
-				continue
-			}
-			s.log.Warn("dds: accept", "err", err)
-			time.Sleep(50 * time.Millisecond)
-			continue
-		}
-		serve, stop := s.admit(c)
-		if stop {
-			c.Close()
-			return nil
-		}
-		if !serve {
-			s.log.Warn("dds: too many connections; refused one")
-			c.Close()
-			continue
-		}
-		s.wg.Add(1)
-		go func() {
-			defer s.wg.Done()
-			defer s.untrack(c)
-			s.serveConn(c)
-		}()
-	}
+	return s.ln.Serve(ctx, func(_ context.Context, c *net.UnixConn, p unixsock.Peer) { s.serveConn(c, p) })
 }
 
 func (s *Server) isClosed() bool {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.closed
-}
-
-// admit tracks a new connection: stop once closed, !serve over the limit
-// (which bounds connections that have not registered yet).
-func (s *Server) admit(c *net.UnixConn) (serve, stop bool) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	switch {
-	case s.closed:
-		return false, true
-	case len(s.conns) >= 2*s.cfg.MaxSuppliers+16:
-		return false, false
-	}
-	s.conns[c] = struct{}{}
-	return true, false
-}
-
-func (s *Server) untrack(c *net.UnixConn) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	delete(s.conns, c)
 }
 
 // Close stops accepting, drops every connection and registration (without
@@ -210,11 +164,11 @@ func (s *Server) Close() error {
 	}
 	s.closed = true
 	close(s.done)
-	err := s.ln.Close()
-	for c := range s.conns {
-		c.Close()
+	if s.stop != nil {
+		s.stop()
 	}
 	s.mu.Unlock()
+	err := s.ln.Close()
 	s.wg.Wait()
 	for _, sup := range s.reg.all() {
 		s.reg.remove(sup)
@@ -257,13 +211,4 @@ func (s *Server) kill(sup *supplier, goAway bool) {
 	}
 	sup.unmap()
 	sup.conn.Close()
-}
-
-// peerAllowed applies the uid/gid lists to SO_PEERCRED credentials; with
-// both empty, the daemon's own user and root.
-func (s *Server) peerAllowed(cr *unix.Ucred) bool {
-	if len(s.cfg.AllowUIDs) == 0 && len(s.cfg.AllowGIDs) == 0 {
-		return cr.Uid == 0 || cr.Uid == uint32(os.Geteuid())
-	}
-	return peercred.Listed(cr, s.cfg.AllowUIDs, s.cfg.AllowGIDs)
 }

@@ -7,7 +7,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/internal/peercred"
+	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -54,14 +54,9 @@ func (r *fdReader) closeFDs() {
 	r.fds, r.trunc = nil, false
 }
 
-// serveConn runs one supplier's connection to its end.
-func (s *Server) serveConn(c *net.UnixConn) {
-	defer c.Close()
-	cr, err := peercred.Of(c)
-	if err != nil || !s.peerAllowed(cr) {
-		s.log.Warn("dds: connection refused", "cred", cr, "err", err)
-		return
-	}
+// serveConn runs one supplier's connection to its end; the listener has
+// admitted the peer.
+func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 	r := &fdReader{c: c, timeout: s.cfg.IOTimeout}
 	defer r.closeFDs()
 	var sup *supplier
@@ -152,7 +147,7 @@ func (s *Server) serveConn(c *net.UnixConn) {
 }
 
 // register maps the file and adds the supplier; on error nothing remains.
-func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr *unix.Ucred) (*supplier, error) {
+func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr unixsock.Peer) (*supplier, error) {
 	v, err := CheckInit(m, s.cfg.Limits)
 	if err != nil {
 		return nil, err
@@ -161,7 +156,7 @@ func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr *unix.Ucred) (*su
 	if err != nil {
 		return nil, err
 	}
-	sup := &supplier{conn: c, pid: cr.Pid, uid: cr.Uid, init: m, vendor: v,
+	sup := &supplier{conn: c, pid: cr.PID, uid: cr.UID, init: m, vendor: v,
 		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: time.Now(), window: s.timeout}
 	sup.stamp, _ = LoadStamp(mem)
 	if _, err := s.reg.add(sup); err != nil {

@@ -110,7 +110,7 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if len(r.sups) >= r.maxSup {
-		return 0, spmi.Errorf(spmi.SiCallocFailed, "%d suppliers registered, the daemon's limit", len(r.sups))
+		return 0, spmi.Errorf(spmi.SiCallocFailed, "%d suppliers registered, the daemon's limit (dds.max_suppliers)", len(r.sups))
 	}
 	v := sup.vendor
 	vcx := r.cxs[v.Path()]

@@ -233,12 +233,3 @@ func TestServerTruncatedFile(t *testing.T) {
 	eventually(t, "faulted supplier removed", func() bool { return lookup(h, "DDS/IBM/") == nil })
 	ts.waitEOF()
 }
-
-func TestServerPeerRefused(t *testing.T) {
-	s, _ := testServer(t, func(s *Server) { s.cfg.AllowUIDs = []uint32{12345} })
-	ts := newSupFile(t, guideInit())
-	ts.dial(s)
-	if r, err := ts.send(ts.init, int(ts.f.Fd())); err == nil {
-		t.Fatalf("refused peer got a reply: %v", r.Err())
-	}
-}

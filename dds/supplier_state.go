@@ -10,6 +10,7 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -107,7 +108,7 @@ func shmErr(format string, args ...any) error {
 
 // mapShared checks the passed descriptor against the peer and the Init's
 // path, maps it shared read-write and validates it. The caller keeps fd.
-func mapShared(fd int, m *Init, cr *unix.Ucred, lim Limits) ([]byte, Layout, error) {
+func mapShared(fd int, m *Init, cr unixsock.Peer, lim Limits) ([]byte, Layout, error) {
 	var l Layout
 	var st, ls unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
@@ -116,8 +117,8 @@ func mapShared(fd int, m *Init, cr *unix.Ucred, lim Limits) ([]byte, Layout, err
 	switch {
 	case st.Mode&unix.S_IFMT != unix.S_IFREG:
 		return nil, l, shmErr("the passed descriptor is not a regular file")
-	case st.Uid != cr.Uid:
-		return nil, l, shmErr("file %s is owned by uid %d, the supplier runs as uid %d", m.File, st.Uid, cr.Uid)
+	case st.Uid != cr.UID:
+		return nil, l, shmErr("file %s is owned by uid %d, the supplier runs as uid %d", m.File, st.Uid, cr.UID)
 	case st.Size < HeaderSize || st.Size > lim.MaxFileLen():
 		return nil, l, shmErr("file %s is %d bytes, want %d..%d", m.File, st.Size, HeaderSize, lim.MaxFileLen())
 	}
@@ -134,7 +135,7 @@ func mapShared(fd int, m *Init, cr *unix.Ucred, lim Limits) ([]byte, Layout, err
 	if err != nil {
 		return nil, l, shmErr("mmap %s: %v", m.File, err)
 	}
-	l, err = ValidateFile(mem, ExpectFor(m, cr.Pid, ProcStart(cr.Pid)), lim)
+	l, err = ValidateFile(mem, ExpectFor(m, cr.PID, ProcStart(cr.PID)), lim)
 	if err != nil {
 		unix.Munmap(mem)
 		return nil, l, err

@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/arm"
 	"github.com/perfagent/subagent/armring"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/rtimearm"
@@ -356,4 +357,66 @@ func buildStatic(t *testing.T, dir, name, src string) string {
 		t.Fatal(err)
 	}
 	return bin
+}
+
+// A program the daemon refuses (here: arm.max_processes is taken) runs as
+// with no daemon: every call succeeds, nothing is printed, the refusal is
+// in ARM_LOGFILE only, and it asks again after 10 s, not every second.
+func TestRefusedProgramIsASilentNoOp(t *testing.T) {
+	dir := built(t)
+	run, err := os.MkdirTemp("", "arm")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer os.RemoveAll(run)
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 64, MaxProcs: 1}, 75, time.Minute, nil, nil)
+	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: filepath.Join(run, "arm.sock"), Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 8}}, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	defer srv.Close()
+	d := &daemon{dir: run, reg: reg, srv: srv, t: t}
+	occupant := arm.Open(&arm.Options{Socket: filepath.Join(run, "arm.sock"), Retry: time.Hour})
+	defer occupant.Close()
+	if !occupant.Connected() {
+		t.Fatal("the occupant did not register")
+	}
+
+	logf := filepath.Join(t.TempDir(), "logfile")
+	c := d.cmd(filepath.Join(dir, "load"), "2", "10")
+	c.Env = append(c.Env, "ARM_LOGFILE="+logf)
+	out, err := c.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "done 20" {
+		t.Fatalf("refused load: %v %q, want it to run through saying only done 20", err, out)
+	}
+	if b, _ := os.ReadFile(logf); !strings.Contains(string(b), "arm: the daemon refused this process: 1 processes are registered, the limit (arm.max_processes)") {
+		t.Errorf("ARM_LOGFILE does not show the refusal:\n%s", b)
+	}
+	d.waitFor("RTime/ARM/refused", 1)
+	if _, ok := d.value("RTime/ARM/LoadTest"); ok {
+		t.Fatal("a refused program's application is served")
+	}
+
+	// A running program refused: no retry within the first 10 s (it was
+	// one a second), and no output.
+	outf, err := os.Create(filepath.Join(t.TempDir(), "sample.out"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer outf.Close()
+	sc := d.cmd(filepath.Join(dir, "sample"))
+	sc.Stdout, sc.Stderr = outf, outf
+	if err := sc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	defer func() { sc.Process.Kill(); sc.Wait() }()
+	d.waitFor("RTime/ARM/refused", 2)
+	time.Sleep(2500 * time.Millisecond) // three retries' worth before this change
+	if v, _ := d.value("RTime/ARM/refused"); v.Uint64() != 2 {
+		t.Errorf("refused %v after 2.5 s, want 2: the refused sample retried at once", v)
+	}
+	if b, _ := os.ReadFile(outf.Name()); len(b) != 0 {
+		t.Errorf("the refused sample printed %q", b)
+	}
 }

@@ -4,7 +4,6 @@ import (
 	"bytes"
 	"context"
 	"log/slog"
-	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
@@ -88,8 +87,8 @@ func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 func TestModuleFromARunningControlSocket(t *testing.T) {
 	h := spmi.NewHierarchy(spmi.Config{Base: testBase})
 	h.Add(syntheticProvider{})
-	dir := filepath.Join(t.TempDir(), "run")
-	ln, err := control.Listen(dir)
+	dir := t.TempDir()
+	ln, err := control.Listen(dir, control.Access{}, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
 	}

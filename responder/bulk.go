@@ -9,7 +9,7 @@ import (
 // getBulk answers a GetBulk (RFC 3416 4.2.3): N non-repeaters, then up to
 // M repetitions of the R repeaters, cut to the varbind cap and the size
 // limit.
-func (r *Responder) getBulk(view asn1tree.View, q *request, s *scratch) (int, int) {
+func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (int, int) {
 	w := &s.resp
 	l := len(q.names)
 	n := min(max(int(q.a), 0), l)
@@ -29,7 +29,7 @@ func (r *Responder) getBulk(view asn1tree.View, q *request, s *scratch) (int, in
 		return 0, 0
 	}
 	// The cap may cut the response, but never inside the first repetition.
-	limit := max(r.cfg.MaxRepetitions, l)
+	limit := max(maxRepetitions, l)
 	count := n
 	s.cur = append(s.cur[:0], q.names[n:]...)
 	s.ended = s.ended[:0]

@@ -45,7 +45,8 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		s.why = err
 		return nil
 	}
-	if subtle.ConstantTimeCompare(q.community, r.community) != 1 {
+	set := r.live.Load()
+	if subtle.ConstantTimeCompare(q.community, set.community) != 1 {
 		st.InBadCommunityNames.Add(1)
 		s.why = errCommunity
 		return nil
@@ -55,7 +56,7 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		view = emptyView{}
 	}
 	w := &s.resp
-	w.reset(q, r.cfg.MaxMsgSize)
+	w.reset(q, set.maxMsgSize)
 	var status, index int
 	switch q.pduType {
 	case gosnmp.GetRequest:
@@ -66,7 +67,7 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		status, index = getNext(view, q, w)
 	case gosnmp.GetBulkRequest:
 		st.InGetBulks.Add(1)
-		status, index = r.getBulk(view, q, s)
+		status, index = getBulk(view, q, s, set.maxRepetitions)
 	default:
 		st.InSetRequests.Add(1)
 		status, index = refuseSet(q, w)

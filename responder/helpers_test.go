@@ -129,8 +129,8 @@ func checkResponse(t testing.TB, r *Responder, req, out []byte) *gosnmp.SnmpPack
 // decodable by gosnmp and by encoding/asn1, a Response PDU.
 func checkWire(t testing.TB, r *Responder, out []byte) *gosnmp.SnmpPacket {
 	t.Helper()
-	if len(out) > r.cfg.MaxMsgSize {
-		t.Fatalf("response of %d bytes exceeds the limit %d", len(out), r.cfg.MaxMsgSize)
+	if lim := r.live.Load().maxMsgSize; len(out) > lim {
+		t.Fatalf("response of %d bytes exceeds the limit %d", len(out), lim)
 	}
 	p, err := (&gosnmp.GoSNMP{}).SnmpDecodePacket(out)
 	if err != nil {

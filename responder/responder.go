@@ -16,12 +16,12 @@ var errTooBigToAnswer = errors.New("even a tooBig response exceeds the size limi
 
 // Responder is the standalone SNMP agent. Create it with New, serve with Run.
 type Responder struct {
-	cfg       Config
-	addr      *net.UDPAddr // resolved listen address
-	community []byte
-	view      func() asn1tree.View
-	log       *slog.Logger
-	stats     Stats
+	cfg   Config       // as given to New; live holds the current settings
+	addr  *net.UDPAddr // resolved listen address
+	live  atomic.Pointer[settings]
+	view  func() asn1tree.View
+	log   *slog.Logger
+	stats Stats
 
 	running atomic.Bool
 	bound   atomic.Pointer[net.UDPAddr]
@@ -46,10 +46,42 @@ func New(cfg Config, view func() asn1tree.View, log *slog.Logger) (*Responder, e
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Responder{
-		cfg: cfg, addr: addr, community: []byte(cfg.Community), view: view,
+	r := &Responder{
+		cfg: cfg, addr: addr, view: view,
 		log: log.With("component", "responder"), ready: make(chan struct{}),
-	}, nil
+	}
+	r.live.Store(newSettings(cfg))
+	return r, nil
+}
+
+// settings are what Update may change while the responder runs; each
+// request loads them once, so it sees the old or the new ones whole.
+type settings struct {
+	community      []byte
+	maxRepetitions int
+	maxMsgSize     int
+}
+
+func newSettings(c Config) *settings {
+	return &settings{community: []byte(c.Community), maxRepetitions: c.MaxRepetitions, maxMsgSize: c.MaxMsgSize}
+}
+
+// Check tells whether Update would take cfg.
+func Check(cfg Config) error {
+	_, err := cfg.withDefaults()
+	return err
+}
+
+// Update replaces the community, MaxRepetitions and MaxMsgSize from the
+// next request on, without rebinding: after it returns, the old community
+// is refused. cfg.Listen is ignored (the socket stays).
+func (r *Responder) Update(cfg Config) error {
+	cfg, err := cfg.withDefaults()
+	if err != nil {
+		return fmt.Errorf("responder: %w", err)
+	}
+	r.live.Store(newSettings(cfg))
+	return nil
 }
 
 // Name names the front end in the daemon's logs.

@@ -9,16 +9,18 @@ import (
 
 // proc is one connected process and its file.
 type proc struct {
-	id    uint64
-	pid   int32
-	uid   uint32
-	prog  string
-	f     *armring.File
-	unmap func()
-	tail  uint64
+	id     uint64
+	pid    int32
+	uid    uint32
+	prog   string
+	f      *armring.File
+	unmap  func()
+	tail   uint64
+	closed bool // unmapped: only byID may be read
 
 	apps    []*app           // by entry index; nil: refused
 	trans   []*ptran         // by entry index; nil: refused
+	held    map[*app]bool    // the applications this process counts as live in
 	byID    map[int32]*ptran // by the process's tran_id, for correlators
 	bad     [2]uint64        // last badBuf, noSlot read from the header
 	appBuf  [armring.AppLen]byte
@@ -38,15 +40,7 @@ type ptran struct {
 func (p *proc) scan(r *Registry) {
 	g := p.f.Geometry()
 	for i := uint32(len(p.apps)); i < g.Apps && p.f.AppEntry(i, &p.appBuf); i++ {
-		a, err := armring.DecodeApp(p.appBuf[:])
-		var x *app
-		if err == nil {
-			x, err = r.appFor(p, &a)
-		}
-		if err != nil {
-			r.refuse(p, fmt.Errorf("application entry %d: %w", i, err))
-		}
-		p.apps = append(p.apps, x)
+		p.apps = append(p.apps, p.appAt(r, i))
 	}
 	for i := uint32(len(p.trans)); i < g.Trans && p.f.TranEntry(i, &p.tranBuf); i++ {
 		t, err := armring.DecodeTran(p.tranBuf[:])
@@ -55,7 +49,7 @@ func (p *proc) scan(r *Registry) {
 			x, err = p.tranOf(r, &t)
 		}
 		if err != nil {
-			r.refuse(p, fmt.Errorf("transaction entry %d: %w", i, err))
+			r.refuse(p, "transaction entry", fmt.Errorf("transaction entry %d: %w", i, err))
 		} else {
 			if p.byID == nil {
 				p.byID = map[int32]*ptran{}
@@ -66,15 +60,68 @@ func (p *proc) scan(r *Registry) {
 	}
 }
 
+// appAt registers application entry i, already published in p.appBuf
+// or read again from the file; nil when refused.
+func (p *proc) appAt(r *Registry, i uint32) *app {
+	a, err := armring.DecodeApp(p.appBuf[:])
+	var x *app
+	if err == nil {
+		x, err = r.appFor(p, &a)
+	}
+	if err != nil {
+		r.refuse(p, "application entry", fmt.Errorf("application entry %d: %w", i, err))
+		return nil
+	}
+	if !p.held[x] {
+		if p.held == nil {
+			p.held = map[*app]bool{}
+		}
+		p.held[x] = true
+		r.hold(x)
+	}
+	return x
+}
+
 func (p *proc) tranOf(r *Registry, t *armring.Tran) (*ptran, error) {
 	if int(t.App) >= len(p.apps) || p.apps[t.App] == nil {
 		return nil, fmt.Errorf("%q: application entry %d is not registered", t.Key, t.App)
 	}
-	x, err := r.tranFor(p.apps[t.App], t)
+	ap := p.apps[t.App]
+	if ap.gone {
+		// Deleted while this process lives: its use re-creates it.
+		if !p.f.AppEntry(t.App, &p.appBuf) {
+			return nil, fmt.Errorf("%q: application entry %d is not published", t.Key, t.App)
+		}
+		if ap = p.appAt(r, t.App); ap == nil {
+			p.apps[t.App] = nil
+			return nil, fmt.Errorf("%q: application entry %d is refused", t.Key, t.App)
+		}
+		p.apps[t.App] = ap
+	}
+	x, err := r.tranFor(p, ap, t)
 	if err != nil {
 		return nil, err
 	}
 	return &ptran{t: x, id: t.ID, types: t.Types}, nil
+}
+
+// rebind registers transaction entry i again when its application was
+// deleted: a live process that keeps posting re-creates both.
+func (p *proc) rebind(r *Registry, i uint32) error {
+	pt := p.trans[i]
+	if !p.f.TranEntry(i, &p.tranBuf) {
+		return fmt.Errorf("transaction entry %d is not published", i)
+	}
+	t, err := armring.DecodeTran(p.tranBuf[:])
+	if err != nil {
+		return fmt.Errorf("transaction entry %d: %w", i, err)
+	}
+	nt, err := p.tranOf(r, &t)
+	if err != nil {
+		return fmt.Errorf("transaction entry %d: %w", i, err)
+	}
+	pt.t, pt.types = nt.t, nt.types
+	return nil
 }
 
 // drain takes the process's new entries and records and its counters.
@@ -86,8 +133,13 @@ func (p *proc) drain(r *Registry, now time.Time) {
 		if err == nil && (int(rec.Tran) >= len(p.trans) || p.trans[rec.Tran] == nil) {
 			err = fmt.Errorf("record for transaction entry %d, which is not registered", rec.Tran)
 		}
+		if err == nil && p.trans[rec.Tran].t.app.gone {
+			if err = p.rebind(r, rec.Tran); err != nil {
+				p.trans[rec.Tran] = nil // refused once, as an entry is
+			}
+		}
 		if err != nil {
-			r.refuse(p, err)
+			r.refuse(p, "record", err)
 			return
 		}
 		pt := p.trans[rec.Tran]
@@ -139,6 +191,12 @@ func (p *proc) close(r *Registry, now time.Time) {
 			pt.t.lost += uint64(p.inflight(i))
 		}
 	}
+	for x := range p.held {
+		r.release(x, now)
+	}
+	p.held = nil
+	r.unreserve(p.uid, p.pid)
+	p.closed = true
 	p.unmap()
 }
 
@@ -148,7 +206,9 @@ func (p *proc) close(r *Registry, now time.Time) {
 func (r *Registry) parentName(rec *armring.Record) string {
 	if rec.ParentVendor == vendorID {
 		for _, q := range r.byAgent[rec.ParentAgent] {
-			q.scan(r) // the parent may have registered since its last drain
+			if !q.closed {
+				q.scan(r) // the parent may have registered since its last drain
+			}
 			if pt := q.byID[int32(rec.ParentTran)]; pt != nil {
 				return pt.t.app.key + "/" + pt.t.key
 			}

@@ -2,6 +2,7 @@ package rtimearm
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfagent/subagent/armring"
@@ -110,6 +111,25 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 		b.Fail(Root+" numbering", err)
 	}
 	return nil
+}
+
+// Delete implements spmi.Deleter for RTime/ARM/<app>: the application and
+// its transactions leave the tree and the limits at once; their numbers
+// are kept, so if a live process posts for it again it comes back where
+// it was.
+func (p *Provider) Delete(path string) (bool, error) {
+	parts := strings.Split(path, "/")
+	if len(parts) < 3 || parts[0] != "RTime" || parts[1] != "ARM" {
+		return false, nil
+	}
+	if len(parts) > 3 {
+		return false, spmi.Errorf(spmi.SiBadArgument, "%s: only a whole application, %s/%s, can be deleted", path, Root, parts[2])
+	}
+	if !p.reg.DeleteApp(parts[2]) {
+		return false, spmi.Errorf(spmi.SiNotFound, "no ARM application %q", parts[2])
+	}
+	p.reg.log.Info("arm: application deleted", "app", parts[2])
+	return true, nil
 }
 
 func (r *Registry) inflightByTran() map[*tran]int64 {

@@ -2,6 +2,7 @@ package rtimearm
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sort"
@@ -12,34 +13,73 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Limits bound the registry: applications and transactions over all
-// processes (beyond them new names are refused and counted).
+// Limits bound the registry in total and per user, so that one local
+// user cannot take what every other program needs (docs/ARM.md). An
+// application or transaction counts against the user of the process that
+// registered it first; a process against its own user and PID.
 type Limits struct {
-	MaxApps  int
-	MaxTrans int
+	MaxApps, MaxTrans, MaxProcs                   int // in total; MaxProcs 0 is 256
+	MaxAppsPerUID, MaxTransPerUID, MaxProcsPerUID int // of one user; 0 is the total
+	MaxPerPID                                     int // registrations of one process; 0 is DefaultPerPID
+	// AppIdle drops an application no live process holds once it has been
+	// idle this long (its numbers are kept); 0 never does.
+	AppIdle time.Duration
 }
+
+// DefaultPerPID lets one process hold a ring for the C library and one for
+// package arm; one program has no use for more.
+const DefaultPerPID = 2
+
+func (l *Limits) fill() {
+	if l.MaxProcs <= 0 {
+		l.MaxProcs = 256
+	}
+	for _, f := range []struct{ per, total *int }{
+		{&l.MaxAppsPerUID, &l.MaxApps}, {&l.MaxTransPerUID, &l.MaxTrans}, {&l.MaxProcsPerUID, &l.MaxProcs},
+	} {
+		if *f.per <= 0 || *f.per > *f.total {
+			*f.per = *f.total
+		}
+	}
+	if l.MaxPerPID <= 0 {
+		l.MaxPerPID = DefaultPerPID
+	}
+}
+
+// usage is what one user holds.
+type usage struct{ procs, apps, trans int }
+
+// limitError is a refusal at a configured limit; key names the setting.
+type limitError struct{ key, msg string }
+
+func (e *limitError) Error() string { return e.msg }
 
 // Registry is the daemon's view of every ARM process: the applications
 // and transactions by key, their statistics, and the live processes whose
 // rings it drains. One mutex guards it; draining is bounded per process.
 type Registry struct {
-	mu      sync.Mutex
-	lim     Limits
-	weight  float64 // of the previous average, 0..0.99
-	span    time.Duration
-	log     *slog.Logger
-	apps    map[string]*app
-	ntrans  int
-	procs   map[uint64]*proc
-	byAgent map[uint16][]*proc // by PID's low 16 bits, the correlators' agent instance
-	nextID  uint64
-	errs    uint64 // entries and records refused
-	badBuf  uint64 // data buffers the libraries refused
-	noSlot  uint64 // instances the libraries could not measure
-	refused uint64 // connections refused
-	logged  map[string]bool
-	now     func() time.Time
-	num     *spmi.Numbering // ASN.1 numbers of transactions
+	mu       sync.Mutex
+	lim      Limits
+	weight   float64 // of the previous average, 0..0.99
+	span     time.Duration
+	log      *slog.Logger
+	apps     map[string]*app
+	idle     map[*app]bool // applications no live process holds
+	ntrans   int
+	nprocs   int // registered or being registered
+	byUID    map[uint32]*usage
+	byPID    map[int32]int
+	procs    map[uint64]*proc
+	byAgent  map[uint16][]*proc // by PID's low 16 bits, the correlators' agent instance
+	departed []*proc            // removed, still in byAgent until the next DrainAll
+	nextID   uint64
+	errs     uint64 // entries and records refused
+	badBuf   uint64 // data buffers the libraries refused
+	noSlot   uint64 // instances the libraries could not measure
+	refused  uint64 // connections refused
+	logged   map[string]bool
+	now      func() time.Time
+	num      *spmi.Numbering // ASN.1 numbers of transactions
 }
 
 // NewRegistry returns an empty registry. weight is the percentage the
@@ -52,9 +92,14 @@ func NewRegistry(lim Limits, weight int, span time.Duration, num *spmi.Numbering
 	if num == nil {
 		num = spmi.NewNumbering("")
 	}
+	lim.fill()
 	return &Registry{lim: lim, weight: float64(weight) / 100, span: span, log: log, num: num,
-		apps: map[string]*app{}, procs: map[uint64]*proc{}, byAgent: map[uint16][]*proc{}, logged: map[string]bool{}, now: time.Now}
+		apps: map[string]*app{}, idle: map[*app]bool{}, byUID: map[uint32]*usage{}, byPID: map[int32]int{},
+		procs: map[uint64]*proc{}, byAgent: map[uint16][]*proc{}, logged: map[string]bool{}, now: time.Now}
 }
+
+// Limits returns the limits in force, defaults filled in.
+func (r *Registry) Limits() Limits { return r.lim }
 
 // SetWeight changes the weight of respavg (a reload).
 func (r *Registry) SetWeight(percent int) {
@@ -63,13 +108,65 @@ func (r *Registry) SetWeight(percent int) {
 	r.mu.Unlock()
 }
 
-// refuse counts an error from a process and logs each kind once.
-func (r *Registry) refuse(p *proc, err error) {
+func (r *Registry) use(uid uint32) *usage {
+	u := r.byUID[uid]
+	if u == nil {
+		u = &usage{}
+		r.byUID[uid] = u
+	}
+	return u
+}
+
+// unuse forgets a user who holds nothing, so the map stays small.
+func (r *Registry) unuse(uid uint32) {
+	if u := r.byUID[uid]; u != nil && *u == (usage{}) {
+		delete(r.byUID, uid)
+	}
+}
+
+// reserve counts a process about to register against the limits, or
+// returns the reason it may not. The reason names the setting and holds
+// no per-connection number: refusals are logged once per user and reason.
+func (r *Registry) reserve(uid uint32, pid int32) string {
+	switch {
+	case r.nprocs >= r.lim.MaxProcs:
+		return fmt.Sprintf("%d processes are registered, the limit (arm.max_processes)", r.lim.MaxProcs)
+	case r.byUID[uid] != nil && r.byUID[uid].procs >= r.lim.MaxProcsPerUID:
+		return fmt.Sprintf("this user has %d processes registered, the limit (arm.max_processes_per_uid)", r.lim.MaxProcsPerUID)
+	case r.byPID[pid] >= r.lim.MaxPerPID:
+		return fmt.Sprintf("this process has %d registrations, the limit per process", r.lim.MaxPerPID)
+	}
+	r.nprocs++
+	r.use(uid).procs++
+	r.byPID[pid]++
+	return ""
+}
+
+// unreserve undoes reserve when the process is gone or never came.
+func (r *Registry) unreserve(uid uint32, pid int32) {
+	r.nprocs--
+	if u := r.byUID[uid]; u != nil {
+		u.procs--
+		r.unuse(uid)
+	}
+	if r.byPID[pid]--; r.byPID[pid] <= 0 {
+		delete(r.byPID, pid)
+	}
+}
+
+// refuse counts an error from a process and logs it once per user and
+// kind: a process that makes up new names or bad entries in a loop
+// cannot flood the log.
+func (r *Registry) refuse(p *proc, kind string, err error) {
 	r.errs++
-	msg := err.Error()
-	if !r.logged[msg] && len(r.logged) < 1000 {
-		r.logged[msg] = true
-		r.log.Warn("arm: refused", "pid", p.pid, "prog", p.prog, "err", msg)
+	var le *limitError
+	if errors.As(err, &le) {
+		kind = le.key
+	}
+	k := fmt.Sprintf("%d %s", p.uid, kind)
+	if !r.logged[k] && len(r.logged) < 1000 {
+		r.logged[k] = true
+		r.log.Warn("arm: refused "+kind+" (logged once per user)", "uid", p.uid, "pid", p.pid, "prog", p.prog, "err", err.Error())
 	}
 }
 
@@ -78,26 +175,111 @@ func (r *Registry) appFor(p *proc, a *armring.App) (*app, error) {
 		return x, nil
 	}
 	if len(r.apps) >= r.lim.MaxApps {
-		return nil, fmt.Errorf("application %q: the limit of %d applications (arm.max_applications) is reached", a.Key, r.lim.MaxApps)
+		return nil, &limitError{"arm.max_applications", fmt.Sprintf("application %q: the limit of %d applications (arm.max_applications) is reached", a.Key, r.lim.MaxApps)}
 	}
-	x := &app{key: a.Key, descr: a.Descr, trans: map[string]*tran{}}
+	u := r.use(p.uid)
+	if u.apps >= r.lim.MaxAppsPerUID {
+		r.unuse(p.uid)
+		return nil, &limitError{"arm.max_applications_per_uid", fmt.Sprintf("application %q: uid %d has %d applications, the limit (arm.max_applications_per_uid)", a.Key, p.uid, r.lim.MaxAppsPerUID)}
+	}
+	u.apps++
+	x := &app{key: a.Key, descr: a.Descr, uid: p.uid, trans: map[string]*tran{}}
 	r.apps[a.Key] = x
-	r.log.Info("arm: new application", "app", a.Key, "pid", p.pid)
+	r.log.Info("arm: new application", "app", a.Key, "pid", p.pid, "uid", p.uid)
 	return x, nil
 }
 
-func (r *Registry) tranFor(ap *app, t *armring.Tran) (*tran, error) {
+func (r *Registry) tranFor(p *proc, ap *app, t *armring.Tran) (*tran, error) {
 	if x := ap.trans[t.Key]; x != nil {
 		return x, nil
 	}
 	if r.ntrans >= r.lim.MaxTrans {
-		return nil, fmt.Errorf("transaction %s/%s: the limit of %d transactions (arm.max_transactions) is reached", ap.key, t.Key, r.lim.MaxTrans)
+		return nil, &limitError{"arm.max_transactions", fmt.Sprintf("transaction %s/%s: the limit of %d transactions (arm.max_transactions) is reached", ap.key, t.Key, r.lim.MaxTrans)}
 	}
-	x := &tran{app: ap, key: t.Key, descr: t.Descr, detail: t.Detail, types: t.Types, names: t.Names}
+	u := r.use(p.uid)
+	if u.trans >= r.lim.MaxTransPerUID {
+		r.unuse(p.uid)
+		return nil, &limitError{"arm.max_transactions_per_uid", fmt.Sprintf("transaction %s/%s: uid %d has %d transactions, the limit (arm.max_transactions_per_uid)", ap.key, t.Key, p.uid, r.lim.MaxTransPerUID)}
+	}
+	u.trans++
+	x := &tran{app: ap, uid: p.uid, key: t.Key, descr: t.Descr, detail: t.Detail, types: t.Types, names: t.Names}
 	ap.trans[t.Key] = x
 	ap.order = append(ap.order, x)
 	r.ntrans++
 	return x, nil
+}
+
+// hold and release count the live processes that use an application; one
+// no process holds is idle from then on, and evicted after Limits.AppIdle.
+func (r *Registry) hold(x *app) {
+	if x.live++; x.live == 1 {
+		delete(r.idle, x)
+	}
+}
+
+func (r *Registry) release(x *app, now time.Time) {
+	if x.live--; x.live <= 0 && !x.gone {
+		x.live, x.idleSince = 0, now
+		r.idle[x] = true
+	}
+}
+
+// drop removes an application and its transactions, freeing their place
+// in the limits. Their ASN.1 numbers stay in the numberings, so a name
+// that comes back is served at the same OID. A live process that still
+// posts for it re-creates it (proc.rebind).
+func (r *Registry) drop(x *app) {
+	delete(r.apps, x.key)
+	delete(r.idle, x)
+	x.gone = true
+	if u := r.byUID[x.uid]; u != nil {
+		u.apps--
+		r.unuse(x.uid)
+	}
+	for _, t := range x.order {
+		r.ntrans--
+		if u := r.byUID[t.uid]; u != nil {
+			u.trans--
+			r.unuse(t.uid)
+		}
+	}
+	for _, p := range r.procs {
+		delete(p.held, x)
+	}
+}
+
+// evict drops the applications idle for Limits.AppIdle.
+func (r *Registry) evict(now time.Time) {
+	if r.lim.AppIdle <= 0 {
+		return
+	}
+	for x := range r.idle {
+		if now.Sub(x.idleSince) >= r.lim.AppIdle {
+			r.drop(x)
+			r.log.Info("arm: idle application dropped", "app", x.key, "idle", r.lim.AppIdle)
+		}
+	}
+}
+
+// DeleteApp drops an application and its transactions at once (subagent
+// delete); false when there is none by that key.
+func (r *Registry) DeleteApp(key string) bool {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	x := r.apps[key]
+	if x == nil {
+		return false
+	}
+	// Records posted before the delete go with it; only later ones re-create it.
+	now := r.now()
+	for _, p := range r.procs {
+		p.drain(r, now)
+	}
+	if x.gone {
+		return true
+	}
+	r.drop(x)
+	return true
 }
 
 // DrainAll drains every live process.
@@ -108,6 +290,8 @@ func (r *Registry) DrainAll() {
 	for _, p := range r.procs {
 		p.drain(r, now)
 	}
+	r.evict(now)
+	r.forgetDeparted() // what was posted while they lived is drained by now
 }
 
 // DrainEvery drains every live process each interval until ctx is done:
@@ -135,7 +319,10 @@ func (r *Registry) sortedApps() []*app {
 	return out
 }
 
-// add and remove keep procs and byAgent together.
+// add and remove keep procs and byAgent together. A removed process
+// stays in byAgent until the next DrainAll has run: a child that posts
+// just after its parent exited (a forked worker) still finds the parent's
+// name.
 func (r *Registry) add(p *proc) {
 	r.procs[p.id] = p
 	r.byAgent[uint16(p.pid)] = append(r.byAgent[uint16(p.pid)], p)
@@ -146,17 +333,25 @@ func (r *Registry) remove(p *proc) bool {
 		return false
 	}
 	delete(r.procs, p.id)
-	a := r.byAgent[uint16(p.pid)]
-	for i, q := range a {
-		if q == p {
-			a = append(a[:i:i], a[i+1:]...)
-			break
+	r.departed = append(r.departed, p)
+	return true
+}
+
+// forgetDeparted drops the processes removed before the last drain from byAgent.
+func (r *Registry) forgetDeparted() {
+	for _, p := range r.departed {
+		a := r.byAgent[uint16(p.pid)]
+		for i, q := range a {
+			if q == p {
+				a = append(a[:i:i], a[i+1:]...)
+				break
+			}
+		}
+		if len(a) == 0 {
+			delete(r.byAgent, uint16(p.pid))
+		} else {
+			r.byAgent[uint16(p.pid)] = a
 		}
 	}
-	if len(a) == 0 {
-		delete(r.byAgent, uint16(p.pid))
-	} else {
-		r.byAgent[uint16(p.pid)] = a
-	}
-	return true
+	r.departed = nil
 }

@@ -1,25 +1,24 @@
 package rtimearm
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
-	"os"
-	"sync"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/armring"
-	"github.com/perfagent/subagent/internal/peercred"
+	"github.com/perfagent/subagent/internal/unixsock"
 )
 
 // ServerConfig sets up a Server.
 type ServerConfig struct {
 	Socket    string           // <run dir>/arm.sock
 	Geometry  armring.Geometry // of each process's file
-	MaxProcs  int
-	AllowUIDs []uint32 // both empty: everyone (ARM applications run as any user)
+	AllowUIDs []uint32         // both empty: everyone (ARM applications run as any user)
 	AllowGIDs []uint32
 	IOTimeout time.Duration // for the Hello
 	OnChange  func()        // a process came or went; must not block
@@ -27,19 +26,22 @@ type ServerConfig struct {
 }
 
 // Server accepts ARM processes on a Unix socket: each gets its own file.
+// The socket, the allow list, connection limits and refusal logging are
+// unixsock's; the registry's limits decide on each Hello.
 type Server struct {
 	cfg ServerConfig
 	reg *Registry
 	log *slog.Logger
-	ln  *net.UnixListener
-
-	mu     sync.Mutex
-	conns  map[*net.UnixConn]bool
-	closed bool
-	wg     sync.WaitGroup
+	ln  *unixsock.Listener
 }
 
-// NewServer listens on cfg.Socket (a stale socket file is replaced).
+// Connections beyond the registered processes: Hellos in progress. Each
+// is closed within IOTimeout if it says nothing.
+const helloSlack = 32
+
+// NewServer listens on cfg.Socket (a stale socket file is replaced). The
+// socket is 0666: any local program may post, as ARM intends; the
+// registry's limits per user and per process keep one from taking all.
 func NewServer(cfg ServerConfig, reg *Registry) (*Server, error) {
 	if err := cfg.Geometry.Check(); err != nil {
 		return nil, err
@@ -47,133 +49,92 @@ func NewServer(cfg ServerConfig, reg *Registry) (*Server, error) {
 	if cfg.IOTimeout <= 0 {
 		cfg.IOTimeout = 2 * time.Second
 	}
-	if cfg.MaxProcs <= 0 {
-		cfg.MaxProcs = 256
-	}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	if fi, err := os.Lstat(cfg.Socket); err == nil {
-		if fi.Mode()&os.ModeSocket == 0 {
-			return nil, fmt.Errorf("arm socket %s exists and is not a socket", cfg.Socket)
+	s := &Server{cfg: cfg, reg: reg, log: cfg.Logger}
+	var admit func(unixsock.Peer) error
+	if len(cfg.AllowUIDs) > 0 || len(cfg.AllowGIDs) > 0 {
+		allow := unixsock.Owners().With(cfg.AllowUIDs, cfg.AllowGIDs)
+		admit = func(p unixsock.Peer) error {
+			if !allow.Admits(p) {
+				return errors.New("this user is not allowed (arm.allow_uids, arm.allow_gids)")
+			}
+			return nil
 		}
-		os.Remove(cfg.Socket)
 	}
-	ln, err := net.ListenUnix("unix", &net.UnixAddr{Name: cfg.Socket, Net: "unix"})
+	lim := reg.Limits()
+	ln, err := unixsock.Listen(unixsock.Config{
+		Name: "arm", Path: cfg.Socket, Mode: 0o666, Admit: admit,
+		MaxConns:  lim.MaxProcs + helloSlack,
+		MaxPerUID: lim.MaxProcsPerUID + helloSlack/4,
+		Refuse:    s.answerRefusal,
+		Logger:    cfg.Logger,
+	})
 	if err != nil {
 		return nil, err
 	}
-	ln.SetUnlinkOnClose(true)
-	// Any user may connect; the allow lists decide after SO_PEERCRED.
-	if err := os.Chmod(cfg.Socket, 0o666); err != nil {
-		ln.Close()
-		return nil, err
-	}
-	return &Server{cfg: cfg, reg: reg, log: cfg.Logger, ln: ln, conns: map[*net.UnixConn]bool{}}, nil
+	s.ln = ln
+	return s, nil
 }
 
 // Registry is what the server feeds.
 func (s *Server) Registry() *Registry { return s.reg }
 
-// Serve accepts until Close.
+// Serve accepts until Close; running out of descriptors slows it down
+// but never ends it.
 func (s *Server) Serve() error {
-	for {
-		c, err := s.ln.AcceptUnix()
-		if err != nil {
-			s.mu.Lock()
-			closed := s.closed
-			s.mu.Unlock()
-			if closed {
-				s.wg.Wait()
-				return nil
-			}
-			if ne, ok := err.(net.Error); ok && ne.Timeout() {
-				continue
-			}
-			return err
-		}
-		s.mu.Lock()
-		if s.closed {
-			s.mu.Unlock()
-			c.Close()
-			continue
-		}
-		s.conns[c] = true
-		s.wg.Add(1)
-		s.mu.Unlock()
-		go func() {
-			defer s.wg.Done()
-			s.handle(c)
-			s.mu.Lock()
-			delete(s.conns, c)
-			s.mu.Unlock()
-			c.Close()
-		}()
-	}
+	return s.ln.Serve(context.Background(), s.handle)
 }
 
 // Close stops accepting and drops every process (their records left in
 // the rings are drained first).
-func (s *Server) Close() error {
-	s.mu.Lock()
-	s.closed = true
-	for c := range s.conns {
-		c.Close()
-	}
-	s.mu.Unlock()
-	return s.ln.Close()
-}
+func (s *Server) Close() error { return s.ln.Close() }
 
-// allowed applies the uid/gid lists; both empty admit everyone, since
-// instrumented programs run as any user.
-func (s *Server) allowed(cr *unix.Ucred) bool {
-	if len(s.cfg.AllowUIDs) == 0 && len(s.cfg.AllowGIDs) == 0 {
-		return true
-	}
-	return peercred.Listed(cr, s.cfg.AllowUIDs, s.cfg.AllowGIDs)
-}
-
-// refuse answers with an error status; the connection is then closed.
-func (s *Server) refuse(c *net.UnixConn, msg string) {
+// answerRefusal is every refusal's answer: a Welcome with a negative
+// status, which the libraries turn into measuring nothing.
+func (s *Server) answerRefusal(c *net.UnixConn, reason string) {
 	s.reg.mu.Lock()
 	s.reg.refused++
 	s.reg.mu.Unlock()
-	c.SetWriteDeadline(time.Now().Add(s.cfg.IOTimeout))
-	c.Write((&armring.Welcome{Status: -1, Msg: msg}).Marshal())
-	s.log.Warn("arm: registration refused", "err", msg)
+	c.Write((&armring.Welcome{Status: -1, Msg: reason}).Marshal())
 }
 
-func (s *Server) handle(c *net.UnixConn) {
-	cr, err := peercred.Of(c)
-	if err != nil {
-		s.refuse(c, fmt.Sprintf("peer credentials: %v", err))
-		return
-	}
-	if !s.allowed(cr) {
-		s.refuse(c, fmt.Sprintf("uid %d gid %d is not allowed (arm.allow_uids, arm.allow_gids)", cr.Uid, cr.Gid))
-		return
-	}
+// Reasons of Hello refusals: fixed texts, since unixsock logs each once
+// per user and reason.
+const (
+	refuseNoHello  = "no complete Hello (closed or timed out)"
+	refuseNotHello = "the first message is not a Hello"
+	refuseBadHello = "the Hello does not decode"
+	refusePID      = "the Hello's pid is not the connecting process's"
+)
+
+func (s *Server) handle(_ context.Context, c *net.UnixConn, peer unixsock.Peer) {
 	c.SetReadDeadline(time.Now().Add(s.cfg.IOTimeout))
 	typ, body, err := armring.ReadFrame(c)
 	if err != nil {
-		s.refuse(c, fmt.Sprintf("reading Hello: %v", err))
+		s.ln.Refuse(c, peer, refuseNoHello)
 		return
 	}
 	if typ != armring.MsgHello {
-		s.refuse(c, fmt.Sprintf("message type %d, want Hello (%d)", typ, armring.MsgHello))
+		s.ln.Refuse(c, peer, refuseNotHello)
 		return
 	}
 	h, err := armring.DecodeHello(body)
-	if err == nil && h.PID != cr.Pid {
-		err = fmt.Errorf("Hello: pid %d, the socket's peer is %d", h.PID, cr.Pid)
-	}
-	if err != nil {
-		s.refuse(c, err.Error())
+	switch {
+	case err != nil && h.Version != armring.Version:
+		s.ln.Refuse(c, peer, fmt.Sprintf("the Hello's version is not %d", armring.Version))
+		return
+	case err != nil:
+		s.ln.Refuse(c, peer, refuseBadHello)
+		return
+	case h.PID != peer.PID:
+		s.ln.Refuse(c, peer, refusePID)
 		return
 	}
-	p, fd, err := s.attach(cr, h)
-	if err != nil {
-		s.refuse(c, err.Error())
+	p, fd, reason := s.attach(peer, h)
+	if reason != "" {
+		s.ln.Refuse(c, peer, reason)
 		return
 	}
 	w := armring.Welcome{Gen: p.id, Geometry: s.cfg.Geometry}
@@ -198,27 +159,41 @@ func (s *Server) notify() {
 	}
 }
 
-// attach creates the process's file and adds it to the registry.
-func (s *Server) attach(cr *unix.Ucred, h armring.Hello) (*proc, int, error) {
+// attach creates the process's file and adds it to the registry, or
+// returns why not. The process is counted against the limits before its
+// file exists, so concurrent Hellos cannot pass a limit together.
+func (s *Server) attach(peer unixsock.Peer, h armring.Hello) (*proc, int, string) {
 	r := s.reg
 	r.mu.Lock()
-	if len(r.procs) >= s.cfg.MaxProcs {
+	if reason := r.reserve(peer.UID, peer.PID); reason != "" {
 		r.mu.Unlock()
-		return nil, -1, fmt.Errorf("%d processes are registered, the limit (arm.max_processes)", s.cfg.MaxProcs)
+		return nil, -1, reason
 	}
 	r.nextID++
 	id := r.nextID<<16 | uint64(time.Now().UnixNano()&0xffff)
 	r.mu.Unlock()
-	f, fd, unmap, err := createFile(s.cfg.Geometry, id, cr.Pid)
+	f, fd, unmap, err := createFile(s.cfg.Geometry, id, peer.PID)
 	if err != nil {
-		return nil, -1, fmt.Errorf("creating the ring: %v", err)
+		r.mu.Lock()
+		r.unreserve(peer.UID, peer.PID)
+		r.mu.Unlock()
+		return nil, -1, "creating the ring failed: " + errnoText(err)
 	}
-	p := &proc{id: id, pid: cr.Pid, uid: cr.Uid, prog: h.Prog, f: f, unmap: unmap}
+	p := &proc{id: id, pid: peer.PID, uid: peer.UID, prog: h.Prog, f: f, unmap: unmap}
 	r.mu.Lock()
 	r.add(p)
 	r.mu.Unlock()
 	s.notify()
-	return p, fd, nil
+	return p, fd, ""
+}
+
+// errnoText is err's system error alone: a stable reason to log.
+func errnoText(err error) string {
+	var en unix.Errno
+	if errors.As(err, &en) {
+		return en.Error()
+	}
+	return "error"
 }
 
 func (s *Server) detach(p *proc) {

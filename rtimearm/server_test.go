@@ -1,6 +1,7 @@
 package rtimearm
 
 import (
+	"log/slog"
 	"net"
 	"os"
 	"path/filepath"
@@ -23,9 +24,14 @@ type fixture struct {
 
 func startServer(t *testing.T, g armring.Geometry) *fixture {
 	t.Helper()
+	return startServerWith(t, g, Limits{MaxApps: 8, MaxTrans: 16}, nil)
+}
+
+func startServerWith(t *testing.T, g armring.Geometry, lim Limits, lg *slog.Logger) *fixture {
+	t.Helper()
 	sock := filepath.Join(t.TempDir(), "arm.sock")
-	reg := NewRegistry(Limits{MaxApps: 8, MaxTrans: 16}, 75, time.Minute, nil, nil)
-	srv, err := NewServer(ServerConfig{Socket: sock, Geometry: g}, reg)
+	reg := NewRegistry(lim, 75, time.Minute, nil, lg)
+	srv, err := NewServer(ServerConfig{Socket: sock, Geometry: g, Logger: lg}, reg)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -198,9 +204,9 @@ func TestHelloRefusals(t *testing.T) {
 		frame []byte
 		want  string
 	}{
-		{"wrong pid", (&armring.Hello{Version: 1, PID: 1}).Marshal(), "the socket's peer is"},
-		{"version 9", (&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(), "version 9"},
-		{"not a Hello", (&armring.Welcome{}).Marshal(), "want Hello"},
+		{"wrong pid", (&armring.Hello{Version: 1, PID: 1}).Marshal(), "pid is not the connecting process's"},
+		{"version 9", (&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(), "version is not 1"},
+		{"not a Hello", (&armring.Welcome{}).Marshal(), "not a Hello"},
 	} {
 		c, err := net.Dial("unix", fx.socket)
 		if err != nil {

@@ -11,14 +11,19 @@ import (
 // app is an application, shared by every process that registers its key.
 type app struct {
 	key, descr string
+	uid        uint32 // of the process that registered it first
 	trans      map[string]*tran
 	order      []*tran
+	live       int       // live processes that registered it
+	idleSince  time.Time // when live fell to 0
+	gone       bool      // dropped: deleted or evicted
 }
 
 // tran holds the statistics of one application/transaction pair, summed
 // over every process that measures it.
 type tran struct {
 	app                *app
+	uid                uint32 // of the process that registered it first
 	key, descr, detail string // detail is kept from the first registration
 	types              [armring.NumFields]uint32
 	names              [armring.NumFields]string
@@ -27,7 +32,6 @@ type tran struct {
 	respavg                    float64
 	count, aborted, failed     uint64
 	lost, correlated           uint64
-	inflight                   int64 // summed from the live processes at collection
 	parent                     string
 	win                        *window
 	metrics                    [armring.NumFields]metric

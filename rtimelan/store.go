@@ -8,6 +8,8 @@ import (
 	"os"
 	"path/filepath"
 	"slices"
+
+	"github.com/perfagent/subagent/trustdir"
 )
 
 // StoreFile is the file in the state directory that keeps the hosts
@@ -32,7 +34,7 @@ type Store struct {
 // error naming the file.
 func LoadStore(file string) (*Store, error) {
 	s := &Store{file: file, Numbers: map[string]uint32{}, Version: 1}
-	b, err := os.ReadFile(file)
+	b, err := trustdir.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
 	}
@@ -99,7 +101,7 @@ func (s *Store) SetReferenced(name string, on bool) {
 	}
 }
 
-// Save writes the store atomically: a temporary file renamed over the old.
+// Save writes the store atomically (trustdir.WriteFile).
 func (s *Store) Save() error {
 	if s.file == "" {
 		return nil
@@ -108,26 +110,12 @@ func (s *Store) Save() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(s.file), 0o755); err != nil {
+	// The daemon checked the state directory (trustdir.Prepare); a missing
+	// one is made private. WriteFile never follows a link planted in it.
+	if err := os.MkdirAll(filepath.Dir(s.file), 0o700); err != nil {
 		return fmt.Errorf("RTime/LAN state: %w", err)
 	}
-	tmp := s.file + ".tmp"
-	f, err := os.OpenFile(tmp, os.O_WRONLY|os.O_CREATE|os.O_TRUNC, 0o644)
-	if err != nil {
-		return fmt.Errorf("RTime/LAN state: %w", err)
-	}
-	_, err = f.Write(append(b, '\n'))
-	if err == nil {
-		err = f.Sync()
-	}
-	if cerr := f.Close(); err == nil {
-		err = cerr
-	}
-	if err == nil {
-		err = os.Rename(tmp, s.file)
-	}
-	if err != nil {
-		os.Remove(tmp)
+	if err := trustdir.WriteFile(s.file, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("RTime/LAN state: %w", err)
 	}
 	return nil

@@ -6,9 +6,10 @@ import (
 )
 
 // Creator is a Provider whose contexts come into being when they are
-// referred to by path, as the guide's IP response time contexts do:
-// SpmiPathGetCx("RTime/LAN/farvel") creates the context for host farvel.
-// A lookup that finds nothing offers the path to every Creator.
+// named, as the guide's IP response time contexts do: SpmiPathGetCx
+// ("RTime/LAN/farvel") creates the context for host farvel. Here creation
+// is its own operation (Hierarchy.Create), never a side effect of a read:
+// whoever may read need not be allowed to make the daemon do more work.
 type Creator interface {
 	Provider
 	// Create is given a path that is not in the hierarchy (without
@@ -18,55 +19,56 @@ type Creator interface {
 	Create(path string) (bool, error)
 }
 
-// createWait bounds how long a lookup that created a context waits for the
-// refresh that shows it. A lookup made while the hierarchy is refreshing
-// on the same goroutine (a provider reading paths in Collect) cannot see
-// that refresh; it gets the old snapshot's answer after this wait.
+// createWait bounds how long Create waits for the refresh that shows the
+// new context.
 const createWait = 2 * time.Second
 
-// creator returns the hook a snapshot calls on a lookup miss, or nil when
-// no provider is a Creator. Called with h.mu held.
-func (h *Hierarchy) creator(provs []Provider) func(*Snapshot, string) (*Node, error) {
-	var cs []Creator
-	for _, p := range provs {
-		if c, ok := p.(Creator); ok {
-			cs = append(cs, c)
-		}
+// Create makes the context that path names (or that a statistic path
+// lies in) through the provider that owns such paths, and returns its
+// node once a refresh shows it. A path that exists already is returned
+// as it is.
+func (h *Hierarchy) Create(path string) (*Node, error) {
+	s := h.Fresh()
+	if n, err := s.Lookup(path); err == nil {
+		return n, nil
 	}
-	if len(cs) == 0 {
-		return nil
+	h.mu.Lock()
+	provs := append([]Provider(nil), h.providers...)
+	h.mu.Unlock()
+	p := cleanPath(path)
+	created := false
+	for _, pr := range provs {
+		c, ok := pr.(Creator)
+		if !ok {
+			continue
+		}
+		ok, err := c.Create(p)
+		if err != nil {
+			var se *Error
+			if errors.As(err, &se) {
+				return nil, se
+			}
+			return nil, Errorf(SiBadArgument, "%s", err.Error())
+		}
+		created = created || ok
 	}
-	return func(s *Snapshot, path string) (*Node, error) {
-		p := cleanPath(path)
-		created := false
-		for _, c := range cs {
-			ok, err := c.Create(p)
-			if err != nil {
-				var se *Error
-				if errors.As(err, &se) {
-					return nil, se
-				}
-				return nil, Errorf(SiNotFound, "%s", err.Error())
-			}
-			created = created || ok
-		}
-		if !created {
-			return nil, notFound(path)
-		}
-		h.Invalidate()
-		// A refresh already running may have collected before the
-		// creation: a second one then shows it.
-		for range 2 {
-			ns := h.FreshWithin(createWait)
-			if ns == nil || ns == s {
-				break
-			}
-			if n, err := ns.find(path); err == nil {
-				return n, nil
-			}
-		}
-		return nil, Errorf(SiNotFound, "%q is being created; ask again", path)
+	if !created {
+		return nil, Errorf(SiNotFound, "no context or statistic %q, and none can be created there", path)
 	}
+	h.Invalidate()
+	// A refresh already running may have collected before the creation: a
+	// second one then shows it.
+	for range 2 {
+		ns := h.FreshWithin(createWait)
+		if ns == nil || ns == s {
+			break
+		}
+		if n, err := ns.Lookup(path); err == nil {
+			return n, nil
+		}
+		s = ns
+	}
+	return nil, Errorf(SiNotFound, "%q is being created; ask again", path)
 }
 
 func notFound(path string) error { return Errorf(SiNotFound, "no context or statistic %q", path) }

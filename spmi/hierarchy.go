@@ -51,11 +51,10 @@ type Hierarchy struct {
 	statsMu sync.Mutex
 	stats   RefreshStats
 
-	snap       atomic.Pointer[Snapshot]
-	stale      atomic.Bool // Invalidate was called since the last refresh began
-	refreshing atomic.Bool
-	done       chan struct{} // closed when the refresh in flight ends
-	doneMu     sync.Mutex
+	snap   atomic.Pointer[Snapshot]
+	stale  atomic.Bool   // Invalidate was called since the last refresh began
+	done   chan struct{} // closed when the refresh in flight ends
+	doneMu sync.Mutex
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -145,7 +144,6 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 		durs[p.Name()] = time.Since(t0)
 	}
 	s := b.Finish()
-	s.create = h.creator(h.providers)
 	h.logFailures(s.Failures)
 	if err := h.cfg.Numbering.Save(); err != nil {
 		h.logOnce("numbering", err)

@@ -9,6 +9,8 @@ import (
 	"path/filepath"
 	"sort"
 	"sync"
+
+	"github.com/perfagent/subagent/trustdir"
 )
 
 // Numbering keeps the ASN.1 number of every named instance whose number is
@@ -36,7 +38,7 @@ func NewNumbering(file string) *Numbering {
 // empty numbering, a damaged one an error naming the file.
 func LoadNumbering(file string) (*Numbering, error) {
 	n := NewNumbering(file)
-	b, err := os.ReadFile(file)
+	b, err := trustdir.ReadFile(file)
 	if errors.Is(err, fs.ErrNotExist) {
 		return n, nil
 	}
@@ -101,7 +103,7 @@ func (n *Numbering) Lookup(parent, name string) (uint32, bool) {
 	return k, ok
 }
 
-// Save writes the numbering when it changed, atomically (temp file and rename).
+// Save writes the numbering when it changed, atomically (trustdir.WriteFile).
 func (n *Numbering) Save() error {
 	n.mu.Lock()
 	defer n.mu.Unlock()
@@ -112,14 +114,12 @@ func (n *Numbering) Save() error {
 	if err != nil {
 		return err
 	}
-	if err := os.MkdirAll(filepath.Dir(n.file), 0o755); err != nil {
+	// The daemon checked the state directory (trustdir.Prepare); a missing
+	// one is made private. WriteFile never follows a link planted in it.
+	if err := os.MkdirAll(filepath.Dir(n.file), 0o700); err != nil {
 		return fmt.Errorf("instance numbering: %w", err)
 	}
-	tmp := n.file + ".tmp"
-	if err := os.WriteFile(tmp, append(b, '\n'), 0o644); err != nil {
-		return fmt.Errorf("instance numbering: %w", err)
-	}
-	if err := os.Rename(tmp, n.file); err != nil {
+	if err := trustdir.WriteFile(n.file, append(b, '\n'), 0o600); err != nil {
 		return fmt.Errorf("instance numbering: %w", err)
 	}
 	n.dirty = false

@@ -19,22 +19,11 @@ type Snapshot struct {
 	paths map[string]*Node
 	nodes *asn1tree.Tree[*Node]
 	view  *asn1tree.Tree[asn1tree.Value]
-
-	create func(*Snapshot, string) (*Node, error) // see Creator
 }
 
 // Lookup finds a context or statistic by path ("CPU/cpu0/idle", "Mem/Real/").
-// A path that is not found is offered to the providers that create
-// contexts on reference (Creator).
+// A miss creates nothing (see Hierarchy.Create).
 func (s *Snapshot) Lookup(path string) (*Node, error) {
-	n, err := s.find(path)
-	if err != nil && s.create != nil {
-		return s.create(s, path)
-	}
-	return n, err
-}
-
-func (s *Snapshot) find(path string) (*Node, error) {
 	p := cleanPath(path)
 	if n, ok := s.paths[p]; ok {
 		return n, nil

@@ -86,6 +86,14 @@ func (d Dest) norm() (Dest, error) {
 		if d.User == "" {
 			return d, fmt.Errorf("user: must not be empty for v3")
 		}
+		// A protocol without its password would silently send with less
+		// security than configured.
+		if d.AuthProto != "" && d.AuthPass == "" {
+			return d, fmt.Errorf("auth_password: must be set with auth_protocol %s", d.AuthProto)
+		}
+		if d.PrivProto != "" && d.PrivPass == "" {
+			return d, fmt.Errorf("priv_password: must be set with priv_protocol %s", d.PrivProto)
+		}
 		if d.PrivPass != "" && d.AuthPass == "" {
 			return d, fmt.Errorf("priv_password: privacy needs authentication (auth_password)")
 		}

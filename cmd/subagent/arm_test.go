@@ -1,6 +1,7 @@
 package main
 
 import (
+	"net"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -10,7 +11,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/arm"
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
@@ -200,4 +203,104 @@ func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
 	sc.Process.Signal(syscall.SIGKILL)
 	sc.Wait()
 	armWait(t, e, sp+"lost", strconv.Itoa(before+1))
+}
+
+// armAgent registers this test process with the daemon's arm.sock.
+func armAgent(t *testing.T, e *env) *arm.Agent {
+	t.Helper()
+	ag := arm.Open(&arm.Options{Socket: filepath.Join(e.runDir, arm.SocketName), Retry: 50 * time.Millisecond})
+	t.Cleanup(ag.Close)
+	return ag
+}
+
+// subagent delete RTime/ARM/<app> removes an application and its
+// transactions; the live process posting again re-creates it at the same
+// OIDs (its numbers are kept).
+func TestARMDeleteThroughTheCLI(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	ag := armAgent(t, e)
+	if !ag.Connected() {
+		t.Fatalf("the agent did not register\n%s", e.daemonLog)
+	}
+	tr := ag.App("CLI Delete", "").Transaction("t", "")
+	for range 2 {
+		h := tr.Start()
+		h.Stop(arm.Good)
+	}
+	p := "RTime/ARM/CLIDelete/t/count"
+	armWait(t, e, p, "2")
+	oid := armOID(t, e, p)
+
+	if _, stderr, code := e.run(append([]string{"delete", "RTime/ARM/CLIDelete"}, e.args()...)...); code != 0 {
+		t.Fatalf("delete: exit %d %s\n%s", code, stderr, e.daemonLog)
+	}
+	if got := armGet(t, e, p); got[p] != "" {
+		t.Fatalf("%s = %q after delete", p, got[p])
+	}
+	for path, want := range map[string]string{"RTime/ARM/CLIDelete": "no ARM application", "RTime/ARM/NoSuchApp": "no ARM application"} {
+		if _, stderr, code := e.run(append([]string{"delete", path}, e.args()...)...); code == 0 || !strings.Contains(stderr, want) {
+			t.Errorf("delete %s: exit %d %q, want a refusal saying %q", path, code, stderr, want)
+		}
+	}
+	h := tr.Start()
+	h.Stop(arm.Good)
+	armWait(t, e, p, "1")
+	if again := armOID(t, e, p); again != oid {
+		t.Errorf("re-created at %s, was %s", again, oid)
+	}
+}
+
+// Under prlimit --nofile=300, ~1,000 connections held on arm.sock run the
+// daemon out of descriptors: it slows accepting down instead of exiting
+// (it exited: "accept4: too many open files"), answers on the control
+// socket again and registers ARM programs once the attacker lets go.
+func TestARMSurvivesDescriptorExhaustion(t *testing.T) {
+	if _, err := exec.LookPath("prlimit"); err != nil {
+		t.Fatalf("prlimit (util-linux) is needed: %v", err)
+	}
+	e := newEnv(t)
+	e.wrap = []string{"prlimit", "--nofile=300", "--"}
+	// Many users together could hold this many: lift the per-user limit so
+	// that one test process reaches the descriptor limit.
+	t.Setenv("SUBAGENT_ARM_MAX_PROCESSES", "2000")
+	t.Setenv("SUBAGENT_ARM_MAX_PROCESSES_PER_UID", "2000")
+	e.start()
+	sock := filepath.Join(e.runDir, arm.SocketName)
+	var held []net.Conn
+	for range 1000 {
+		c, err := net.DialTimeout("unix", sock, time.Second)
+		if err != nil {
+			break
+		}
+		held = append(held, c)
+	}
+	if len(held) < 400 {
+		t.Fatalf("only %d connections to arm.sock; the attack needs more than the daemon's 300 descriptors", len(held))
+	}
+	testutil.Eventually(t, "the daemon to run out of descriptors and slow down", 10*time.Second, func() bool {
+		return strings.Contains(e.daemonLog.String(), "arm socket: accept failed; slowing down")
+	})
+	select {
+	case err := <-e.daemonExited:
+		t.Fatalf("the daemon exited under the attack: %v\n%s", err, e.daemonLog)
+	default:
+	}
+	for _, c := range held {
+		c.Close()
+	}
+	testutil.Eventually(t, "the control socket to answer", 15*time.Second, func() bool {
+		_, _, code := e.run(append([]string{"get", "CPU/cpu0/idle"}, e.args()...)...)
+		return code == 0
+	})
+	ag := armAgent(t, e)
+	testutil.Eventually(t, "an ARM program to register", 10*time.Second, ag.Connected)
+	h := ag.App("After Attack", "").Transaction("t", "").Start()
+	h.Stop(arm.Good)
+	armWait(t, e, "RTime/ARM/AfterAttack/t/count", "1")
+	select {
+	case err := <-e.daemonExited:
+		t.Fatalf("the daemon exited: %v\n%s", err, e.daemonLog)
+	default:
+	}
 }

@@ -10,10 +10,11 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // binary builds the subagent once per test run.
@@ -38,6 +39,9 @@ func binary(t *testing.T) string {
 var builtBinary string
 
 func TestMain(m *testing.M) {
+	if mode := os.Getenv(testModeEnv); mode != "" {
+		os.Exit(runTestMode(mode))
+	}
 	code := m.Run()
 	if builtBinary != "" {
 		os.RemoveAll(filepath.Dir(builtBinary))
@@ -52,7 +56,8 @@ type env struct {
 	runDir, state string
 	proc, sys     string
 	daemon        *exec.Cmd
-	daemonLog     *syncBuffer
+	wrap          []string // command and arguments the daemon runs under (prlimit)
+	daemonLog     *testutil.Buffer
 	daemonExited  chan error
 }
 
@@ -89,8 +94,10 @@ func (e *env) run(args ...string) (string, string, int) {
 
 func (e *env) start(extra ...string) {
 	e.t.Helper()
-	e.daemonLog = &syncBuffer{}
-	e.daemon = exec.Command(e.bin, append([]string{"run"}, e.args(append([]string{"--listen", "none"}, extra...)...)...)...)
+	e.daemonLog = &testutil.Buffer{}
+	argv := append([]string{e.bin, "run"}, e.args(append([]string{"--listen", "none"}, extra...)...)...)
+	argv = append(append([]string(nil), e.wrap...), argv...)
+	e.daemon = exec.Command(argv[0], argv[1:]...)
 	e.daemon.Stdout, e.daemon.Stderr = e.daemonLog, e.daemonLog
 	if err := e.daemon.Start(); err != nil {
 		e.t.Fatal(err)
@@ -261,23 +268,4 @@ func TestGetRatesBelowMinAgeLocally(t *testing.T) {
 			t.Fatalf("row %q: Mem/Real/size is a level, 16303428 in the fixture", r)
 		}
 	}
-}
-
-// syncBuffer is a bytes.Buffer that the daemon's output goroutine and the
-// test may use at once.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
@@ -30,7 +31,7 @@ func startSample(t *testing.T, e *env, bin, file string, args ...string) *exec.C
 	t.Helper()
 	cmd := exec.Command(bin, append([]string{"-file", file}, args...)...)
 	cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+e.runDir)
-	var log syncBuffer
+	var log testutil.Buffer
 	cmd.Stdout, cmd.Stderr = &log, &log
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"context"
 	"fmt"
 
 	"github.com/spf13/cobra"
@@ -8,18 +9,39 @@ import (
 	"github.com/perfagent/subagent/control"
 )
 
+func createCmd() *cobra.Command {
+	return changeCmd("create", "Create contexts made on request, such as RTime/LAN/<host>",
+		"Ask the running daemon to create the contexts that the paths name where\n"+
+			"a provider makes them on request: RTime/LAN/<host> starts measuring the\n"+
+			"round trip to <host>, and keeps it (with its ASN.1 number) across restarts.\n"+
+			"Reads (get, peek) never create anything. Only root, the daemon's user and\n"+
+			"control.admin_uids/admin_gids may create (docs/SECURITY.md).",
+		(*control.Client).Create)
+}
+
 func deleteCmd() *cobra.Command {
+	return changeCmd("delete", "Delete contexts made on request, such as RTime/LAN/<host> or RTime/ARM/<app>",
+		"Ask the running daemon to delete contexts that were created on request\n"+
+			"(RTime/LAN/<host>) or by programs that are gone (RTime/ARM/<app>). Hosts\n"+
+			"listed in the configuration go with the configuration: remove them there\n"+
+			"and reload (SIGHUP). Only root, the daemon's user and\n"+
+			"control.admin_uids/admin_gids may delete (docs/SECURITY.md).",
+		(*control.Client).Delete)
+}
+
+func changeCmd(op, short, long string, do func(*control.Client, context.Context, string) error) *cobra.Command {
 	return &cobra.Command{
-		Use:   "delete PATH...",
-		Short: "Delete contexts created by reference, such as RTime/LAN/<host>",
-		Long: "Ask the running daemon to delete contexts that a reference by path\n" +
-			"created (RTime/LAN/<host>). Hosts listed in the configuration go with\n" +
-			"the configuration: remove them there and reload (SIGHUP).",
-		Args: cobra.MinimumNArgs(1),
+		Use:   op + " PATH...",
+		Short: short,
+		Long:  long,
+		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {
 				return err
+			}
+			if cfg.RunDir == "" {
+				return errNoRunDir
 			}
 			c, err := control.Dial(cfg.RunDir)
 			if err != nil {
@@ -27,8 +49,8 @@ func deleteCmd() *cobra.Command {
 			}
 			defer c.Close()
 			for _, p := range args {
-				if err := c.Delete(cmd.Context(), p); err != nil {
-					return fmt.Errorf("delete %s: %w", p, err)
+				if err := do(c, cmd.Context(), p); err != nil {
+					return fmt.Errorf("%s %s: %w", op, p, err)
 				}
 			}
 			return nil

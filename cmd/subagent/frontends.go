@@ -40,19 +40,24 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 		d.AddAgentStats(daemon.AgentXExtra(sub.Connected))
 	}
 	if cfg.Listen != "none" {
-		r, err := responder.New(responder.Config{
-			Listen:         cfg.Listen,
-			Community:      cfg.SNMP.Community,
-			MaxRepetitions: cfg.SNMP.MaxRepetitions,
-			MaxMsgSize:     cfg.SNMP.MaxMsgSize,
-		}, view, log.With("frontend", "responder"))
+		r, err := responder.New(responderConfig(cfg), view, log.With("frontend", "responder"))
 		if err != nil {
 			return err
 		}
 		d.AddFrontend(r)
+		// The socket stays; community and limits switch on SIGHUP.
+		d.AddReloader(daemon.Reloader{Name: daemon.PartResponder,
+			Check: func(c *config.Config) error { return responder.Check(responderConfig(c)) },
+			Apply: func(c *config.Config) { _ = r.Update(responderConfig(c)) }, // checked
+		})
 		d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))
 	}
 	return nil
+}
+
+func responderConfig(c *config.Config) responder.Config {
+	return responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
+		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize}
 }
 
 type agentxFrontend struct{ *agentx.Subagent }

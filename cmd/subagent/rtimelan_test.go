@@ -49,6 +49,13 @@ func rtlWait(t *testing.T, e *env, path string, ok func(float64) bool) float64 {
 	return 0
 }
 
+func rtlCreate(t *testing.T, e *env, cfgFile, path string) {
+	t.Helper()
+	if _, stderr, code := e.run(append([]string{"create", path}, e.args("--config", cfgFile)...)...); code != 0 {
+		t.Fatalf("create %s: exit %d: %s", path, code, stderr)
+	}
+}
+
 func rtlPeek(t *testing.T, e *env, path string) []string {
 	t.Helper()
 	out, stderr, code := e.run(append([]string{"peek", "--oid", "RTime/LAN/"}, e.args()...)...)
@@ -128,15 +135,22 @@ func TestRTimeLANThroughGetPeekSnmpdAndMIB(t *testing.T) {
 		}
 	}
 
-	// A reference by path creates the host; it gets the next number.
+	// A read creates nothing; create does, and the host gets the next number.
+	if _, ok := rtlGet(e, "RTime/LAN/127.0.0.2/requests"); ok {
+		t.Fatal("a get created RTime/LAN/127.0.0.2")
+	}
+	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.2/"); f != nil {
+		t.Fatalf("a get created RTime/LAN/127.0.0.2: %v", f)
+	}
+	rtlCreate(t, e, cfgFile, "RTime/LAN/127.0.0.2")
 	rtlWait(t, e, "RTime/LAN/127.0.0.2/requests", func(float64) bool { return true })
 	f := rtlPeek(t, e, "RTime/LAN/127.0.0.2/responses")
 	if f == nil || f[1] != "13.2.17.8" {
 		t.Fatalf("created host: %v, want 13.2.17.8", f)
 	}
 	rtlWait(t, e, "RTime/LAN/127.0.0.2/responses", func(f float64) bool { return f >= 1 })
-	if _, ok := rtlGet(e, "RTime/LAN/bad!host/requests"); ok {
-		t.Error("a host name with '!' was created")
+	if _, stderr, code := e.run(append([]string{"create", "RTime/LAN/bad!host"}, e.args("--config", cfgFile)...)...); code == 0 || !strings.Contains(stderr, "bad!host") {
+		t.Errorf("create of a host name with '!': exit %d, %q", code, stderr)
 	}
 
 	// After a restart the created host is there with the same OID.
@@ -159,13 +173,13 @@ func TestRTimeLANThroughGetPeekSnmpdAndMIB(t *testing.T) {
 	if f := rtlPeek(t, e, "RTime/LAN/127.0.0.2/"); f != nil {
 		t.Errorf("refused host still served: %v", f)
 	}
-	if _, ok := rtlGet(e, "RTime/LAN/127.0.0.2/requests"); ok {
-		t.Error("a refused host was created again by reference")
+	if _, stderr, code := e.run(append([]string{"create", "RTime/LAN/127.0.0.2"}, e.args("--config", cfgFile)...)...); code == 0 || !strings.Contains(stderr, "rtime_lan.refuse") {
+		t.Errorf("create of a refused host: exit %d, %q; want a refusal naming rtime_lan.refuse", code, stderr)
 	}
 
 	// subagent delete removes a host created by reference, for good;
 	// configured hosts and other contexts are refused with a reason.
-	rtlWait(t, e, "RTime/LAN/127.0.0.4/requests", func(float64) bool { return true })
+	rtlCreate(t, e, cfgFile, "RTime/LAN/127.0.0.4")
 	if _, stderr, code := e.run(append([]string{"delete", "RTime/LAN/127.0.0.4"}, e.args("--config", cfgFile)...)...); code != 0 {
 		t.Fatalf("delete: %s", stderr)
 	}

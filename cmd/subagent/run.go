@@ -24,11 +24,13 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			log := newLogger(cfg)
+			var level slog.LevelVar
+			log := newLogger(cfg, &level)
 			d, err := daemon.New(cfg, log)
 			if err != nil {
 				return err
 			}
+			d.AddReloader(daemon.Reloader{Name: daemon.PartLog, Apply: func(c *config.Config) { level.Set(logLevel(c)) }})
 			if err := addFrontends(d, cfg, log); err != nil {
 				return err
 			}
@@ -77,12 +79,18 @@ func reloadOnHangup(ctx context.Context, cmd *cobra.Command, d *daemon.Daemon, l
 	}
 }
 
-func newLogger(c *config.Config) *slog.Logger {
-	var lvl slog.Level
-	_ = lvl.UnmarshalText([]byte(c.Log.Level))
-	opts := &slog.HandlerOptions{Level: lvl}
+// newLogger logs at level, set here from c and by reloads.
+func newLogger(c *config.Config, level *slog.LevelVar) *slog.Logger {
+	level.Set(logLevel(c))
+	opts := &slog.HandlerOptions{Level: level}
 	if c.Log.Format == "json" {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
+}
+
+func logLevel(c *config.Config) slog.Level {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(c.Log.Level)) // checked by config
+	return lvl
 }

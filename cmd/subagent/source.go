@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -41,19 +42,22 @@ func (l localReader) Close() error { return nil }
 
 func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
 	local, _ := cmd.Flags().GetBool("local")
-	if !local {
+	switch {
+	case local:
+	case cfg.RunDir == "":
+		// No default run directory for this user: never guess one.
+		fmt.Fprintf(os.Stderr, "subagent: %v; reading this host directly\n", errNoRunDir)
+	default:
 		if c, err := control.Dial(cfg.RunDir); err == nil {
 			return c, nil
 		}
-	}
-	if !local {
 		fmt.Fprintf(os.Stderr, "subagent: no daemon at %s; reading this host directly\n", control.SocketPath(cfg.RunDir))
 	}
 	// Numbers of disks and file systems come from the daemon's state when
 	// it is readable, so that local and daemon output agree.
-	num, err := spmi.LoadNumbering(cfg.StateDir + "/" + daemon.NumberingFile)
-	if err != nil {
-		num = nil
+	var num *spmi.Numbering
+	if cfg.StateDir != "" {
+		num, _ = spmi.LoadNumbering(cfg.StateDir + "/" + daemon.NumberingFile)
 	}
 	if num != nil {
 		num = readOnly(num)
@@ -64,6 +68,10 @@ func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
 	}
 	return localReader{h: h}, nil
 }
+
+// errNoRunDir is what client commands say when the configuration names no
+// run directory (a non-root user without XDG_RUNTIME_DIR).
+var errNoRunDir = errors.New("no run directory: set SUBAGENT_RUN_DIR or --run-dir")
 
 // readOnly keeps a local reader from writing the daemon's state file.
 func readOnly(n *spmi.Numbering) *spmi.Numbering { return n.Detached() }

@@ -3,6 +3,7 @@ package client
 import (
 	"errors"
 	"fmt"
+	"io/fs"
 	"net"
 	"os"
 	"path/filepath"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/trustdir"
 )
 
 // ErrDisconnected wraps a failure caused by losing the daemon's socket.
@@ -21,9 +23,11 @@ var ErrDisconnected = errors.New("dds client: connection to the daemon lost")
 // SocketPath is the daemon's socket the library uses when no path is
 // given: $SUBAGENT_DDS_SOCKET, else $SUBAGENT_RUN_DIR/dds.sock, else the
 // daemon's default run directory (config.defaultRunDir) for this user:
-// /run/subagent for root, $XDG_RUNTIME_DIR/subagent, /tmp/subagent-<uid>.
-// Since a supplier cannot know the daemon's uid, an existing socket among
-// those defaults wins, /run/subagent first (docs/DDS.md §5 q6).
+// /run/subagent for root, else $XDG_RUNTIME_DIR/subagent. Since a supplier
+// cannot know the daemon's uid, an existing socket in a trusted directory
+// (trustdir.Check) among those defaults wins, /run/subagent first
+// (docs/DDS.md §5 q6). Never a fixed name in /tmp: another user could
+// make it first.
 func SocketPath() string {
 	if p := os.Getenv("SUBAGENT_DDS_SOCKET"); p != "" {
 		return p
@@ -35,17 +39,15 @@ func SocketPath() string {
 	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
 		dirs = append(dirs, filepath.Join(d, "subagent"))
 	}
-	dirs = append(dirs, fmt.Sprintf("/tmp/subagent-%d", os.Geteuid()))
 	for _, d := range dirs {
-		if fi, err := os.Stat(filepath.Join(d, "dds.sock")); err == nil && fi.Mode()&os.ModeSocket != 0 {
+		fi, err := os.Stat(filepath.Join(d, "dds.sock"))
+		if err == nil && fi.Mode()&os.ModeSocket != 0 && trustdir.Check(d) == nil {
 			return filepath.Join(d, "dds.sock")
 		}
 	}
 	def := dirs[len(dirs)-1] // the daemon's own default for our uid
 	if os.Geteuid() == 0 {
 		def = dirs[0]
-	} else if len(dirs) == 3 {
-		def = dirs[1]
 	}
 	return filepath.Join(def, "dds.sock")
 }
@@ -57,6 +59,14 @@ type conn struct {
 }
 
 func dial(path string) (*conn, error) {
+	// Whoever can replace the socket in its directory would receive the
+	// shared file's descriptor: trust the directory first (trustdir.Check).
+	if err := trustdir.Check(filepath.Dir(path)); err != nil {
+		if errors.Is(err, fs.ErrNotExist) { // no daemon there (yet)
+			return nil, fmt.Errorf("%w: %v", ErrDisconnected, err)
+		}
+		return nil, fmt.Errorf("dds client: not connecting to %s: %w", path, err)
+	}
 	c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
 	if err != nil {
 		return nil, fmt.Errorf("%w: %v", ErrDisconnected, err)

@@ -23,25 +23,71 @@ static void le32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i
 static uint32_t get32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
 
+/* trusted is trustdir.Check (Go) for the directory of socket path p: not
+ * a symlink, not writable by group or others, and owned by root or us, or
+ * inside a parent owned by root and closed to group and others. Else it
+ * sets errno to EACCES, logs why once (ARM_LOGFILE) and returns 0. A
+ * missing directory is left to connect, which fails with ENOENT. */
+static int trusted(const char *p)
+{
+    static atomic_int logged;
+    char d[108], up[108], why[256] = "";
+    struct stat st, ps;
+    size_t l = strnlen(p, sizeof d - 1);
+    memcpy(d, p, l);
+    d[l] = 0;
+    for (int i = 0; i < 2; i++) { /* d = dirname(p), then up = dirname(d) */
+        char *t = i ? up : d;
+        if (i)
+            memcpy(up, d, sizeof up);
+        size_t n = strlen(t);
+        while (n > 1 && t[n - 1] == '/')
+            t[--n] = 0;
+        char *sl = strrchr(t, '/');
+        if (!sl)
+            strcpy(t, ".");
+        else if (sl == t)
+            t[1] = 0; /* "/x" is in "/" */
+        else
+            *sl = 0;
+    }
+    if (lstat(d, &st) != 0)
+        return 1;
+    if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+        snprintf(why, sizeof why, "it is a symbolic link or not a directory");
+    else if (st.st_mode & 022)
+        snprintf(why, sizeof why, "mode %04o is writable by group or others", (unsigned)(st.st_mode & 07777));
+    else if (st.st_uid != 0 && st.st_uid != geteuid() && (stat(up, &ps) != 0 || ps.st_uid != 0 || (ps.st_mode & 022)))
+        snprintf(why, sizeof why, "owned by uid %u, not root or uid %u, and its parent %s is not owned by root and closed to group and others",
+                 (unsigned)st.st_uid, (unsigned)geteuid(), up);
+    if (!why[0])
+        return 1;
+    if (!atomic_exchange(&logged, 1))
+        ar_log("arm: not connecting to %s: directory %s is not trusted: %s", p, d, why);
+    errno = EACCES;
+    return 0;
+}
+
 /* Candidate sockets, as package arm's Sockets: $SUBAGENT_RUN_DIR alone,
- * else this user's default run directory, then root's. */
+ * else this user's default run directory ($XDG_RUNTIME_DIR/subagent),
+ * then root's; never a fixed name in /tmp. Untrusted ones are left out. */
 static int sockets(char out[3][108])
 {
     int n = 0;
     const char *d = getenv("SUBAGENT_RUN_DIR");
-    if (d && *d) {
+    const char *x = getenv("XDG_RUNTIME_DIR");
+    if (d && *d)
         snprintf(out[n++], 108, "%s/arm.sock", d);
-        return n;
-    }
-    if (geteuid() != 0) {
-        const char *x = getenv("XDG_RUNTIME_DIR");
-        if (x && x[0] == '/')
+    else {
+        if (geteuid() != 0 && x && x[0] == '/')
             snprintf(out[n++], 108, "%s/subagent/arm.sock", x);
-        else
-            snprintf(out[n++], 108, "/tmp/subagent-%u/arm.sock", (unsigned)geteuid());
+        snprintf(out[n++], 108, "/run/subagent/arm.sock");
     }
-    snprintf(out[n++], 108, "/run/subagent/arm.sock");
-    return n;
+    int k = 0;
+    for (int i = 0; i < n; i++)
+        if (trusted(out[i]))
+            memmove(out[k++], out[i], 108);
+    return k;
 }
 
 static int read_full(int s, unsigned char *b, size_t n)
@@ -54,6 +100,10 @@ static int read_full(int s, unsigned char *b, size_t n)
     }
     return 0;
 }
+
+/* Refusals in a row: the watch thread then waits 10 s, doubling to 5 min,
+ * so that a refused process costs the daemon next to nothing. */
+static atomic_int refusals;
 
 /* hello sends Hello and returns the mapped file of the Welcome, or NULL. */
 static struct ar_ring *hello(int s)
@@ -98,7 +148,13 @@ static struct ar_ring *hello(int s)
     int32_t status = (int32_t)get32(w);
     uint64_t gen = get64(w + 8), flen = get64(w + 16);
     uint32_t slots = get32(w + 24), apps = get32(w + 28), trans = get32(w + 32);
-    if (status != 0 || fd < 0 || gen == 0 || slots < 16 || slots > (1u << 20) || (slots & (slots - 1)) ||
+    if (status != 0) { /* limits, allow lists: measure into nothing, quietly */
+        uint32_t ml = (uint32_t)(w[40] | w[41] << 8);
+        atomic_fetch_add(&refusals, 1);
+        ar_log("arm: the daemon refused this process: %.*s", (int)(ml < len - 42 ? ml : len - 42), (const char *)w + 42);
+        goto out;
+    }
+    if (fd < 0 || gen == 0 || slots < 16 || slots > (1u << 20) || (slots & (slots - 1)) ||
         apps < 1 || apps > 4096 || trans < 1 || trans > 65536)
         goto out;
     uint64_t want = AR_HDR + (uint64_t)slots * AR_REC + (uint64_t)apps * AR_APP + (uint64_t)trans * (AR_TRAN + AR_CTR);
@@ -165,7 +221,8 @@ int ar_connect(void)
     return 0;
 }
 
-/* The thread waits for the daemon to close, then retries every second. */
+/* The thread waits for the daemon to close, then retries every second,
+ * or more and more rarely while the daemon refuses. */
 static void *watch(void *arg)
 {
     (void)arg;
@@ -182,10 +239,11 @@ static void *watch(void *arg)
             ar_undrained(r);
             pthread_mutex_unlock(&ar_g.mu);
         }
-        struct timespec ts = { 1, 0 };
+        int n = atomic_load(&refusals);
+        struct timespec ts = { n == 0 ? 1 : n >= 6 ? 300 : 10 << (n - 1), 0 };
         nanosleep(&ts, NULL);
-        if (!atomic_load(&ar_g.ring))
-            ar_connect();
+        if (!atomic_load(&ar_g.ring) && (ar_connect() || atomic_load(&refusals) == n))
+            atomic_store(&refusals, 0);
     }
     return NULL;
 }

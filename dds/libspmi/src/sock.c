@@ -21,16 +21,65 @@ static int is_socket(const char *dir)
    return stat(p, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
+/* trusted is trustdir.Check (Go) for the directory of socket path p: not
+ * a symlink, not writable by group or others, and owned by root or us, or
+ * inside a parent owned by root and closed to group and others; whoever
+ * can replace dds.sock would get the shared file. 1 when trusted or
+ * missing (connect then fails with ENOENT), else 0 with why filled (naming
+ * the directory) and errno EACCES. */
+static int trusted(const char *p, char *why, size_t n)
+{
+   char d[4096], up[4096];
+   struct stat st, ps;
+   size_t l = strnlen(p, sizeof d - 1);
+
+   memcpy(d, p, l);
+   d[l] = 0;
+   for (int i = 0; i < 2; i++) { /* d = dirname(p), then up = dirname(d) */
+      char *t = i ? up : d, *sl;
+
+      if (i)
+         memcpy(up, d, sizeof up);
+      l = strlen(t);
+      while (l > 1 && t[l - 1] == '/')
+         t[--l] = 0;
+      sl = strrchr(t, '/');
+      if (!sl)
+         strcpy(t, ".");
+      else if (sl == t)
+         t[1] = 0; /* "/x" is in "/" */
+      else
+         *sl = 0;
+   }
+   if (lstat(d, &st) != 0)
+      return 1;
+   if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
+      snprintf(why, n, "directory %.1024s is not trusted: it is a symbolic link or not a directory", d);
+   else if (st.st_mode & 022)
+      snprintf(why, n, "directory %.1024s is not trusted: mode %04o is writable by group or others",
+               d, (unsigned)(st.st_mode & 07777));
+   else if (st.st_uid != 0 && st.st_uid != geteuid() &&
+            (stat(up, &ps) != 0 || ps.st_uid != 0 || (ps.st_mode & 022)))
+      snprintf(why, n, "directory %.1024s is not trusted: owned by uid %u, not root or uid %u, "
+               "and its parent is not owned by root and closed to group and others",
+               d, (unsigned)st.st_uid, (unsigned)geteuid());
+   else
+      return 1;
+   errno = EACCES;
+   return 0;
+}
+
 /* $SUBAGENT_DDS_SOCKET, else $SUBAGENT_RUN_DIR/dds.sock, else an existing
- * socket among the daemon's default run directories (/run/subagent,
- * $XDG_RUNTIME_DIR/subagent, /tmp/subagent-<uid>), else the default for
- * our own uid: a supplier cannot know the daemon's uid. */
+ * socket in a trusted directory among the daemon's default run directories
+ * (/run/subagent, $XDG_RUNTIME_DIR/subagent), else the default for our own
+ * uid: a supplier cannot know the daemon's uid. Never a fixed name in
+ * /tmp, which another user could make first. */
 void dds_socket_path(char *out, size_t n)
 {
    const char *e = getenv("SUBAGENT_DDS_SOCKET");
-   const char *dirs[3];
-   char xdg[4096], tmp[64];
-   int nd = 0, def;
+   const char *dirs[2];
+   char xdg[4096], why[1536];
+   int nd = 0;
 
    if (e && *e) {
       snprintf(out, n, "%s", e);
@@ -47,25 +96,17 @@ void dds_socket_path(char *out, size_t n)
       snprintf(xdg, sizeof xdg, "%s/subagent", e);
       dirs[nd++] = xdg;
    }
-   snprintf(tmp, sizeof tmp, "/tmp/subagent-%u", (unsigned)geteuid());
-   dirs[nd++] = tmp;
    for (int i = 0; i < nd; i++) {
-      if (is_socket(dirs[i])) {
-         snprintf(out, n, "%s/dds.sock", dirs[i]);
+      snprintf(out, n, "%s/dds.sock", dirs[i]);
+      if (is_socket(dirs[i]) && trusted(out, why, sizeof why))
          return;
-      }
    }
-   def = nd - 1;
-   if (geteuid() == 0)
-      def = 0;
-   else if (nd == 3)
-      def = 1;
-   snprintf(out, n, "%s/dds.sock", dirs[def]);
+   snprintf(out, n, "%s/dds.sock", dirs[geteuid() == 0 ? 0 : nd - 1]);
 }
 
 int dds_connect(void)
 {
-   char path[4096];
+   char path[4096], why[1536];
    struct sockaddr_un a = {.sun_family = AF_UNIX};
    struct timeval tv = {.tv_sec = IO_TIMEOUT_SEC};
    int s;
@@ -78,6 +119,10 @@ int dds_connect(void)
       return SiInitFailed;
    }
    memcpy(a.sun_path, path, strlen(path) + 1);
+   if (!trusted(path, why, sizeof why)) {
+      dds_err(SiInitFailed, "not connecting to %s: %s", path, why);
+      return SiInitFailed;
+   }
    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
    if (s < 0) {
       dds_err(SiInitFailed, "socket: %s", strerror(errno));

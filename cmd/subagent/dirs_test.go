@@ -1,0 +1,180 @@
+package main
+
+import (
+	"context"
+	"errors"
+	"io/fs"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"regexp"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/internal/testutil"
+)
+
+// plantOpenDir makes dir as another user would to take it over: owned by
+// uid 65534 and writable by everyone.
+func plantOpenDir(t *testing.T, dir string) {
+	t.Helper()
+	if err := os.MkdirAll(dir, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chown(dir, testutil.Nobody, testutil.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(dir, 0o777); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// The daemon refuses run and state directories another user made (0777,
+// owned by 65534), naming the directory and the fix, and creates nothing
+// in them.
+func TestDaemonRefusesUntrustedDirs(t *testing.T) {
+	testutil.RequireRoot(t)
+	e := newEnv(t)
+	plantOpenDir(t, e.runDir)
+	plantOpenDir(t, e.state)
+	_, stderr, code := e.run(append([]string{"run"}, e.args("--listen", "none")...)...)
+	for _, want := range []string{"run directory", e.runDir, "owned by uid 65534", "mode 0777", "chown 0 " + e.runDir, "chmod go-w", "--run-dir"} {
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d, stderr does not mention %q:\n%s", code, want, stderr)
+		}
+	}
+	if err := os.Chown(e.runDir, 0, 0); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Chmod(e.runDir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code = e.run(append([]string{"run"}, e.args("--listen", "none")...)...)
+	for _, want := range []string{"state directory", e.state, "owned by uid 65534", "--state-dir"} {
+		if code == 0 || !strings.Contains(stderr, want) {
+			t.Fatalf("exit %d, stderr does not mention %q:\n%s", code, want, stderr)
+		}
+	}
+	for _, d := range []string{e.runDir, e.state} {
+		if ents, _ := os.ReadDir(d); len(ents) != 0 {
+			t.Fatalf("the refused daemon created %v in %s", ents, d)
+		}
+	}
+}
+
+// A non-root daemon with neither XDG_RUNTIME_DIR nor HOME never uses the
+// old fallbacks /tmp/subagent-<uid> and /tmp/subagent-state-<uid> (here
+// planted 0777 beforehand): it makes private directories, says so, and
+// removes them at exit. Clients without a run directory refuse to guess.
+func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
+	testutil.RequireRoot(t)
+	e := newEnv(t)
+	testutil.Traversable(t, filepath.Dir(e.bin))
+	planted := []string{"/tmp/subagent-65534", "/tmp/subagent-state-65534"}
+	for _, d := range planted {
+		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("%s exists (%v): remove it; this test plants it", d, err)
+		}
+		if err := os.Mkdir(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.Chmod(d, 0o777); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { os.RemoveAll(d) })
+	}
+	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "SUBAGENT_CONFIG="} // no HOME, no XDG_*
+
+	log := &testutil.Buffer{}
+	d := testutil.AsNobody(t, e.bin, "run", "--listen", "none", "--proc-root", e.proc, "--sys-root", e.sys)
+	d.Env, d.Stdout, d.Stderr = env, log, log
+	if err := d.Start(); err != nil {
+		t.Fatal(err)
+	}
+	exited := make(chan error, 1)
+	go func() { exited <- d.Wait() }()
+	defer func() {
+		d.Process.Kill()
+		<-exited
+	}()
+	testutil.Eventually(t, "control socket ready", 15*time.Second, func() bool {
+		select {
+		case err := <-exited:
+			t.Fatalf("daemon exited: %v\n%s", err, log)
+		default:
+		}
+		return strings.Contains(log.String(), "control socket ready")
+	})
+	out := log.String()
+	runDir := field(t, out, "run_dir")
+	stateDir := field(t, out, "state_dir")
+	for _, want := range []string{"level=WARN", "using a private one", "SUBAGENT_RUN_DIR", "--run-dir", "--state-dir", "lost"} {
+		if !strings.Contains(out, want) {
+			t.Fatalf("log does not mention %q:\n%s", want, out)
+		}
+	}
+	for _, p := range []struct{ dir, prefix string }{{runDir, "subagent-run-"}, {stateDir, "subagent-state-"}} {
+		fi, err := os.Lstat(p.dir)
+		if err != nil || !strings.HasPrefix(filepath.Base(p.dir), p.prefix) || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 ||
+			fi.Sys().(*syscall.Stat_t).Uid != testutil.Nobody {
+			t.Fatalf("private directory %s: %v %v, want a %s* directory of uid 65534 closed to others", p.dir, fi, err, p.prefix)
+		}
+	}
+	if _, err := os.Stat(filepath.Join(runDir, "subagent.sock")); err != nil {
+		t.Fatalf("control socket not in the private run directory: %v", err)
+	}
+	for _, p := range planted {
+		if ents, _ := os.ReadDir(p); len(ents) != 0 {
+			t.Fatalf("the daemon used %s: %v", p, ents)
+		}
+	}
+
+	// Clients: no run directory is an error, not a guess; SUBAGENT_RUN_DIR works.
+	client := func(extraEnv []string, args ...string) (string, int) {
+		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
+		defer cancel()
+		c := testutil.AsNobody(t, e.bin, args...)
+		c = exec.CommandContext(ctx, c.Path, c.Args[1:]...)
+		c.Env = append(append([]string{}, env...), extraEnv...)
+		b, err := c.CombinedOutput()
+		code := 0
+		var ee *exec.ExitError
+		if errors.As(err, &ee) {
+			code = ee.ExitCode()
+		} else if err != nil {
+			t.Fatal(err)
+		}
+		return string(b), code
+	}
+	if out, code := client(nil, "delete", "RTime/LAN/example.org"); code == 0 || !strings.Contains(out, "no run directory: set SUBAGENT_RUN_DIR or --run-dir") {
+		t.Fatalf("delete without a run directory: exit %d\n%s", code, out)
+	}
+	if out, code := client([]string{"SUBAGENT_RUN_DIR=" + runDir}, "get", "Agent/uptime"); code != 0 || strings.Contains(out, "no daemon") {
+		t.Fatalf("get with SUBAGENT_RUN_DIR: exit %d\n%s", code, out)
+	}
+
+	d.Process.Signal(syscall.SIGTERM)
+	select {
+	case <-exited:
+	case <-time.After(10 * time.Second):
+		t.Fatalf("daemon ignored SIGTERM\n%s", log)
+	}
+	exited <- nil // for the deferred Kill's receive
+	for _, p := range []string{runDir, stateDir} {
+		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
+			t.Fatalf("private directory %s left after exit: %v", p, err)
+		}
+	}
+}
+
+// field is the value of key=... in the first log line that has it.
+func field(t *testing.T, log, key string) string {
+	t.Helper()
+	m := regexp.MustCompile(`\b` + key + `=(\S+)`).FindStringSubmatch(log)
+	if m == nil {
+		t.Fatalf("no %s= in the log:\n%s", key, log)
+	}
+	return m[1]
+}

@@ -1,0 +1,87 @@
+package dds
+
+import (
+	"fmt"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// The test binary doubles as a supplier run as another user: with
+// DDS_INIT_TO=<socket> it sends an Init (without a descriptor) and prints
+// the reply's code and message.
+func TestMain(m *testing.M) {
+	if path := os.Getenv("DDS_INIT_TO"); path != "" {
+		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
+		if err != nil {
+			fmt.Println("dial:", err)
+			os.Exit(0)
+		}
+		c.SetDeadline(time.Now().Add(5 * time.Second))
+		if err := WriteMessageFD(c, guideInit(), -1, Limits{}); err != nil {
+			fmt.Println("write:", err)
+		}
+		r, err := ReadMessage(c, Limits{})
+		if err != nil {
+			fmt.Println("read:", err)
+			os.Exit(0)
+		}
+		fmt.Println(r.(*Reply).Errno, r.(*Reply).Errmsg)
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+func trustServer(t *testing.T, cfg ServerConfig) (*Server, *testutil.Buffer) {
+	t.Helper()
+	dir := t.TempDir()
+	testutil.Traversable(t, dir)
+	lg := &testutil.Buffer{}
+	cfg.Socket = filepath.Join(dir, "dds.sock")
+	cfg.Logger = slog.New(slog.NewTextHandler(lg, nil))
+	s, err := NewServer(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan struct{})
+	go func() { s.Serve(); close(done) }()
+	t.Cleanup(func() { s.Close(); <-done })
+	return s, lg
+}
+
+// Listing another user keeps root and the daemon's own user allowed.
+func TestAllowListKeepsTheOwners(t *testing.T) {
+	s, _ := trustServer(t, ServerConfig{AllowUIDs: []uint32{12345}})
+	ts := newSupFile(t, guideInit())
+	ts.register(s, spmi.SiSuccess)
+}
+
+// A user not on the list gets an SPMI error naming the setting, not a
+// connection reset, and many tries are logged once.
+func TestRefusedSupplierGetsTheReason(t *testing.T) {
+	s, lg := trustServer(t, ServerConfig{Mode: 0o666})
+	for range 5 {
+		cmd := testutil.AsNobody(t, os.Args[0])
+		cmd.Env = append(os.Environ(), "DDS_INIT_TO="+s.cfg.Socket)
+		out, err := cmd.CombinedOutput()
+		if err != nil {
+			t.Fatalf("supplier as nobody: %v\n%s", err, out)
+		}
+		if want := "uid 65534 may not register suppliers (dds.allow_uids, dds.allow_gids)"; !strings.Contains(string(out), want) || !strings.Contains(string(out), "SiInitFailed") {
+			t.Fatalf("refused supplier read %q, want SiInitFailed and %q", out, want)
+		}
+	}
+	if n := strings.Count(lg.String(), "refused a connection"); n != 1 {
+		t.Errorf("5 refusals logged %d times:\n%s", n, lg)
+	}
+	if !strings.Contains(lg.String(), "uid=65534") {
+		t.Errorf("refusal log lacks the uid:\n%s", lg)
+	}
+}

@@ -1,0 +1,93 @@
+// Package testutil holds what many packages' tests share: one polling
+// helper bounded in time, and running a command as another local user (the
+// attacker of the local-trust tests).
+package testutil
+
+import (
+	"bytes"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// Nobody is the uid and gid the attacker runs as (Debian's nobody/nogroup).
+const Nobody = 65534
+
+// Eventually polls cond every 10 ms until it holds or within passes, then
+// fails the test naming what it waited for.
+func Eventually(t testing.TB, what string, within time.Duration, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(within)
+	for {
+		if cond() {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("waited %v for %s", within, what)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// RequireRoot fails (never skips) a test that needs root to act as another
+// user: CI runs as root, so a skip there would hide a missing check.
+func RequireRoot(t testing.TB) {
+	t.Helper()
+	if os.Geteuid() != 0 {
+		t.Fatalf("this test runs an attacker as uid %d with setpriv and needs root; run it as root (CI does)", Nobody)
+	}
+	if _, err := exec.LookPath("setpriv"); err != nil {
+		t.Fatalf("setpriv (util-linux) is needed to run as uid %d: %v", Nobody, err)
+	}
+}
+
+// AsNobody returns a command that runs name with args as uid and gid 65534
+// with no supplementary groups. It dies with the test process (Pdeathsig).
+func AsNobody(t testing.TB, name string, args ...string) *exec.Cmd {
+	t.Helper()
+	RequireRoot(t)
+	a := append([]string{"--reuid=65534", "--regid=65534", "--clear-groups", "--", name}, args...)
+	cmd := exec.Command("setpriv", a...)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	return cmd
+}
+
+// Traversable makes dir and each of its parents up to the root searchable
+// by others (o+x), so another user can reach a socket inside t.TempDir().
+func Traversable(t testing.TB, dir string) {
+	t.Helper()
+	for d := dir; d != "/" && d != "."; d = filepath.Dir(d) {
+		fi, err := os.Stat(d)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if fi.Mode().Perm()&0o001 == 0 {
+			if err := os.Chmod(d, fi.Mode().Perm()|0o011); err != nil {
+				t.Fatal(err)
+			}
+		}
+	}
+}
+
+// Buffer is a bytes.Buffer that a logger or a child's output goroutine and
+// the test may use at once.
+type Buffer struct {
+	mu sync.Mutex
+	b  bytes.Buffer
+}
+
+func (s *Buffer) Write(p []byte) (int, error) {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.Write(p)
+}
+
+func (s *Buffer) String() string {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.b.String()
+}

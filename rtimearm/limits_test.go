@@ -1,0 +1,416 @@
+package rtimearm
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"log/slog"
+	"net"
+	"os"
+	"path/filepath"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/arm"
+	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// clientEnv selects the client mode of the test binary: run as another
+// user, it registers applications and holds its registration.
+const clientEnv = "RTIMEARM_TEST_CLIENT"
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(clientEnv); spec != "" {
+		os.Exit(runClient(spec))
+	}
+	os.Exit(m.Run())
+}
+
+// runClient is "<socket> <prefix> <apps> <trans per app>": it registers,
+// posts one instance of each transaction, prints "connected <bool>" and
+// holds its registration until its stdin closes.
+func runClient(spec string) int {
+	var sock, prefix string
+	var napps, ntrans int
+	if _, err := fmt.Sscan(spec, &sock, &prefix, &napps, &ntrans); err != nil {
+		fmt.Println("bad spec:", err)
+		return 2
+	}
+	ag := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour})
+	defer ag.Close()
+	for i := range napps {
+		app := ag.App(fmt.Sprintf("%s%da%d", prefix, os.Getpid(), i), "")
+		for j := range ntrans {
+			h := app.Transaction(fmt.Sprintf("t%d", j), "").Start()
+			h.Stop(arm.Good)
+		}
+	}
+	fmt.Println("connected", ag.Connected())
+	io.Copy(io.Discard, os.Stdin)
+	return 0
+}
+
+// serverWith starts a server with these limits, logging into log (nil: nowhere).
+func serverWith(t *testing.T, lim Limits, log io.Writer) *fixture {
+	t.Helper()
+	var lg *slog.Logger
+	if log != nil {
+		lg = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))
+	}
+	return startServerWith(t, armring.Geometry{Slots: 64, Apps: 8, Trans: 16}, lim, lg)
+}
+
+// hello sends a Hello on a new connection and returns the Welcome's status;
+// the connection stays open (a registration lasts as long as it).
+func hello(t *testing.T, sock string, h armring.Hello) (net.Conn, int32) {
+	t.Helper()
+	c, err := net.Dial("unix", sock)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.SetDeadline(time.Now().Add(5 * time.Second))
+	if _, err := c.Write(h.Marshal()); err != nil {
+		c.Close()
+		return nil, -100
+	}
+	typ, body, err := armring.ReadFrame(c)
+	if err != nil || typ != armring.MsgWelcome {
+		c.Close()
+		return nil, -100
+	}
+	w, err := armring.DecodeWelcome(body)
+	if err != nil {
+		t.Fatalf("Welcome: %v", err)
+	}
+	return c, w.Status
+}
+
+// One process opening many connections with Hellos in its own pid gets
+// DefaultPerPID rings, not one per connection (it got 1,024, 2 GB).
+func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
+	fx := serverWith(t, Limits{MaxApps: 8, MaxTrans: 16}, nil)
+	var open []net.Conn
+	defer func() {
+		for _, c := range open {
+			c.Close()
+		}
+	}()
+	ok := 0
+	for range 40 {
+		c, st := hello(t, fx.socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid()), Prog: "greedy"})
+		if st == 0 {
+			ok++
+		}
+		if c != nil {
+			open = append(open, c)
+		}
+	}
+	if ok != DefaultPerPID {
+		t.Fatalf("one process got %d registrations, want %d", ok, DefaultPerPID)
+	}
+	snap := collect(t, fx.reg)
+	if p, r := stat(t, snap, "RTime/ARM/procs").Uint64(), stat(t, snap, "RTime/ARM/refused").Uint64(); p != DefaultPerPID || r != 40-DefaultPerPID {
+		t.Fatalf("procs %d refused %d, want %d and %d", p, r, DefaultPerPID, 40-DefaultPerPID)
+	}
+	// Its rings are given back when it lets go.
+	for _, c := range open {
+		c.Close()
+	}
+	open = nil
+	testutil.Eventually(t, "the registrations to end", 5*time.Second, func() bool {
+		return stat(t, collect(t, fx.reg), "RTime/ARM/procs").Uint64() == 0
+	})
+	c, st := hello(t, fx.socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid())})
+	if st != 0 {
+		t.Fatalf("after letting go the process is refused: %d", st)
+	}
+	open = append(open, c)
+}
+
+// Thousands of bad Hellos (20,000 gave 20,007 WARN lines) are each
+// answered and counted, and logged once per reason.
+func TestBadHellosDoNotFloodTheLog(t *testing.T) {
+	var log testutil.Buffer
+	fx := serverWith(t, Limits{MaxApps: 8, MaxTrans: 16}, &log)
+	frames := [][]byte{
+		(&armring.Hello{Version: armring.Version, PID: 1}).Marshal(),
+		(&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(),
+		(&armring.Welcome{}).Marshal(),
+	}
+	const n = 3000
+	var wg sync.WaitGroup
+	var answered atomic.Int64
+	for w := range 4 {
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			for i := w; i < n; i += 4 {
+				f := frames[i%len(frames)]
+				if i%3 == 0 { // a different pid each time: still one reason
+					f = (&armring.Hello{Version: armring.Version, PID: int32(100000 + i)}).Marshal()
+				}
+				c, err := net.Dial("unix", fx.socket)
+				if err != nil {
+					t.Error(err)
+					return
+				}
+				c.SetDeadline(time.Now().Add(5 * time.Second))
+				c.Write(f)
+				if typ, body, err := armring.ReadFrame(c); err == nil && typ == armring.MsgWelcome {
+					if w, err := armring.DecodeWelcome(body); err == nil && w.Status < 0 {
+						answered.Add(1)
+					}
+				}
+				c.Close()
+			}
+		}()
+	}
+	wg.Wait()
+	if answered.Load() != n {
+		t.Errorf("%d of %d bad Hellos answered with a refusal", answered.Load(), n)
+	}
+	if got := stat(t, collect(t, fx.reg), "RTime/ARM/refused").Uint64(); got != n {
+		t.Errorf("refused %d, want %d", got, n)
+	}
+	lines := strings.Count(log.String(), "\n")
+	if lines > 5 || lines < 3 {
+		t.Errorf("%d log lines for %d bad Hellos of 3 kinds, want 3 to 5:\n%s", lines, n, log.String())
+	}
+}
+
+// A user (uid 65534) running more programs than its share gets its share
+// of processes, applications and transactions and no more; root then
+// still registers and is counted. Today one user could take every place.
+func TestOneUserCannotTakeEveryPlace(t *testing.T) {
+	testutil.RequireRoot(t)
+	lim := Limits{MaxApps: 6, MaxTrans: 12, MaxProcs: 4, MaxAppsPerUID: 3, MaxTransPerUID: 4, MaxProcsPerUID: 2}
+	fx := serverWith(t, lim, nil)
+	os.Chmod(filepath.Dir(fx.socket), 0o755)
+	testutil.Traversable(t, filepath.Dir(fx.socket))
+	testutil.Traversable(t, filepath.Dir(os.Args[0]))
+	const helpers = 4 // enough to fill every total
+	var results []string
+	for i := range helpers {
+		c := testutil.AsNobody(t, os.Args[0])
+		c.Env = append(os.Environ(), fmt.Sprintf("%s=%s N%d 3 2", clientEnv, fx.socket, i))
+		stdin, err := c.StdinPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		out, err := c.StdoutPipe()
+		if err != nil {
+			t.Fatal(err)
+		}
+		c.Stderr = os.Stderr
+		if err := c.Start(); err != nil {
+			t.Fatal(err)
+		}
+		t.Cleanup(func() { stdin.Close(); c.Wait() })
+		line, err := bufio.NewReader(out).ReadString('\n')
+		if err != nil {
+			t.Fatalf("helper %d: %v", i, err)
+		}
+		results = append(results, strings.TrimSpace(line))
+	}
+	connected := strings.Count(strings.Join(results, "\n"), "connected true")
+	if connected != lim.MaxProcsPerUID {
+		t.Errorf("uid 65534 registered %d processes (%q), want %d", connected, results, lim.MaxProcsPerUID)
+	}
+	snap := collect(t, fx.reg)
+	apps, trans := 0, 0
+	root, err := snap.Lookup("RTime/ARM")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, a := range root.Children {
+		if a.IsStat() || !strings.HasPrefix(a.Name, "N") {
+			continue
+		}
+		apps++
+		for _, tn := range a.Children {
+			if !tn.IsStat() {
+				trans++
+			}
+		}
+	}
+	if apps != lim.MaxAppsPerUID {
+		t.Errorf("uid 65534 has %d applications, want its limit %d", apps, lim.MaxAppsPerUID)
+	}
+	if trans != lim.MaxTransPerUID {
+		t.Errorf("uid 65534 has %d transactions, want its limit %d", trans, lim.MaxTransPerUID)
+	}
+	// Another user is not locked out.
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+	defer ag.Close()
+	if !ag.Connected() {
+		t.Fatal("root was refused after uid 65534 took its share")
+	}
+	tr := ag.App("Root App", "").Transaction("t", "")
+	for range 5 {
+		h := tr.Start()
+		h.Stop(arm.Good)
+	}
+	if got := stat(t, collect(t, fx.reg), "RTime/ARM/RootApp/t/count").Uint64(); got != 5 {
+		t.Fatalf("root's count %d, want 5", got)
+	}
+}
+
+// clock is the registry's controllable time.
+type clock struct{ ns atomic.Int64 }
+
+func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
+func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
+
+// collectNum collects with a numbering of application instances that
+// outlives one collection, as the daemon's does.
+func collectNum(t *testing.T, reg *Registry, num *spmi.Numbering, now time.Time) *spmi.Snapshot {
+	t.Helper()
+	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, num, now)
+	if err := reg.Provider().Collect(b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Finish()
+}
+
+func oidOf(t *testing.T, s *spmi.Snapshot, path string) string {
+	t.Helper()
+	n, err := s.Lookup(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return n.FullOID(nil).String()
+}
+
+// An application whose processes are gone is dropped after AppIdle,
+// freeing its place, and comes back at the same OID.
+func TestIdleApplicationIsDroppedAndKeepsItsNumber(t *testing.T) {
+	fx := serverWith(t, Limits{MaxApps: 1, MaxTrans: 4, AppIdle: time.Hour}, nil)
+	var clk clock
+	clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	fx.reg.mu.Lock()
+	fx.reg.now = clk.now
+	fx.reg.mu.Unlock()
+	num := spmi.NewNumbering("")
+	run := func(appName string) *arm.Agent {
+		ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+		h := ag.App(appName, "").Transaction("t", "").Start()
+		h.Stop(arm.Good)
+		return ag
+	}
+	gone := func(ag *arm.Agent) {
+		ag.Close()
+		testutil.Eventually(t, "the process to leave", 5*time.Second, func() bool {
+			return stat(t, collectNum(t, fx.reg, num, clk.now()), "RTime/ARM/procs").Uint64() == 0
+		})
+	}
+	ag := run("Idle")
+	idleOID := oidOf(t, collectNum(t, fx.reg, num, clk.now()), "RTime/ARM/Idle/t/count")
+	gone(ag)
+
+	clk.advance(time.Hour - time.Second)
+	if _, err := collectNum(t, fx.reg, num, clk.now()).Lookup("RTime/ARM/Idle/t/count"); err != nil {
+		t.Fatalf("dropped before arm.app_idle: %v", err)
+	}
+	clk.advance(time.Second)
+	if _, err := collectNum(t, fx.reg, num, clk.now()).Lookup("RTime/ARM/Idle"); err == nil {
+		t.Fatal("still served after being idle for arm.app_idle")
+	}
+	// Its place (max_applications is 1) is free for another...
+	ag = run("Other")
+	otherOID := oidOf(t, collectNum(t, fx.reg, num, clk.now()), "RTime/ARM/Other/t/count")
+	if otherOID == idleOID {
+		t.Fatalf("Other took Idle's number %s", idleOID)
+	}
+	gone(ag)
+	clk.advance(time.Hour)
+	collectNum(t, fx.reg, num, clk.now())
+	// ...and the first comes back where it was.
+	ag = run("Idle")
+	defer ag.Close()
+	s := collectNum(t, fx.reg, num, clk.now())
+	if got := oidOf(t, s, "RTime/ARM/Idle/t/count"); got != idleOID {
+		t.Errorf("Idle came back at %s, was %s", got, idleOID)
+	}
+	if c := stat(t, s, "RTime/ARM/Idle/t/count").Uint64(); c != 1 {
+		t.Errorf("count %d after coming back, want 1 (a new start)", c)
+	}
+}
+
+// A live application is never dropped, however long it posts nothing.
+func TestLiveApplicationIsNotDropped(t *testing.T) {
+	fx := serverWith(t, Limits{MaxApps: 2, MaxTrans: 4, AppIdle: time.Minute}, nil)
+	var clk clock
+	fx.reg.mu.Lock()
+	fx.reg.now = clk.now
+	fx.reg.mu.Unlock()
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+	defer ag.Close()
+	ag.App("Live", "").Transaction("t", "")
+	collect(t, fx.reg)
+	clk.advance(24 * time.Hour)
+	if _, err := collect(t, fx.reg).Lookup("RTime/ARM/Live/t"); err != nil {
+		t.Fatalf("a live application was dropped: %v", err)
+	}
+}
+
+// subagent delete RTime/ARM/<app>: gone from the tree and the limits; a
+// live process posting again re-creates it at the same OIDs.
+func TestDeleteApplication(t *testing.T) {
+	fx := serverWith(t, Limits{MaxApps: 1, MaxTrans: 4}, nil)
+	num := spmi.NewNumbering("")
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+	defer ag.Close()
+	tr := ag.App("Del", "").Transaction("t", "")
+	for range 3 {
+		h := tr.Start()
+		h.Stop(arm.Good)
+	}
+	s := collectNum(t, fx.reg, num, time.Now())
+	oid := oidOf(t, s, "RTime/ARM/Del/t/count")
+	if c := stat(t, s, "RTime/ARM/Del/t/count").Uint64(); c != 3 {
+		t.Fatalf("count %d", c)
+	}
+	pr := fx.reg.Provider()
+	if ok, err := pr.Delete("RTime/ARM/Del"); !ok || err != nil {
+		t.Fatalf("delete: %v %v", ok, err)
+	}
+	if _, err := collectNum(t, fx.reg, num, time.Now()).Lookup("RTime/ARM/Del"); err == nil {
+		t.Fatal("still served after delete")
+	}
+	for path, want := range map[string]string{"RTime/ARM/Del": "no ARM application", "RTime/ARM/Del/t": "whole application"} {
+		if ok, err := pr.Delete(path); ok || err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("delete %s: %v %v, want an error saying %q", path, ok, err, want)
+		}
+	}
+	if ok, err := pr.Delete("CPU/cpu0"); ok || err != nil {
+		t.Errorf("delete of another provider's path: %v %v", ok, err)
+	}
+	// Its place is free (max_applications is 1) until the live process posts again.
+	if n := fx.reg.byUIDApps(uint32(os.Geteuid())); n != 0 {
+		t.Errorf("the user still holds %d applications after delete", n)
+	}
+	h := tr.Start()
+	h.Stop(arm.Failed)
+	s = collectNum(t, fx.reg, num, time.Now())
+	if got := oidOf(t, s, "RTime/ARM/Del/t/count"); got != oid {
+		t.Errorf("re-created at %s, was %s", got, oid)
+	}
+	if c, f := stat(t, s, "RTime/ARM/Del/t/count").Uint64(), stat(t, s, "RTime/ARM/Del/t/failed").Uint64(); c != 0 || f != 1 {
+		t.Errorf("after re-creation count %d failed %d, want 0 and 1", c, f)
+	}
+}
+
+func (r *Registry) byUIDApps(uid uint32) int {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if u := r.byUID[uid]; u != nil {
+		return u.apps
+	}
+	return 0
+}
