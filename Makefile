@@ -7,7 +7,7 @@ BENCHTIME ?= 2s
 # Go tools the checks run, installed by scripts/install-go-tools.sh.
 TOOLS   := bin/tools
 
-.PHONY: all build run test test-deps check-fmt vet staticcheck unit bench mib clean libspmi libspmi-samples libarm
+.PHONY: all build run test test-deps check-fmt vet staticcheck unit bench mib clean libspmi libspmi-samples dds-samples libarm
 
 all: build
 
@@ -90,6 +90,10 @@ libspmi-samples: $(patsubst dds/include/samples/%.c,bin/%,$(wildcard dds/include
 
 bin/Spmi%: dds/include/samples/Spmi%.c dds/include/spmi_dds.h bin/libSpmi.a
 	$(CC) -Wall -Wno-main -Idds/include -o $@ $< bin/libSpmi.a -pthread
+
+# The README's supplier samples: the Go one (bin/spmisupl) and the C ones.
+dds-samples: libspmi-samples
+	$(GO) build -o bin/spmisupl ./dds/samples/spmisupl
 
 # The ARM 2.0 library (docs/ARM.md): bin/libarm.so and bin/libarm.a with
 # arm.h, from libarm/src/*.c, and the SDK's sample and the load and

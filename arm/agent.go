@@ -157,13 +157,13 @@ func (a *Agent) watch(res int) {
 			r.conn.Read(b[:]) // returns when the daemon closes or Close is called
 			a.cur.CompareAndSwap(r, nil)
 			r.conn.Close()
-			// Records the daemon did not drain are lost: count them.
+			// Completions the daemon did not take are lost: count them.
 			a.mu.Lock()
-			r.f.Undrained(func(i uint32) {
-				if int(i) < len(a.trans) {
-					a.trans[i].lost.Add(1)
+			for i, t := range a.trans {
+				if uint32(i) < r.f.Geometry().Trans {
+					t.lost.Add(r.f.Untaken(uint32(i)))
 				}
-			})
+			}
 			a.mu.Unlock()
 		}
 		switch {

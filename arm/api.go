@@ -233,14 +233,38 @@ func (h *Handle) SetString(s string) {
 	h.mask |= 1 << armring.NumMetrics
 }
 
-// Stop ends the instance with status and posts it.
+// Stop ends the instance with status: its response time goes to the
+// transaction's totals in the file; metric values and a parent's
+// correlator, which need the single instance, also go to the ring.
 func (h *Handle) Stop(s Status) {
 	t := h.t
 	if t == nil {
 		return
 	}
 	h.t = nil
-	rec := armring.Record{Tran: t.index, Status: uint8(min(s, Failed)), Dur: uint64(max(now()-h.start, 0)),
+	dur := uint64(max(now()-h.start, 0))
+	if h.r != nil {
+		h.r.f.AddInflight(t.index, -1)
+	}
+	r := t.app.a.cur.Load()
+	switch {
+	case r == nil:
+		t.lost.Add(1)
+		return
+	case t.index >= r.f.Geometry().Trans:
+		r.f.AddNoSlot()
+		return
+	}
+	r.f.Complete(t.index, uint8(min(s, Failed)), dur)
+	if h.mask != 0 || h.flags&armring.FlagParent != 0 {
+		h.post(r, t, s, dur)
+	}
+}
+
+// post sends the instance's details as a record; a full ring drops them
+// and counts them in lost.
+func (h *Handle) post(r *ring, t *Tran, s Status, dur uint64) {
+	rec := armring.Record{Tran: t.index, Status: uint8(min(s, Failed)), Dur: dur,
 		Flags: h.flags, Mask: h.mask, Str: h.str}
 	if h.flags&armring.FlagParent != 0 {
 		rec.ParentTran, rec.ParentInst, rec.ParentAgent, rec.ParentVendor = h.parent.fields()
@@ -260,16 +284,7 @@ func (h *Handle) Stop(s Status) {
 			rec.Values[i] = h.vals[i]
 		}
 	}
-	if h.r != nil {
-		h.r.f.AddInflight(t.index, -1)
-	}
-	r := t.app.a.cur.Load()
-	switch {
-	case r == nil:
-		t.lost.Add(1)
-	case t.index >= r.f.Geometry().Trans:
-		r.f.AddNoSlot()
-	case !r.f.Post(&rec):
+	if !r.f.Post(&rec) {
 		r.f.AddDropped(t.index, 1)
 	}
 }

@@ -12,8 +12,9 @@
 //	h.Stop(arm.Good)
 //
 // Start and Stop allocate nothing and make no system call: a completed
-// instance is one record in the process's shared ring (package armring),
-// which the daemon drains. When the daemon is not running, everything
+// instance is added to its transaction's totals in the process's shared
+// file (package armring), which the daemon takes; only an instance with
+// metric values or a parent's correlator also posts a record to the ring. When the daemon is not running, everything
 // still works and measures nothing; the package reconnects by itself and
 // re-registers its names when the daemon comes back.
 package arm

@@ -188,7 +188,7 @@ func TestMessagesRoundTrip(t *testing.T) {
 	if got, err := DecodeWelcome(body); err != nil || got != w {
 		t.Fatalf("DecodeWelcome = %+v, %v", got, err)
 	}
-	if _, err := DecodeHello(append(body[:0:0], 2, 0, 0, 0)); err == nil || !strings.Contains(err.Error(), "version 2") {
-		t.Errorf("version 2: %v", err)
+	if _, err := DecodeHello(append(body[:0:0], 1, 0, 0, 0)); err == nil || !strings.Contains(err.Error(), "version 1") {
+		t.Errorf("version 1: %v", err)
 	}
 }

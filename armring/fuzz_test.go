@@ -64,7 +64,7 @@ func FuzzDecodeRecord(f *testing.F) {
 }
 
 func FuzzDecodeMessages(f *testing.F) {
-	f.Add((&Hello{Version: 1, PID: 3, Prog: "x"}).Marshal())
+	f.Add((&Hello{Version: Version, PID: 3, Prog: "x"}).Marshal())
 	f.Add((&Welcome{Gen: 1, Geometry: Geometry{Slots: 16, Apps: 1, Trans: 1}}).Marshal())
 	f.Fuzz(func(t *testing.T, b []byte) {
 		typ, body, err := ReadFrame(bytes.NewReader(b))

@@ -11,7 +11,7 @@ const (
 	RecordLen  = 128
 	AppLen     = 128
 	TranLen    = 640
-	CounterLen = 64
+	CounterLen = 128 + NumBins*8 // a transaction's counters and totals (totals.go)
 )
 
 // Bounds of a geometry, checked by the daemon when it creates a file and
@@ -26,8 +26,9 @@ const (
 // Magic starts every file.
 const Magic = "ARMRING\x00"
 
-// Version is the format's major version.
-const Version = 1
+// Version is the format's major version (and the Hello's): 2 added the
+// transactions' totals, which version 1 libraries would not write.
+const Version = 2
 
 // Header offsets.
 const (

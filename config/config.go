@@ -31,6 +31,7 @@ type Config struct {
 	StateDir      string        `mapstructure:"state_dir"`
 	AgentX        string        `mapstructure:"agentx"`
 	Listen        string        `mapstructure:"listen"`
+	Views         string        `mapstructure:"views"`
 	SNMP          SNMP          `mapstructure:"snmp"`
 	AgentXSession AgentXSession `mapstructure:"agentx_session"`
 	Refresh       Refresh       `mapstructure:"refresh"`
@@ -57,6 +58,8 @@ type SNMP struct {
 	Community      string `mapstructure:"community"`
 	MaxRepetitions int    `mapstructure:"max_repetitions"`
 	MaxMsgSize     int    `mapstructure:"max_msg_size"`
+
+	SNMPSystem `mapstructure:",squash"` // the system group (config/snmp.go)
 }
 
 // AgentXSession configures the AgentX session.
@@ -244,6 +247,7 @@ func (c *Config) finish() error {
 	if c.SNMP.MaxMsgSize < 484 || c.SNMP.MaxMsgSize > 65507 {
 		bad("snmp.max_msg_size", "%d is not from 484 to 65507", c.SNMP.MaxMsgSize)
 	}
+	c.SNMP.SNMPSystem.check(bad)
 	s := c.AgentXSession
 	if s.Timeout < time.Second || s.Timeout > 255*time.Second {
 		bad("agentx_session.timeout", "%v is not from 1s to 255s", s.Timeout)
@@ -293,6 +297,11 @@ func (c *Config) finish() error {
 	c.ARM.check(bad)
 	c.checkHotsets(bad)
 	c.Control.check(bad)
+	switch c.Views {
+	case "both", "scalars", "tables":
+	default:
+		bad("views", "%q is not both, scalars or tables", c.Views)
+	}
 	checkIDs(bad, "dds.allow_uids", c.DDS.AllowUIDs)
 	checkIDs(bad, "dds.allow_gids", c.DDS.AllowGIDs)
 	for _, p := range []struct{ key, dir string }{{"run_dir", c.RunDir}, {"state_dir", c.StateDir}, {"host.proc_root", c.Host.ProcRoot}, {"host.sys_root", c.Host.SysRoot}, {"dds.socket", c.DDS.Socket}} {

@@ -61,8 +61,13 @@ type Entry struct {
 	// Instance marks a context created by instantiation (cpu0, sda, a PID).
 	Instance bool `json:"instance,omitempty"`
 	// Named: the instances keep their names and numbers (spmi.CxDesc.Named).
-	Named bool           `json:"named,omitempty"`
-	Stat  *spmi.StatDesc `json:"stat,omitempty"`
+	Named bool `json:"named,omitempty"`
+	// Rows: its subcontexts are rows of a table (spmi.Node.HasRows), whose
+	// rows are called RowName where the path does not name them.
+	Rows    bool           `json:"rows,omitempty"`
+	Cell    string         `json:"cell,omitempty"` // the statistic's OID in the table view
+	RowName string         `json:"row_name,omitempty"`
+	Stat    *spmi.StatDesc `json:"stat,omitempty"`
 }
 
 // Peek lists the node at path and everything below it (all of the
@@ -81,7 +86,10 @@ func Peek(s *spmi.Snapshot, path string) ([]Entry, error) {
 		if n == s.Top {
 			return true
 		}
-		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named()}
+		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName()}
+		if n.Cell != nil {
+			e.Cell = n.Cell.String()
+		}
 		if !n.IsStat() {
 			e.Inst = n.Inst().String()
 		}

@@ -55,7 +55,7 @@ func NewHierarchy(c *config.Config, num *spmi.Numbering, log *slog.Logger) (*spm
 	if err != nil {
 		return nil, nil, fmt.Errorf("configuration: %w", hostKeyErr(err))
 	}
-	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, Numbering: num, Logger: log})
+	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, Numbering: num, Logger: log, Views: views(c.Views)})
 	for _, p := range provs {
 		h.Add(p)
 	}
@@ -277,4 +277,15 @@ func controlAccess(c config.Control) control.Access {
 		Readers: unixsock.Allow{UIDs: config.UIDs(c.AllowUIDs), GIDs: config.UIDs(c.AllowGIDs)},
 		Admins:  unixsock.Allow{UIDs: config.UIDs(c.AdminUIDs), GIDs: config.UIDs(c.AdminGIDs)},
 	}
+}
+
+// views turns the views setting into the hierarchy's.
+func views(v string) spmi.Views {
+	switch v {
+	case "scalars":
+		return spmi.ViewScalars
+	case "tables":
+		return spmi.ViewTables
+	}
+	return spmi.ViewBoth
 }

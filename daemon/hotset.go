@@ -37,6 +37,8 @@ type hotsets struct {
 	master  MasterNotify
 	masterQ chan []agentx.VarBind
 
+	errs map[string]string // last error logged by hotset name; only run's goroutine uses it
+
 	masterSent, masterFailed atomic.Uint64
 	masterDown               atomic.Bool
 	closed                   traps.Counts // of senders replaced by a reload
@@ -144,7 +146,39 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		for _, ev := range hs.eng.Tick(h) {
 			hs.raise(ev)
 		}
+		hs.logErrors()
 		t.Reset(time.Duration(hs.interval.Load()))
+	}
+}
+
+// logErrors logs a hotset's evaluation error once when it appears or
+// changes (a statistic that matches nothing, with the nearest name that
+// does), and once when it clears (DDS statistics that appeared later).
+func (hs *hotsets) logErrors() {
+	if hs.errs == nil {
+		hs.errs = map[string]string{}
+	}
+	seen := map[string]bool{}
+	for _, v := range hs.eng.Views() {
+		name := v.Def.Name
+		seen[name] = true
+		msg := ""
+		if v.Result.Err != nil {
+			msg = v.Result.Err.Error()
+		}
+		switch last := hs.errs[name]; {
+		case msg == last:
+		case msg == "":
+			hs.log.Info("hotset matches its statistic again", "hotset", name, "stat", v.Def.Path())
+		default:
+			hs.log.Warn("hotset error", "hotset", name, "stat", v.Def.Path(), "err", msg)
+		}
+		hs.errs[name] = msg
+	}
+	for name := range hs.errs {
+		if !seen[name] {
+			delete(hs.errs, name) // removed by a reload
+		}
 	}
 }
 
@@ -181,24 +215,34 @@ func (hs *hotsets) raise(ev hotset.Event) {
 }
 
 // Notification is the notification of a hotset event: snmpTrapOID.0 is
-// base.0.<trap_no>; the VarBinds are each hot item's statistic instance
-// with its served value, then the hotset's name, the peer set's parent
-// context, the threshold and the severity (mib.HotsetTrap).
+// base.0.<trap_no>; the VarBinds are the objects of the NOTIFICATION-TYPE
+// in the order of its OBJECTS clause (mib.HotsetTrap: name, peer context,
+// threshold, severity, hottest peer, its compared value, their units, the
+// list of hot peers), then each hot item's statistic instance with its
+// served value, hottest first. Items served as Counter64 are left out:
+// RFC 3584 3.2 makes a notification holding one untranslatable to SNMPv1,
+// and a master drops it for its v1 sinks; their values are in the list.
 func Notification(base asn1tree.OID, ev hotset.Event, uptime time.Duration) (traps.Notification, error) {
 	d := ev.Def
 	n := traps.Notification{Enterprise: base, Specific: d.TrapNo, Uptime: uptime}
-	for _, it := range ev.Items {
-		if it.Served.Kind != asn1tree.NoValue {
-			n.Vars = append(n.Vars, traps.VarBind{OID: it.OID, Value: it.Served})
-		}
+	var top hotset.Item
+	if len(ev.Items) > 0 {
+		top = ev.Items[0]
 	}
 	bs, err := mib.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
-		asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)))
+		asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)),
+		asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units),
+		asn1tree.Str(hotset.Peers(ev.Items)))
 	if err != nil {
 		return n, err
 	}
 	for _, b := range bs {
 		n.Vars = append(n.Vars, traps.VarBind{OID: b.OID, Value: b.Value})
+	}
+	for _, it := range ev.Items {
+		if k := it.Served.Kind; k != asn1tree.NoValue && k != asn1tree.Counter64 {
+			n.Vars = append(n.Vars, traps.VarBind{OID: it.OID, Value: it.Served})
+		}
 	}
 	return n, nil
 }

@@ -8,18 +8,21 @@ import (
 	"github.com/perfagent/subagent/hotset"
 )
 
-// The VarBinds after snmpTrapOID.0: the hot items' instances with their
-// served values, hottest first (items without a value left out), then
-// name, peer context, threshold and severity.
+// The VarBinds after snmpTrapOID.0: the NOTIFICATION-TYPE's OBJECTS in
+// order (name, peer context, threshold, severity, hottest peer, its
+// compared value, units, list), then the hot items' instances with their
+// served values, hottest first; items without a value and Counter64 ones
+// (which SNMPv1 cannot carry) left out.
 func TestNotificationLayout(t *testing.T) {
 	base := asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}
 	ev := hotset.Event{
 		Def:    hotset.Def{Name: "busydisks", TrapNo: 21, Threshold: -10, Severity: 2},
 		Parent: "Disk/",
 		Items: []hotset.Item{
-			{Name: "sdb", OID: base.Append(4, 2, 6, 0), Served: asn1tree.Counter(900)},
-			{Name: "sdx", OID: base.Append(4, 9, 6, 0)},
-			{Name: "sda", OID: base.Append(4, 1, 6, 0), Served: asn1tree.Counter(800)},
+			{Name: "sdb", OID: base.Append(4, 2, 6, 0), Value: 2.345, Units: "percent", Served: asn1tree.Gauge(234)},
+			{Name: "sdx", OID: base.Append(4, 9, 6, 0), Value: 3},
+			{Name: "sdc", OID: base.Append(4, 3, 6, 0), Value: 4, Served: asn1tree.Counter(1 << 40)},
+			{Name: "sda", OID: base.Append(4, 1, 6, 0), Value: 8, Served: asn1tree.Int(-8)},
 		},
 	}
 	n, err := Notification(base, ev, 3*time.Second)
@@ -29,10 +32,11 @@ func TestNotificationLayout(t *testing.T) {
 	if n.TrapOID().String() != base.String()+".0.21" || n.Specific != 21 || !n.Enterprise.Equal(base) {
 		t.Errorf("trap OID %s, specific %d", n.TrapOID(), n.Specific)
 	}
+	b := base.String()
 	want := []string{
-		base.String() + ".4.2.6.0=900", base.String() + ".4.1.6.0=800",
-		base.String() + `.14.0.1.0="busydisks"`, base.String() + `.14.0.2.0="Disk/"`,
-		base.String() + ".14.0.3.0=-10", base.String() + ".14.0.4.0=2",
+		b + `.14.0.1.0="busydisks"`, b + `.14.0.2.0="Disk/"`, b + ".14.0.3.0=-10", b + ".14.0.4.0=2",
+		b + `.14.0.5.0="sdb"`, b + `.14.0.6.0="2.35"`, b + `.14.0.7.0="percent"`, b + `.14.0.8.0="sdb=2.35 sdx=3 sdc=4 sda=8"`,
+		b + ".4.2.6.0=234", b + ".4.1.6.0=-8",
 	}
 	if len(n.Vars) != len(want) {
 		t.Fatalf("%d VarBinds: %+v", len(n.Vars), n.Vars)
@@ -40,6 +44,9 @@ func TestNotificationLayout(t *testing.T) {
 	for i, vb := range n.Vars {
 		if got := vb.OID.String() + "=" + vb.Value.String(); got != want[i] {
 			t.Errorf("VarBind %d: %s, want %s", i+3, got, want[i])
+		}
+		if vb.Value.Kind == asn1tree.Counter64 {
+			t.Errorf("VarBind %d is Counter64", i+3)
 		}
 	}
 }

@@ -103,10 +103,12 @@ func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView) int {
 	for i := range v.stats {
 		s := &v.stats[i]
 		d := &spmi.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
-			Val: s.ValType.Spmi(), Data: s.DataType.Presented(), Wide: true}
+			Val: s.ValType.Spmi(), Data: s.DataType.Presented()}
 		if d.Data == spmi.SiFloat {
 			d.Scale = 3
 		}
+		// The supplier's high scale value says how large a level gets.
+		d.Wide = !spmi.FitsGauge32(d.Max, d.Scale)
 		if err := b.Stat(cx, d, vals[i]); err != nil {
 			b.Fail(sourceOf(v), err)
 		}

@@ -16,6 +16,7 @@ type Item struct {
 	Path   string         // the statistic's path ("Disk/sda/busy")
 	OID    asn1tree.OID   // the statistic instance's full OID
 	Value  float64        // compared with the threshold
+	Units  string         // of Value: the statistic's, "per second" added for counters
 	Served asn1tree.Value // what an SNMP get of OID answers now
 
 	node *spmi.Node // OID and Served are filled for returned items only
@@ -33,7 +34,7 @@ type Result struct {
 	Time    time.Time
 	Elapsed time.Duration // since the previous evaluation; zero on the first
 	Groups  []Group
-	Err     error // grandparent or statistic not found, not numeric; nil when read
+	Err     error // grandparent or statistic not found (SiNotFound), not numeric; nil when read
 }
 
 // Event is one exception or notification of a peer set: the items beyond
@@ -163,8 +164,19 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
 		res.Elapsed = snap.Time.Sub(s.res.Time)
 	}
 	gp, err := snap.Lookup(d.GrandParent)
-	if err == nil && gp.IsStat() {
+	switch {
+	case err != nil:
+		err = spmi.Errorf(spmi.SiNotFound, "%s matches no statistic: there is no context %s%s", d.Path(), d.GrandParent, hint(snap, d))
+	case gp.IsStat():
 		err = spmi.Errorf(spmi.SiBadArgument, "%q is a statistic, not a context", d.GrandParent)
+	}
+	var groups []group
+	if err == nil {
+		// A statistic that matches nothing is an error (the guide's
+		// SpmiAddSetHot refuses it); peers that appear later clear it.
+		if groups = peerGroups(gp, d.Stat); len(groups) == 0 {
+			err = spmi.Errorf(spmi.SiNotFound, "%s matches no statistic: no peer under %s holds %q%s", d.Path(), d.GrandParent, d.Stat, hint(snap, d))
+		}
 	}
 	if err != nil {
 		res.Err = err
@@ -173,7 +185,7 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
 	}
 	seen := make(map[string]prevVal, len(s.prev))
 	var evs []Event
-	for _, g := range peerGroups(gp, d.Stat) {
+	for _, g := range groups {
 		vals := make([]Item, 0, len(g.stats))
 		for _, n := range g.stats {
 			if n.Stat.Data == spmi.SiText {

@@ -268,3 +268,67 @@ func TestReplaceKeepsUnchanged(t *testing.T) {
 		t.Errorf("bad reload: %v, %d hotsets kept", err, len(e.Defs()))
 	}
 }
+
+// A statistic that matches nothing is SiNotFound with the nearest path
+// that matches, in the result (error, errmsg); peers that appear later
+// join and clear it.
+func TestMisspelledStatisticReportsAndSuggests(t *testing.T) {
+	f, c := newFake(), newClock()
+	disks(f, map[string]uint64{"sda": 1}, map[string]int64{"sda": 3})
+	e := mustEngine(t, c,
+		Def{Name: "typo", GrandParent: "Disk", Stat: "bussy", Feed: FeedAlways},
+		Def{Name: "cx", GrandParent: "Dsik", Stat: "qlen", Feed: FeedAlways},
+		Def{Name: "case", GrandParent: "Disk", Stat: "QLen", Feed: FeedAlways},
+		Def{Name: "far", GrandParent: "Disk", Stat: "throughput", Feed: FeedAlways},
+		Def{Name: "later", GrandParent: "FS", Stat: "used", MaxResp: 1, Threshold: 50, Frequency: 5 * time.Minute,
+			Feed: FeedThreshold, Excp: ExcpTrap, TrapNo: 2},
+	)
+	e.Evaluate(snapAt(f, c.t))
+	vs := e.Views()
+	for i, want := range []string{
+		"Disk/*/bussy matches no statistic: no peer under Disk holds \"bussy\"; did you mean Disk/*/busy?",
+		"Dsik/*/qlen matches no statistic: there is no context Dsik; did you mean Disk/*/qlen?",
+		"did you mean Disk/*/qlen?",
+		"no peer under Disk holds \"throughput\"",
+		"FS/*/used matches no statistic",
+	} {
+		err := vs[i].Result.Err
+		if spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), want) || len(vs[i].Result.Groups) != 0 {
+			t.Errorf("%s: %v, want SiNotFound with %q", vs[i].Def.Name, err, want)
+		}
+	}
+	if err := vs[3].Result.Err; strings.Contains(err.Error(), "did you mean") {
+		t.Errorf("far from every name, yet a suggestion: %v", err)
+	}
+	// The file systems' supplier comes: the hotset joins them at once.
+	f.used["rootvg"] = map[string]float64{"lv1": 91}
+	c.add(time.Minute)
+	evs := e.Evaluate(snapAt(f, c.t))
+	if v := e.Views()[4]; v.Result.Err != nil || len(v.Result.Groups) != 1 || len(evs) != 1 || names(evs[0].Items) != "lv1" {
+		t.Errorf("after the statistic appeared: err %v, groups %+v, events %+v", v.Result.Err, v.Result.Groups, evs)
+	}
+	if got := Suggest(snapAt(f, c.t), "FS", "usd"); got != "FS/*/used" {
+		t.Errorf("Suggest(FS, usd) = %q", got)
+	}
+}
+
+// Returned items carry the unit of their compared value: a counter's is
+// per second.
+func TestItemUnits(t *testing.T) {
+	f, c := newFake(), newClock()
+	disks(f, map[string]uint64{"a": 0}, map[string]int64{"a": 9})
+	e := mustEngine(t, c,
+		Def{Name: "q", GrandParent: "Disk", Stat: "qlen", Feed: FeedAlways},
+		Def{Name: "b", GrandParent: "Disk", Stat: "busy", Feed: FeedAlways})
+	e.Evaluate(snapAt(f, c.t))
+	c.add(2 * time.Second)
+	disks(f, map[string]uint64{"a": 10}, nil)
+	e.Evaluate(snapAt(f, c.t))
+	vs := e.Views()
+	if it := vs[0].Result.Groups[0].Items[0]; it.Units != "" || it.Value != 9 {
+		t.Errorf("quantity without units: %+v", it)
+	}
+	if it := vs[1].Result.Groups[0].Items[0]; it.Units != "per second" || it.Value != 5 {
+		t.Errorf("counter: %+v, want 5 per second", it)
+	}
+}

@@ -170,6 +170,17 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 // maxText bounds a text value (DisplayString holds 255 octets).
 const maxText = 255
 
+// FormatValue writes a compared value in decimal, rounded to the 0.01
+// the feed and exception tables keep: "93.5", "1250000000", "-3.25";
+// beyond 32 characters (above 1e30) with an exponent.
+func FormatValue(v float64) string {
+	s := strconv.FormatFloat(math.Round(v*100)/100, 'f', -1, 64)
+	if len(s) > 32 {
+		s = strconv.FormatFloat(v, 'g', 6, 64)
+	}
+	return s
+}
+
 // Peers lists items as "sda=93.5 sdb=88" for logs and the exceptions table.
 func Peers(items []Item) string {
 	var sb strings.Builder
@@ -177,7 +188,7 @@ func Peers(items []Item) string {
 		if i > 0 {
 			sb.WriteByte(' ')
 		}
-		fmt.Fprintf(&sb, "%s=%s", it.Name, strconv.FormatFloat(math.Round(it.Value*100)/100, 'f', -1, 64))
+		fmt.Fprintf(&sb, "%s=%s", it.Name, FormatValue(it.Value))
 		if sb.Len() > maxText {
 			return sb.String()[:maxText-3] + "..."
 		}

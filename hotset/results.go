@@ -82,6 +82,18 @@ func capped(items []Item, maxResp int, snap *spmi.Snapshot) []Item {
 	for i := range out {
 		n := out[i].node
 		out[i].OID, out[i].Served, out[i].node = n.FullOID(snap.Base), n.Stat.SNMPValue(n.Value), nil
+		out[i].Units = units(n.Stat)
 	}
 	return out
+}
+
+// units is the unit of a compared value: a counter's is per second.
+func units(d *spmi.StatDesc) string {
+	if d.Val != spmi.SiCounter {
+		return d.Units
+	}
+	if d.Units == "" {
+		return "per second"
+	}
+	return d.Units + " per second"
 }

@@ -11,18 +11,34 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/config"
 )
 
-// BenchmarkCStartStop is one arm_start plus arm_stop of the C library,
-// posting to a daemon's ring that is drained in the background. The C
-// program times its own loop (ns/pair); ns/op also counts its start-up.
+// BenchmarkCStartStop is one arm_start plus arm_stop of the C library
+// against a daemon's server draining in the background: with the shipped
+// ring and drain interval, and tuned (64 Ki slots, 1 ms). The C program
+// times its own loop (ns/pair); ns/op also counts its start-up.
 func BenchmarkCStartStop(b *testing.B) {
+	c, err := config.Load(nil)
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, v := range []struct {
+		name  string
+		slots int
+		every time.Duration
+	}{{"shipped", c.ARM.RingSlots, c.ARM.DrainInterval}, {"tuned", 1 << 16, time.Millisecond}} {
+		b.Run(v.name, func(b *testing.B) { benchCStartStop(b, uint32(v.slots), v.every) })
+	}
+}
+
+func benchCStartStop(b *testing.B, slots uint32, every time.Duration) {
 	dir := built(b)
 	run := b.TempDir()
-	d := startDaemonB(b, run, armring.Geometry{Slots: 1 << 16, Apps: 2, Trans: 2})
+	d := startDaemonB(b, run, armring.Geometry{Slots: slots, Apps: 2, Trans: 2})
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
-	go d.DrainEvery(ctx, time.Millisecond)
+	go d.DrainEvery(ctx, every)
 	b.ResetTimer()
 	c := cmdIn(run, filepath.Join(dir, "pair"), strconv.Itoa(b.N))
 	out, err := c.Output()

@@ -27,6 +27,12 @@ func (m *model) contextDescription(n *node) string {
 	if !n.template {
 		return b.String()
 	}
+	if !m.opts.Instances {
+		fmt.Fprintf(&b, "\nIts instances are the rows of a table under %sTables (one row per instance, "+
+			"indexed by the instance's number, with its name and statistics as columns). Each "+
+			"statistic is also served as a scalar here: statistic S of instance I is %s.I.S.0.", m.prefix, n.name)
+		return b.String()
+	}
 	pattern := n.name + ".<instance>.<statistic>.0"
 	if n.cont() {
 		fmt.Fprintf(&b, "\nIts instances come and go continuously, so they are not declared: "+

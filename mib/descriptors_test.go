@@ -112,21 +112,21 @@ func imported(t *testing.T, m *mib.Module) []string {
 func TestImportedNamesAreAvoided(t *testing.T) {
 	base := mib.FromSnapshot(synthetic(t)) // imports every type there is
 	extra := []string{
-		"Gauge32/ 201", "Counter64/ 202", "Display/ 203", "Display/String/ 203.1",
-		"Integer32/ 204", "Counter32/ 205", "Unsigned32/ 206", "TimeTicks/ 207",
-		"Counter/ 208", "Counter/Based/ 208.1", "Counter/Based/Gauge64/ 208.1.1",
-		"Enterprises/ 209", "Octet/ 210", "Octet/String/ 210.1", "Pointer/ 211",
+		"Gauge32/ 301", "Counter64/ 302", "Display/ 303", "Display/String/ 303.1",
+		"Integer32/ 304", "Counter32/ 305", "Unsigned32/ 306", "TimeTicks/ 307",
+		"Counter/ 308", "Counter/Based/ 308.1", "Counter/Based/Gauge64/ 308.1.1",
+		"Enterprises/ 309", "Octet/ 310", "Octet/String/ 310.1", "Pointer/ 311",
 	}
 	tree := mib.Tree{Base: base.Base, Items: append(base.Items, treeOf(t, extra...).Items...)}
 	m := generate(t, tree, mib.Options{})
 	objs := byPath(m)
 	want := map[string]string{
-		"Gauge32/": "gauge32R201", "Counter64/": "counter64R202", "Display/String/": "displayStringR203x1",
-		"Integer32/": "integer32R204", "Counter32/": "counter32R205", "Unsigned32/": "unsigned32R206",
-		"TimeTicks/": "timeTicksR207", "Counter/Based/Gauge64/": "counterBasedGauge64R208x1x1",
-		"Enterprises/": "enterprisesR209", "Display/": "display",
+		"Gauge32/": "gauge32R301", "Counter64/": "counter64R302", "Display/String/": "displayStringR303x1",
+		"Integer32/": "integer32R304", "Counter32/": "counter32R305", "Unsigned32/": "unsigned32R306",
+		"TimeTicks/": "timeTicksR307", "Counter/Based/Gauge64/": "counterBasedGauge64R308x1x1",
+		"Enterprises/": "enterprisesR309", "Display/": "display",
 		// Base types libsmi knows, though no module imports them.
-		"Octet/String/": "octetStringR210x1", "Pointer/": "pointerR211",
+		"Octet/String/": "octetStringR310x1", "Pointer/": "pointerR311",
 	}
 	for path, name := range want {
 		if got := objs[path].Name; got != name {

@@ -18,7 +18,7 @@ import (
 func TestScaledValuesShowInDecimal(t *testing.T) {
 	mibtest.Require(t, "snmpget")
 	s := synthetic(t)
-	m := generate(t, mib.FromSnapshot(s), mib.Options{})
+	m := generate(t, mib.FromSnapshot(s), mib.Options{Instances: true})
 	_, dirs := writeModule(t, m)
 	r, err := responder.New(responder.Config{Listen: "127.0.0.1:0", Community: "public"},
 		func() asn1tree.View { return s.View() }, slog.New(slog.DiscardHandler))

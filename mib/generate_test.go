@@ -56,7 +56,7 @@ func TestSameTreeSameBytesWhateverTheOrder(t *testing.T) {
 // module built from it is the one built from the snapshot.
 func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 	s := synthetic(t)
-	want := generate(t, mib.FromSnapshot(s), mib.Options{})
+	want := generate(t, mib.FromSnapshot(s), mib.Options{Instances: true})
 	entries, err := control.Peek(s, "")
 	if err != nil {
 		t.Fatal(err)
@@ -68,7 +68,7 @@ func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 	if !tree.Base.Equal(testBase) {
 		t.Errorf("base from the entries: %s, want %s", tree.Base, testBase)
 	}
-	if got := generate(t, tree, mib.Options{}); !bytes.Equal(got.Text, want.Text) {
+	if got := generate(t, tree, mib.Options{Instances: true}); !bytes.Equal(got.Text, want.Text) {
 		t.Fatalf("modules differ: %s", firstDiff(got.Text, want.Text))
 	}
 	// The flag is what tells instances from fixed contexts.
@@ -78,7 +78,7 @@ func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 	if tree, err = mib.FromEntries(entries); err != nil {
 		t.Fatal(err)
 	}
-	if got := generate(t, tree, mib.Options{}); bytes.Equal(got.Text, want.Text) {
+	if got := generate(t, tree, mib.Options{Instances: true}); bytes.Equal(got.Text, want.Text) {
 		t.Error("the module does not depend on the entries' instance flags")
 	}
 }
@@ -119,14 +119,14 @@ func TestModuleFromARunningControlSocket(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := generate(t, mib.FromSnapshot(synthetic(t)), mib.Options{})
-	if got := generate(t, tree, mib.Options{}); !bytes.Equal(got.Text, want.Text) {
+	want := generate(t, mib.FromSnapshot(synthetic(t)), mib.Options{Instances: true})
+	if got := generate(t, tree, mib.Options{Instances: true}); !bytes.Equal(got.Text, want.Text) {
 		t.Fatalf("module over the socket differs: %s", firstDiff(got.Text, want.Text))
 	}
 }
 
 func TestDeclarationsAndTypes(t *testing.T) {
-	m := generate(t, mib.FromSnapshot(synthetic(t)), mib.Options{})
+	m := generate(t, mib.FromSnapshot(synthetic(t)), mib.Options{Instances: true})
 	objs := byPath(m)
 	// Written out by hand from the type rules: counters Counter64, wide
 	// levels CounterBasedGauge64, text DisplayString, scaled levels the
@@ -219,7 +219,7 @@ func TestIncludeSelectsSubtrees(t *testing.T) {
 		{[]string{"Disk", " Mem/Real/ "}, []string{"Disk/", "Mem/Real/size"}, []string{"CPU/", "Proc/"}},
 	}
 	for _, c := range cases {
-		m := generate(t, tree, mib.Options{Include: c.include})
+		m := generate(t, tree, mib.Options{Include: c.include, Instances: true})
 		objs := byPath(m)
 		for _, p := range c.has {
 			if _, ok := objs[p]; !ok {
@@ -236,7 +236,7 @@ func TestIncludeSelectsSubtrees(t *testing.T) {
 			t.Errorf("include %v dropped the notifications or the compliance", c.include)
 		}
 	}
-	m := generate(t, tree, mib.Options{Include: []string{"CPU/"}})
+	m := generate(t, tree, mib.Options{Include: []string{"CPU/"}, Instances: true})
 	if bytes.Contains(m.Text, []byte("HCNUM-TC")) {
 		t.Error("HCNUM-TC imported though no wide level is declared")
 	}
@@ -273,7 +273,7 @@ func TestCollisionsAndLengthGetTheRelativeIDSuffix(t *testing.T) {
 		"Subagent/hotset-name 50.2", // not a clash: subagentHotsetName
 		"X/ 60", "X/"+long+"/ 60.1", "X/"+long+"/"+long+" 60.1.7",
 	)
-	objs := byPath(generate(t, tree, mib.Options{}))
+	objs := byPath(generate(t, tree, mib.Options{Instances: true}))
 	want := map[string]string{
 		"Mem/Real/free":          "memRealFreeR2x1x2",
 		"Mem/Real/Free":          "memRealFreeR2x1x8",
@@ -292,7 +292,7 @@ func TestCollisionsAndLengthGetTheRelativeIDSuffix(t *testing.T) {
 	}
 	// Stability: other nodes coming and going do not rename these.
 	more := treeOf(t, "Mem/ 2", "Mem/Real/ 2.1", "Mem/Real/%free 2.1.3", "Mem/Real/size 2.1.1", "CPU/ 1", "CPU/total/ 1.0", "CPU/total/idle 1.0.4")
-	objs2 := byPath(generate(t, more, mib.Options{}))
+	objs2 := byPath(generate(t, more, mib.Options{Instances: true}))
 	if objs2["Mem/Real/%free"].Name != "memRealPctFree" || objs2["CPU/total/idle"].Name != "cpuTotalIdle" {
 		t.Errorf("names changed with the tree: %v", objs2)
 	}

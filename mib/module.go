@@ -17,6 +17,10 @@ type Options struct {
 	Module  string       // module name ("" = DefaultModule)
 	Base    asn1tree.OID // OID of the tree (nil = the tree's own base)
 	Include []string     // paths of the subtrees to describe (none = all)
+	// Instances also declares each instance's statistics as scalars under
+	// its own name (cpuCpu0Idle), as this host has them; without it the
+	// module names instances only through the tables, the same on every host.
+	Instances bool
 }
 
 // Object is one definition of a generated module.
@@ -35,6 +39,27 @@ type Module struct {
 	Base    asn1tree.OID
 	Text    []byte
 	Objects []Object // every definition in OID order, TEXTUAL-CONVENTIONs excepted
+	Tables  []Table  // the table view's tables, in OID order
+}
+
+// Table describes one table of a module, for tools that build on it
+// (the snmp_exporter generator configuration).
+type Table struct {
+	Name    string       // cpuTable
+	OID     asn1tree.OID // of the table
+	Pattern string       // the rows' paths: CPU/*/
+	Index   []string     // the INDEX objects, outermost first
+	Label   string       // the column with the instance's name (cpuName)
+	Descr   string       // the column with its description (cpuDescr)
+	Columns []Column     // the statistics
+}
+
+// Column is one statistic of a table.
+type Column struct {
+	Name  string
+	Stat  *spmi.StatDesc
+	Kind  asn1tree.Kind // the SNMP type it is served as
+	Scale uint8         // decimal places of a scaled value
 }
 
 // node is a tree item on its way into the module.
@@ -65,6 +90,8 @@ type model struct {
 	groups   []group
 	tcs      []scaledTC
 	included []string // paths picked by Include, sorted
+	classes  []*class // the tables (spmi.TablesArc), in OID order
+	tableIDs map[string]string
 }
 
 type group struct {
@@ -110,6 +137,7 @@ func build(t Tree, opts Options) (*model, error) {
 		return nil, err
 	}
 	m.classify()
+	m.findClasses()
 	m.collectTCs() // before naming: the imports depend on the conventions
 	if err := m.name(); err != nil {
 		return nil, err
@@ -171,7 +199,7 @@ func (m *model) index(t Tree) error {
 			if it.IsStat() {
 				return fmt.Errorf("mib: statistic %q is not in a context", it.Path)
 			}
-			if a := it.Rel[0]; a == NotificationsArc || a == ConformanceArc {
+			if a := it.Rel[0]; a == NotificationsArc || a == ConformanceArc || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
 				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
 			}
 		} else {
@@ -236,7 +264,7 @@ func (m *model) classify() {
 		n.template = !n.it.IsStat() && n.it.Inst != spmi.SiNoInst
 	}
 	for _, n := range m.nodes {
-		if !n.picked {
+		if !n.picked || !m.opts.Instances && inRow(n) {
 			continue
 		}
 		start := n
@@ -264,12 +292,10 @@ func contTemplate(n *node) *node {
 // collectTCs lists the scaled conventions the declared statistics use.
 func (m *model) collectTCs() {
 	seen := map[scaledTC]bool{}
-	for _, n := range m.nodes {
-		if n.declared && n.it.IsStat() {
-			if tc := statSyntax(n.it.Stat).TC; tc != nil && !seen[*tc] {
-				seen[*tc] = true
-				m.tcs = append(m.tcs, *tc)
-			}
+	for _, s := range m.declaredStats() {
+		if tc := statSyntax(s).TC; tc != nil && !seen[*tc] {
+			seen[*tc] = true
+			m.tcs = append(m.tcs, *tc)
 		}
 	}
 	slices.SortFunc(m.tcs, func(a, b scaledTC) int {
@@ -278,4 +304,23 @@ func (m *model) collectTCs() {
 		}
 		return int(a.Scale) - int(b.Scale)
 	})
+}
+
+// declaredStats are the statistics the module declares, as scalars or as
+// table columns.
+func (m *model) declaredStats() []*spmi.StatDesc {
+	var out []*spmi.StatDesc
+	for _, n := range m.nodes {
+		if n.declared && n.it.IsStat() {
+			out = append(out, n.it.Stat)
+		}
+	}
+	for _, c := range m.classes {
+		if c.picked {
+			for _, s := range c.cols {
+				out = append(out, s.it.Stat)
+			}
+		}
+	}
+	return out
 }

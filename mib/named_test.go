@@ -52,7 +52,7 @@ func TestNamedContinuousInstancesAreDeclared(t *testing.T) {
 		t.Fatal(err)
 	}
 	for name, tree := range map[string]mib.Tree{"snapshot": mib.FromSnapshot(s), "peek": fromPeek} {
-		m := generate(t, tree, mib.Options{})
+		m := generate(t, tree, mib.Options{Instances: true})
 		objs := byPath(m)
 		if o, ok := objs["App/Payroll/Lookup/count"]; !ok || o.Name != "appPayrollLookupCount" {
 			t.Errorf("%s: App/Payroll/Lookup/count declared as %+v, want appPayrollLookupCount", name, o)

@@ -103,6 +103,13 @@ func (m *model) name() error {
 	if !m.fixedHot {
 		m.hotset = hot.name
 	}
+	if err := m.nameClasses(used); err != nil {
+		return err
+	}
+	var err error
+	if m.tableIDs, err = m.tableNodes(used); err != nil {
+		return err
+	}
 	return m.nameGroups(used)
 }
 
@@ -138,6 +145,11 @@ func (m *model) nameGroups(used map[string]bool) error {
 				members = append(members, c.name)
 			}
 		})
+		for _, c := range m.classes {
+			if c.picked && c.key[0] == n.it.Rel[0] {
+				members = append(members, c.members()...)
+			}
+		}
 		if len(members) == 0 {
 			continue
 		}
@@ -190,6 +202,22 @@ func (m *model) checkNames() error {
 	}
 	for _, g := range m.groups {
 		if err := claim(g.top.it.Path, g.name); err != nil {
+			return err
+		}
+	}
+	for _, c := range m.classes {
+		if !c.picked {
+			continue
+		}
+		path := strings.Join(c.pattern, "/")
+		for _, s := range append([]string{c.table, c.entry, c.index}, c.members()...) {
+			if err := claim(path, s); err != nil {
+				return err
+			}
+		}
+	}
+	for oid, s := range m.tableIDs {
+		if err := claim("table arc "+oid, s); err != nil {
 			return err
 		}
 	}

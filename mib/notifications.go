@@ -15,8 +15,10 @@ import (
 // threshold (above it for a positive threshold, below its absolute value
 // for a negative one), a notification base.0.<trap_no> is sent, at most
 // once per frequency per peer set. Its VarBinds after sysUpTime.0 and
-// snmpTrapOID.0 are, for each hot item up to maxresp, the peer
-// statistic's instance OID with its value, then the objects below.
+// snmpTrapOID.0 are the objects of its OBJECTS clause in that order, so
+// that positional translators (SNMPTT's $1..$n) read them right, then the
+// hot peer statistics' instances. Nothing in it is Counter64, so that
+// SNMPv1 receivers and a master's v1 sinks get it too (RFC 3584 3.2).
 
 // Arcs under the base.
 const (
@@ -96,16 +98,37 @@ var (
 		"The name of the hotset (its instance under hotset) that raised the notification.")
 	HotsetPeerContext = hotsetObject(2, "hotsetPeerContext", asn1tree.OctetString, "DisplayString",
 		"The path of the peer set's parent context, such as Disk/ or FS/rootvg/: the "+
-			"statistics of the VarBinds before these objects are of its subcontexts.")
+			"statistics of the VarBinds after these objects are of its subcontexts.")
 	HotsetThreshold = hotsetObject(3, "hotsetThreshold", asn1tree.Integer32, "Integer32",
 		"The hotset's threshold: a rate per second for counters, a level in the statistic's "+
 			"units for quantities. A positive threshold is crossed by values above it, a "+
 			"negative one by values below its absolute value.")
 	HotsetSeverity = hotsetObject(4, "hotsetSeverity", asn1tree.Integer32, "Integer32 (0..32767)",
 		"The severity the hotset assigns to its exceptions; 0 when it raises notifications only.")
+	HotsetPeerName = hotsetObject(5, "hotsetPeerName", asn1tree.OctetString, "DisplayString",
+		"The name of the hottest peer of the peer set (such as sda): the one whose value "+
+			"hotsetPeerValue carries.")
+	// A decimal string, not a scaled integer: a rate per second of a
+	// byte counter passes 2^31/100 (1 GbE is 1.25e8 bytes/s), levels can
+	// be negative, and every manager prints a string as it is.
+	HotsetPeerValue = hotsetObject(6, "hotsetPeerValue", asn1tree.OctetString, "DisplayString",
+		"The value of the hottest peer that crossed the threshold, exactly as the hotset "+
+			"compared it, in decimal with at most two decimal places (such as 93.5 or "+
+			"1250000000): the rate per second of a counter since the previous evaluation, the "+
+			"level of a quantity. Its units, which are also those of hotsetThreshold, are "+
+			"hotsetValueUnits.")
+	HotsetValueUnits = hotsetObject(7, "hotsetValueUnits", asn1tree.OctetString, "DisplayString",
+		"The units of hotsetPeerValue and hotsetThreshold: the statistic's units, followed "+
+			"by 'per second' for a counter (such as 'percent', 'KiB per second', 'per "+
+			"second'); empty for a quantity without declared units.")
+	HotsetPeerList = hotsetObject(8, "hotsetPeerList", asn1tree.OctetString, "DisplayString",
+		"Every peer beyond the threshold sent in this notification, hottest first, with the "+
+			"value it was compared with, as name=value separated by spaces (sda=93.5 "+
+			"sdb=88); cut with ... at 255 octets.")
 )
 
-var hotsetObjects = []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetSeverity}
+var hotsetObjects = []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetSeverity,
+	HotsetPeerName, HotsetPeerValue, HotsetValueUnits, HotsetPeerList}
 
 // ExampleTrapNumbers are the trap numbers of the shipped example
 // configuration (configs/subagent.yaml): every module declares them.
@@ -116,8 +139,11 @@ var ExampleTrapNumbers = []uint32{1, 2, 3}
 func HotsetTrap(n uint32, users ...string) *Notification {
 	d := fmt.Sprintf("Peers of a hotset with trap number %d crossed its threshold. Sent at most "+
 		"once per the hotset's frequency for each peer set. The VarBinds after snmpTrapOID.0 "+
-		"are the hot peer statistics' instances with their values, hottest first, up to the "+
-		"hotset's maxresp, then the objects listed here.", n)
+		"are the objects listed here, in this order, then the hot peer statistics' instances "+
+		"with their served values, hottest first, up to the hotset's maxresp; an instance "+
+		"served as Counter64 (a counter, a 64-bit level) is left out, since SNMPv1 cannot "+
+		"carry it, and its compared value is in hotsetPeerList. In SNMPv1 this is "+
+		"enterprise-specific trap %d of the module's enterprise.", n, n)
 	if len(users) > 0 {
 		d += " Sent by: " + strings.Join(users, ", ") + "."
 	}

@@ -30,17 +30,39 @@ func TestNotificationDefinitions(t *testing.T) {
 	}
 }
 
+// No object a hotset notification carries is Counter64: SNMPv1 receivers
+// and a master's v1 sinks must get every one (RFC 3584 3.2). The first
+// four keep their positions for translators configured before.
+func TestNotificationObjectsTranslateToV1(t *testing.T) {
+	objs := mib.HotsetTrap(1).Objects
+	want := []string{"hotsetName", "hotsetPeerContext", "hotsetThreshold", "hotsetSeverity",
+		"hotsetPeerName", "hotsetPeerValue", "hotsetValueUnits", "hotsetPeerList"}
+	if len(objs) != len(want) {
+		t.Fatalf("%d objects, want %d", len(objs), len(want))
+	}
+	for i, o := range objs {
+		if o.Name != want[i] || o.Arc[len(o.Arc)-1] != uint32(i+1) {
+			t.Errorf("object %d: %s at %s, want %s at .%d", i+1, o.Name, o.Arc, want[i], i+1)
+		}
+		if o.Kind == asn1tree.Counter64 || strings.Contains(o.Syntax, "Counter") {
+			t.Errorf("%s is %s (%s): SNMPv1 cannot carry it", o.Name, o.Kind, o.Syntax)
+		}
+	}
+}
+
 func TestBindChecksNumberAndKinds(t *testing.T) {
-	vals := []asn1tree.Value{asn1tree.Str("busydisks"), asn1tree.Str("Disk/"), asn1tree.Int(80), asn1tree.Int(2)}
+	vals := []asn1tree.Value{asn1tree.Str("busydisks"), asn1tree.Str("Disk/"), asn1tree.Int(80), asn1tree.Int(2),
+		asn1tree.Str("sda"), asn1tree.Str("93.5"), asn1tree.Str("percent"), asn1tree.Str("sda=93.5")}
 	bs, err := mib.HotsetTrap(1).Bind(testBase, vals...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 4 || bs[1].OID.String() != testBase.String()+".14.0.2.0" || bs[1].Value.Str != "Disk/" {
+	if len(bs) != 8 || bs[1].OID.String() != testBase.String()+".14.0.2.0" || bs[1].Value.Str != "Disk/" ||
+		bs[5].OID.String() != testBase.String()+".14.0.6.0" || bs[5].Value.Str != "93.5" {
 		t.Errorf("bindings: %+v", bs)
 	}
-	if _, err := mib.HotsetTrap(1).Bind(testBase, vals[:3]...); err == nil {
-		t.Error("three values for four objects accepted")
+	if _, err := mib.HotsetTrap(1).Bind(testBase, vals[:7]...); err == nil {
+		t.Error("seven values for eight objects accepted")
 	}
 	bad := append([]asn1tree.Value(nil), vals...)
 	bad[2] = asn1tree.Gauge(80)

@@ -11,6 +11,10 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611231900Z", Descr: "Tables: every instantiable context's instances as the rows " +
+		"of a conceptual table under subagentTables, so that one module names every host's tree; " +
+		"instances are declared as scalars only on request. Quantities are never Counter64 " +
+		"unless they can pass 2^32 in their unit."},
 	{Date: "202611230000Z", Descr: "First version: contexts, statistics, instances, scaled " +
 		"textual conventions, the hotset notifications and conformance."},
 }

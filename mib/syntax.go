@@ -95,6 +95,8 @@ func statDescription(path string, d *spmi.StatDesc) string {
 	if d.Data != spmi.SiText {
 		b.WriteString(" " + scaleRange(d))
 	}
+	b.WriteString(" Absent (no instance, no cell) while it has no value: its source could not be read " +
+		"or does not have it on this host (docs/TREE.md, Sources).")
 	return b.String()
 }
 
@@ -106,10 +108,10 @@ func kindSentence(d *spmi.StatDesc) string {
 		return "Text."
 	case d.Val == spmi.SiCounter:
 		b.WriteString("A counter: it only increases; managers show its change per second.")
-	case d.Wide:
-		b.WriteString("A level that can exceed 32 bits, served as CounterBasedGauge64 (RFC 2856) on the Counter64 wire type.")
 	case d.Min < 0:
 		b.WriteString("A level that can be negative.")
+	case d.Wide:
+		b.WriteString("A level that can exceed 32 bits, served as CounterBasedGauge64 (RFC 2856) on the Counter64 wire type.")
 	default:
 		b.WriteString("A level.")
 	}

@@ -19,6 +19,8 @@ type Item struct {
 	Inst     spmi.InstFreq // instantiability of a context (SiNoInst for instances)
 	Instance bool          // a context created by instantiation
 	Named    bool          // its instances keep their names and numbers: declared
+	Rows     bool          // its subcontexts are table rows (spmi.Node.HasRows)
+	RowName  string        // what its rows are called (spmi.CxDesc.RowName)
 	Stat     *spmi.StatDesc
 }
 
@@ -41,6 +43,7 @@ func FromSnapshot(s *spmi.Snapshot) Tree {
 		t.Items = append(t.Items, Item{
 			Path: n.Path, Descr: n.Descr, Rel: n.Rel.Clone(),
 			Inst: n.Inst(), Instance: n.Instance, Named: n.Named(), Stat: n.Stat,
+			Rows: n.HasRows(), RowName: n.RowName(),
 		})
 		return true
 	})
@@ -74,7 +77,7 @@ func FromEntries(es []control.Entry) (Tree, error) {
 			if it.Inst, err = parseInst(e.Inst); err != nil {
 				return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
 			}
-			it.Instance, it.Named = e.Instance, e.Named
+			it.Instance, it.Named, it.Rows, it.RowName = e.Instance, e.Named, e.Rows, e.RowName
 		}
 		t.Items = append(t.Items, it)
 	}

@@ -48,6 +48,7 @@ func (m *model) write() *Module {
 		}
 		add(n.name, oid, "OBJECT-IDENTITY", n.it.Path, "", identity(n.name, m.contextDescription(n), parent, arc))
 	}
+	m.writeTables(add, self, m.tableIDs)
 	if m.fixedHot {
 		add("hotset", m.base.Append(HotsetArc), "OBJECT-IDENTITY", "", "",
 			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, HotsetArc))
@@ -79,6 +80,7 @@ func (m *model) write() *Module {
 	}
 	b.WriteString("\nEND\n")
 	mod.Text = b.Bytes()
+	mod.Tables = m.tableList()
 	return mod
 }
 
@@ -111,16 +113,14 @@ type importFrom struct {
 func (m *model) importList() []importFrom {
 	smi := []string{"MODULE-IDENTITY", "OBJECT-IDENTITY", "OBJECT-TYPE", "NOTIFICATION-TYPE", "Integer32"}
 	var gauge, counter, wide bool
-	for _, n := range m.nodes {
-		if n.declared && n.it.IsStat() {
-			switch statSyntax(n.it.Stat).Name {
-			case "Gauge32":
-				gauge = true
-			case "Counter64":
-				counter = true
-			case "CounterBasedGauge64":
-				wide = true
-			}
+	for _, s := range m.declaredStats() {
+		switch statSyntax(s).Name {
+		case "Gauge32":
+			gauge = true
+		case "Counter64":
+			counter = true
+		case "CounterBasedGauge64":
+			wide = true
 		}
 	}
 	for _, tc := range m.tcs {
@@ -131,6 +131,9 @@ func (m *model) importList() []importFrom {
 	}
 	if counter {
 		smi = append(smi, "Counter64")
+	}
+	if m.hasTables() {
+		smi = append(smi, "Unsigned32")
 	}
 	if m.anchor != "" {
 		smi = append(smi, m.anchor)

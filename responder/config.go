@@ -28,6 +28,9 @@ type Config struct {
 	MaxRepetitions int
 	// MaxMsgSize is the largest response in bytes, 484 to 65507.
 	MaxMsgSize int
+	// System, when set, is served as the SNMPv2-MIB system group
+	// (1.3.6.1.2.1.1) before the tree, for managers' discovery.
+	System *System
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -49,6 +52,11 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxMsgSize < MinMsgSize || c.MaxMsgSize > MaxMsgSizeCap {
 		return c, fmt.Errorf("max message size %d is not from %d to %d", c.MaxMsgSize, MinMsgSize, MaxMsgSizeCap)
+	}
+	if c.System != nil {
+		if err := c.System.check(); err != nil {
+			return c, err
+		}
 	}
 	return c, nil
 }

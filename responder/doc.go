@@ -11,6 +11,10 @@
 //   - GetNext answers the next entry, or endOfMibView (v2c) / noSuchName (v1).
 //   - SNMPv1 never sees Counter64 (RFC 3584 4.2.2.1): Get answers noSuchName,
 //     GetNext steps over them.
+//   - With Config.System, the SNMPv2-MIB system group (RFC 3418: sysDescr
+//     to sysServices, sysORLastChange and one sysORTable entry) is served
+//     in front of the tree, merged in OID order, for managers' discovery;
+//     sysUpTime counts from New. Under AgentX the master serves its own.
 //   - GetBulk follows RFC 3416 4.2.3: negative non-repeaters and
 //     max-repetitions count as zero; a response holds at most
 //     Config.MaxRepetitions varbinds, but always one whole repetition; it

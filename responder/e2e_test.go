@@ -17,7 +17,12 @@ import (
 // until the test ends, and returns it with its address for net-snmp.
 func startResponder(t *testing.T, cfg Config) (*Responder, string) {
 	t.Helper()
-	r := newTestResponder(t, cfg)
+	return runResponder(t, newTestResponder(t, cfg))
+}
+
+// runResponder runs r until the test ends, as startResponder.
+func runResponder(t *testing.T, r *Responder) (*Responder, string) {
+	t.Helper()
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- r.Run(ctx) }()

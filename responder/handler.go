@@ -15,6 +15,7 @@ type scratch struct {
 	resp  response
 	cur   []asn1tree.OID // GetBulk: where each repeater stands
 	ended []bool         // GetBulk: the repeater reached endOfMibView
+	sv    sysView        // the system group before the tree's view
 	why   error          // why the last packet got no answer, for the log
 }
 
@@ -54,6 +55,10 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 	view := r.view()
 	if view == nil {
 		view = emptyView{}
+	}
+	if set.sys != nil {
+		s.sv = sysView{sys: set.sys, main: view, ticks: ticks(r.start, r.now())}
+		view = &s.sv
 	}
 	w := &s.resp
 	w.reset(q, set.maxMsgSize)

@@ -8,6 +8,7 @@ import (
 	"net"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 )
@@ -22,6 +23,8 @@ type Responder struct {
 	view  func() asn1tree.View
 	log   *slog.Logger
 	stats Stats
+	start time.Time        // sysUpTime counts from here
+	now   func() time.Time // time.Now; tests set a clock
 
 	running atomic.Bool
 	bound   atomic.Pointer[net.UDPAddr]
@@ -47,10 +50,14 @@ func New(cfg Config, view func() asn1tree.View, log *slog.Logger) (*Responder, e
 		log = slog.New(slog.DiscardHandler)
 	}
 	r := &Responder{
-		cfg: cfg, addr: addr, view: view,
+		cfg: cfg, addr: addr, view: view, start: time.Now(), now: time.Now,
 		log: log.With("component", "responder"), ready: make(chan struct{}),
 	}
-	r.live.Store(newSettings(cfg))
+	set, err := newSettings(cfg)
+	if err != nil {
+		return nil, fmt.Errorf("responder: %w", err)
+	}
+	r.live.Store(set)
 	return r, nil
 }
 
@@ -60,10 +67,19 @@ type settings struct {
 	community      []byte
 	maxRepetitions int
 	maxMsgSize     int
+	sys            *asn1tree.Tree[asn1tree.Value] // the system group; nil: none
 }
 
-func newSettings(c Config) *settings {
-	return &settings{community: []byte(c.Community), maxRepetitions: c.MaxRepetitions, maxMsgSize: c.MaxMsgSize}
+func newSettings(c Config) (*settings, error) {
+	s := &settings{community: []byte(c.Community), maxRepetitions: c.MaxRepetitions, maxMsgSize: c.MaxMsgSize}
+	if c.System != nil {
+		t, err := asn1tree.Build(c.System.entries())
+		if err != nil {
+			return nil, err
+		}
+		s.sys = t
+	}
+	return s, nil
 }
 
 // Check tells whether Update would take cfg.
@@ -72,15 +88,20 @@ func Check(cfg Config) error {
 	return err
 }
 
-// Update replaces the community, MaxRepetitions and MaxMsgSize from the
-// next request on, without rebinding: after it returns, the old community
-// is refused. cfg.Listen is ignored (the socket stays).
+// Update replaces the community, MaxRepetitions, MaxMsgSize and the
+// system group from the next request on, without rebinding: after it
+// returns, the old community is refused. cfg.Listen is ignored (the
+// socket stays); sysUpTime goes on counting.
 func (r *Responder) Update(cfg Config) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return fmt.Errorf("responder: %w", err)
 	}
-	r.live.Store(newSettings(cfg))
+	set, err := newSettings(cfg)
+	if err != nil {
+		return fmt.Errorf("responder: %w", err)
+	}
+	r.live.Store(set)
 	return nil
 }
 

@@ -32,7 +32,7 @@ func metricTran() *tran {
 // post completes one instance charging counter c, gauge g, c/4 and g/2.
 func post(tr *tran, now time.Time, c uint32, g int32) {
 	r := armring.Record{Mask: 0x0f, Values: [6]uint64{uint64(c), uint64(uint32(g)), uint64(c) | 4<<32, uint64(uint32(g)) | 2<<32}}
-	tr.observe(&r, now, 0.75, time.Minute)
+	tr.observeRecord(&r, now, time.Minute)
 }
 
 // gauge returns field i's last, avg, min, max; ok false for those without a value.
@@ -138,7 +138,7 @@ func TestMetricNumbersAndKinds(t *testing.T) {
 
 func TestMetricWindowOnlyWhenDeclared(t *testing.T) {
 	tr := &tran{types: [armring.NumFields]uint32{armring.NumericID32, armring.String8}}
-	tr.observe(&armring.Record{Mask: 3, Values: [6]uint64{9, 0x6b6f}}, time.Unix(6000, 0), 0.75, time.Minute)
+	tr.observeRecord(&armring.Record{Mask: 3, Values: [6]uint64{9, 0x6b6f}}, time.Unix(6000, 0), time.Minute)
 	if tr.win.fields != nil {
 		t.Error("per-field buckets allocated for a transaction without counters or gauges")
 	}

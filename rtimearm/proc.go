@@ -9,14 +9,15 @@ import (
 
 // proc is one connected process and its file.
 type proc struct {
-	id     uint64
-	pid    int32
-	uid    uint32
-	prog   string
-	f      *armring.File
-	unmap  func()
-	tail   uint64
-	closed bool // unmapped: only byID may be read
+	id      uint64
+	pid     int32
+	uid     uint32
+	prog    string
+	f       *armring.File
+	unmap   func()
+	tail    uint64
+	closed  bool      // unmapped: only byID may be read
+	drained time.Time // the last drain (or the registration): totals taken are since then
 
 	apps    []*app           // by entry index; nil: refused
 	trans   []*ptran         // by entry index; nil: refused
@@ -39,13 +40,14 @@ type ptran struct {
 // published in index order, so the first unpublished one ends the scan.
 func (p *proc) scan(r *Registry) {
 	g := p.f.Geometry()
-	for i := uint32(len(p.apps)); i < g.Apps && p.f.AppEntry(i, &p.appBuf); i++ {
-		p.apps = append(p.apps, p.appAt(r, i))
-	}
+	p.scanApps(r)
 	for i := uint32(len(p.trans)); i < g.Trans && p.f.TranEntry(i, &p.tranBuf); i++ {
 		t, err := armring.DecodeTran(p.tranBuf[:])
 		var x *ptran
 		if err == nil {
+			if int(t.App) >= len(p.apps) {
+				p.scanApps(r) // published after the scan above, before this entry
+			}
 			x, err = p.tranOf(r, &t)
 		}
 		if err != nil {
@@ -57,6 +59,13 @@ func (p *proc) scan(r *Registry) {
 			p.byID[x.id] = x
 		}
 		p.trans = append(p.trans, x)
+	}
+}
+
+// scanApps copies the application entries published since the last scan.
+func (p *proc) scanApps(r *Registry) {
+	for i := uint32(len(p.apps)); i < p.f.Geometry().Apps && p.f.AppEntry(i, &p.appBuf); i++ {
+		p.apps = append(p.apps, p.appAt(r, i))
 	}
 }
 
@@ -124,36 +133,44 @@ func (p *proc) rebind(r *Registry, i uint32) error {
 	return nil
 }
 
-// drain takes the process's new entries and records and its counters.
+// drain takes the process's new entries, records and totals.
 func (p *proc) drain(r *Registry, now time.Time) {
 	p.scan(r)
 	g := p.f.Geometry()
 	p.tail = p.f.Drain(p.tail, int(g.Slots), func(b []byte) {
 		rec, err := armring.DecodeRecord(b)
-		if err == nil && (int(rec.Tran) >= len(p.trans) || p.trans[rec.Tran] == nil) {
-			err = fmt.Errorf("record for transaction entry %d, which is not registered", rec.Tran)
-		}
-		if err == nil && p.trans[rec.Tran].t.app.gone {
-			if err = p.rebind(r, rec.Tran); err != nil {
-				p.trans[rec.Tran] = nil // refused once, as an entry is
-			}
+		var pt *ptran
+		if err == nil {
+			pt, err = p.bound(r, rec.Tran)
 		}
 		if err != nil {
 			r.refuse(p, "record", err)
 			return
 		}
-		pt := p.trans[rec.Tran]
 		if pt.types != pt.t.types {
 			rec.Mask = 0 // declared differently from the first registration: values ignored
 		}
-		pt.t.observe(&rec, now, r.weight, r.span)
+		pt.t.observeRecord(&rec, now, r.span)
 		if rec.Flags&armring.FlagParent != 0 {
 			pt.t.parent = r.parentName(&rec)
 		}
 	})
+	from := p.drained
+	if from.IsZero() || from.After(now) {
+		from = now
+	}
+	p.drained = now
 	for i, pt := range p.trans {
 		if pt == nil {
 			continue
+		}
+		if p.f.Take(uint32(i), &r.tot) {
+			var err error
+			if pt, err = p.bound(r, uint32(i)); err != nil {
+				r.refuse(p, "totals", err)
+				continue
+			}
+			pt.t.observe(&r.tot, now, from, r.weight, r.span)
 		}
 		_, d := p.f.Counters(uint32(i))
 		if d > pt.dropped {
@@ -164,6 +181,22 @@ func (p *proc) drain(r *Registry, now time.Time) {
 	bad, noSlot := p.f.Errors()
 	r.badBuf += delta(bad, &p.bad[0])
 	r.noSlot += delta(noSlot, &p.bad[1])
+}
+
+// bound is the registered transaction of entry i, registered again when
+// its application was deleted: a live process that keeps measuring
+// re-creates both. An entry refused is refused for good.
+func (p *proc) bound(r *Registry, i uint32) (*ptran, error) {
+	if int(i) >= len(p.trans) || p.trans[i] == nil {
+		return nil, fmt.Errorf("transaction entry %d is not registered", i)
+	}
+	if p.trans[i].t.app.gone {
+		if err := p.rebind(r, i); err != nil {
+			p.trans[i] = nil
+			return nil, err
+		}
+	}
+	return p.trans[i], nil
 }
 
 func delta(v uint64, last *uint64) uint64 {

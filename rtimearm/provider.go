@@ -19,7 +19,7 @@ const (
 var (
 	rtimeCx = spmi.CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: RTimeASN}
 	armCx   = spmi.CxDesc{Name: "ARM", Descr: "Application response measurement (ARM 2.0)", ASN: ARMASN, Inst: spmi.SiContInst, Named: true}
-	appCx   = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst, Named: true}
+	appCx   = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst, Named: true, RowName: "tran"}
 )
 
 // Statistics of RTime/ARM itself.

@@ -80,6 +80,7 @@ type Registry struct {
 	logged   map[string]bool
 	now      func() time.Time
 	num      *spmi.Numbering // ASN.1 numbers of transactions
+	tot      armring.Totals  // scratch of drains, under mu
 }
 
 // NewRegistry returns an empty registry. weight is the percentage the

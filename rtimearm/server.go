@@ -181,6 +181,7 @@ func (s *Server) attach(peer unixsock.Peer, h armring.Hello) (*proc, int, string
 	}
 	p := &proc{id: id, pid: peer.PID, uid: peer.UID, prog: h.Prog, f: f, unmap: unmap}
 	r.mu.Lock()
+	p.drained = r.now()
 	r.add(p)
 	r.mu.Unlock()
 	s.notify()

@@ -135,19 +135,28 @@ func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 	t.Fatalf("after the process left: lost %v inflight %v, want 1 and 0", stat(t, snap, p+"lost"), stat(t, snap, p+"inflight"))
 }
 
+// A full ring drops the details of instances (metric values here) and
+// counts them as lost; the instances themselves are all counted.
 func TestFullRingDropsAndCounts(t *testing.T) {
 	fx := startServer(t, armring.Geometry{Slots: 16, Apps: 1, Trans: 1})
 	ag := arm.Open(&arm.Options{Socket: fx.socket})
 	defer ag.Close()
-	q := ag.App("a", "").Transaction("t", "")
+	q := ag.App("a", "").Transaction("t", "", arm.Metric{Field: 1, Type: arm.Counter64, Name: "n"})
 	for range 40 {
+		h := q.Start()
+		h.Set(1, 0)
+		h.Set(1, 1)
+		h.Stop(arm.Good)
+	}
+	for range 1000 {
 		h := q.Start()
 		h.Stop(arm.Good)
 	}
 	snap := collect(t, fx.reg)
-	c, l := stat(t, snap, "RTime/ARM/a/t/count").Uint64(), stat(t, snap, "RTime/ARM/a/t/lost").Uint64()
-	if c != 16 || l != 24 {
-		t.Fatalf("count %d lost %d, want 16 and 24", c, l)
+	p := "RTime/ARM/a/t/"
+	c, l, m := stat(t, snap, p+"count").Uint64(), stat(t, snap, p+"lost").Uint64(), stat(t, snap, p+"metric1").Uint64()
+	if c != 1040 || l != 24 || m != 16 {
+		t.Fatalf("count %d lost %d metric1 %d, want 1040, 24 and 16", c, l, m)
 	}
 }
 
@@ -204,8 +213,8 @@ func TestHelloRefusals(t *testing.T) {
 		frame []byte
 		want  string
 	}{
-		{"wrong pid", (&armring.Hello{Version: 1, PID: 1}).Marshal(), "pid is not the connecting process's"},
-		{"version 9", (&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(), "version is not 1"},
+		{"wrong pid", (&armring.Hello{Version: armring.Version, PID: 1}).Marshal(), "pid is not the connecting process's"},
+		{"version 9", (&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(), "version is not 2"},
 		{"not a Hello", (&armring.Welcome{}).Marshal(), "not a Hello"},
 	} {
 		c, err := net.Dial("unix", fx.socket)

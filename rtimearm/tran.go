@@ -2,6 +2,7 @@ package rtimearm
 
 import (
 	"encoding/binary"
+	"math"
 	"strings"
 	"time"
 
@@ -48,34 +49,45 @@ type metric struct {
 	lastID  uint64  // numeric ids
 }
 
-// observe adds one completed instance.
-func (t *tran) observe(r *armring.Record, now time.Time, weight float64, span time.Duration) {
+// observe adds the completions taken from one process at now, made since
+// from. respavg moves as PTX's per-instance average would if each of the
+// n instances had taken their mean: weight^n of the previous average.
+func (t *tran) observe(tot *armring.Totals, now, from time.Time, weight float64, span time.Duration) {
 	if t.win == nil {
 		t.win = newWindow(span)
 	}
-	good := r.Status == armring.Good
-	dur := time.Duration(r.Dur)
-	k := t.win.add(now, good, dur)
-	switch r.Status {
-	case armring.Abort:
-		t.aborted++
-	case armring.Failed:
-		t.failed++
-	default:
-		ms := uint64(dur / time.Millisecond)
-		fms := float64(dur) / float64(time.Millisecond)
-		t.resptime = ms
-		if t.count == 0 {
-			t.respavg, t.respmin, t.respmax = fms, ms, ms
-		} else {
-			t.respavg = weight*t.respavg + (1-weight)*fms
-			t.respmin, t.respmax = min(t.respmin, ms), max(t.respmax, ms)
-		}
-		t.count++
+	t.win.add(now, from, tot)
+	t.aborted += tot.Aborted
+	t.failed += tot.Failed
+	if tot.Good == 0 {
+		return
+	}
+	const ms = uint64(time.Millisecond)
+	mean := float64(tot.Mean) / float64(ms)
+	t.resptime = tot.Last / ms
+	if t.count == 0 {
+		t.respavg, t.respmin, t.respmax = mean, tot.Min/ms, tot.Max/ms
+	} else {
+		k := math.Pow(weight, float64(tot.Good))
+		t.respavg = k*t.respavg + (1-k)*mean
+		t.respmin, t.respmax = min(t.respmin, tot.Min/ms), max(t.respmax, tot.Max/ms)
+	}
+	t.count += tot.Good
+}
+
+// observeRecord adds what a record carries beyond the totals: metric values and
+// the parent's correlator.
+func (t *tran) observeRecord(r *armring.Record, now time.Time, span time.Duration) {
+	if t.win == nil {
+		t.win = newWindow(span)
 	}
 	if r.Flags&armring.FlagParent != 0 {
 		t.correlated++
 	}
+	if r.Mask == 0 {
+		return
+	}
+	k := t.win.slot(now)
 	for i := range armring.NumFields {
 		if r.Mask&(1<<i) != 0 && t.types[i] != 0 {
 			if v, ok := t.metrics[i].add(t.types[i], r, i); ok {

@@ -1,17 +1,19 @@
 package rtimearm
 
 import (
-	"math/bits"
+	"math"
 	"time"
 
 	"github.com/perfagent/subagent/armring"
 )
 
 // window keeps the response times and completions of the last span in a
-// fixed number of buckets, each a log-linear histogram: bounded memory per
-// transaction (about 7 KiB), percentiles within about 6 %.
+// fixed number of buckets, each a log-linear histogram (armring.Bin) with
+// the minimum and maximum: bounded memory per transaction (about 7 KiB),
+// percentiles within half a bin (1/16 of the value, docs/ARM.md).
 type window struct {
 	span    time.Duration
+	since   time.Time // the earliest time its completions cover
 	buckets [numBuckets]bucket
 	// fields aggregates the counters and gauges per bucket; allocated at
 	// the first such value, so transactions without them pay nothing.
@@ -44,18 +46,15 @@ func (a *agg) merge(o *agg) {
 	a.min, a.max = min(a.min, o.min), max(a.max, o.max)
 }
 
-const (
-	numBuckets = 6
-	subBits    = 3  // 8 bins per power of two
-	maxExp     = 36 // 2^36 µs, about 19 hours; longer is clamped
-	numBins    = (maxExp-subBits)<<subBits + 2<<subBits
-)
+const numBuckets = 6
 
 type bucket struct {
-	epoch int64 // start time / bucket length; 0 unused
-	done  uint64
-	good  uint64
-	hist  [numBins]uint32
+	epoch    int64 // start time / bucket length; 0 unused
+	done     uint64
+	good     uint64
+	min, max uint64 // response times of the good ones, ns
+	from     int64  // ns since 1970: the earliest time its completions cover; 0 none
+	hist     [armring.NumBins]uint32
 }
 
 func newWindow(span time.Duration) *window { return &window{span: span} }
@@ -76,39 +75,30 @@ func (w *window) slot(now time.Time) int {
 	return k
 }
 
-// binOf maps microseconds to a bin.
-func binOf(us uint64) int {
-	if us < 2<<subBits {
-		return int(us)
+// add counts the completions of t, taken at now and made since from (the
+// previous drain of their process). It returns the bucket's slot for
+// addField.
+func (w *window) add(now, from time.Time, t *armring.Totals) int {
+	if w.since.IsZero() || from.Before(w.since) {
+		w.since = from
 	}
-	e := bits.Len64(us) - 1
-	if e > maxExp {
-		return numBins - 1
-	}
-	return (e-subBits)<<subBits + int(us>>(e-subBits)&(1<<subBits-1)) + 1<<subBits
-}
-
-// binMid is the middle of a bin, in microseconds.
-func binMid(i int) float64 {
-	if i < 2<<subBits {
-		return float64(i)
-	}
-	e := (i-1<<subBits)>>subBits + subBits
-	sub := uint64(i & (1<<subBits - 1))
-	lo := (1<<subBits | sub) << (e - subBits)
-	width := uint64(1) << (e - subBits)
-	return float64(lo) + float64(width)/2
-}
-
-// add counts one completion; good ones carry their response time. It
-// returns the bucket's slot for addField.
-func (w *window) add(now time.Time, good bool, dur time.Duration) int {
 	k := w.slot(now)
 	b := &w.buckets[k]
-	b.done++
-	if good {
-		b.good++
-		b.hist[binOf(uint64(dur/time.Microsecond))]++
+	if f := from.UnixNano(); b.from == 0 || f < b.from {
+		b.from = f
+	}
+	b.done += t.Done()
+	if t.Good > 0 {
+		if b.good == 0 {
+			b.min, b.max = t.Min, t.Max
+		}
+		b.good += t.Good
+		b.min, b.max = min(b.min, t.Min), max(b.max, t.Max)
+		for i, n := range t.Bins {
+			if n != 0 {
+				b.hist[i] = uint32(min(uint64(b.hist[i])+n, math.MaxUint32))
+			}
+		}
 	}
 	return k
 }
@@ -142,21 +132,49 @@ func (w *window) live(now time.Time, fn func(k int)) {
 	}
 }
 
-// rate is completions per second over the span.
+// rate is completions per second over the time the window really
+// covers: from the start of its oldest bucket (or the earliest time the
+// completions taken into it cover), or from when this transaction was
+// first measured when that is later, to now.
 func (w *window) rate(now time.Time) float64 {
 	var n uint64
 	w.live(now, func(k int) { n += w.buckets[k].done })
-	return float64(n) / w.span.Seconds()
+	if n == 0 {
+		return 0
+	}
+	step := w.step()
+	oldest := now.UnixNano()/step - (numBuckets - 1) // its start / step
+	start := oldest * step
+	// Its first completions were taken at its start and made before.
+	if b := &w.buckets[(oldest+1)%numBuckets]; b.epoch == oldest+1 && b.from != 0 {
+		start = min(start, b.from)
+	}
+	from := time.Unix(0, start)
+	if w.since.After(from) {
+		from = w.since
+	}
+	return float64(n) / max(now.Sub(from), time.Millisecond).Seconds()
 }
 
 // quantiles returns the response times (ms) at each q, and false when the
-// window holds no successful completion.
+// window holds no successful completion. The q-quantile is the rank-th
+// smallest time (rank = q(n-1)+1); the value is the middle of its bin
+// narrowed to the window's minimum and maximum, so it is within half a
+// bin of the true one and never outside [min, max]; increasing qs give
+// non-decreasing values.
 func (w *window) quantiles(now time.Time, qs []float64, out []float64) bool {
-	var sum [numBins]uint64
-	var n uint64
+	var sum [armring.NumBins]uint64
+	var n, lo, hi uint64
 	w.live(now, func(k int) {
 		b := &w.buckets[k]
+		if b.good == 0 {
+			return
+		}
+		if n == 0 {
+			lo, hi = b.min, b.max
+		}
 		n += b.good
+		lo, hi = min(lo, b.min), max(hi, b.max)
 		for i, c := range b.hist {
 			sum[i] += uint64(c)
 		}
@@ -167,10 +185,17 @@ func (w *window) quantiles(now time.Time, qs []float64, out []float64) bool {
 	for k, q := range qs {
 		rank := uint64(q*float64(n-1)) + 1
 		var acc uint64
+		out[k] = float64(hi) / 1e6
 		for i, c := range sum {
 			acc += c
 			if acc >= rank {
-				out[k] = binMid(i) / 1000
+				blo, bhi := armring.BinBounds(i)
+				a, b := max(blo, lo), min(bhi-1, hi)
+				if a > b { // the extremes of another bucket: stay within them
+					a, b = min(max(blo, lo), hi), max(min(bhi-1, hi), lo)
+					a, b = min(a, b), max(a, b)
+				}
+				out[k] = (float64(a) + float64(b)) / 2 / 1e6
 				break
 			}
 		}

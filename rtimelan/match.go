@@ -34,11 +34,16 @@ type closed struct {
 type Verdict int
 
 const (
-	Ignored   Verdict = iota // not an echo reply (our own request on a raw socket, errors)
-	Answer                   // the first reply to a pending request
-	Late                     // a reply to a request already given up
-	Duplicate                // a second reply to an answered request
-	Foreign                  // an echo reply that is not ours
+	// Ignored: not an echo reply (our own request on a raw socket,
+	// errors), or one with another identifier: a raw socket sees every
+	// other program's pings, which are none of our business.
+	Ignored   Verdict = iota
+	Answer            // the first reply to a pending request
+	Late              // a reply to a request already given up
+	Duplicate         // a second reply to an answered request
+	// Foreign: a reply with our identifier that answers none of our
+	// requests (other payload, sender or sequence number).
+	Foreign
 )
 
 // Matcher pairs echo replies with requests by identifier, sequence
@@ -107,7 +112,10 @@ func (m *Matcher) Match(v6 bool, id uint16, b []byte, from netip.Addr, t time.Ti
 		return Ignored, "", 0
 	}
 	echo, ok := msg.Body.(*icmp.Echo)
-	if !ok || uint16(echo.ID) != id || !bytes.Equal(echo.Data, m.nonce) {
+	if !ok || uint16(echo.ID) != id {
+		return Ignored, "", 0
+	}
+	if !bytes.Equal(echo.Data, m.nonce) {
 		return Foreign, "", 0
 	}
 	seq := uint16(echo.Seq)

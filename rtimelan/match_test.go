@@ -49,7 +49,9 @@ func TestMatchTellsRepliesApart(t *testing.T) {
 		}
 	}
 	check("own request on a raw socket", false, 7, echo(t, false, false, 7, a, p), lo4, t0, Ignored, "")
-	check("other identifier", false, 7, echo(t, false, true, 8, a, p), lo4, t0, Foreign, "")
+	// Another program's ping, seen by a raw socket: not counted.
+	check("other identifier", false, 7, echo(t, false, true, 8, a, p), lo4, t0, Ignored, "")
+	check("other identifier, v6", true, 7, echo(t, true, true, 8, b, []byte("ping's own data")), lo6, t0, Ignored, "")
 	check("other payload", false, 7, echo(t, false, true, 7, a, []byte("someone else....")), lo4, t0, Foreign, "")
 	check("other sender", false, 7, echo(t, false, true, 7, a, p), netip.MustParseAddr("127.0.0.2"), t0, Foreign, "")
 	check("unknown sequence", false, 7, echo(t, false, true, 7, 999, p), lo4, t0, Foreign, "")

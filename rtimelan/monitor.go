@@ -134,7 +134,7 @@ func Check(s Settings) error {
 }
 
 func refused(s Settings, name string) bool {
-	return slices.ContainsFunc(s.Refuse, func(r string) bool { return strings.EqualFold(r, name) })
+	return slices.ContainsFunc(s.Refuse, func(r string) bool { return strings.EqualFold(InstanceName(r), name) })
 }
 
 // Apply takes new settings: the scheduler's interval and rate from the
@@ -148,7 +148,7 @@ func (m *Monitor) Apply(s Settings) {
 	want := map[string]string{}
 	configured := map[string]bool{}
 	for _, h := range s.Hosts {
-		want[InstanceName(h)] = h
+		want[InstanceName(h)] = CanonicalHost(h)
 		configured[InstanceName(h)] = true
 	}
 	save := false
@@ -193,10 +193,13 @@ func (m *Monitor) wake() {
 }
 
 // Create starts measuring name, as a reference by path asks: it returns
-// false when name is already measured, an error when it may not be.
+// false when name is already measured, an error when it may not be. An IP
+// address may be written in any form ("[::1]"); its canonical form is
+// the instance name.
 func (m *Monitor) Create(name string) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	name = CanonicalHost(name)
 	if _, ok := m.hosts[name]; ok {
 		return false, nil
 	}
@@ -210,6 +213,10 @@ func (m *Monitor) Create(name string) (bool, error) {
 	}
 	if err := CheckHost(name); err != nil {
 		return false, err
+	}
+	if InstanceName(name) != name {
+		// The store keeps referenced hosts by instance name.
+		return false, fmt.Errorf("host %q is longer than %d bytes: list it in rtime_lan.hosts", name, maxName)
 	}
 	m.store.SetReferenced(name, true)
 	k, _ := m.store.Number(name)
@@ -227,6 +234,7 @@ func (m *Monitor) Create(name string) (bool, error) {
 func (m *Monitor) Remove(name string) error {
 	m.mu.Lock()
 	defer m.mu.Unlock()
+	name = InstanceName(name)
 	h, ok := m.hosts[name]
 	switch {
 	case !ok:

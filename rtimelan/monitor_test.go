@@ -164,10 +164,12 @@ func TestMonitorCountsStrayReplies(t *testing.T) {
 	m.Handle(false, echo(t, false, true, 7, seq, p), a, t0.Add(time.Millisecond))
 	m.Handle(false, echo(t, false, true, 7, seq, p), a, t0.Add(time.Millisecond))
 	m.Handle(false, echo(t, false, true, 7, old, p), a, t0.Add(time.Millisecond))
-	m.Handle(false, echo(t, false, true, 99, seq, p), a, t0.Add(time.Millisecond))
+	m.Handle(false, echo(t, false, true, 99, seq, p), a, t0.Add(time.Millisecond))          // another program's
+	m.Handle(false, echo(t, false, true, 7, seq+100, p), a, t0.Add(time.Millisecond))       // ours, no such request
+	m.Handle(false, echo(t, false, true, 7, seq, []byte("x")), a, t0.Add(time.Millisecond)) // ours, other payload
 	c, _ := m.view()
-	if c.Duplicate != 1 || c.Late != 1 || c.Foreign != 1 {
-		t.Errorf("duplicate %d late %d foreign %d, want 1 each", c.Duplicate, c.Late, c.Foreign)
+	if c.Duplicate != 1 || c.Late != 1 || c.Foreign != 2 {
+		t.Errorf("duplicate %d late %d foreign %d, want 1, 1 and 2", c.Duplicate, c.Late, c.Foreign)
 	}
 	if s, _ := statsOf(m, "192.0.2.1"); s.Responses != 1 {
 		t.Errorf("responses %d, want 1", s.Responses)

@@ -3,12 +3,18 @@ package rtimelan
 import (
 	"context"
 	"errors"
+	"net/netip"
 	"strings"
+	"sync"
 	"syscall"
 	"testing"
 	"time"
 
 	"golang.org/x/net/icmp"
+	"golang.org/x/net/ipv4"
+	"golang.org/x/net/ipv6"
+
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 func TestOpenFailureNamesTheSysctlAndCapability(t *testing.T) {
@@ -93,5 +99,90 @@ func TestOpenerErrorsAreKeptApartByFamily(t *testing.T) {
 	defer p.Close()
 	if p.V6 != nil || v6err == nil || !strings.Contains(v6err.Error(), "no IPv6 on this host") {
 		t.Errorf("v6 socket %v, error %v", p.V6, v6err)
+	}
+}
+
+// On loopback the round trip is well below a millisecond: resptime keeps
+// it (it was rounded to 0). Another program pinging the same addresses
+// meanwhile, with its own identifier, is not counted as foreign, although
+// a raw socket sees its replies.
+func TestLoopbackResptimeIsSubMillisecondAndOthersPingsAreNotForeign(t *testing.T) {
+	p, v6err, err := OpenPinger(nil)
+	if err != nil {
+		t.Skipf("this machine allows no ICMP socket to this user: %v", err)
+	}
+	other, _, err := OpenPinger(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer other.Close()
+	hosts := []netip.Addr{lo4}
+	if v6err == nil && other.V6 != nil {
+		hosts = append(hosts, lo6)
+	} else {
+		t.Logf("no IPv6 ICMP socket (%v): ::1 not measured", v6err)
+	}
+	for _, s := range []*Socket{other.V4, other.V6} {
+		if s != nil && !s.Dgram {
+			s.ID = p.ID(s.V6) ^ 0x5a5a // surely not ours
+		}
+	}
+	t.Logf("IPv4 socket: datagram %v (a raw one sees every program's replies)", p.V4.Dgram)
+
+	// The other program: pings every 5 ms and counts its replies.
+	var mu sync.Mutex
+	replies := 0
+	go other.Receive(func(v6 bool, b []byte, from netip.Addr, _ time.Time) {
+		if msg, err := icmp.ParseMessage(map[bool]int{false: 1, true: 58}[v6], b); err == nil {
+			if e, ok := msg.Body.(*icmp.Echo); ok && (msg.Type == ipv4.ICMPTypeEchoReply || msg.Type == ipv6.ICMPTypeEchoReply) && string(e.Data) == "another pinger" {
+				mu.Lock()
+				replies++
+				mu.Unlock()
+			}
+		}
+	})
+	ctx, cancel := context.WithCancel(t.Context())
+	defer cancel()
+	go func() {
+		for seq := uint16(1); ctx.Err() == nil; seq++ {
+			for _, a := range hosts {
+				other.Send(a, seq, []byte("another pinger"))
+			}
+			time.Sleep(5 * time.Millisecond)
+		}
+	}()
+
+	s := settings()
+	for _, a := range hosts {
+		s.Hosts = append(s.Hosts, a.String())
+	}
+	s.Interval, s.Timeout = 50*time.Millisecond, 500*time.Millisecond
+	m := NewMonitor(s, newStore(t), p, nil, nil)
+	done := make(chan struct{})
+	go func() { m.Run(ctx); close(done) }()
+	defer func() { cancel(); <-done }()
+
+	// Until each host has 5 replies and the other program 20.
+	testutil.Eventually(t, "5 replies per host and 20 to the other program", 10*time.Second, func() bool {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, a := range hosts {
+			if st, _ := statsOf(m, a.String()); st.Responses < 5 {
+				return false
+			}
+		}
+		return replies >= 20
+	})
+	c, hs := m.view()
+	for _, h := range hs {
+		ms := h.stats.LastMillis()
+		// Whole milliseconds read 0 here; a busy machine may take longer
+		// than 1 ms, never 10.
+		if ms <= 0 || ms >= 10 {
+			t.Errorf("%s: resptime %v ms, want above 0 and below 10 on loopback", h.name, ms)
+		}
+	}
+	if c.Foreign != 0 || c.Late != 0 {
+		t.Errorf("foreign %d late %d while another program pinged; want 0", c.Foreign, c.Late)
 	}
 }

@@ -26,12 +26,12 @@ var (
 		{Name: "skipped", Descr: "Timer ticks skipped: a cycle was still running", ASN: 3, Max: 1, Val: spmi.SiCounter},
 		{Name: "late", Descr: "Echo replies after the timeout, ignored", ASN: 4, Max: 10, Val: spmi.SiCounter},
 		{Name: "duplicate", Descr: "Second echo replies to one request, ignored", ASN: 5, Max: 10, Val: spmi.SiCounter},
-		{Name: "foreign", Descr: "Echo replies to other programs' requests, ignored", ASN: 6, Max: 10, Val: spmi.SiCounter},
+		{Name: "foreign", Descr: "Echo replies with our identifier matching no request", ASN: 6, Max: 10, Val: spmi.SiCounter},
 	}
 
 	// hostStats are the guide's metrics of one host.
 	hostStats = []spmi.StatDesc{
-		{Name: "resptime", Descr: "Latest response time (ms)", ASN: 1, Max: 100, Val: spmi.SiQuantity, Units: "milliseconds"},
+		{Name: "resptime", Descr: "Latest response time (ms)", ASN: 1, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "respavg", Descr: "Weighted average response time (ms)", ASN: 2, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "below10", Descr: "Response times below 10 ms (percent)", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
 		{Name: "below20", Descr: "Response times from 10 to 20 ms (percent)", ASN: 4, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
@@ -79,7 +79,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		s := &h.stats
 		resp, avg := spmi.NoValue, spmi.NoValue
 		if s.Responses > 0 {
-			resp, avg = spmi.Int(s.LastMillis()), spmi.Float(s.Avg)
+			resp, avg = spmi.Float(s.LastMillis()), spmi.Float(s.Avg)
 		}
 		addr := spmi.Text("")
 		if h.addr.IsValid() {
@@ -95,6 +95,21 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		}
 	}
 	return nil
+}
+
+// NotMeasured tells why a statistic at path has no value when the reason is
+// RTime/LAN's: resptime and respavg of a host have none until its first
+// echo reply. The CLI prints the reason instead of a read failure.
+func NotMeasured(path string) (string, bool) {
+	parts := strings.Split(strings.Trim(path, "/"), "/")
+	if len(parts) != 4 || parts[0] != "RTime" || parts[1] != "LAN" {
+		return "", false
+	}
+	switch parts[3] {
+	case "resptime", "respavg":
+		return "not measured yet: no echo reply from " + parts[2] + " so far", true
+	}
+	return "", false
 }
 
 func truncate(s string, n int) string {

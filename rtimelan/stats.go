@@ -9,10 +9,7 @@
 // the bands are tested without waiting; only pinger.go touches sockets.
 package rtimelan
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // Band limits of the guide: below 10 ms, 10 to 20 ms, 20 to 100 ms, and
 // 100 ms or more.
@@ -53,10 +50,11 @@ func (s *Stats) Observe(rtt time.Duration, weight int) {
 	s.Bands[b]++
 }
 
-// LastMillis is the latest round trip in whole milliseconds, rounded: the
-// guide's fixed point resptime.
-func (s *Stats) LastMillis() int64 {
-	return int64(math.Round(float64(s.Last) / float64(time.Millisecond)))
+// LastMillis is the latest round trip in milliseconds; resptime serves it
+// with 3 decimals (microseconds), since loopback and LAN round trips are
+// well below one millisecond.
+func (s *Stats) LastMillis() float64 {
+	return float64(s.Last) / float64(time.Millisecond)
 }
 
 // BandPercent is the share of observed round trips in band i, in percent

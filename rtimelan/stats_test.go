@@ -52,14 +52,16 @@ func TestBandsAndResptime(t *testing.T) {
 		t.Errorf("below10 = %v, want 33.33", got)
 	}
 	if s.LastMillis() != 3 || s.Responses != 9 {
-		t.Errorf("resptime %d responses %d, want 3 and 9", s.LastMillis(), s.Responses)
+		t.Errorf("resptime %v responses %d, want 3 and 9", s.LastMillis(), s.Responses)
 	}
-	s.Observe(ms(2.5), 75)
-	if s.LastMillis() != 3 {
-		t.Errorf("2.5 ms rounds to %d, want 3", s.LastMillis())
+	// Below a millisecond, as on loopback: kept, not rounded to 0.
+	s.Observe(184*time.Microsecond, 75)
+	if got := s.LastMillis(); math.Abs(got-0.184) > 1e-12 {
+		t.Errorf("184 µs is resptime %v, want 0.184", got)
 	}
+	s.Responses--
 	s.Sent()
-	if s.Requests != 1 || s.Responses != 10 {
+	if s.Requests != 1 || s.Responses != 9 {
 		t.Errorf("requests %d responses %d", s.Requests, s.Responses)
 	}
 }

@@ -50,6 +50,7 @@ func LoadStore(file string) (*Store, error) {
 	if s.Numbers == nil {
 		s.Numbers = map[string]uint32{}
 	}
+	s.canonical()
 	seen := map[uint32]string{}
 	for name, k := range s.Numbers {
 		if k < FirstHostASN {
@@ -66,6 +67,27 @@ func LoadStore(file string) (*Store, error) {
 		}
 	}
 	return s, nil
+}
+
+// canonical rewrites IP addresses that older versions kept as typed
+// ("0::1") to their one spelling (CanonicalHost), keeping their numbers.
+// When the canonical spelling has a number already, the other stays to
+// keep its number reserved.
+func (s *Store) canonical() {
+	for name, k := range s.Numbers {
+		if c := CanonicalHost(name); c != name {
+			if _, ok := s.Numbers[c]; !ok {
+				delete(s.Numbers, name)
+				s.Numbers[c] = k
+			}
+		}
+	}
+	refs := s.Referenced[:0:0]
+	for _, h := range s.Referenced {
+		refs = append(refs, CanonicalHost(h))
+	}
+	slices.Sort(refs)
+	s.Referenced = slices.Compact(refs)
 }
 
 // Number returns name's number, giving it the lowest free one the first

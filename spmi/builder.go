@@ -1,6 +1,7 @@
 package spmi
 
 import (
+	"slices"
 	"sort"
 	"time"
 
@@ -21,7 +22,11 @@ type Builder struct {
 	arena      []uint32
 	memo       map[string]shared // see Shared
 	background bool
+	views      Views // 0: both
 }
+
+// SetViews chooses the views the snapshot serves (ViewBoth by default).
+func (b *Builder) SetViews(v Views) { b.views = v }
 
 // NewBuilder starts a tree under base. numbering may be nil (numbers of
 // allocated instances then live only as long as the process).
@@ -189,7 +194,6 @@ func (b *Builder) Stats(cx *Node, ds []StatDesc, values []Value) error {
 func (b *Builder) Finish() *Snapshot {
 	all := make([]asn1tree.Entry[*Node], 0, b.nstats)
 	vals := make([]asn1tree.Entry[asn1tree.Value], 0, b.nstats)
-	var visit func(n *Node)
 	per := len(b.base) + 1
 	arena := make([]uint32, 0, b.nstats*(per+6))
 	full := func(c *Node) asn1tree.OID {
@@ -199,25 +203,44 @@ func (b *Builder) Finish() *Snapshot {
 		arena = append(arena, 0)
 		return asn1tree.OID(arena[start:len(arena):len(arena)])
 	}
-	visit = func(n *Node) {
+	views := b.views
+	if views == 0 {
+		views = ViewBoth
+	}
+	tables := &tableCells{base: b.base}
+	// fixed, depth and index place n in the table view (see TablesArc):
+	// its arcs that are not rows' numbers, the rows above it, and their
+	// numbers. A row's statistics are cells of its parent's table.
+	var visit func(n *Node, fixed asn1tree.OID, depth int, index asn1tree.OID, isRow bool)
+	visit = func(n *Node, fixed asn1tree.OID, depth int, index asn1tree.OID, isRow bool) {
 		sort.Slice(n.Children, func(i, j int) bool { return n.Children[i].ASN < n.Children[j].ASN })
 		n.byName, n.byASN = nil, nil
+		if isRow && views&ViewTables != 0 {
+			tables.row(n, depth-1, fixed, index)
+		}
 		for _, c := range n.Children {
 			if c.IsStat() {
 				oid := full(c)
 				all = append(all, asn1tree.Entry[*Node]{OID: oid, Val: c})
+				if isRow && views&ViewScalars == 0 {
+					continue
+				}
 				if v := c.Stat.SNMPValue(c.Value); v.Kind != asn1tree.NoValue {
 					vals = append(vals, asn1tree.Entry[asn1tree.Value]{OID: oid, Val: v})
 				}
 				continue
 			}
-			visit(c)
+			if n != b.top && n.HasRows() {
+				visit(c, fixed, depth+1, append(slices.Clip(index), c.ASN), true)
+			} else {
+				visit(c, append(slices.Clip(fixed), c.ASN), depth, index, false)
+			}
 		}
 	}
-	visit(b.top)
-	// The walk yields entries in OID order; BuildShared checks it.
+	visit(b.top, nil, 0, nil, false)
+	// The walk yields scalars in OID order; BuildShared checks it.
 	nodes, err1 := asn1tree.BuildShared(all)
-	view, err2 := asn1tree.BuildShared(vals)
+	view, err2 := asn1tree.BuildShared(mergeSorted(vals, tables.sorted()))
 	if err1 != nil || err2 != nil {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}

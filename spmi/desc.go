@@ -90,6 +90,10 @@ type CxDesc struct {
 	// (ARM applications, unlike PIDs), so a MIB declares them although
 	// they come and go.
 	Named bool
+	// RowName names the rows of the table of an instance's subcontexts
+	// ("tran" for the transactions of an ARM application), where the
+	// path has no name for them (TablesArc).
+	RowName string
 }
 
 // StatDesc describes a statistic, as the guide's SpmiStat does, plus what

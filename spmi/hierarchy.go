@@ -26,6 +26,7 @@ type Config struct {
 	MinAge    time.Duration // a snapshot younger than this is served as it is
 	Numbering *Numbering
 	Logger    *slog.Logger
+	Views     Views // what the SNMP view serves; 0: both (TablesArc)
 }
 
 // RefreshStats describe the refreshes a Hierarchy has done.
@@ -133,6 +134,7 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	h.stale.Store(false)
 	start := time.Now()
 	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, start)
+	b.SetViews(h.cfg.Views)
 	b.background = background
 	durs := make(map[string]time.Duration, len(h.providers))
 	for _, p := range h.providers {

@@ -21,6 +21,9 @@ type Node struct {
 	Value    Value        // statistics only
 	Children []*Node      // contexts and statistics ordered by ASN number
 	Provider string       // name of the provider that added the node
+	// Cell is a statistic's full OID in the table view when its context
+	// is a table row (TablesArc), nil otherwise.
+	Cell asn1tree.OID
 
 	byName map[string]*Node
 	byASN  map[uint32]*Node

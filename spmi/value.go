@@ -124,24 +124,36 @@ func counterChange(prev, cur Value) float64 {
 	return float64(b - a)
 }
 
-// SNMPKind is the SNMP type a statistic is served as:
+// SNMPKind is the SNMP type a statistic is served as, by its meaning:
 //   - counters: Counter64;
 //   - text: OctetString (DisplayString);
-//   - wide quantities: Counter64 carrying a CounterBasedGauge64 (RFC 2856);
-//   - quantities whose low scale is negative: Integer32;
+//   - quantities whose low scale is negative: Integer32 (negative values
+//     served as negative, clamped to 32 bits);
+//   - wide quantities, which can really pass 2^32 in their unit:
+//     CounterBasedGauge64 (RFC 2856) on the Counter64 wire type;
 //   - other quantities: Gauge32.
 //
-// Floats are served as integers scaled by 10^Scale.
+// A quantity is otherwise never Counter64, so managers do not compute
+// rates of levels. Floats are served as integers scaled by 10^Scale.
 func (d *StatDesc) SNMPKind() asn1tree.Kind {
 	switch {
 	case d.Data == SiText:
 		return asn1tree.OctetString
-	case d.Val == SiCounter, d.Wide:
+	case d.Val == SiCounter:
 		return asn1tree.Counter64
 	case d.Min < 0:
 		return asn1tree.Integer32
+	case d.Wide:
+		return asn1tree.Counter64
 	}
 	return asn1tree.Gauge32
+}
+
+// FitsGauge32 reports whether a quantity whose high scale value is max
+// (before the 10^scale of a float) stays within a Gauge32: suppliers that
+// declare more get a 64-bit gauge (StatDesc.Wide).
+func FitsGauge32(max int64, scale uint8) bool {
+	return float64(max)*math.Pow10(int(scale)) <= math.MaxUint32
 }
 
 // SNMPValue converts a raw value to its served form; NoValue stays NoValue.

@@ -30,7 +30,9 @@ type VarBind struct {
 
 // Notification is what is sent. In SNMPv2 and v3 its snmpTrapOID.0 is
 // Enterprise.0.Specific; in SNMPv1 it is an enterprise-specific trap
-// (generic 6) of Enterprise with that specific number (RFC 3584).
+// (generic 6) of Enterprise with that specific number (RFC 3584). One
+// holding a Counter64 is refused (counted failed) by SNMPv1 destinations,
+// as RFC 3584 3.2 has it.
 type Notification struct {
 	Enterprise asn1tree.OID
 	Specific   int
@@ -123,6 +125,18 @@ type worker struct {
 
 	sent, failed, dropped atomic.Uint64
 	down                  atomic.Bool
+	warned64              bool // logged a Counter64 refused in SNMPv1; run's goroutine only
+}
+
+// v1Untranslatable tells whether n holds a Counter64, which makes it
+// untranslatable to SNMPv1 (RFC 3584 3.2).
+func v1Untranslatable(n Notification) bool {
+	for _, vb := range n.Vars {
+		if vb.Value.Kind == asn1tree.Counter64 {
+			return true
+		}
+	}
+	return false
 }
 
 func (w *worker) run(ctx context.Context) {
@@ -137,6 +151,15 @@ func (w *worker) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case n := <-w.q:
+			if w.d.Version == "v1" && v1Untranslatable(n) {
+				// A fault of the notification, not of the destination.
+				w.failed.Add(1)
+				if !w.warned64 {
+					w.warned64 = true
+					w.log.Warn("notification holding Counter64 not sent: SNMPv1 cannot carry it (RFC 3584)", "trap_oid", n.TrapOID().String())
+				}
+				continue
+			}
 			var err error
 			if c == nil {
 				c, err = dial(w.d)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/gosnmp/gosnmp"
+
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/traps"
@@ -22,6 +24,18 @@ func note(specific int) traps.Notification {
 			{OID: base.Append(14, 0, 3, 0), Value: asn1tree.Int(-80)},
 		},
 	}
+}
+
+// without64 is n minus its Counter64 VarBinds, as SNMPv1 needs it.
+func without64(n traps.Notification) traps.Notification {
+	var vs []traps.VarBind
+	for _, v := range n.Vars {
+		if v.Value.Kind != asn1tree.Counter64 {
+			vs = append(vs, v)
+		}
+	}
+	n.Vars = vs
+	return n
 }
 
 func send(t *testing.T, d traps.Dest, n traps.Notification) *traps.Sender {
@@ -74,11 +88,16 @@ func TestDirectVersionsReachSnmptrapd(t *testing.T) {
 	}
 	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
-			s := send(t, c.d, note(11+i))
+			n := note(11 + i)
 			want := append(c.want,
-				"."+base.String()+".4.1.6.0 = Counter64: 1099511627776",
 				"."+base.String()+`.14.0.1.0 = STRING: "busydisks"`,
 				"."+base.String()+".14.0.3.0 = INTEGER: -80")
+			if c.d.Version == "v1" {
+				n = without64(n)
+			} else {
+				want = append(want, "."+base.String()+".4.1.6.0 = Counter64: 1099511627776")
+			}
+			s := send(t, c.d, n)
 			if log, err := trapd.WaitFor(10*time.Second, want...); err != nil {
 				t.Fatalf("%v\n%s", err, log)
 			}
@@ -169,5 +188,36 @@ func TestRefusingDestinationIsCounted(t *testing.T) {
 	}
 	if c := s.Counts(); c.Failed == 0 || c.Down != 1 {
 		t.Errorf("counts %+v: want failures and the destination down", c)
+	}
+}
+
+// An SNMPv1 destination refuses a notification holding Counter64 (RFC
+// 3584 3.2): nothing goes on the wire, it counts as failed, and the
+// destination is not marked down; the next one without goes out.
+func TestV1RefusesCounter64(t *testing.T) {
+	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer pc.Close()
+	s := send(t, traps.Dest{Address: pc.LocalAddr().String(), Version: "v1", Community: "public"}, note(5))
+	if c := waitCounts(t, s, func(c traps.Counts) bool { return c.Failed == 1 }); c.Failed != 1 || c.Down != 0 || c.Sent != 0 {
+		t.Fatalf("counts %+v, want one failure and the destination up", c)
+	}
+	s.Send(without64(note(6)))
+	buf := make([]byte, 2048)
+	if err := pc.SetReadDeadline(time.Now().Add(10 * time.Second)); err != nil {
+		t.Fatal(err)
+	}
+	n, _, err := pc.ReadFrom(buf)
+	if err != nil {
+		t.Fatalf("no trap arrived: %v", err)
+	}
+	p, err := (&gosnmp.GoSNMP{}).SnmpDecodePacket(buf[:n])
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p.Version != gosnmp.Version1 || p.SpecificTrap != 6 {
+		t.Errorf("first datagram: version %v specific %d, want the v1 trap 6 (trap 5 must not be sent)", p.Version, p.SpecificTrap)
 	}
 }

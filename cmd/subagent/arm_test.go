@@ -149,9 +149,14 @@ func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
 	// The generated MIB declares both applications' transactions (ARM
 	// applications keep their names and numbers), passes smilint, and
 	// its names are the OIDs the daemon serves.
-	module, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB")
+	module, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", "--instances")
 	if code != 0 {
 		t.Fatalf("subagent mib: %s", stderr)
+	}
+	for _, name := range []string{"rTimeARMTable", "rTimeARMTranTable", "rTimeARMTranCount", "rTimeARMTranMetric1"} {
+		if !strings.Contains(text, "\n"+name+" OBJECT-TYPE") {
+			t.Errorf("the module does not declare the table object %s", name)
+		}
 	}
 	dirs := append(mibtest.BaseDirs(t), filepath.Dir(module))
 	mibtest.LintClean(t, module, dirs)
@@ -303,4 +308,80 @@ func TestARMSurvivesDescriptorExhaustion(t *testing.T) {
 		t.Fatalf("the daemon exited: %v\n%s", err, e.daemonLog)
 	default:
 	}
+}
+
+// Under the shipped configuration (no arm setting overridden), a C and a
+// Go program doing start/stop pairs in a tight loop for 3 s, then 50 C
+// processes at once, lose nothing: count is every pair sent, lost 0 (it
+// was 32,768 of 5,000,000 with the ring alone).
+func TestARMTightLoopsLoseNothingUnderShippedSettings(t *testing.T) {
+	for _, kv := range os.Environ() {
+		if strings.HasPrefix(kv, "SUBAGENT_ARM_") {
+			t.Fatalf("%s is set: this test is about the shipped settings", kv)
+		}
+	}
+	dir := t.TempDir()
+	srcs, _ := filepath.Glob("../../libarm/src/*.c")
+	pair := filepath.Join(dir, "pair")
+	args := append([]string{"-std=c11", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-I../../libarm", "-o", pair, "../../libarm/samples/pair.c"}, srcs...)
+	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
+		t.Fatalf("cc: %v\n%s", err, out)
+	}
+	gobin := filepath.Join(dir, "armload")
+	if out, err := exec.Command("go", "build", "-o", gobin, "../../arm/cmd/armload").CombinedOutput(); err != nil {
+		t.Fatalf("go build armload: %v\n%s", err, out)
+	}
+	e := newEnv(t)
+	e.start()
+	run := func(bin string, args ...string) string {
+		c := exec.Command(bin, args...)
+		c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+e.runDir)
+		out, err := c.Output()
+		if err != nil {
+			t.Fatalf("%s %v: %v\n%s", bin, args, err, out)
+		}
+		return strings.TrimSpace(string(out))
+	}
+	pairs := func(out string) int {
+		f := strings.Fields(out)
+		n, err := strconv.Atoi(f[min(1, len(f)-1)])
+		if len(f) < 2 || f[0] != "pairs" || err != nil || n < 100000 {
+			t.Fatalf("printed %q, want pairs and at least 100000", out)
+		}
+		return n
+	}
+	check := func(p string, want int) {
+		t.Helper()
+		armWait(t, e, p+"count", strconv.Itoa(want))
+		if got := armGet(t, e, p+"lost", p+"inflight"); got[p+"lost"] != "0" || got[p+"inflight"] != "0" {
+			t.Errorf("%s: lost %q inflight %q, want 0 and 0", p, got[p+"lost"], got[p+"inflight"])
+		}
+	}
+
+	c := pairs(run(pair, "-t", "3"))
+	check("RTime/ARM/bench/pair/", c)
+	out := run(gobin, "-for", "3s")
+	if !strings.HasSuffix(out, "connected true") {
+		t.Fatalf("armload: %q", out)
+	}
+	check("RTime/ARM/GoPair/pair/", pairs(out))
+	t.Logf("one C thread: %d pairs in 3 s; one goroutine: %s", c, out)
+
+	// 50 processes at once, 200,000 pairs each (and 1,000 to warm up).
+	const procs, each = 50, 200000
+	var cmds []*exec.Cmd
+	for range procs {
+		cmd := exec.Command(pair, strconv.Itoa(each))
+		cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+e.runDir)
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		cmds = append(cmds, cmd)
+	}
+	for _, cmd := range cmds {
+		if err := cmd.Wait(); err != nil {
+			t.Fatalf("pair: %v", err)
+		}
+	}
+	check("RTime/ARM/bench/pair/", c+procs*(each+1000))
 }

@@ -245,7 +245,11 @@ func rateRows(t *testing.T, e *env, counters []string, levels ...string) []strin
 	if len(rows) != 5 {
 		t.Fatalf("want a header and 4 rows:\n%s", out)
 	}
-	rate := regexp.MustCompile(`^\d+\.\d\d/s$`)
+	// Times in 1/100 s are percent of time, other counters per second.
+	rate := regexp.MustCompile(`^\d+\.\d\d(/s|%)$`)
+	if h := strings.Fields(rows[0]); strings.Join(h, " ") != "time "+strings.Join(paths, " ") {
+		t.Fatalf("header %q, want time and the full paths", rows[0])
+	}
 	for _, r := range rows[1:] {
 		f := strings.Fields(r)
 		if len(f) != 1+len(paths) {

@@ -48,7 +48,7 @@ func changeCmd(op, short, long string, do func(*control.Client, context.Context,
 				return fmt.Errorf("no daemon at %s: %w", control.SocketPath(cfg.RunDir), err)
 			}
 			defer c.Close()
-			for _, p := range args {
+			for _, p := range canonicalPaths(args) {
 				if err := do(c, cmd.Context(), p); err != nil {
 					return fmt.Errorf("%s %s: %w", op, p, err)
 				}

@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"log/slog"
+	"os"
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
@@ -57,7 +58,26 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 
 func responderConfig(c *config.Config) responder.Config {
 	return responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
-		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize}
+		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c)}
+}
+
+// systemGroup is the responder's SNMPv2-MIB system group: sysObjectID and
+// the module's sysORID are the base OID (SUBAGENT-MIB's MODULE-IDENTITY);
+// empty strings take the host name and a description from uname.
+func systemGroup(c *config.Config) *responder.System {
+	s := c.SNMP.SNMPSystem
+	if s.SysName == "" {
+		s.SysName, _ = os.Hostname()
+	}
+	if s.SysDescr == "" {
+		s.SysDescr = responder.DefaultSysDescr("subagent", daemon.Version)
+	}
+	or := "SUBAGENT-MIB: " + c.AgentXSession.Description
+	if len(or) > 255 {
+		or = or[:255] // a DisplayString; the description is ASCII
+	}
+	return &responder.System{Descr: s.SysDescr, ObjectID: c.Base, Contact: s.SysContact, Name: s.SysName,
+		Location: s.SysLocation, ORDescr: or}
 }
 
 type agentxFrontend struct{ *agentx.Subagent }

@@ -1,16 +1,19 @@
 package main
 
 import (
+	"context"
+	"errors"
 	"fmt"
 	"io"
 	"os"
 	"strconv"
-	"strings"
 	"text/tabwriter"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -20,7 +23,8 @@ func getCmd() *cobra.Command {
 		Short: "Read statistics as one statset",
 		Long: "Read the named statistics at once. With --interval and --count, read them\n" +
 			"again every interval and print counters as rates per second (their change\n" +
-			"divided by the elapsed time) and quantities as levels.",
+			"divided by the elapsed time; times in 1/100 s as percent of time) and\n" +
+			"quantities as levels. --wait waits for a daemon or supplier just started.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
@@ -29,22 +33,27 @@ func getCmd() *cobra.Command {
 			}
 			interval, _ := cmd.Flags().GetDuration("interval")
 			count, _ := cmd.Flags().GetInt("count")
+			wait, _ := cmd.Flags().GetDuration("wait")
 			if interval < 0 || (interval == 0 && cmd.Flags().Changed("count")) {
 				return fmt.Errorf("--count needs a positive --interval")
 			}
 			if count < 1 {
 				return fmt.Errorf("--count %d: must be at least 1", count)
 			}
+			if wait < 0 {
+				return fmt.Errorf("--wait %v: must not be negative", wait)
+			}
+			paths := canonicalPaths(args)
+			deadline := time.Now().Add(wait)
+			if wait > 0 {
+				waitForDaemon(cmd.Context(), cfg.RunDir, deadline)
+			}
 			r, err := openReader(cmd, cfg)
 			if err != nil {
 				return err
 			}
 			defer r.Close()
-			ss, err := spmi.NewStatSet(cmd.Context(), r, args...)
-			if err != nil {
-				return err
-			}
-			first, err := ss.Read(cmd.Context())
+			ss, first, err := readFirst(cmd.Context(), r, paths, deadline)
 			if err != nil {
 				return err
 			}
@@ -56,14 +65,66 @@ func getCmd() *cobra.Command {
 	}
 	cmd.Flags().Duration("interval", 0, "read again every interval and print rates")
 	cmd.Flags().Int("count", 1, "number of readings with --interval")
+	cmd.Flags().Duration("wait", 0, "wait up to this long for the daemon to answer and every statistic to have a value")
 	addLocalFlag(cmd)
 	return cmd
+}
+
+// canonicalPaths gives IP addresses under RTime/LAN their one spelling,
+// so that RTime/LAN/[::1] and RTime/LAN/::1 name the same host.
+func canonicalPaths(paths []string) []string {
+	out := make([]string, len(paths))
+	for i, p := range paths {
+		out[i] = rtimelan.CanonicalPath(p)
+	}
+	return out
+}
+
+// waitForDaemon polls the control socket until it answers or deadline.
+func waitForDaemon(ctx context.Context, runDir string, deadline time.Time) {
+	if runDir == "" {
+		return
+	}
+	for time.Now().Before(deadline) && ctx.Err() == nil {
+		if c, err := control.Dial(runDir); err == nil {
+			c.Close()
+			return
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
+}
+
+// readFirst makes the statset and reads it once; until deadline it tries
+// again while a statistic is missing or has no value.
+func readFirst(ctx context.Context, r spmi.Source, paths []string, deadline time.Time) (*spmi.StatSet, spmi.Reading, error) {
+	for {
+		ss, err := spmi.NewStatSet(ctx, r, paths...)
+		var first spmi.Reading
+		if err == nil {
+			first, err = ss.Read(ctx)
+		}
+		var se *spmi.Error
+		missing := errors.As(err, &se) && se.Code == spmi.SiNotFound
+		if err == nil {
+			for _, v := range first.Values {
+				missing = missing || v.Err != nil
+			}
+		}
+		if !missing || !time.Now().Before(deadline) || ctx.Err() != nil {
+			return ss, first, err
+		}
+		time.Sleep(100 * time.Millisecond)
+	}
 }
 
 func printOnce(out io.Writer, r spmi.Reading) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	failed := 0
 	for _, v := range r.Values {
+		if why, ok := notYet(v); ok {
+			fmt.Fprintf(w, "%s\t-\t%s\n", v.Path, why)
+			continue
+		}
 		if v.Err != nil {
 			failed++
 			fmt.Fprintf(w, "%s\t%s\n", v.Path, v.Err)
@@ -78,18 +139,52 @@ func printOnce(out io.Writer, r spmi.Reading) error {
 	return nil
 }
 
+// notYet tells a statistic that has no value because nothing was measured
+// yet (a host created a moment ago) from one whose source failed.
+func notYet(v spmi.StatValue) (string, bool) {
+	if v.Err == nil || v.Err.Code != spmi.SiNoValue {
+		return "", false
+	}
+	return rtimelan.NotMeasured(v.Path)
+}
+
+// statKind is the statistic's value type as a reader sees it: a text, a
+// counter or a quantity, integer or float.
+func statKind(d *spmi.StatDesc) string {
+	if d.Data == spmi.SiText {
+		return "text"
+	}
+	return d.Val.String()
+}
+
 func describe(d *spmi.StatDesc) string {
-	s := d.Val.String()
+	s := statKind(d)
+	if d.Data == spmi.SiFloat {
+		s += ", float"
+	}
 	if d.Units != "" {
 		s += ", " + d.Units
+	}
+	if percentOfTime(d) {
+		s += " (rate: percent of time)"
 	}
 	return s
 }
 
+// percentOfTime is a counter of time in hundredths of a second (CPU time,
+// disk busy; docs/TREE.md, Units): its rate per second is a percent.
+func percentOfTime(d *spmi.StatDesc) bool {
+	return d.Val == spmi.SiCounter && d.Data != spmi.SiText && d.Units == "1/100 s"
+}
+
 func printRates(cmd *cobra.Command, out io.Writer, ss *spmi.StatSet, interval time.Duration, count int) error {
+	// Full paths head the columns; each column is as wide as its path.
+	paths := ss.Paths()
+	width := make([]int, len(paths))
 	fmt.Fprintf(out, "%-8s", "time")
-	for _, p := range ss.Paths() {
-		fmt.Fprintf(out, " %14s", lastPart(p))
+	for i, p := range paths {
+		width[i] = max(len(p), 12)
+		fmt.Fprintf(out, "  %*s", width[i], p)
 	}
 	fmt.Fprintln(out)
 	t := time.NewTicker(interval)
@@ -105,8 +200,8 @@ func printRates(cmd *cobra.Command, out io.Writer, ss *spmi.StatSet, interval ti
 			return err
 		}
 		fmt.Fprintf(out, "%-8s", r.Time.Format("15:04:05"))
-		for _, v := range r.Values {
-			fmt.Fprintf(out, " %14s", rateText(v))
+		for j, v := range r.Values {
+			fmt.Fprintf(out, "  %*s", width[j], rateText(v))
 		}
 		fmt.Fprintln(out)
 	}
@@ -117,6 +212,10 @@ func rateText(v spmi.StatValue) string {
 	switch {
 	case v.Err != nil:
 		return "-"
+	case v.Stat.Val == spmi.SiCounter && v.Stat.Data == spmi.SiText:
+		return v.Value.String()
+	case percentOfTime(v.Stat) && v.HasRate:
+		return fmt.Sprintf("%.2f%%", v.Rate)
 	case v.Stat.Val == spmi.SiCounter && v.HasRate:
 		return fmt.Sprintf("%.2f/s", v.Rate)
 	case v.Stat.Val == spmi.SiCounter:
@@ -131,12 +230,4 @@ func valueText(d *spmi.StatDesc, v spmi.Value) string {
 		return strconv.FormatFloat(v.Float64(), 'f', int(d.Scale), 64)
 	}
 	return v.String()
-}
-
-func lastPart(p string) string {
-	p = strings.Trim(p, "/")
-	if i := strings.LastIndex(p, "/"); i >= 0 && len(p) > 14 {
-		return p[i+1:]
-	}
-	return p
 }

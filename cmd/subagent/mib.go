@@ -27,6 +27,7 @@ func mibCmd() *cobra.Command {
 			opts := mib.Options{}
 			opts.Module, _ = cmd.Flags().GetString("module")
 			opts.Include, _ = cmd.Flags().GetStringArray("include")
+			opts.Instances, _ = cmd.Flags().GetBool("instances")
 			if cmd.Flags().Changed("base-oid") {
 				opts.Base = cfg.Base
 			}
@@ -61,6 +62,7 @@ func mibCmd() *cobra.Command {
 	cmd.Flags().StringP("output", "o", "", "file to write (default: standard output)")
 	cmd.Flags().String("module", mib.DefaultModule, "module name")
 	cmd.Flags().StringArray("include", nil, "describe only this subtree (a path such as CPU/ or Mem/Real/%free); repeatable")
+	cmd.Flags().Bool("instances", false, "also declare each instance's statistics as scalars named after it (cpuCpu0Idle), as this host has them")
 	addLocalFlag(cmd)
 	return cmd
 }

@@ -168,11 +168,15 @@ func TestMIBCommandOptions(t *testing.T) {
 			[]string{"ACME-PERF-MIB DEFINITIONS ::= BEGIN", "\nacmePerfMIB MODULE-IDENTITY", "\nacmePerfCompliance MODULE-COMPLIANCE", "::= { enterprises 32473 1 }"},
 			[]string{"subagentMIB"}},
 		{"SUBAGENT-MIB", []string{"--include", "CPU/", "--include", "Mem/Real/%free"},
-			[]string{"\ncpuCpu0Idle OBJECT-TYPE", "\nmemRealPctFree OBJECT-TYPE", "describes only CPU/, Mem/Real/%free."},
-			[]string{"\nmemRealSize ", "\ndisk ", "\nprocPid "}},
+			[]string{"\ncpuIdle OBJECT-TYPE", "\ncpuTable OBJECT-TYPE", "\nmemRealPctFree OBJECT-TYPE", "describes only CPU/, Mem/Real/%free."},
+			[]string{"\nmemRealSize ", "\ndisk ", "\nprocPid ", "\ncpuCpu0Idle "}},
 		{"SUBAGENT-MIB", []string{"--base-oid", "1.3.6.1.3.77"},
-			[]string{"::= { experimental 77 }", "\ncpuCpu0Idle OBJECT-TYPE"},
+			[]string{"::= { experimental 77 }", "\ncpuIdle OBJECT-TYPE"},
 			[]string{"enterprises"}},
+		// The host's own instances as scalars, on request.
+		{"SUBAGENT-MIB", []string{"--instances", "--include", "CPU/"},
+			[]string{"\ncpuCpu0Idle OBJECT-TYPE", "\ncpuTotalUser OBJECT-TYPE", "\ncpuIdle OBJECT-TYPE"},
+			[]string{"\nmemRealPctFree "}},
 	}
 	var files []string
 	for _, c := range cases {

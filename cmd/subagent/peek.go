@@ -27,16 +27,23 @@ func peekCmd() *cobra.Command {
 			defer r.Close()
 			path := ""
 			if len(args) == 1 {
-				path = args[0]
+				path = canonicalPaths(args)[0]
 			}
 			entries, err := r.Peek(cmd.Context(), path)
 			if err != nil {
 				return err
 			}
 			withOID, _ := cmd.Flags().GetBool("oid")
+			withCell, _ := cmd.Flags().GetBool("table-oid")
 			w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 			for _, e := range entries {
-				if withOID {
+				if withCell {
+					cell := e.Cell
+					if cell == "" {
+						cell = "-"
+					}
+					w.Write([]byte(e.Path + "\t" + e.Rel + "\t" + e.OID + "\t" + cell + "\t" + e.Descr + "\n"))
+				} else if withOID {
 					w.Write([]byte(e.Path + "\t" + e.Rel + "\t" + e.OID + "\t" + e.Descr + "\n"))
 				} else {
 					w.Write([]byte(e.Path + "\t" + e.Descr + "\n"))
@@ -46,6 +53,7 @@ func peekCmd() *cobra.Command {
 		},
 	}
 	cmd.Flags().Bool("oid", false, "show the relative dotted-decimal id and the full OID")
+	cmd.Flags().Bool("table-oid", false, "with the ids, also show each statistic's OID in the table view (- when it is in no table)")
 	addLocalFlag(cmd)
 	return cmd
 }

@@ -10,26 +10,31 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/spmi"
 )
 
 const base = "1.3.6.1.4.1.32473.1"
 
-// served lists, from `subagent peek --oid` and `subagent get`, the OIDs of
-// every statistic the daemon has a value for, and the value of each.
+// served lists, from `subagent peek --table-oid` and `subagent get`, the
+// OIDs of every statistic the daemon has a value for, in both views (its
+// scalar and, inside a table row, its cell), and the value of each.
 func (e *env) served(t *testing.T) map[string]string {
 	t.Helper()
-	out, stderr, code := e.run(append([]string{"peek", "--oid"}, e.args()...)...)
+	out, stderr, code := e.run(append([]string{"peek", "--table-oid"}, e.args()...)...)
 	if code != 0 {
 		t.Fatalf("peek: %s", stderr)
 	}
-	oidOf := map[string]string{}
+	oidOf, cellOf := map[string]string{}, map[string]string{}
 	var paths []string
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)
-		if len(f) < 3 || strings.HasSuffix(f[0], "/") {
+		if len(f) < 4 || strings.HasSuffix(f[0], "/") {
 			continue
 		}
 		oidOf[f[0]] = f[2]
+		if f[3] != "-" {
+			cellOf[f[0]] = f[3]
+		}
 		paths = append(paths, f[0])
 	}
 	out, _, _ = e.run(append(append([]string{"get"}, paths...), e.args()...)...)
@@ -38,6 +43,9 @@ func (e *env) served(t *testing.T) map[string]string {
 		f := strings.Fields(line)
 		if len(f) >= 2 && oidOf[f[0]] != "" && !strings.HasPrefix(f[1], "SiNoValue") {
 			vals[oidOf[f[0]]] = f[1]
+			if c := cellOf[f[0]]; c != "" {
+				vals[c] = f[1]
+			}
 		}
 	}
 	if len(vals) < 100 {
@@ -77,7 +85,12 @@ func oidsOf(t *testing.T, vars []snmpdtest.Var) []string {
 func sameSet(t *testing.T, what string, walked []string, served map[string]string) {
 	t.Helper()
 	got := map[string]bool{}
+	labels := 0
 	for _, o := range walked {
+		if labelCell(t, o) {
+			labels++
+			continue
+		}
 		got[o] = true
 		if _, ok := served[o]; !ok {
 			t.Errorf("%s returned %s, which peek/get do not list with a value", what, o)
@@ -93,6 +106,24 @@ func sameSet(t *testing.T, what string, walked []string, served map[string]strin
 	if len(missing) > 0 {
 		t.Errorf("%s lacks %d statistics, e.g. %v", what, len(missing), missing[:min(5, len(missing))])
 	}
+	if labels < 10 {
+		t.Errorf("%s returned %d name and description cells of the tables", what, labels)
+	}
+}
+
+// labelCell reports whether oid is a table's name or description cell:
+// base.<200+depth>.<n>.<n fixed arcs>.1.<column 2 or 3>.<index>.
+func labelCell(t *testing.T, oid string) bool {
+	o := asn1tree.MustParse(oid)
+	b := asn1tree.MustParse(base)
+	if !o.HasPrefix(b) || len(o) < len(b)+2 || o[len(b)] < spmi.TablesArc || o[len(b)] > spmi.TablesArc+spmi.MaxTableDepth {
+		return false
+	}
+	col := len(b) + 2 + int(o[len(b)+1]) + 1
+	if col >= len(o) {
+		t.Fatalf("table OID %s too short", oid)
+	}
+	return o[col] == spmi.ColName || o[col] == spmi.ColDescr
 }
 
 func waitServed(t *testing.T, s *snmpdtest.Snmpd, oid string, within time.Duration) time.Duration {

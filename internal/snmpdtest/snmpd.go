@@ -26,6 +26,9 @@ type Options struct {
 	// TrapSink, a "127.0.0.1:port" address, receives the master's
 	// notifications (SNMPv2c trap2sink), e.g. a Trapd's Addr.
 	TrapSink string
+	// V1TrapSink, a "127.0.0.1:port" address, receives the master's
+	// notifications translated to SNMPv1 traps (trapsink, RFC 3584).
+	V1TrapSink string
 	// AgentXTCP also opens an AgentX TCP socket on a free 127.0.0.1 port
 	// (AgentXTCPAddress).
 	AgentXTCP bool
@@ -122,6 +125,9 @@ func (s *Snmpd) writeConfig() error {
 	)
 	if s.opts.TrapSink != "" {
 		lines = append(lines, "trap2sink "+s.opts.TrapSink+" "+s.Community)
+	}
+	if s.opts.V1TrapSink != "" {
+		lines = append(lines, "trapsink "+s.opts.V1TrapSink+" "+s.Community)
 	}
 	lines = append(lines, s.opts.ExtraConfig...)
 	return os.WriteFile(s.ConfPath, []byte(strings.Join(lines, "\n")+"\n"), 0o600)

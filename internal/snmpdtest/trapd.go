@@ -137,3 +137,25 @@ func (d *Trapd) Stop() {
 		}
 	})
 }
+
+// VarBinds returns the VarBinds of each notification logged that has one
+// whose text contains sub, in the order they came, each as snmptrapd
+// prints it ("SUBAGENT-MIB::hotsetName.0 = STRING: \"x\""). snmptrapd
+// logs a notification's VarBinds on one line, separated by tabs (a
+// value holding a tab would be split).
+func (d *Trapd) VarBinds(sub string) [][]string {
+	var out [][]string
+	for _, line := range strings.Split(d.Log(), "\n") {
+		if !strings.Contains(line, sub) {
+			continue
+		}
+		var vbs []string
+		for _, f := range strings.Split(line, "\t") {
+			if f = strings.TrimSpace(f); strings.Contains(f, " = ") {
+				vbs = append(vbs, f)
+			}
+		}
+		out = append(out, vbs)
+	}
+	return out
+}

@@ -236,7 +236,7 @@ static void *watch(void *arg)
             pthread_mutex_lock(&ar_g.mu);
             atomic_store(&ar_g.ring, NULL);
             close(r->sock);
-            ar_undrained(r);
+            ar_untaken(r);
             pthread_mutex_unlock(&ar_g.mu);
         }
         int n = atomic_load(&refusals);

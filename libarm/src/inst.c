@@ -138,36 +138,44 @@ arm_ret_stat_t ARM_API arm_stop(arm_start_handle_t arm_handle, const arm_status_
     }
     struct ar_tran *t = &ar_g.trans[in->tran];
     ar_parse_values(data, data_size, in, t, 0, arm_handle);
-    struct ar_rec rec;
-    memset(&rec, 0, sizeof rec);
-    rec.dur = ar_now() - in->t0;
-    rec.tran = in->tran;
-    rec.status = (uint8_t)comp_status;
-    rec.flags = in->flags;
-    rec.mask = in->mask;
-    rec.ptran = in->ptran, rec.pinst = in->pinst, rec.pagent = in->pagent, rec.pvendor = in->pvendor;
-    for (int i = 0; i < 6; i++)
-        if (in->mask & (1u << i))
-            rec.vals[i] = charged(t->types[i], in->first[i], in->vals[i]);
-    memcpy(rec.str, in->str, sizeof rec.str);
+    uint64_t dur = ar_now() - in->t0;
+    uint32_t tran = in->tran;
     struct ar_ring *old = in->ring;
     if (ar_g.log) {
         struct ar_app *a = &ar_g.apps[t->app];
         ar_log("arm_stop: Application <%s> User <%s> Transaction <%s> Start_handle <%d> Status <%d>", a->name, a->user, t->name, arm_handle, comp_status);
         ar_log_values("arm_stop", a, t, arm_handle, in, in->mask);
     }
+    /* Only an instance with metric values or a parent needs a record. */
+    struct ar_rec rec;
+    int detail = in->mask || (in->flags & 1);
+    if (detail) {
+        memset(&rec, 0, sizeof rec);
+        rec.dur = dur;
+        rec.tran = tran;
+        rec.status = (uint8_t)comp_status;
+        rec.flags = in->flags;
+        rec.mask = in->mask;
+        rec.ptran = in->ptran, rec.pinst = in->pinst, rec.pagent = in->pagent, rec.pvendor = in->pvendor;
+        for (int i = 0; i < 6; i++)
+            if (in->mask & (1u << i))
+                rec.vals[i] = charged(t->types[i], in->first[i], in->vals[i]);
+        memcpy(rec.str, in->str, sizeof rec.str);
+    }
     /* Releasing the slot is the commit: a concurrent second stop fails here. */
     if (!atomic_compare_exchange_strong_explicit(&in->state, &s, ((s >> 1) + 1) << 1, memory_order_release, memory_order_relaxed))
         return -2;
     if (old)
-        ar_add64(old, ar_ctr_off(old, rec.tran), (uint64_t)-1);
+        ar_add64(old, ar_ctr_off(old, tran), (uint64_t)-1);
     struct ar_ring *r = atomic_load_explicit(&ar_g.ring, memory_order_acquire);
-    if (!r)
+    if (!r) {
         atomic_fetch_add_explicit(&t->lost, 1, memory_order_relaxed);
-    else if (rec.tran >= r->trans)
+    } else if (tran >= r->trans) {
         ar_add64(r, AR_OFF_NOSLOT, 1);
-    else if (!ar_post(r, &rec))
-        ar_add64(r, ar_ctr_off(r, rec.tran) + 8, 1);
+    } else {
+        ar_complete(r, tran, comp_status, dur);
+        if (detail && !ar_post(r, &rec))
+            ar_add64(r, ar_ctr_off(r, tran) + 8, 1);
+    }
     return 0;
 }
-

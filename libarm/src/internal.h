@@ -13,12 +13,20 @@
 
 /* The shared file. */
 #define AR_MAGIC "ARMRING"
-#define AR_VERSION 1
+#define AR_VERSION 2
 #define AR_HDR 256
 #define AR_REC 128
 #define AR_APP 128
 #define AR_TRAN 640
-#define AR_CTR 64
+#define AR_BINS 280 /* response-time bins, as armring.Bin */
+#define AR_CTR (128 + AR_BINS * 8) /* a transaction's counters and totals */
+#define AR_CTR_ABORTED 16
+#define AR_CTR_FAILED 24
+#define AR_CTR_SUM 32
+#define AR_CTR_LAST 40
+#define AR_CTR_MIN 48
+#define AR_CTR_MAX 56
+#define AR_CTR_BINS 128
 #define AR_OFF_BADBUF 56
 #define AR_OFF_NOSLOT 64
 #define AR_OFF_HEAD 128
@@ -147,7 +155,9 @@ void ar_publish_app(struct ar_ring *r, uint32_t i, const struct ar_app *a);
 void ar_publish_tran(struct ar_ring *r, uint32_t i, const struct ar_tran *t);
 void ar_add64(struct ar_ring *r, uint64_t off, uint64_t v);
 uint64_t ar_ctr_off(struct ar_ring *r, uint32_t i);
-void ar_undrained(struct ar_ring *r);
+void ar_complete(struct ar_ring *r, uint32_t i, int status, uint64_t ns);
+int ar_bin(uint64_t ns);
+void ar_untaken(struct ar_ring *r);
 void ar_bad_buffer(void);
 void ar_no_slot(void);
 

@@ -75,19 +75,58 @@ void ar_publish_tran(struct ar_ring *r, uint32_t i, const struct ar_tran *t)
     atomic_store_explicit((_Atomic uint32_t *)&e->state, 1, memory_order_release);
 }
 
-/* Counts the records the daemon of r did not drain as lost (it went away). */
-void ar_undrained(struct ar_ring *r)
+/* ar_bin is armring.Bin: log-linear over microseconds, 8 bins per power
+ * of two, exact below 16 us, the last from 2^37 us. */
+int ar_bin(uint64_t ns)
 {
-    uint64_t tail = atomic_load(u64(r, AR_OFF_TAIL)), head = atomic_load(u64(r, AR_OFF_HEAD));
-    if (head - tail > r->slots)
+    uint64_t us = ns / 1000;
+    if (us < 16)
+        return (int)us;
+    int e = 63 - __builtin_clzll(us);
+    if (e > 36)
+        return AR_BINS - 1;
+    return ((e - 3) << 3) + (int)((us >> (e - 3)) & 7) + 8;
+}
+
+static void cas_max(_Atomic uint64_t *p, uint64_t v)
+{
+    uint64_t o = atomic_load_explicit(p, memory_order_relaxed);
+    for (int i = 0; i < 16 && o < v; i++)
+        if (atomic_compare_exchange_weak_explicit(p, &o, v, memory_order_relaxed, memory_order_relaxed))
+            return;
+}
+
+/* ar_complete adds a completed instance to transaction i's totals, which
+ * the daemon takes (armring.File.Take): the extremes first, then the bin,
+ * then the sum of (time + 1), which the daemon reads first. */
+void ar_complete(struct ar_ring *r, uint32_t i, int status, uint64_t ns)
+{
+    uint64_t off = ar_ctr_off(r, i);
+    if (status != ARM_GOOD) {
+        ar_add64(r, off + (status == ARM_ABORT ? AR_CTR_ABORTED : AR_CTR_FAILED), 1);
         return;
-    for (uint64_t pos = tail; pos != head; pos++) {
-        unsigned char *slot = r->mem + ring_off() + (pos & (r->slots - 1)) * AR_REC;
-        if (atomic_load((_Atomic uint64_t *)(void *)slot) == pos + 1) {
-            uint32_t i = ((struct ar_rec *)(void *)slot)->tran;
-            if (i < ar_g.ntrans)
-                atomic_fetch_add(&ar_g.trans[i].lost, 1);
-        }
+    }
+    if (ns > (1ull << 62))
+        ns = 1ull << 62;
+    cas_max(u64(r, off + AR_CTR_MIN), ~ns);
+    cas_max(u64(r, off + AR_CTR_MAX), ns + 1);
+    ar_add64(r, off + AR_CTR_BINS + 8 * (uint64_t)ar_bin(ns), 1);
+    ar_add64(r, off + AR_CTR_SUM, ns + 1);
+    atomic_store_explicit(u64(r, off + AR_CTR_LAST), ns, memory_order_relaxed);
+}
+
+/* ar_untaken counts the completions the daemon of r did not take as lost
+ * (it went away). */
+void ar_untaken(struct ar_ring *r)
+{
+    for (uint32_t i = 0; i < ar_g.ntrans && i < r->trans; i++) {
+        uint64_t off = ar_ctr_off(r, i);
+        uint64_t n = atomic_load(u64(r, off + AR_CTR_ABORTED)) + atomic_load(u64(r, off + AR_CTR_FAILED));
+        if (atomic_load(u64(r, off + AR_CTR_SUM)))
+            for (int k = 0; k < AR_BINS; k++)
+                n += atomic_load(u64(r, off + AR_CTR_BINS + 8 * (uint64_t)k));
+        if (n)
+            atomic_fetch_add(&ar_g.trans[i].lost, n);
     }
 }
 

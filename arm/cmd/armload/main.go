@@ -2,6 +2,9 @@
 // goroutines x M transactions through package arm, with a counter, a
 // gauge and the string field, then one aborted and two failed instances
 // per goroutine. Usage: armload THREADS EACH
+//
+// armload -for DURATION runs Start/Stop pairs of "Go Pair"/"pair" on one
+// goroutine in a tight loop for that long and prints "pairs <count>".
 package main
 
 import (
@@ -15,6 +18,10 @@ import (
 )
 
 func main() {
+	if len(os.Args) == 3 && os.Args[1] == "-for" {
+		tight(os.Args[2])
+		return
+	}
 	if len(os.Args) != 3 {
 		fmt.Fprintln(os.Stderr, "usage: armload THREADS EACH")
 		os.Exit(2)
@@ -53,4 +60,25 @@ func main() {
 	wg.Wait()
 	app.End()
 	fmt.Println("done", threads*each, "connected", ag.Connected())
+}
+
+func tight(span string) {
+	d, err := time.ParseDuration(span)
+	if err != nil {
+		fmt.Fprintln(os.Stderr, "armload -for:", err)
+		os.Exit(2)
+	}
+	ag := arm.Open(nil)
+	defer ag.Close()
+	app := ag.App("Go Pair", "")
+	tr := app.Transaction("pair", "")
+	pairs := 0
+	for end := time.Now().Add(d); time.Now().Before(end); pairs += 4096 {
+		for range 4096 {
+			h := tr.Start()
+			h.Stop(arm.Good)
+		}
+	}
+	app.End()
+	fmt.Println("pairs", pairs, "connected", ag.Connected())
 }

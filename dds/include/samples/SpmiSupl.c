@@ -1,7 +1,8 @@
 /* The guide's volatile-extension sample (SpmiSupl.c), assembled from its
  * fragments onto SpmiSupl1.c, with "spmi_dds.h" in place of <sys/Spmidef.h>
  * and the non-AIX sixth argument of SpmiDdsInit; struct inst is declared
- * before the table that uses it. */
+ * before the table that uses it, and the source type of its float field is
+ * SiFloat (the guide's SiLong reads the float's bits as an integer). */
 #include <stdio.h>
 #include <sys/signal.h>
 #include <sys/types.h>
@@ -48,7 +49,7 @@ struct inst
 
 static CONST struct SpmiRawStat InstStats[] = {
 { "problems", "Fake counter value", 0, 100, SiCounter,
-   SiLong, 1, SZ_OFF(inst, a, SiLong)},
+   SiLong, 1, SZ_OFF(inst, a, SiFloat)},
 { "solutions", "Another fake counter value", 0, 100,
 SiCounter,
    SiLong, 2, SZ_OFF(inst, b, SiLong)} };

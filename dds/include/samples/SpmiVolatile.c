@@ -2,7 +2,10 @@
  * while it runs, as the guide's SpmiDdsAddCx and SpmiDdsDelCx pages
  * describe. The guide's SpmiSupl.c does it by the time of day; this one
  * does it on signals so that it can be driven: SIGUSR1 adds
- * DDS/IBM/Moretest/Bingo, SIGUSR2 deletes it. The tables are SpmiSupl.c's.
+ * DDS/IBM/Moretest/Bingo, SIGUSR2 deletes it. The tables are SpmiSupl.c's,
+ * with the source type of its float field declared SiFloat (the guide's
+ * SiLong made the daemon read the float's bits as an integer).
+ * It waits up to 10 s for a daemon started with it.
  * Usage: SpmiVolatile [shared-file], default /tmp/SpmiVolatile_hook. */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -36,8 +39,8 @@ struct inst
    u_long  b;
 };
 static CONST struct SpmiRawStat InstStats[] = {
-{ "problems", "Fake counter value", 0, 100, SiCounter, SiLong, 1, SZ_OFF(inst, a, SiLong), NULL},
-{ "solutions", "Another fake counter value", 0, 100, SiCounter, SiLong, 2, SZ_OFF(inst, b, SiLong), NULL},
+{ "problems", "Fake counter value", 0, 100, SiCounter, SiLong, 1, SZ_OFF(inst, a, SiFloat), NULL},
+{ "solutions", "Another fake counter value", 0, 100, SiCounter, SiLong, 2, SZ_OFF(inst, b, SiULong), NULL},
 };
 static CONST cx_create inst_table[] = {
 {"DDS/IBM/Moretest/INST1", "Instantiable Context Number 1", 215, 0, InstStats, STAT_L(InstStats), NULL, 0, NULL, SiNoInst, 0, NULL, 0},
@@ -61,12 +64,16 @@ int main(int argc, char **argv)
    const char *file = argc > 1 ? argv[1] : "/tmp/SpmiVolatile_hook";
    struct dat *d;
    struct inst *pt1 = NULL;
+   int tries;
 
-   dataarea = SpmiDdsInit(cx_table, CX_L(cx_table), inst_table, CX_L(inst_table), file, 4096);
-   if (!dataarea)
+   for (tries = 0; !(dataarea = SpmiDdsInit(cx_table, CX_L(cx_table), inst_table, CX_L(inst_table), file, 4096)); tries++)
    {
-      fprintf(stderr, "%s\n", SpmiErrmsg);
-      exit(1);
+      if (tries == 50)
+      {
+         fprintf(stderr, "%s\n", SpmiErrmsg);
+         exit(1);
+      }
+      usleep(200000);
    }
    d = (struct dat *)&dataarea->SiShArea[0];
    signal(SIGUSR1, on_signal);

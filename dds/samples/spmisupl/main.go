@@ -3,9 +3,11 @@
 // widgets, DDS/IBM/Moretest/SubTest with level and queue, updated as the
 // guide's SpmiSupl1.c does, and (with -volatile) the volatile context
 // DDS/IBM/Moretest/Bingo of SpmiSupl.c, added and later deleted while it
-// runs. The C originals are in dds/include/samples.
+// runs. The C originals are in dds/include/samples. -vendor puts the
+// same tables under another DDS/<vendor>, so that this sample and the C
+// one (DDS/IBM) run side by side.
 //
-//	go run ./dds/samples/spmisupl -volatile
+//	make dds-samples && bin/spmisupl -vendor Sample -asn 32473 -volatile
 package main
 
 import (
@@ -27,15 +29,28 @@ func main() {
 	volatile := flag.Bool("volatile", false, "add DDS/IBM/Moretest/Bingo while running, as SpmiSupl.c does")
 	addAfter := flag.Duration("add-after", 0, "with -volatile: add Bingo this long after start")
 	delAfter := flag.Duration("del-after", 0, "with -volatile: delete Bingo this long after start (0: never)")
+	vendor := flag.String("vendor", "IBM", "the vendor context: DDS/<vendor>")
+	asn := flag.Uint("asn", 2, "the vendor's number (its enterprise number): DDS/<vendor> is base.99.<asn>")
+	wait := flag.Duration("wait", 10*time.Second, "wait up to this long for the daemon (started with this sample)")
 	flag.Parse()
-	if err := run(*file, *socket, *period, *volatile, *addAfter, *delAfter); err != nil {
+	v := vendorTables{name: *vendor, asn: uint32(*asn)}
+	if err := run(v, *file, *socket, *period, *volatile, *addAfter, *delAfter, *wait); err != nil {
 		fmt.Fprintln(os.Stderr, "spmisupl:", err)
 		os.Exit(1)
 	}
 }
 
-func run(file, socket string, period time.Duration, volatile bool, addAfter, delAfter time.Duration) error {
-	v := client.NewVendor("IBM", "IBM-defined Dynamic Data-Suppliers", 2)
+type vendorTables struct {
+	name string
+	asn  uint32
+}
+
+func run(vt vendorTables, file, socket string, period time.Duration, volatile bool, addAfter, delAfter, wait time.Duration) error {
+	descr := "IBM-defined Dynamic Data-Suppliers"
+	if vt.name != "IBM" {
+		descr = "The SPMI guide's sample supplier, in Go"
+	}
+	v := client.NewVendor(vt.name, descr, vt.asn)
 	test := v.Context("Test", "Bogus Context Number 1", 220)
 	gadgets := test.Counter("gadgets", "Fake counter value", 1, client.Range(0, 100))
 	widgets := test.Counter("widgets", "Another fake counter value", 2, client.Range(0, 100))
@@ -46,7 +61,12 @@ func run(file, socket string, period time.Duration, volatile bool, addAfter, del
 	problems := inst.Counter("problems", "Fake counter value", 1, client.Range(0, 100))
 	solutions := inst.Counter("solutions", "Another fake counter value", 2, client.Range(0, 100))
 
+	// A daemon started a moment before has not opened its socket yet.
 	s, err := client.Start(v, file, &client.Options{Socket: socket, AreaSize: 4096})
+	for deadline := time.Now().Add(wait); err != nil && time.Now().Before(deadline); {
+		time.Sleep(200 * time.Millisecond)
+		s, err = client.Start(v, file, &client.Options{Socket: socket, AreaSize: 4096})
+	}
 	if err != nil {
 		return err
 	}
@@ -88,7 +108,7 @@ func run(file, socket string, period time.Duration, volatile bool, addAfter, del
 		age = now.Sub(start)
 		switch {
 		case volatile && bingo == nil && age >= addAfter && (delAfter == 0 || age < delAfter):
-			if bingo, err = s.AddCx(inst, "DDS/IBM/Moretest/Bingo", "Dynamically added", 1); err != nil {
+			if bingo, err = s.AddCx(inst, "DDS/"+vt.name+"/Moretest/Bingo", "Dynamically added", 1); err != nil {
 				fmt.Fprintf(os.Stderr, "spmisupl: add failed: %v\n", err)
 			}
 		case bingo != nil && delAfter > 0 && age >= delAfter:

@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"regexp"
+	"strings"
+	"testing"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+// get labels each statistic by its real value type, and --interval shows
+// times in 1/100 s as percent, with full paths in the header.
+func TestGetLabelsPercentAndFullPathsOnFixture(t *testing.T) {
+	e := newEnv(t)
+	out, stderr, code := e.run(append([]string{"get", "FS/root/mount", "CPU/cpu0/idle", "Mem/Real/%free", "Proc/pswitch", "Disk/sda/busy"}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("get: exit %d %s", code, stderr)
+	}
+	for _, want := range []string{
+		`(?m)^FS/root/mount\s+/\s+text$`,
+		`(?m)^CPU/cpu0/idle\s+\d+\s+counter, 1/100 s \(rate: percent of time\)$`,
+		`(?m)^Disk/sda/busy\s+\d+\s+counter, 1/100 s \(rate: percent of time\)$`,
+		`(?m)^Mem/Real/%free\s+\d+\.\d\d\s+quantity, float, percent$`,
+		`(?m)^Proc/pswitch\s+\d+\s+counter, switches$`,
+	} {
+		if !regexp.MustCompile(want).MatchString(out) {
+			t.Errorf("get output does not match %s:\n%s", want, out)
+		}
+	}
+
+	paths := []string{"CPU/cpu0/idle", "Disk/sda/busy", "Proc/pswitch", "Proc/pid/1/name", "Mem/Real/%free"}
+	out, stderr, code = e.run(append([]string{"get", "--interval", "300ms", "--count", "2"}, e.args(paths...)...)...)
+	rows := strings.Split(strings.TrimSpace(out), "\n")
+	if code != 0 || len(rows) != 3 {
+		t.Fatalf("get --interval: exit %d\n%s%s", code, out, stderr)
+	}
+	if h := strings.Fields(rows[0]); strings.Join(h, " ") != "time "+strings.Join(paths, " ") {
+		t.Errorf("header %q, want the full paths", rows[0])
+	}
+	for _, r := range rows[1:] {
+		f := strings.Fields(r)
+		if len(f) != 6 || !strings.HasSuffix(f[1], "%") || !strings.HasSuffix(f[2], "%") || !strings.HasSuffix(f[3], "/s") || f[4] != "systemd" {
+			t.Errorf("row %q: want CPU time and disk busy in %%, pswitch per second, the name as text", r)
+		}
+	}
+}
+
+// A text statistic declared without a value type (ARM's detail) is text,
+// in both forms of get; a counter's rate is never shown for it.
+func TestTextStatisticsAreLabelledText(t *testing.T) {
+	detail := &spmi.StatDesc{Name: "detail", Data: spmi.SiText} // Val is SiCounter, the zero value
+	if got := describe(detail); got != "text" {
+		t.Errorf("describe = %q, want text", got)
+	}
+	v := spmi.StatValue{Item: spmi.Item{Path: "RTime/ARM/app/tran/detail", Stat: detail, Value: spmi.Text("ok")}}
+	if got := rateText(v); got != "ok" {
+		t.Errorf("rateText = %q, want the text", got)
+	}
+	var out bytes.Buffer
+	if err := printOnce(&out, spmi.Reading{Values: []spmi.StatValue{v}}); err != nil || !regexp.MustCompile(`detail\s+ok\s+text\n$`).MatchString(out.String()) {
+		t.Errorf("printOnce: %v %q", err, out.String())
+	}
+	busy := &spmi.StatDesc{Name: "busy", Val: spmi.SiCounter, Units: "1/100 s"}
+	if got := rateText(spmi.StatValue{Item: spmi.Item{Stat: busy, Value: spmi.Uint(9)}, Rate: 42.5, HasRate: true}); got != "42.50%" {
+		t.Errorf("disk busy rate %q, want 42.50%%", got)
+	}
+	ms := &spmi.StatDesc{Name: "rtime", Val: spmi.SiCounter, Units: "ms"}
+	if got := rateText(spmi.StatValue{Item: spmi.Item{Stat: ms, Value: spmi.Uint(9)}, Rate: 3, HasRate: true}); got != "3.00/s" {
+		t.Errorf("milliseconds counter rate %q, want 3.00/s", got)
+	}
+}
+
+// A statistic with no value because RTime/LAN has not measured its host
+// yet is said so and is not a failure; a failed source still is.
+func TestNotMeasuredYetIsNotAFailure(t *testing.T) {
+	resp := &spmi.StatDesc{Name: "resptime", Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3}
+	noValue := &spmi.Error{Code: spmi.SiNoValue, Msg: "no value"}
+	var out bytes.Buffer
+	err := printOnce(&out, spmi.Reading{Values: []spmi.StatValue{{Item: spmi.Item{Path: "RTime/LAN/::1/resptime", Stat: resp, Err: noValue}}}})
+	if err != nil || !strings.Contains(out.String(), "RTime/LAN/::1/resptime  -  not measured yet") {
+		t.Errorf("not measured: %v %q", err, out.String())
+	}
+	out.Reset()
+	err = printOnce(&out, spmi.Reading{Values: []spmi.StatValue{{Item: spmi.Item{Path: "Disk/sda/busy", Stat: resp, Err: noValue}}}})
+	if err == nil {
+		t.Errorf("a source that could not be read is not a failure: %q", out.String())
+	}
+}

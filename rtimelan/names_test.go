@@ -1,0 +1,156 @@
+package rtimelan
+
+import (
+	"context"
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/perfagent/subagent/spmi"
+)
+
+func TestIPv6LiteralsHaveOneSpelling(t *testing.T) {
+	for in, want := range map[string]string{
+		"::1": "::1", "[::1]": "::1", "0:0:0:0:0:0:0:1": "::1", "[0::1]": "::1", " ::1 ": "::1",
+		"::ffff:127.0.0.1": "127.0.0.1", "127.0.0.1": "127.0.0.1", "[fe80::1%eth0]": "fe80::1%eth0",
+		"2001:DB8::A": "2001:db8::a", "farvel": "farvel", "[farvel]": "[farvel]", "gw.example.org": "gw.example.org",
+	} {
+		if got := CanonicalHost(in); got != want {
+			t.Errorf("CanonicalHost(%q) = %q, want %q", in, got, want)
+		}
+		if in != "[farvel]" && CheckHost(in) != nil {
+			t.Errorf("CheckHost(%q): %v", in, CheckHost(in))
+		}
+	}
+	if CheckHost("[farvel]") == nil || CheckHost("[::1") == nil {
+		t.Error("brackets around a name, or unbalanced, accepted")
+	}
+	for in, want := range map[string]string{
+		"RTime/LAN/[::1]/resptime":      "RTime/LAN/::1/resptime",
+		"RTime/LAN/[::1]":               "RTime/LAN/::1",
+		"RTime/LAN/[::1]/":              "RTime/LAN/::1/",
+		"/RTime/LAN/0:0::1/respavg":     "/RTime/LAN/::1/respavg",
+		"RTime/LAN/::1/resptime":        "RTime/LAN/::1/resptime",
+		"RTime/LAN/farvel/resptime":     "RTime/LAN/farvel/resptime",
+		"RTime/LAN/foreign":             "RTime/LAN/foreign",
+		"RTime/LAN/":                    "RTime/LAN/",
+		"CPU/[::1]/idle":                "CPU/[::1]/idle",
+		"RTime/ARM/[::1]/x":             "RTime/ARM/[::1]/x",
+		"RTime/LAN/::ffff:10.0.0.1/hit": "RTime/LAN/10.0.0.1/hit",
+	} {
+		if got := CanonicalPath(in); got != want {
+			t.Errorf("CanonicalPath(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+// "::1" and "[::1]", configured or created, are one host with one number.
+func TestIPv6HostTypedTwoWaysIsOneInstance(t *testing.T) {
+	if err := Check(settings("::1", "[::1]")); err == nil || !strings.Contains(err.Error(), "RTime/LAN/::1") {
+		t.Errorf("configured twice: %v, want a duplicate naming RTime/LAN/::1", err)
+	}
+	store := newStore(t)
+	m := NewMonitor(settings("[::1]"), store, newFakeNet(t), nil, nil)
+	if got := m.Hosts(); len(got) != 1 || got[0] != "::1" {
+		t.Fatalf("configured [::1]: hosts %v, want [::1]", got)
+	}
+	if ok, err := m.Create("::1"); ok || err != nil {
+		t.Errorf("create ::1 over configured [::1]: %v %v, want false", ok, err)
+	}
+	if ok, err := m.Create("[2001:db8::0001]"); !ok || err != nil {
+		t.Fatalf("create [2001:db8::0001]: %v %v", ok, err)
+	}
+	if ok, err := m.Create("2001:db8::1"); ok || err != nil {
+		t.Errorf("create it again as 2001:db8::1: %v %v, want false", ok, err)
+	}
+	if got := strings.Join(m.Hosts(), " "); got != "::1 2001:db8::1" {
+		t.Errorf("hosts %q", got)
+	}
+	if !store.IsReferenced("2001:db8::1") || len(store.Referenced) != 1 {
+		t.Errorf("store keeps %v, want the canonical spelling", store.Referenced)
+	}
+	if err := m.Remove("[2001:db8::1]"); err != nil {
+		t.Errorf("remove by the bracketed spelling: %v", err)
+	}
+	if _, err := m.Create("[2001:db8:1234:5678:9abc:def0:1234:5678]"); err == nil || !strings.Contains(err.Error(), "rtime_lan.hosts") {
+		t.Errorf("a literal too long for an instance name: %v, want a pointer to rtime_lan.hosts", err)
+	}
+}
+
+// A store written when addresses were kept as typed loads with their
+// canonical spelling and the same numbers.
+func TestStoreMigratesAddressSpellings(t *testing.T) {
+	file := filepath.Join(t.TempDir(), StoreFile)
+	old := map[string]any{"version": 1, "numbers": map[string]uint32{"0::1": 16, "farvel": 17, "::ffff:10.0.0.1": 18, "10.0.0.1": 19},
+		"referenced": []string{"0::1", "farvel"}}
+	b, _ := json.Marshal(old)
+	if err := os.WriteFile(file, b, 0o600); err != nil {
+		t.Fatal(err)
+	}
+	s, err := LoadStore(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Numbers["::1"] != 16 || s.Numbers["farvel"] != 17 || s.Numbers["10.0.0.1"] != 19 {
+		t.Errorf("numbers %v", s.Numbers)
+	}
+	if s.Numbers["::ffff:10.0.0.1"] != 18 {
+		t.Errorf("the number of a spelling whose canonical form has its own is no longer reserved: %v", s.Numbers)
+	}
+	if strings.Join(s.Referenced, " ") != "::1 farvel" {
+		t.Errorf("referenced %v", s.Referenced)
+	}
+	if k, changed := s.Number("::1"); k != 16 || changed {
+		t.Errorf("::1 is %d (changed %v), want 16", k, changed)
+	}
+}
+
+// NotMeasured names exactly the statistics that Collect serves without
+// a value before a host's first reply, and they get values with it.
+func TestNotMeasuredMatchesWhatCollectLeavesEmpty(t *testing.T) {
+	m := NewMonitor(settings("192.0.2.1"), newStore(t), newFakeNet(t), nil, nil)
+	h := spmi.NewHierarchy(spmi.Config{})
+	h.Add(Provider{M: m})
+	var paths []string
+	for _, d := range hostStats {
+		paths = append(paths, "RTime/LAN/192.0.2.1/"+d.Name)
+	}
+	read := func() spmi.Sample {
+		h.Invalidate()
+		s, err := h.Read(context.Background(), paths)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return s
+	}
+	for _, it := range read().Items {
+		why, says := NotMeasured(it.Path)
+		if empty := it.Err != nil && it.Err.Code == spmi.SiNoValue; empty != says {
+			t.Errorf("%s: no value %v (%v), NotMeasured %v", it.Path, empty, it.Err, says)
+		}
+		if says && !strings.Contains(why, "not measured yet") {
+			t.Errorf("%s: %q", it.Path, why)
+		}
+	}
+	m.mu.Lock()
+	m.hosts["192.0.2.1"].stats.Observe(184_000, 75) // 184 µs
+	m.mu.Unlock()
+	for _, it := range read().Items {
+		if it.Err != nil {
+			t.Errorf("%s after a reply: %v", it.Path, it.Err)
+		}
+		if it.Path == "RTime/LAN/192.0.2.1/resptime" {
+			if got := it.Stat.SNMPValue(it.Value); got.Num != 184 {
+				t.Errorf("resptime served as %v, want 184 (0.184 ms, 3 decimals)", got)
+			}
+		}
+	}
+	if _, ok := NotMeasured("RTime/LAN/192.0.2.1/requests"); ok {
+		t.Error("requests always has a value")
+	}
+	if _, ok := NotMeasured("CPU/cpu0/resptime"); ok {
+		t.Error("not RTime/LAN")
+	}
+}
