@@ -21,14 +21,14 @@ var (
 
 	agentStats = []spmi.StatDesc{
 		{Name: "uptime", Descr: "Seconds since the daemon started", ASN: 1, Max: 86400, Val: spmi.SiQuantity, Units: "seconds"},
-		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: spmi.SiQuantity},
+		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: spmi.SiQuantity, Units: "statistics"},
 		{Name: "refreshes", Descr: "Refreshes of the tree", ASN: 3, Max: 10, Val: spmi.SiCounter},
 		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: spmi.SiCounter},
-		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: spmi.SiQuantity},
+		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: spmi.SiQuantity, Units: "sources"},
 		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: spmi.SiQuantity},
+		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: spmi.SiQuantity, Units: "process ID"},
 		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: spmi.SiQuantity},
+		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: spmi.SiQuantity, Units: "goroutines"},
 	}
 	provStats = []spmi.StatDesc{
 		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},

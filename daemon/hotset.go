@@ -287,7 +287,7 @@ var (
 		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: spmi.SiCounter},
 		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: spmi.SiCounter},
 		{Name: "dropped", Descr: "Dropped for a full destination queue", ASN: 3, Max: 10, Val: spmi.SiCounter},
-		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: spmi.SiQuantity},
+		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: spmi.SiQuantity, Units: "destinations"},
 		{Name: "mastersent", Descr: "Taken by the AgentX master", ASN: 5, Max: 10, Val: spmi.SiCounter},
 		{Name: "masterfailed", Descr: "Not taken by the AgentX master (failed or dropped)", ASN: 6, Max: 10, Val: spmi.SiCounter},
 	}

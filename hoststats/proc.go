@@ -41,7 +41,7 @@ var procInstStats = []spmi.StatDesc{
 	{Name: "syscpu", Descr: "Time executing in kernel mode", ASN: 4, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "1/100 s"},
 	{Name: "rss", Descr: "Resident set size", ASN: 5, Max: 1 << 20, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"},
 	{Name: "threads", Descr: "Number of threads", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "threads"},
-	{Name: "ppid", Descr: "Process ID of the parent", ASN: 7, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong},
+	{Name: "ppid", Descr: "Process ID of the parent", ASN: 7, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "process ID"},
 	{Name: "vsize", Descr: "Virtual memory size", ASN: 8, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"},
 }
 

@@ -126,6 +126,9 @@ func longestPrefix(m *mib.Module, oid asn1tree.OID) (name, rest string) {
 // net-snmp must read: the wire type, the scaling hint, the units.
 func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
 	w := mibtest.Definition{Macro: "OBJECT-TYPE", Access: "read-only", Units: d.Units}
+	if w.Units == "" && d.Val == spmi.SiCounter && d.Data != spmi.SiText {
+		w.Units = "events" // every counter says what it counts
+	}
 	switch d.SNMPKind() {
 	case asn1tree.OctetString:
 		w.TC, w.Syntax, w.Hint, w.Units = "DisplayString", "OCTET STRING (0..255)", "255a", ""

@@ -43,7 +43,7 @@ func (m *model) write() *Module {
 		if n.it.IsStat() {
 			s := statSyntax(n.it.Stat)
 			add(n.name, oid, "OBJECT-TYPE", n.it.Path, s.Name,
-				objectType(n.name, s.Name, s.Units, "read-only", statDescription(n.it.Path, n.it.Stat), parent, arc))
+				objectType(n.name, s.Name, columnUnits(n.it.Stat, s), "read-only", statDescription(n.it.Path, n.it.Stat), parent, arc))
 			continue
 		}
 		add(n.name, oid, "OBJECT-IDENTITY", n.it.Path, "", identity(n.name, m.contextDescription(n), parent, arc))

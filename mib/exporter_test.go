@@ -1,0 +1,324 @@
+package mib_test
+
+import (
+	"bytes"
+	"os"
+	"path/filepath"
+	"slices"
+	"strings"
+	"testing"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/spmi"
+)
+
+const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
+
+// exporterConfig is what ExporterConfig wrote, read back line by line (the
+// writer's own layout; the real generator parses it in the tool tests).
+type exporterConfig struct {
+	module    string
+	walk      []string
+	lookups   map[string][]string        // lookup column -> source indexes
+	overrides map[string]map[string]string // metric -> key -> value
+}
+
+func exporterConfigOf(t *testing.T, m *mib.Module, tree mib.Tree) (exporterConfig, []byte) {
+	t.Helper()
+	b, err := mib.ExporterConfig(m, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c := exporterConfig{lookups: map[string][]string{}, overrides: map[string]map[string]string{}}
+	var section, src, metric string
+	for _, line := range strings.Split(string(b), "\n") {
+		if line == "" || strings.HasPrefix(line, "#") {
+			continue
+		}
+		indent := len(line) - len(strings.TrimLeft(line, " "))
+		f := strings.TrimSpace(line)
+		switch {
+		case indent == 2 && section == "modules":
+			c.module = strings.TrimSuffix(f, ":")
+		case indent <= 4:
+			section = strings.TrimSuffix(f, ":")
+		case section == "walk":
+			name, _, _ := strings.Cut(strings.TrimPrefix(f, "- "), "  #")
+			c.walk = append(c.walk, name)
+		case section == "lookups" && strings.HasPrefix(f, "- source_indexes: ["):
+			src = strings.TrimSuffix(strings.TrimPrefix(f, "- source_indexes: ["), "]")
+		case section == "lookups" && strings.HasPrefix(f, "lookup: "):
+			c.lookups[strings.TrimPrefix(f, "lookup: ")] = strings.Split(src, ", ")
+		case section == "overrides" && indent == 6:
+			metric = strings.TrimSuffix(f, ":")
+			c.overrides[metric] = map[string]string{}
+		case section == "overrides" && indent == 8:
+			k, v, _ := strings.Cut(f, ": ")
+			c.overrides[metric][k] = v
+		}
+	}
+	return c, b
+}
+
+func TestShippedExporterConfigIsCurrent(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{})
+	b, err := mib.ExporterConfig(m, tree)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if *update || os.Getenv("MIB_UPDATE") != "" {
+		if err := os.MkdirAll(filepath.Dir(shippedExporterFile), 0o755); err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(shippedExporterFile, b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		t.Logf("wrote %s", shippedExporterFile)
+		return
+	}
+	have, err := os.ReadFile(shippedExporterFile)
+	if err != nil {
+		t.Fatalf("%v; generate it with make mib", err)
+	}
+	if !bytes.Equal(have, b) {
+		t.Fatalf("%s is stale (%s); regenerate it with make mib", shippedExporterFile, firstDiff(have, b))
+	}
+}
+
+// The reference tree's configuration: every declared scalar and table is
+// walked, the scalar view of instances never; each table's index becomes
+// its name; levels on the Counter64 wire are gauges; scaled values are
+// scaled back.
+func TestExporterConfigOfTheReferenceTree(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{})
+	c, _ := exporterConfigOf(t, m, tree)
+	if c.module != "subagent" {
+		t.Errorf("module %q, want subagent", c.module)
+	}
+	oid := map[string]asn1tree.OID{}
+	for _, o := range m.Objects {
+		oid[o.Name] = o.OID
+	}
+	var walked []asn1tree.OID
+	for _, w := range c.walk {
+		if oid[w] == nil {
+			t.Fatalf("walk %q is no definition of the module", w)
+		}
+		walked = append(walked, oid[w])
+	}
+	under := func(o asn1tree.OID) bool {
+		return slices.ContainsFunc(walked, func(w asn1tree.OID) bool { return o.HasPrefix(w) })
+	}
+	// Contexts without rows are walked whole, the scalars of the others
+	// one by one.
+	for _, w := range []string{"mem", "agentAgentx", "pagSpPctFree", "procLoadavg1", "cpuTable", "procPidTable"} {
+		if !slices.Contains(c.walk, w) {
+			t.Errorf("walk lacks %s: %v", w, c.walk)
+		}
+	}
+	for _, w := range []string{"cpu", "pagSp", "proc", "agent", "memRealPctFree"} {
+		if slices.Contains(c.walk, w) {
+			t.Errorf("walk has %s: %v", w, c.walk)
+		}
+	}
+	columns := map[string]bool{}
+	for _, tb := range m.Tables {
+		for _, col := range tb.Columns {
+			columns[col.Name] = true
+		}
+	}
+	scalars := 0
+	for _, o := range m.Objects {
+		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !columns[o.Name] {
+			scalars++
+			if !under(o.OID) {
+				t.Errorf("scalar %s (%s) is not walked", o.Name, o.OID)
+			}
+		}
+	}
+	if scalars < 50 {
+		t.Fatalf("only %d scalars in the module", scalars)
+	}
+	// No statistic of a row is walked in the scalar view.
+	rows := 0
+	for _, it := range tree.Items {
+		if it.IsStat() && inTable(m, it.Path) {
+			rows++
+			if o := m.Base.Append(it.Rel...); under(o) {
+				t.Errorf("the row statistic %s (%s) is walked in the scalar view", it.Path, o)
+			}
+		}
+	}
+	if rows < 50 {
+		t.Fatalf("only %d row statistics in the reference tree", rows)
+	}
+
+	if len(c.lookups) != len(m.Tables) {
+		t.Errorf("%d lookups for %d tables", len(c.lookups), len(m.Tables))
+	}
+	for _, tb := range m.Tables {
+		if !slices.Contains(c.walk, tb.Name) {
+			t.Errorf("table %s is not walked", tb.Name)
+		}
+		if got := c.lookups[tb.Label]; !slices.Equal(got, tb.Index) {
+			t.Errorf("lookup %s from %v, want from %v", tb.Label, got, tb.Index)
+		}
+	}
+	if got := c.lookups["procPidInstName"]; !slices.Equal(got, []string{"procPidIndex"}) {
+		t.Errorf("processes' name label from %v, want procPidIndex", got)
+	}
+
+	want := map[string]map[string]string{
+		"cpuIndex":        {"ignore": "true"},
+		"cpuName":         {"ignore": "true"},
+		"procPidInstName": {"ignore": "true"},
+		"fsSize":          {"type": "gauge"},
+		"fsInodes":        {"type": "gauge"},
+		"memRealPctFree":  {"scale": "0.01"},
+		"fsPctUsed":       {"scale": "0.01"},
+		"procLoadavg1":    {"scale": "0.01"},
+		"agentRefreshms":  {"scale": "0.001"},
+		// Counters, plain gauges, text and descriptions are left as the
+		// generator reads them.
+		"cpuIdle": nil, "memVirtPagein": nil, "memRealFree": nil, "lanSpeed": nil,
+		"fsMount": nil, "procPidName": nil, "cpuDescr": nil,
+	}
+	for name, w := range want {
+		if got := c.overrides[name]; !sameMap(got, w) {
+			t.Errorf("overrides of %s: %v, want %v", name, got, w)
+		}
+	}
+	for name := range c.overrides {
+		if oid[name] == nil {
+			t.Errorf("override of %q, no definition of the module", name)
+		}
+	}
+}
+
+// inTable reports whether path is a statistic of a table row of m.
+func inTable(m *mib.Module, path string) bool {
+	c := strings.Split(path, "/")
+	for _, tb := range m.Tables {
+		p := strings.Split(strings.TrimSuffix(tb.Pattern, "/"), "/")
+		if len(c) != len(p)+1 {
+			continue
+		}
+		match := true
+		for i := range p {
+			if p[i] != "*" && p[i] != c[i] {
+				match = false
+			}
+		}
+		if match {
+			return true
+		}
+	}
+	return false
+}
+
+func sameMap(a, b map[string]string) bool {
+	if len(a) != len(b) {
+		return false
+	}
+	for k, v := range a {
+		if b[k] != v {
+			return false
+		}
+	}
+	return true
+}
+
+// The synthetic tree has what the fixture lacks: 64-bit and negative
+// scaled scalars, a scaled counter column, rows of rows and a module of
+// another name; the real generator accepts the configuration and
+// resolves every lookup, index and override.
+func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
+	tree := mib.FromSnapshot(tablesSnapshot(t))
+	m := generate(t, tree, mib.Options{Module: "PERF-AGENT-MIB"})
+	c, text := exporterConfigOf(t, m, tree)
+	if c.module != "perf_agent" {
+		t.Errorf("module %q, want perf_agent", c.module)
+	}
+	want := map[string]map[string]string{
+		"memRealAvail": {"type": "gauge", "scale": "0.01"}, // CounterBasedGauge64 scaled
+		"memRealSize":  {"type": "gauge"},
+		"memRealTemp":  {"scale": "0.1"}, // ScaledInteger1
+		"memRealFrag":  {"scale": "0.001"},
+		"memRealPages": nil,
+		"cpuUser":      {"scale": "0.01"}, // a counter: scaled, still a counter
+		"cpuIdle":      {"scale": "0.01"},
+		"procPidNice":  nil,
+		"appTranIndex": {"ignore": "true"},
+		"appTranName":  {"ignore": "true"},
+		"appTranCount": nil,
+	}
+	for name, w := range want {
+		if got := c.overrides[name]; !sameMap(got, w) {
+			t.Errorf("overrides of %s: %v, want %v", name, got, w)
+		}
+	}
+	// Rows of rows: the application's name from its index, the
+	// transaction's from both.
+	if got := c.lookups["appName"]; !slices.Equal(got, []string{"appIndex"}) {
+		t.Errorf("lookup appName from %v", got)
+	}
+	if got := c.lookups["appTranName"]; !slices.Equal(got, []string{"appIndex", "appTranIndex"}) {
+		t.Errorf("lookup appTranName from %v", got)
+	}
+	for _, w := range []string{"mem", "procRunque", "cpuTable", "appTable", "appTranTable"} {
+		if !slices.Contains(c.walk, w) {
+			t.Errorf("walk lacks %s: %v", w, c.walk)
+		}
+	}
+	if slices.Contains(c.walk, "proc") || slices.Contains(c.walk, "cpu") {
+		t.Errorf("walk has a context with rows: %v", c.walk)
+	}
+
+	ex := mibtest.InstallExporter(t)
+	file, dirs := writeModule(t, m)
+	_ = file
+	gen := filepath.Join(t.TempDir(), "generator.yml")
+	if err := os.WriteFile(gen, text, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	out, err := os.ReadFile(ex.Generate(t, dirs, gen))
+	if err != nil {
+		t.Fatal(err)
+	}
+	snmp := string(out)
+	for _, w := range []string{
+		"  perf_agent:\n",
+		"- name: memRealAvail\n      oid: 1.3.6.1.4.1.32473.1.2.1.5\n      type: gauge\n",
+		"      scale: 0.01\n",
+		"- name: appTranCount\n      oid: 1.3.6.1.4.1.32473.1.201.1.20.1.13\n      type: counter\n",
+		"      - labelname: appIndex\n        type: gauge\n      - labelname: appTranIndex\n        type: gauge\n",
+		"      lookups:\n      - labels:\n        - appIndex\n        labelname: appName\n        oid: 1.3.6.1.4.1.32473.1.200.1.20.1.2\n        type: DisplayString\n" +
+			"      - labels:\n        - appIndex\n        - appTranIndex\n        labelname: appTranName\n        oid: 1.3.6.1.4.1.32473.1.201.1.20.1.2\n        type: DisplayString\n",
+	} {
+		if !strings.Contains(snmp, w) {
+			t.Errorf("snmp.yml lacks %q:\n%s", w, snmp)
+		}
+	}
+	for _, not := range []string{"- name: appTranIndex\n", "- name: appTranName\n", "- name: cpuIndex\n"} {
+		if strings.Contains(snmp, not) {
+			t.Errorf("snmp.yml has the ignored %q", not)
+		}
+	}
+}
+
+// A descriptor YAML 1.1 reads as a boolean is quoted.
+func TestExporterConfigQuotesYAMLWords(t *testing.T) {
+	tree := mib.Tree{Base: testBase, Items: []mib.Item{
+		{Path: "On/", Descr: "Switches", Rel: asn1tree.OID{3}},
+		{Path: "On/no", Descr: "A level", Rel: asn1tree.OID{3, 1}, Stat: &spmi.StatDesc{Name: "no", Descr: "A level", ASN: 1, Max: 10, Val: spmi.SiQuantity}},
+	}}
+	m := generate(t, tree, mib.Options{})
+	_, text := exporterConfigOf(t, m, tree)
+	if !strings.Contains(string(text), `- "on"  # On/`) {
+		t.Errorf("the context on is not quoted:\n%s", text)
+	}
+}
