@@ -51,53 +51,11 @@ type Status struct {
 	Version  string `json:"version"`
 }
 
-// Entry is one line of peek output: a context or a statistic.
-type Entry struct {
-	Path  string `json:"path"`
-	Descr string `json:"descr"`
-	Rel   string `json:"rel"`
-	OID   string `json:"oid"`
-	Inst  string `json:"inst,omitempty"` // instantiability of contexts
-	// Instance marks a context created by instantiation (cpu0, sda, a PID).
-	Instance bool `json:"instance,omitempty"`
-	// Named: the instances keep their names and numbers (spmi.CxDesc.Named).
-	Named bool `json:"named,omitempty"`
-	// Rows: its subcontexts are rows of a table (spmi.Node.HasRows), whose
-	// rows are called RowName where the path does not name them.
-	Rows    bool           `json:"rows,omitempty"`
-	Cell    string         `json:"cell,omitempty"` // the statistic's OID in the table view
-	RowName string         `json:"row_name,omitempty"`
-	Stat    *spmi.StatDesc `json:"stat,omitempty"`
-}
+// Entry is one line of peek output (spmi.Entry).
+type Entry = spmi.Entry
 
-// Peek lists the node at path and everything below it (all of the
-// hierarchy for an empty path) in ASN order.
-func Peek(s *spmi.Snapshot, path string) ([]Entry, error) {
-	start := s.Top
-	if path != "" && path != "/" {
-		n, err := s.Lookup(path)
-		if err != nil {
-			return nil, err
-		}
-		start = n
-	}
-	var out []Entry
-	spmi.Walk(start, func(n *spmi.Node) bool {
-		if n == s.Top {
-			return true
-		}
-		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName()}
-		if n.Cell != nil {
-			e.Cell = n.Cell.String()
-		}
-		if !n.IsStat() {
-			e.Inst = n.Inst().String()
-		}
-		out = append(out, e)
-		return true
-	})
-	return out, nil
-}
+// Peek lists the node at path and everything below it (spmi.Peek).
+func Peek(s *spmi.Snapshot, path string) ([]Entry, error) { return spmi.Peek(s, path) }
 
 func asSpmiError(err error) *spmi.Error {
 	var se *spmi.Error

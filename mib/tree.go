@@ -5,7 +5,6 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -50,9 +49,10 @@ func FromSnapshot(s *spmi.Snapshot) Tree {
 	return t
 }
 
-// FromEntries rebuilds a tree from a full peek (control.Peek of ""). The
+// FromEntries rebuilds a tree from a full peek (spmi.Peek of "", as the
+// daemon's control socket answers it). The
 // base is what the entries' full OIDs have in front of their relative ones.
-func FromEntries(es []control.Entry) (Tree, error) {
+func FromEntries(es []spmi.Entry) (Tree, error) {
 	var t Tree
 	for _, e := range es {
 		rel, err := asn1tree.Parse(e.Rel)
