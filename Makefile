@@ -20,7 +20,7 @@ run: build
 	./$(BIN) run $(ARGS)
 
 # Install what the tests need (net-snmp's snmpd, snmptrapd and tools,
-# smitools, a C compiler), then run every check and test.
+# smitools, a C compiler, snmp_exporter), then run every check and test.
 test: test-deps check-fmt vet staticcheck
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	# 32-bit suppliers share the file layout: the codecs on 386 too.
@@ -29,6 +29,7 @@ test: test-deps check-fmt vet staticcheck
 test-deps:
 	bash scripts/install-test-deps.sh
 	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
+	GO=$(GO) sh scripts/install-exporter.sh $(TOOLS)
 
 check-fmt:
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
@@ -60,10 +61,11 @@ bench: build test-deps
 	bash scripts/bench-walk.sh 100
 	bash scripts/bench-dds-walk.sh
 
-# Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) from the
-# reference hierarchy; a test fails while the checked-in file is stale.
+# Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) and its
+# snmp_exporter generator configuration (MIBs/snmp_exporter/generator.yml)
+# from the reference hierarchy; tests fail while a checked-in file is stale.
 mib:
-	$(GO) test ./mib/ -run '^TestShippedModuleIsCurrent$$' -count=1 -args -update
+	$(GO) test ./mib/ -run '^TestShipped(Module|ExporterConfig)IsCurrent$$' -count=1 -args -update
 
 # The C library for Dynamic Data Suppliers (docs/DDS.md §4): bin/libSpmi.so
 # and bin/libSpmi.a, from dds/libspmi/src/*.c with the system C compiler. The

@@ -21,7 +21,7 @@ const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
 type exporterConfig struct {
 	module    string
 	walk      []string
-	lookups   map[string][]string        // lookup column -> source indexes
+	lookups   map[string][]string          // lookup column -> source indexes
 	overrides map[string]map[string]string // metric -> key -> value
 }
 
@@ -279,8 +279,7 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 	}
 
 	ex := mibtest.InstallExporter(t)
-	file, dirs := writeModule(t, m)
-	_ = file
+	_, dirs := writeModule(t, m)
 	gen := filepath.Join(t.TempDir(), "generator.yml")
 	if err := os.WriteFile(gen, text, 0o644); err != nil {
 		t.Fatal(err)

@@ -43,3 +43,55 @@ func BenchmarkBuild100k(b *testing.B) {
 		}
 	}
 }
+
+// wide100k is a provider of 1,000 instances of 100 statistics.
+type wide100k struct{}
+
+func (wide100k) Name() string { return "Proc" }
+func (wide100k) Collect(bl *Builder) error {
+	procCx := CxDesc{Name: "Proc", Descr: "Processes", ASN: 10, Inst: SiContInst}
+	tpl := CxDesc{Descr: "Process"}
+	p, err := bl.Context(nil, &procCx)
+	if err != nil {
+		return err
+	}
+	for j := range 1000 {
+		inst, err := bl.Instance(p, &tpl, fmt.Sprint(j*7+1), "", uint32(j*7+1))
+		if err != nil {
+			return err
+		}
+		for i := range 100 {
+			if err := bl.Stat(inst, &StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}, Uint(uint64(i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// BenchmarkGet100k compares an SNMP front end's Get on a young snapshot
+// (idle) with one after the minimum age, when every request finds the
+// snapshot stale and a rebuild of 100,000 statistics is due or under way
+// (stale): with snmp_wait 0 it must not wait for it.
+func BenchmarkGet100k(b *testing.B) {
+	oid := testBase.Append(10, 701, 50, 0)
+	for _, c := range []struct {
+		name   string
+		minAge time.Duration
+	}{{"idle", time.Hour}, {"stale", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := NewHierarchy(Config{Base: testBase, MinAge: c.minAge})
+			h.Add(wide100k{})
+			h.Refresh()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, ok := h.FreshWithin(0).View().Get(oid); !ok {
+					b.Fatal("no value")
+				}
+			}
+			b.StopTimer()
+			h.Fresh() // let a rebuild in flight finish before the next run
+		})
+	}
+}

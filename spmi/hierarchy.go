@@ -217,8 +217,9 @@ func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
 
 // FreshWithin is Fresh for callers that must not wait long (the SNMP front
 // ends, whose master drops a subagent that is slow): when the snapshot is
-// stale it starts a refresh and waits at most wait for it, then serves
-// what it has. Only the first snapshot is always waited for.
+// stale it starts a refresh in the background and waits at most wait for
+// it (0: not at all), then serves what it has. Only the first snapshot is
+// always waited for.
 func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
 	s := h.snap.Load()
 	if h.young(s) {
@@ -241,6 +242,9 @@ func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
 	}
 	done := h.done
 	h.doneMu.Unlock()
+	if wait <= 0 {
+		return s
+	}
 	t := time.NewTimer(wait)
 	defer t.Stop()
 	select {

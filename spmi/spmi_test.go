@@ -13,6 +13,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 var testBase = asn1tree.MustParse("1.3.6.1.4.1.32473.1")
@@ -371,5 +372,26 @@ func TestInvalidateRefreshesWithinMinAge(t *testing.T) {
 	h.Fresh()
 	if got := n.Load(); got != 3 {
 		t.Fatalf("%d refreshes after a second Invalidate, want 3", got)
+	}
+}
+
+// With no wait a stale snapshot is served at once while the rebuild runs
+// in the background; the next request after it sees the new one.
+func TestFreshWithinZeroNeverWaits(t *testing.T) {
+	p := &slowProvider{release: make(chan struct{})}
+	h := NewHierarchy(Config{Base: testBase, MinAge: 0})
+	h.Add(p)
+	close(p.release)
+	first := h.Fresh()
+	p.release = make(chan struct{})
+	for range 3 {
+		if s := h.FreshWithin(0); s != first {
+			t.Fatal("a request waited for the rebuild or got a half-built snapshot")
+		}
+	}
+	close(p.release)
+	testutil.Eventually(t, "the background rebuild to publish", 5*time.Second, func() bool { return h.Current() != first })
+	if st := h.Stats(); st.Refreshes != 2 {
+		t.Errorf("%d refreshes, want 2 (requests during a rebuild share it)", st.Refreshes)
 	}
 }
