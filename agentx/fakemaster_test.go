@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // ioTimeout bounds every single wait of the fake master.
@@ -348,11 +349,5 @@ func checkGoroutines(t *testing.T, baseline int) {
 // waitFor polls cond, bounded by ioTimeout.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	deadline := time.Now().Add(ioTimeout)
-	for !cond() {
-		if time.Now().After(deadline) {
-			t.Fatalf("timed out waiting for %s", what)
-		}
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, what, ioTimeout, cond)
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/traps"
 )
 
@@ -51,13 +52,7 @@ func send(t *testing.T, d traps.Dest, n traps.Notification) *traps.Sender {
 
 func waitCounts(t *testing.T, s *traps.Sender, ok func(traps.Counts) bool) traps.Counts {
 	t.Helper()
-	deadline := time.Now().Add(10 * time.Second)
-	for time.Now().Before(deadline) {
-		if c := s.Counts(); ok(c) {
-			return c
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the sender's counts", 10*time.Second, func() bool { return ok(s.Counts()) })
 	return s.Counts()
 }
 

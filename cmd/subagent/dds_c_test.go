@@ -43,12 +43,7 @@ func startC(t *testing.T, e *env, bin string, args ...string) *exec.Cmd {
 // waitGone polls snmpd until oid is no longer served.
 func waitGone(t *testing.T, s *snmpdtest.Snmpd, oid string, within time.Duration) {
 	t.Helper()
-	for t0 := time.Now(); time.Since(t0) < within; time.Sleep(20 * time.Millisecond) {
-		if v, err := s.Get(oid); err == nil && len(v) == 1 && strings.HasPrefix(v[0].Type, "noSuch") {
-			return
-		}
-	}
-	t.Fatalf("%s still served after %v", oid, within)
+	waitFor(t, s, oid, false, within)
 }
 
 // getValues runs `subagent get` against the daemon and returns the value

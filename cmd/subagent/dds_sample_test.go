@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -51,17 +52,10 @@ func startSample(t *testing.T, e *env, bin, file string, args ...string) *exec.C
 // waitFor polls snmpget of oid until present() says so, for at most within.
 func waitFor(t *testing.T, s *snmpdtest.Snmpd, oid string, present bool, within time.Duration) {
 	t.Helper()
-	deadline := time.Now().Add(within)
-	for {
+	testutil.Eventually(t, fmt.Sprintf("%s present=%v", oid, present), within, func() bool {
 		v, err := s.Get(oid)
-		if err == nil && len(v) == 1 && strings.HasPrefix(v[0].Type, "noSuch") != present {
-			return
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("%s present=%v not seen within %v (last %v %v)", oid, present, within, v, err)
-		}
-		time.Sleep(100 * time.Millisecond)
-	}
+		return err == nil && len(v) == 1 && strings.HasPrefix(v[0].Type, "noSuch") != present
+	})
 }
 
 func getUint(t *testing.T, s string) uint64 {
