@@ -135,3 +135,46 @@ func (c *Client) Status(ctx context.Context) (*Status, error) {
 	}
 	return r.Status, nil
 }
+
+// HotsetCreate makes an empty hotset in this connection's session.
+func (c *Client) HotsetCreate(ctx context.Context) (int, error) {
+	r, err := c.call(ctx, Request{Op: "hotset.create"})
+	if err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+// HotsetAdd adds a peer set to hotset id and returns its index.
+func (c *Client) HotsetAdd(ctx context.Context, id int, d HotDef) (int, error) {
+	r, err := c.call(ctx, Request{Op: "hotset.add", ID: id, Hot: &d})
+	if err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+// HotsetDel removes peer set index from hotset id.
+func (c *Client) HotsetDel(ctx context.Context, id, index int) error {
+	_, err := c.call(ctx, Request{Op: "hotset.del", ID: id, Index: index})
+	return err
+}
+
+// HotsetGet reads every peer set of hotset id from a snapshot newer than
+// after.
+func (c *Client) HotsetGet(ctx context.Context, id int, after time.Time) (*HotResult, error) {
+	r, err := c.call(ctx, Request{Op: "hotset.get", ID: id, After: after})
+	if err != nil {
+		return nil, err
+	}
+	if r.Hot == nil {
+		return nil, fmt.Errorf("daemon at %s answered hotset.get without values", c.path)
+	}
+	return r.Hot, nil
+}
+
+// HotsetFree deletes hotset id.
+func (c *Client) HotsetFree(ctx context.Context, id int) error {
+	_, err := c.call(ctx, Request{Op: "hotset.free", ID: id})
+	return err
+}

@@ -27,12 +27,19 @@ func SocketPath(runDir string) string { return filepath.Join(runDir, SocketName)
 
 // Request is one call.
 type Request struct {
-	Op    string   `json:"op"` // "peek", "get", "status"; "create", "delete" (admins)
+	// "peek", "get", "status"; "create", "delete" (admins); the session's
+	// hotsets: "hotset.create", "hotset.add", "hotset.del", "hotset.get",
+	// "hotset.free".
+	Op    string   `json:"op"`
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
 	// After asks get for values taken after this time (the time of the
 	// caller's previous sample), so that a statset read sees a new snapshot.
 	After time.Time `json:"after,omitzero"`
+	// ID names a hotset of the session (hotset.*), Index a peer set in it.
+	ID    int     `json:"id,omitempty"`
+	Index int     `json:"index,omitempty"`
+	Hot   *HotDef `json:"hot,omitempty"`
 }
 
 // Response answers one Request.
@@ -41,6 +48,8 @@ type Response struct {
 	Peek   []Entry      `json:"peek,omitempty"`
 	Sample *spmi.Sample `json:"sample,omitempty"`
 	Status *Status      `json:"status,omitempty"`
+	ID     int          `json:"id,omitempty"` // of a hotset created, or a peer set added
+	Hot    *HotResult   `json:"hot,omitempty"`
 }
 
 // Status describes the daemon.
@@ -73,5 +82,5 @@ func errorFromResponse(r *Response) error {
 }
 
 var errBadOp = func(op string) error {
-	return spmi.Errorf(spmi.SiBadArgument, "unknown control operation %q (peek, get, status)", op)
+	return spmi.Errorf(spmi.SiBadArgument, "unknown control operation %q (peek, get, status, create, delete, hotset.create, hotset.add, hotset.del, hotset.get, hotset.free)", op)
 }

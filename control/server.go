@@ -10,6 +10,7 @@ import (
 	"log/slog"
 	"net"
 	"os"
+	"strings"
 	"time"
 
 	"github.com/perfagent/subagent/internal/unixsock"
@@ -95,6 +96,7 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 4096), MaxRequest)
 	enc := json.NewEncoder(c)
+	ses := &session{hotsets: map[int]*sessionHotset{}}
 	for {
 		c.SetDeadline(time.Now().Add(s.Idle))
 		if !sc.Scan() {
@@ -111,7 +113,7 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			resp.Err = &spmi.Error{Code: spmi.SiBadArgument, Msg: "malformed control request: " + err.Error()}
 		} else {
-			resp = s.answer(&req, who)
+			resp = s.answer(&req, who, ses)
 		}
 		if err := enc.Encode(&resp); err != nil {
 			return
@@ -119,7 +121,10 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 	}
 }
 
-func (s *Server) answer(req *Request, who caller) Response {
+func (s *Server) answer(req *Request, who caller, ses *session) Response {
+	if strings.HasPrefix(req.Op, "hotset.") {
+		return s.hotsetOp(ses, req)
+	}
 	switch req.Op {
 	case "peek":
 		snap := s.H.Fresh()

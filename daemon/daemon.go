@@ -98,6 +98,9 @@ type Daemon struct {
 
 	private []string // directories made with mkdtemp, removed by Run
 
+	// OnReady, when set, is called once Run serves (sd_notify READY=1).
+	OnReady func()
+
 	mu        sync.Mutex
 	frontends []Frontend
 	reloaders []Reloader
@@ -225,6 +228,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	d.mu.Unlock()
 	d.log.Info("control socket ready", "path", sock)
+	if d.OnReady != nil {
+		d.OnReady()
+	}
 
 	var runErr error
 	select {

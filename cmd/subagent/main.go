@@ -43,7 +43,7 @@ func rootCmd() *cobra.Command {
 		Version:       daemon.Version,
 	}
 	config.AddFlags(root.PersistentFlags())
-	root.AddCommand(runCmd(), peekCmd(), getCmd(), createCmd(), deleteCmd(), mibCmd())
+	root.AddCommand(runCmd(), peekCmd(), getCmd(), createCmd(), deleteCmd(), mibCmd(), genManCmd())
 	return root
 }
 

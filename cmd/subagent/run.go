@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/daemon"
+	"github.com/perfagent/subagent/internal/sdnotify"
 )
 
 func runCmd() *cobra.Command {
@@ -47,6 +48,13 @@ func runCmd() *cobra.Command {
 				}
 				defer pprof.StopCPUProfile()
 			}
+			// Under systemd (Type=notify): ready once serving, stopping at
+			// the first signal; reloads are announced in reloadOnHangup.
+			d.OnReady = func() { notify(log, sdnotify.Ready) }
+			go func() {
+				<-ctx.Done()
+				notify(log, sdnotify.Stopping)
+			}()
 			go reloadOnHangup(ctx, cmd, d, log)
 			log.Info("starting", "version", daemon.Version, "pid", os.Getpid(), "config", cfg.File,
 				"run_dir", cfg.RunDir, "state_dir", cfg.StateDir, "agentx", cfg.AgentX, "listen", cfg.Listen)
@@ -69,13 +77,26 @@ func reloadOnHangup(ctx context.Context, cmd *cobra.Command, d *daemon.Daemon, l
 		case <-ctx.Done():
 			return
 		case <-hup:
-			cfg, err := loadConfig(cmd)
-			if err != nil {
+			notify(log, sdnotify.ReloadingNow())
+			if cfg, err := loadConfig(cmd); err != nil {
 				log.Error("reload refused; the running settings stay", "err", err)
-				continue
+			} else {
+				_ = d.Reload(cfg) // logs either way
 			}
-			_ = d.Reload(cfg) // logs either way
+			// Either way the daemon serves again: systemd must not wait.
+			notify(log, sdnotify.Ready)
 		}
+	}
+}
+
+// notify tells systemd the daemon's state when it runs the daemon; a
+// failure is logged and changes nothing else.
+func notify(log *slog.Logger, state string) {
+	sent, err := sdnotify.Notify(state)
+	if err != nil {
+		log.Warn("sd_notify failed", "state", state, "err", err)
+	} else if sent {
+		log.Debug("sd_notify", "state", state)
 	}
 }
 

@@ -1,0 +1,209 @@
+// Package consumer is the SPMI guide's data-consumer API in Go: walk the
+// daemon's hierarchy (SpmiPathGetCx, SpmiFirstCx/NextCx,
+// SpmiFirstStat/NextStat), read statistics in sets (SpmiCreateStatSet,
+// SpmiPathAddSetStat, SpmiGetStatSet: one round trip however many
+// statistics, counters with their change and rate per second) and watch
+// peer statistics in hotsets created at run time (SpmiCreateHotSet,
+// SpmiAddSetHot, SpmiGetHotSet).
+//
+// It talks to a running daemon through its control socket, under the
+// permissions docs/SECURITY.md describes. Statsets are paths kept here, so
+// they stay valid across a daemon restart; hotsets live in the daemon's
+// session and are created again on the new connection after a restart, as
+// the supplier libraries replay their registrations. A restart costs at
+// most the read that meets it.
+package consumer
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Consumer is a connection to the daemon of one run directory. It is safe
+// for concurrent use.
+type Consumer struct {
+	runDir string
+
+	mu  sync.Mutex
+	c   *control.Client
+	gen int // connections made, so hotsets know when to replay
+}
+
+// Open connects to the daemon whose run directory is runDir.
+func Open(runDir string) (*Consumer, error) {
+	c, err := control.Dial(runDir)
+	if err != nil {
+		return nil, fmt.Errorf("consumer: %w", err)
+	}
+	return &Consumer{runDir: runDir, c: c, gen: 1}, nil
+}
+
+// Close ends the connection; the session's hotsets go with it.
+func (c *Consumer) Close() error {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.c == nil {
+		return nil
+	}
+	err := c.c.Close()
+	c.c = nil
+	return err
+}
+
+// client returns the connection, dialling again after a failure.
+func (c *Consumer) client() (*control.Client, int, error) {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.c == nil {
+		cl, err := control.Dial(c.runDir)
+		if err != nil {
+			return nil, c.gen, fmt.Errorf("consumer: %w", err)
+		}
+		c.c = cl
+		c.gen++
+	}
+	return c.c, c.gen, nil
+}
+
+// failed drops a connection that broke, so that the next call dials again.
+func (c *Consumer) failed(cl *control.Client, err error) {
+	var se *spmi.Error
+	if errors.As(err, &se) {
+		return // the daemon answered: the connection is fine
+	}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if c.c == cl {
+		c.c.Close()
+		c.c = nil
+	}
+}
+
+// do runs f on the connection; a broken one is dropped for the next call.
+func do[T any](c *Consumer, f func(*control.Client) (T, error)) (T, error) {
+	cl, _, err := c.client()
+	if err != nil {
+		var zero T
+		return zero, err
+	}
+	v, err := f(cl)
+	if err != nil {
+		c.failed(cl, err)
+	}
+	return v, err
+}
+
+// Context is a context of the hierarchy (the guide's SpmiCx).
+type Context struct {
+	Path     string // "CPU/cpu0/"
+	Name     string
+	Descr    string
+	Inst     spmi.InstFreq
+	Instance bool // made by instantiation
+	OID      string
+}
+
+// Stat is a statistic of a context (the guide's SpmiStat).
+type Stat struct {
+	Path string // "CPU/cpu0/idle"
+	spmi.StatDesc
+	OID string
+}
+
+// PathGetCx returns the context at path (SpmiPathGetCx); "" is Top. A
+// path that is not there is SiNotFound: reading creates nothing.
+func (c *Consumer) PathGetCx(ctx context.Context, path string) (Context, error) {
+	es, err := c.peek(ctx, path)
+	if err != nil {
+		return Context{}, err
+	}
+	if len(es) == 0 || es[0].Stat != nil {
+		return Context{}, spmi.Errorf(spmi.SiBadArgument, "%q is a statistic, not a context", path)
+	}
+	return contextOf(es[0]), nil
+}
+
+// Children lists the direct subcontexts of the context at path
+// (SpmiFirstCx, SpmiNextCx); instantiable contexts show the instances the
+// daemon has now.
+func (c *Consumer) Children(ctx context.Context, path string) ([]Context, error) {
+	es, err := c.peek(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Context
+	for _, e := range direct(es, path) {
+		if e.Stat == nil {
+			out = append(out, contextOf(e))
+		}
+	}
+	return out, nil
+}
+
+// Stats lists the statistics of the context at path (SpmiFirstStat,
+// SpmiNextStat).
+func (c *Consumer) Stats(ctx context.Context, path string) ([]Stat, error) {
+	es, err := c.peek(ctx, path)
+	if err != nil {
+		return nil, err
+	}
+	var out []Stat
+	for _, e := range direct(es, path) {
+		if e.Stat != nil {
+			out = append(out, Stat{Path: e.Path, StatDesc: *e.Stat, OID: e.OID})
+		}
+	}
+	return out, nil
+}
+
+// Instantiate brings the instances of the context at path up to date
+// (SpmiInstantiate): the next listing reflects processors, disks,
+// processes and suppliers as they are now.
+func (c *Consumer) Instantiate(ctx context.Context, path string) error {
+	_, err := do(c, func(cl *control.Client) (spmi.Sample, error) {
+		return cl.ReadAfter(ctx, []string{"Agent/uptime"}, time.Now())
+	})
+	if err != nil {
+		return err
+	}
+	_, err = c.PathGetCx(ctx, path)
+	return err
+}
+
+func (c *Consumer) peek(ctx context.Context, path string) ([]spmi.Entry, error) {
+	return do(c, func(cl *control.Client) ([]spmi.Entry, error) { return cl.Peek(ctx, path) })
+}
+
+// direct keeps the entries one level below path.
+func direct(es []spmi.Entry, path string) []spmi.Entry {
+	p := strings.Trim(path, "/")
+	depth := 0
+	if p != "" {
+		depth = strings.Count(p, "/") + 1
+	}
+	var out []spmi.Entry
+	for _, e := range es {
+		if strings.Count(strings.Trim(e.Path, "/"), "/") == depth && strings.Trim(e.Path, "/") != p {
+			out = append(out, e)
+		}
+	}
+	return out
+}
+
+func contextOf(e spmi.Entry) Context {
+	t := strings.TrimSuffix(e.Path, "/")
+	c := Context{Path: e.Path, Name: t[strings.LastIndexByte(t, '/')+1:], Descr: e.Descr, Instance: e.Instance, OID: e.OID}
+	for f := spmi.SiNoInst; f <= spmi.SiContInst; f++ {
+		if f.String() == e.Inst {
+			c.Inst = f
+		}
+	}
+	return c
+}
