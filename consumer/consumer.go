@@ -207,3 +207,20 @@ func contextOf(e spmi.Entry) Context {
 	}
 	return c
 }
+
+// Peek lists the context or statistic at path and everything below it,
+// in OID order (the listing `subagent peek` prints).
+func (c *Consumer) Peek(ctx context.Context, path string) ([]spmi.Entry, error) {
+	return c.peek(ctx, path)
+}
+
+// Read reads the statistics at paths from the freshest snapshot; it makes
+// a Consumer a spmi.Source (statsets over it are NewStatSet's).
+func (c *Consumer) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
+	return source{c}.Read(ctx, paths)
+}
+
+// ReadAfter reads from a snapshot newer than t (spmi.AfterSource).
+func (c *Consumer) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
+	return source{c}.ReadAfter(ctx, paths, t)
+}

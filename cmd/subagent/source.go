@@ -11,6 +11,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/consumer"
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/spmi"
@@ -48,7 +49,7 @@ func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
 		// No default run directory for this user: never guess one.
 		fmt.Fprintf(os.Stderr, "subagent: %v; reading this host directly\n", errNoRunDir)
 	default:
-		if c, err := control.Dial(cfg.RunDir); err == nil {
+		if c, err := consumer.Open(cfg.RunDir); err == nil {
 			return c, nil
 		}
 		fmt.Fprintf(os.Stderr, "subagent: no daemon at %s; reading this host directly\n", control.SocketPath(cfg.RunDir))
