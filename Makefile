@@ -20,7 +20,8 @@ run: build
 	./$(BIN) run $(ARGS)
 
 # Install what the tests need (net-snmp's snmpd, snmptrapd and tools,
-# smitools, a C compiler, snmp_exporter), then run every check and test.
+# smitools, a C compiler, snmp_exporter; dpkg-dev, lintian, systemd and
+# man-db for packaging/), then run every check and test.
 test: test-deps check-fmt vet staticcheck
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
 	# 32-bit suppliers share the file layout: the codecs on 386 too.
@@ -28,6 +29,7 @@ test: test-deps check-fmt vet staticcheck
 
 test-deps:
 	bash scripts/install-test-deps.sh
+	sh scripts/install-pkg-deps.sh
 	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
 	GO=$(GO) sh scripts/install-exporter.sh $(TOOLS)
 
@@ -93,6 +95,12 @@ libspmi-samples: $(patsubst dds/include/samples/%.c,bin/%,$(wildcard dds/include
 bin/Spmi%: dds/include/samples/Spmi%.c dds/include/spmi_dds.h bin/libSpmi.a
 	$(CC) -Wall -Wno-main -Idds/include -o $@ $< bin/libSpmi.a -pthread
 
+# The guide's data-consumer samples (SpmiDataUser, SpmiDataTraverse) are
+# K&R-era C (implicit int, unprototyped signal handlers), compiled as such;
+# they include <sys/Spmidef.h>, which includes spmi_dds.h.
+bin/SpmiData%: dds/include/samples/SpmiData%.c dds/include/sys/Spmidef.h dds/include/spmi_dds.h bin/libSpmi.a
+	$(CC) -std=gnu89 -Wall -Wno-main -Wno-implicit-int -Idds/include -o $@ $< bin/libSpmi.a -pthread
+
 # The README's supplier samples: the Go one (bin/spmisupl) and the C ones.
 dds-samples: libspmi-samples
 	$(GO) build -o bin/spmisupl ./dds/samples/spmisupl
@@ -126,3 +134,166 @@ bin/arm-%: libarm/samples/%.c libarm/arm.h bin/libarm.a
 
 clean:
 	rm -rf bin
+
+# --- Installation and the Debian package (docs/INSTALL.md) -----------------
+# `make install` (PREFIX=/usr/local by default, DESTDIR for staging) and
+# `make uninstall`, which removes exactly what install put there and leaves
+# edited configuration files. /etc does not follow PREFIX.
+PREFIX      ?= /usr/local
+DESTDIR     ?=
+BINDIR      ?= $(PREFIX)/bin
+LIBDIR      ?= $(PREFIX)/lib
+INCLUDEDIR  ?= $(PREFIX)/include
+DATADIR     ?= $(PREFIX)/share
+MANDIR      ?= $(DATADIR)/man
+MIBDIR      ?= $(DATADIR)/snmp/mibs
+UNITDIR     ?= $(PREFIX)/lib/systemd/system
+SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
+BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
+ZSHCOMPDIR  ?= $(DATADIR)/zsh/site-functions
+FISHCOMPDIR ?= $(DATADIR)/fish/vendor_completions.d
+SYSCONFDIR  ?= /etc
+SNMPCONFDIR ?= $(SYSCONFDIR)/snmp/snmpd.conf.d
+INSTALL     ?= install
+
+VERSION    := $(shell sed -n 's/^var Version = "\(.*\)"$$/\1/p' daemon/agent.go)
+SOVERSION  := 1
+LIBVERSION := $(SOVERSION).0.0
+# What install ships, built here: bin/dist.
+DIST := bin/dist
+# The installed configuration is the embedded default attached to snmpd
+# (the drop-in's socket) with the standalone responder off.
+AGENTX_SOCKET := unix:/var/agentx/master
+
+.PHONY: dist man completions install uninstall deb FORCE
+FORCE:
+
+dist: $(DIST)/subagent $(DIST)/libSpmi.so.$(LIBVERSION) $(DIST)/libarm.so.$(LIBVERSION) \
+	bin/libSpmi.a bin/libarm.a $(DIST)/subagent.yaml man completions
+
+# PIE and no symbol tables: what a distribution ships (and lintian checks).
+$(DIST)/subagent: FORCE
+	@mkdir -p $(DIST)
+	$(GO) build -trimpath -buildmode=pie -ldflags "-s -w" -o $@ ./cmd/subagent
+
+# Shared libraries with a soname: libSpmi.so.1 -> libSpmi.so.1.0.0.
+$(DIST)/libSpmi.so.$(LIBVERSION): $(LIBSPMI_OBJS)
+	@mkdir -p $(DIST)
+	$(CC) -shared -pthread -Wl,-soname,libSpmi.so.$(SOVERSION) -Wl,-z,relro,-z,now $(LDFLAGS) -o $@ $^
+
+$(DIST)/libarm.so.$(LIBVERSION): $(LIBARM_OBJS)
+	@mkdir -p $(DIST)
+	$(CC) -shared -pthread -Wl,-soname,libarm.so.$(SOVERSION) -Wl,-z,relro,-z,now $(LDFLAGS) -o $@ $^
+
+$(DIST)/subagent.yaml: configs/subagent.yaml
+	@mkdir -p $(DIST)
+	{ echo "# Installed for the subagent service: attached to snmpd over AgentX"; \
+	  echo "# (/etc/snmp/snmpd.conf.d/subagent.conf), standalone responder off."; \
+	  sed -e 's|^agentx: none$$|agentx: $(AGENTX_SOCKET)|' -e 's|^listen: 127.0.0.1:1161$$|listen: none|' $<; } > $@.tmp
+	@grep -qx 'agentx: $(AGENTX_SOCKET)' $@.tmp && grep -qx 'listen: none' $@.tmp || \
+		{ echo "configs/subagent.yaml: the agentx or listen default changed; update AGENTX_SOCKET's rewrite in the Makefile" >&2; rm -f $@.tmp; exit 1; }
+	mv $@.tmp $@
+
+# Man pages from the command's own help (hidden `subagent gen-man`).
+man: $(DIST)/subagent
+	rm -rf $(DIST)/man && $(DIST)/subagent gen-man $(DIST)/man
+	gzip -9nf $(DIST)/man/*.1
+
+completions: $(DIST)/subagent
+	@mkdir -p $(DIST)/completions
+	$(DIST)/subagent completion bash > $(DIST)/completions/subagent
+	$(DIST)/subagent completion zsh > $(DIST)/completions/_subagent
+	$(DIST)/subagent completion fish > $(DIST)/completions/subagent.fish
+
+# Configuration files are never overwritten: an edited one stays and the new
+# default goes beside it as NAME.dist.
+define install_conf
+	if [ -e "$(2)" ] && ! cmp -s "$(1)" "$(2)"; then \
+		$(INSTALL) -m 0644 "$(1)" "$(2).dist"; \
+		echo "install: kept your $(2); the new default is $(2).dist"; \
+	else \
+		$(INSTALL) -m 0644 "$(1)" "$(2)"; \
+	fi
+endef
+define uninstall_conf
+	rm -f "$(2).dist"; \
+	if [ -e "$(2)" ] && ! cmp -s "$(1)" "$(2)"; then \
+		echo "uninstall: kept your edited $(2)"; \
+	else \
+		rm -f "$(2)"; \
+	fi
+endef
+
+SED_PATHS = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
+	-e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
+HEADERS := dds/include/spmi_dds.h libarm/arm.h
+# <sys/Spmidef.h>, the SPMI guide's consumer header, where the tree has it.
+SYS_HEADERS := $(wildcard dds/include/sys/*.h)
+
+install: dist
+	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \
+		$(DESTDIR)$(MIBDIR) $(DESTDIR)$(MANDIR)/man1 $(DESTDIR)$(UNITDIR) $(DESTDIR)$(SYSUSERSDIR) \
+		$(DESTDIR)$(BASHCOMPDIR) $(DESTDIR)$(ZSHCOMPDIR) $(DESTDIR)$(FISHCOMPDIR) \
+		$(DESTDIR)$(SYSCONFDIR)/subagent $(DESTDIR)$(SNMPCONFDIR)
+	$(INSTALL) -m 0755 $(DIST)/subagent $(DESTDIR)$(BINDIR)/subagent
+	for l in libSpmi libarm; do \
+		$(INSTALL) -m 0644 $(DIST)/$$l.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(LIBVERSION) && \
+		ln -sf $$l.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) && \
+		ln -sf $$l.so.$(SOVERSION) $(DESTDIR)$(LIBDIR)/$$l.so && \
+		$(INSTALL) -m 0644 bin/$$l.a $(DESTDIR)$(LIBDIR)/$$l.a || exit 1; \
+	done
+	for p in libspmi libarm; do \
+		$(SED_PATHS) packaging/$$p.pc.in > $(DESTDIR)$(LIBDIR)/pkgconfig/$$p.pc && \
+		chmod 0644 $(DESTDIR)$(LIBDIR)/pkgconfig/$$p.pc || exit 1; \
+	done
+	$(INSTALL) -m 0644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
+	$(if $(SYS_HEADERS),$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/sys && $(INSTALL) -m 0644 $(SYS_HEADERS) $(DESTDIR)$(INCLUDEDIR)/sys/)
+	$(INSTALL) -m 0644 MIBs/SUBAGENT-MIB.txt $(DESTDIR)$(MIBDIR)/SUBAGENT-MIB.txt
+	$(INSTALL) -m 0644 $(DIST)/man/*.1.gz $(DESTDIR)$(MANDIR)/man1/
+	$(INSTALL) -m 0644 $(DIST)/completions/subagent $(DESTDIR)$(BASHCOMPDIR)/subagent
+	$(INSTALL) -m 0644 $(DIST)/completions/_subagent $(DESTDIR)$(ZSHCOMPDIR)/_subagent
+	$(INSTALL) -m 0644 $(DIST)/completions/subagent.fish $(DESTDIR)$(FISHCOMPDIR)/subagent.fish
+	$(SED_PATHS) packaging/subagent.service.in > $(DIST)/subagent.service
+	$(INSTALL) -m 0644 $(DIST)/subagent.service $(DESTDIR)$(UNITDIR)/subagent.service
+	$(INSTALL) -m 0644 packaging/sysusers.conf $(DESTDIR)$(SYSUSERSDIR)/subagent.conf
+	@$(call install_conf,$(DIST)/subagent.yaml,$(DESTDIR)$(SYSCONFDIR)/subagent/subagent.yaml)
+	@$(call install_conf,packaging/snmpd-subagent.conf,$(DESTDIR)$(SNMPCONFDIR)/subagent.conf)
+	@if [ -z "$(DESTDIR)" ]; then \
+		echo "installed; next: systemd-sysusers, systemctl daemon-reload, restart snmpd, systemctl enable --now subagent (docs/INSTALL.md)"; \
+	fi
+
+uninstall: $(DIST)/subagent.yaml
+	rm -f $(DESTDIR)$(BINDIR)/subagent
+	for l in libSpmi libarm; do \
+		rm -f $(DESTDIR)$(LIBDIR)/$$l.so.$(LIBVERSION) $(DESTDIR)$(LIBDIR)/$$l.so.$(SOVERSION) \
+			$(DESTDIR)$(LIBDIR)/$$l.so $(DESTDIR)$(LIBDIR)/$$l.a; \
+	done
+	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/libspmi.pc $(DESTDIR)$(LIBDIR)/pkgconfig/libarm.pc
+	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) $(addprefix $(DESTDIR)$(INCLUDEDIR)/sys/,$(notdir $(SYS_HEADERS)))
+	rm -f $(DESTDIR)$(MIBDIR)/SUBAGENT-MIB.txt
+	rm -f $(DESTDIR)$(MANDIR)/man1/subagent.1.gz $(DESTDIR)$(MANDIR)/man1/subagent-*.1.gz
+	rm -f $(DESTDIR)$(BASHCOMPDIR)/subagent $(DESTDIR)$(ZSHCOMPDIR)/_subagent $(DESTDIR)$(FISHCOMPDIR)/subagent.fish
+	rm -f $(DESTDIR)$(UNITDIR)/subagent.service $(DESTDIR)$(SYSUSERSDIR)/subagent.conf
+	@$(call uninstall_conf,$(DIST)/subagent.yaml,$(DESTDIR)$(SYSCONFDIR)/subagent/subagent.yaml)
+	@$(call uninstall_conf,packaging/snmpd-subagent.conf,$(DESTDIR)$(SNMPCONFDIR)/subagent.conf)
+	rmdir $(DESTDIR)$(SYSCONFDIR)/subagent 2>/dev/null || true
+
+# The Debian package, bin/subagent_<version>-1_<arch>.deb, built with
+# dpkg-deb from a staged install (PREFIX=/usr, multiarch libraries) by
+# packaging/build-deb.sh; scripts/install-pkg-deps.sh installs its tools.
+DEB_REVISION   ?= 1
+DEB_MAINTAINER ?= subagent maintainers <subagent@example.org>
+DEB_STAGE      := bin/deb/root
+# Reproducible pages and package: the date of the last commit, else now.
+ifeq ($(origin SOURCE_DATE_EPOCH),undefined)
+SOURCE_DATE_EPOCH := $(shell git log -1 --format=%ct 2>/dev/null || date +%s)
+endif
+export SOURCE_DATE_EPOCH
+
+deb:
+	rm -rf bin/deb $(DIST)/man
+	$(MAKE) install DESTDIR=$(CURDIR)/$(DEB_STAGE) PREFIX=/usr \
+		LIBDIR=/usr/lib/$$(dpkg-architecture -qDEB_HOST_MULTIARCH) UNITDIR=/lib/systemd/system \
+		SYSUSERSDIR=/usr/lib/sysusers.d ZSHCOMPDIR=/usr/share/zsh/vendor-completions
+	VERSION=$(VERSION) DEB_REVISION=$(DEB_REVISION) SOVERSION=$(SOVERSION) \
+		DEB_MAINTAINER="$(DEB_MAINTAINER)" sh packaging/build-deb.sh $(DEB_STAGE) bin

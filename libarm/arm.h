@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * arm.h - the ARM 2.0 API (Application Response Measurement) of the
  * subagent's libarm. Names, types and constants follow the ARM 2.0 SDK, so

@@ -27,7 +27,8 @@ func genManCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			hdr := &doc.GenManHeader{Title: "SUBAGENT", Section: "1", Source: "subagent " + root.Version,
+			// No Title: each page is titled by its command (SUBAGENT-RUN).
+			hdr := &doc.GenManHeader{Section: "1", Source: "subagent " + root.Version,
 				Manual: "subagent manual", Date: &date}
 			root.DisableAutoGenTag = true
 			if err := doc.GenManTree(root, hdr, args[0]); err != nil {

@@ -19,7 +19,20 @@ func runCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "run",
 		Short: "Start the daemon",
-		Args:  cobra.NoArgs,
+		// Markdown for the man page: code spans keep underscores.
+		Long: "Start the daemon: serve the host's statistics as an AgentX subagent of\n" +
+			"snmpd (--agentx) and through the standalone SNMP responder (--listen), with\n" +
+			"the control, DDS and ARM sockets in the run directory.\n\n" +
+			"Settings come from the configuration file (--config, or `SUBAGENT_CONFIG`),\n" +
+			"then `SUBAGENT_*` environment variables, then flags; the defaults are built in.\n\n" +
+			"SIGHUP rereads the configuration; SIGTERM and SIGINT stop the daemon. Under\n" +
+			"systemd (Type=notify) it reports READY=1 once it serves, RELOADING=1 and\n" +
+			"READY=1 around a reload, and STOPPING=1.\n\n" +
+			"The installed service (subagent.service) runs it as the user subagent with\n" +
+			"--config /etc/subagent/subagent.yaml, --run-dir /run/subagent and\n" +
+			"--state-dir /var/lib/subagent, attached to snmpd through\n" +
+			"/etc/snmp/snmpd.conf.d/subagent.conf.",
+		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
 			cfg, err := loadConfig(cmd)
 			if err != nil {

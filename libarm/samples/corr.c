@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* corr.c - a correlated client/server pair of processes. The client
  * starts "Request" asking for a correlator, runs "corr child" with the
  * correlator in hex, and stops when the child exits; the child starts

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* load.c - N threads x M transactions against libarm, with application
  * metrics (a Counter32, a Gauge32 and the string), then one aborted and
  * two failed instances per thread. Usage: load THREADS EACH [HOLD_SECONDS]

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* pair.c - times N arm_start + arm_stop pairs on one thread and prints
  * the nanoseconds per pair (driven by BenchmarkCStartStop). Usage: pair N
  * With -t SECONDS it runs pairs in a tight loop for that long and prints

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* arm_init, arm_getid and arm_end: registration, under a mutex. The hot
  * calls are in inst.c. */
 #define _GNU_SOURCE

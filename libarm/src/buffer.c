@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Names and the ARM 2.0 data buffers. Every buffer comes from the
  * application and is read defensively: a wrong size or format is ignored
  * and counted (ar_bad_buffer), never trusted. */

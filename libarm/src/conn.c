@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Registration with the daemon on arm.sock, and the thread that notices
  * a daemon going away and reconnects. Only this file makes system calls,
  * and never on the caller's hot path. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* arm_start, arm_update and arm_stop: no lock and no system call besides
  * reading the clock (and writing the log when ARM_LOGFILE asks for it). */
 #include <string.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* Internal state of libarm. The file layout mirrors package armring
  * (docs/ARM.md); layout_test.go checks these offsets against it. */
 #ifndef ARM_INTERNAL_H

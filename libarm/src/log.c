@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* ARM_LOGFILE: the SDK logging agent's log, one time-stamped line per call
  * with its parameters ("17:47:39.123: arm_init: Application <...> ..."). */
 #include <stdarg.h>

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* The shared file: posting records, publishing names, counters. No system
  * call and no lock here: these run on the application's hot path. */
 #define _GNU_SOURCE
