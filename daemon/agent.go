@@ -12,7 +12,7 @@ import (
 var Version = "0.1.0"
 
 // AgentASN is the top-level number of the Agent context.
-const AgentASN = 12
+const AgentASN = spmi.ASNAgent
 
 var (
 	agentCx = spmi.CxDesc{Name: "Agent", Descr: "The subagent's own health", ASN: AgentASN}

@@ -13,7 +13,7 @@ import (
 )
 
 var (
-	diskCx     = spmi.CxDesc{Name: "Disk", Descr: "Disk (whole block device) statistics", ASN: 4, Inst: spmi.SiCfgInst}
+	diskCx     = spmi.CxDesc{Name: "Disk", Descr: "Disk (whole block device) statistics", ASN: spmi.ASNDisk, Inst: spmi.SiCfgInst}
 	diskInstCx = spmi.CxDesc{Name: "disk", Descr: "Block device", Inst: spmi.SiNoInst}
 )
 

@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	fsCx     = spmi.CxDesc{Name: "FS", Descr: "File system statistics", ASN: 11, Inst: spmi.SiCfgInst}
+	fsCx     = spmi.CxDesc{Name: "FS", Descr: "File system statistics", ASN: spmi.ASNFS, Inst: spmi.SiCfgInst}
 	fsInstCx = spmi.CxDesc{Name: "fs", Descr: "Mounted file system", Inst: spmi.SiNoInst}
 )
 

@@ -6,7 +6,7 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-var icmpCx = spmi.CxDesc{Name: "ICMP", Descr: "Internet Control Message Protocol statistics", ASN: 9, Inst: spmi.SiNoInst}
+var icmpCx = spmi.CxDesc{Name: "ICMP", Descr: "Internet Control Message Protocol statistics", ASN: spmi.ASNICMP, Inst: spmi.SiNoInst}
 
 var icmpStats = []spmi.StatDesc{
 	snmpCount("imsg", "Messages received", 1, 100, "messages"),

@@ -6,7 +6,7 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-var ipCx = spmi.CxDesc{Name: "IP", Descr: "Internet Protocol (IPv4) statistics", ASN: 6, Inst: spmi.SiNoInst}
+var ipCx = spmi.CxDesc{Name: "IP", Descr: "Internet Protocol (IPv4) statistics", ASN: spmi.ASNIP, Inst: spmi.SiNoInst}
 
 var ipStats = []spmi.StatDesc{
 	snmpCount("ipacket", "Datagrams received", 1, 10000, "datagrams"),

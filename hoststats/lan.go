@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	lanCx     = spmi.CxDesc{Name: "LAN", Descr: "Network interface statistics", ASN: 5, Inst: spmi.SiCfgInst}
+	lanCx     = spmi.CxDesc{Name: "LAN", Descr: "Network interface statistics", ASN: spmi.ASNLAN, Inst: spmi.SiCfgInst}
 	lanInstCx = spmi.CxDesc{Name: "interface", Descr: "Network interface", Inst: spmi.SiNoInst}
 )
 

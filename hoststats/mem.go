@@ -9,7 +9,7 @@ import (
 )
 
 var (
-	memCx     = spmi.CxDesc{Name: "Mem", Descr: "Memory statistics", ASN: 2, Inst: spmi.SiNoInst}
+	memCx     = spmi.CxDesc{Name: "Mem", Descr: "Memory statistics", ASN: spmi.ASNMem, Inst: spmi.SiNoInst}
 	memRealCx = spmi.CxDesc{Name: "Real", Descr: "Physical memory statistics", ASN: 1, Inst: spmi.SiNoInst}
 	memVirtCx = spmi.CxDesc{Name: "Virt", Descr: "Virtual memory management statistics", ASN: 2, Inst: spmi.SiNoInst}
 )

@@ -11,7 +11,7 @@ import (
 )
 
 var (
-	pagSpCx     = spmi.CxDesc{Name: "PagSp", Descr: "Paging space (swap) statistics", ASN: 3, Inst: spmi.SiCfgInst}
+	pagSpCx     = spmi.CxDesc{Name: "PagSp", Descr: "Paging space (swap) statistics", ASN: spmi.ASNPagSp, Inst: spmi.SiCfgInst}
 	pagSpInstCx = spmi.CxDesc{Name: "swap", Descr: "Paging space", Inst: spmi.SiNoInst}
 )
 

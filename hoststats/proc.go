@@ -14,7 +14,7 @@ import (
 )
 
 var (
-	procCx     = spmi.CxDesc{Name: "Proc", Descr: "Process statistics", ASN: 10, Inst: spmi.SiNoInst}
+	procCx     = spmi.CxDesc{Name: "Proc", Descr: "Process statistics", ASN: spmi.ASNProc, Inst: spmi.SiNoInst}
 	procPidCx  = spmi.CxDesc{Name: "pid", Descr: "Processes by process ID", ASN: 100, Inst: spmi.SiContInst}
 	procInstCx = spmi.CxDesc{Name: "process", Descr: "Process", Inst: spmi.SiNoInst}
 )

@@ -6,7 +6,7 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-var tcpCx = spmi.CxDesc{Name: "TCP", Descr: "Transmission Control Protocol statistics", ASN: 7, Inst: spmi.SiNoInst}
+var tcpCx = spmi.CxDesc{Name: "TCP", Descr: "Transmission Control Protocol statistics", ASN: spmi.ASNTCP, Inst: spmi.SiNoInst}
 
 var tcpStats = []spmi.StatDesc{
 	snmpCount("activeopen", "Connections opened actively", 1, 100, "connections"),

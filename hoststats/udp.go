@@ -6,7 +6,7 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-var udpCx = spmi.CxDesc{Name: "UDP", Descr: "User Datagram Protocol statistics", ASN: 8, Inst: spmi.SiNoInst}
+var udpCx = spmi.CxDesc{Name: "UDP", Descr: "User Datagram Protocol statistics", ASN: spmi.ASNUDP, Inst: spmi.SiNoInst}
 
 var udpStats = []spmi.StatDesc{
 	snmpCount("idatagram", "Datagrams delivered to users", 1, 10000, "datagrams"),

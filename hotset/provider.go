@@ -11,7 +11,7 @@ import (
 
 // ASN is the Hotset context's top-level number (docs/TREE.md); 14.0 is
 // the notification objects' arc, so hotsets are numbered from 1.
-const ASN = 14
+const ASN = spmi.ASNHotset
 
 // Numbers under each hotset instance.
 const (

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // The hotset notifications and the objects they carry. The hotset code
@@ -25,16 +26,16 @@ const (
 	// NotificationsArc is base.0: notifications live at base.0.N so that
 	// they map to SNMPv1 traps (RFC 3584 section 3): enterprise base,
 	// generic trap 6, specific trap N.
-	NotificationsArc uint32 = 0
+	NotificationsArc = spmi.ASNNotifications
 	// HotsetArc is the Hotset top-level context (base.14).
-	HotsetArc uint32 = 14
+	HotsetArc = spmi.ASNHotset
 	// HotsetObjectsArc (base.14.0) holds the objects the notifications
 	// carry. Instances are numbered from 1; the Hotset context must not
 	// put a fixed context at 0 (Generate refuses a tree that does).
 	HotsetObjectsArc uint32 = 0
 	// ConformanceArc (base.100) holds the groups and the compliance
 	// statement; no top-level context may use it.
-	ConformanceArc uint32 = 100
+	ConformanceArc = spmi.ASNConformance
 )
 
 // NotifyObject is an object carried in notifications. It is not in the

@@ -1,6 +1,7 @@
 package rtimearm
 
 import (
+	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -11,7 +12,7 @@ import (
 
 // Numbers of the contexts: RTime = 13 (shared with RTime/LAN), RTime/ARM = 13.1.
 const (
-	RTimeASN = 13
+	RTimeASN = spmi.ASNRTime
 	ARMASN   = 1
 	Root     = "RTime/ARM"
 )
@@ -88,13 +89,21 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	now := b.Now()
 	for _, a := range r.sortedApps() {
 		an, err := b.Instance(arm, &appCx, a.key, a.descr, 0)
+		if errors.Is(err, spmi.ErrNumberingFull) {
+			b.Fail(Root+" numbering", err) // this application only
+			continue
+		}
 		if err != nil {
 			return err
 		}
 		for _, t := range a.order {
 			// Instances cannot hold instances: a transaction is a context
-			// of its application, numbered by the registry's own Numbering.
-			asn := r.num.Assign(Root+"/"+a.key, t.key, func(k uint32) bool { return false })
+			// of its application, numbered in the registry's Numbering.
+			asn, err := r.num.Assign(Root+"/"+a.key, t.key, nil)
+			if err != nil {
+				b.Fail(Root+" numbering", err) // this transaction only
+				continue
+			}
 			tn, err := b.Context(an, &spmi.CxDesc{Name: t.key, Descr: t.descr, ASN: asn})
 			if err != nil {
 				return err
@@ -107,10 +116,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 			}
 		}
 	}
-	if err := r.num.Save(); err != nil {
-		b.Fail(Root+" numbering", err)
-	}
-	return nil
+	return nil // the hierarchy saves the numbering once the refresh is done
 }
 
 // Delete implements spmi.Deleter for RTime/ARM/<app>: the application and

@@ -1,0 +1,24 @@
+package spmi
+
+// The top-level ASN.1 numbers of the hierarchy (docs/TREE.md), in one
+// place so that no two providers claim one: the providers and the MIB
+// generator take their numbers from here.
+const (
+	ASNNotifications uint32 = 0 // the MIB's notifications, base.0.N
+	ASNCPU           uint32 = 1
+	ASNMem           uint32 = 2
+	ASNPagSp         uint32 = 3
+	ASNDisk          uint32 = 4
+	ASNLAN           uint32 = 5
+	ASNIP            uint32 = 6
+	ASNTCP           uint32 = 7
+	ASNUDP           uint32 = 8
+	ASNICMP          uint32 = 9
+	ASNProc          uint32 = 10
+	ASNFS            uint32 = 11
+	ASNAgent         uint32 = 12
+	ASNRTime         uint32 = 13 // RTime/ARM (13.1) and RTime/LAN (13.2) share it
+	ASNHotset        uint32 = 14
+	ASNDDS           uint32 = 99
+	ASNConformance   uint32 = 100 // the MIB's conformance statements
+)
