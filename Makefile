@@ -77,7 +77,7 @@ LIBSPMI_OBJS := $(patsubst dds/libspmi/src/%.c,bin/libspmi/%.o,$(wildcard dds/li
 
 libspmi: bin/libSpmi.so bin/libSpmi.a
 
-bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/include/spmi_dds.h
+bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/libspmi/src/cons_internal.h dds/include/spmi_dds.h dds/include/sys/Spmidef.h
 	@mkdir -p bin/libspmi
 	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
 

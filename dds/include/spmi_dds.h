@@ -1,8 +1,10 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spmi_dds.h - the Dynamic Data Supplier API of the SPMI guide, for the
  * subagent daemon. A supplier written to the guide compiles against this
  * header in place of <sys/Spmidef.h>, calling SpmiDdsInit with the sixth
- * (size) argument the guide requires on non-AIX systems.
+ * (size) argument the guide requires on non-AIX systems. <sys/Spmidef.h>
+ * (dds/include/sys) includes this header and adds the guide's consumer API.
  *
  * The shared file format and the registration protocol are in docs/DDS.md.
  * SpmiShare below IS the file's header: its layout is fixed (little-endian,
@@ -124,14 +126,14 @@ typedef struct
 /*
  * The shared file's header. A supplier uses SiShArea, SiShT, SiShGoAway,
  * SiShInterval and SiShSubscrib; the rest belongs to the library and the
- * daemon. Offsets are in the comments; the daemon never follows SiShArea
+ * daemon (the batch counters through SpmiDdsBegin and SpmiDdsEnd). Offsets are in the comments; the daemon never follows SiShArea
  * (a pointer into the supplier's own mapping) and never interprets SiShT.
  */
 typedef struct SpmiShare
 {
    char              SiShMagic[8];   /*   0 "SPMIDDS\0"                      */
    int16_t           SiShMajor;      /*   8 format major version (1)         */
-   int16_t           SiShMinor;      /*  10 format minor version (0)         */
+   int16_t           SiShMinor;      /*  10 format minor version (1)         */
    uint32_t          SiShHdrLen;     /*  12 sizeof(SpmiShare)                */
    uint32_t          SiShAllocLen;   /*  16 length of the file               */
    uint32_t          SiShAreaOff;    /*  20 offset of the data area          */
@@ -155,7 +157,11 @@ typedef struct SpmiShare
    uint16_t          SiShPortNo;     /*  92 ignored (RSi)                    */
    uint16_t          SiShPad;        /*  94 reserved, 0                      */
    char              SiShName[64];   /*  96 file name, truncated             */
-   uint64_t          SiShRes[12];    /* 160 reserved, 0                      */
+   uint32_t          SiShBatch;      /* 160 batches begun (SpmiDdsBegin)     */
+   uint32_t          SiShBatchEnd;   /* 164 batches ended (SpmiDdsEnd)       */
+   uint32_t          SiShReading;    /* 168 odd while the daemon copies      */
+   uint32_t          SiShPad2;       /* 172 reserved, 0                      */
+   uint64_t          SiShRes[10];    /* 176 reserved, 0                      */
 } SpmiShare;                         /* 256                                 */
 
 #if (defined(__STDC_VERSION__) && __STDC_VERSION__ >= 201112L) || \
@@ -173,7 +179,8 @@ SPMI_DDS_ASSERT(offsetof(SpmiShare, SiShT) == 64, "SiShT at 64");
 SPMI_DDS_ASSERT(sizeof(struct timeval) <= 16, "struct timeval fits in 16 bytes");
 SPMI_DDS_ASSERT(offsetof(SpmiShare, SiShGoAway) == 80, "SiShGoAway at 80");
 SPMI_DDS_ASSERT(offsetof(SpmiShare, SiShName) == 96, "SiShName at 96");
-SPMI_DDS_ASSERT(offsetof(SpmiShare, SiShRes) == 160, "SiShRes at 160");
+SPMI_DDS_ASSERT(offsetof(SpmiShare, SiShBatch) == 160, "SiShBatch at 160");
+SPMI_DDS_ASSERT(offsetof(SpmiShare, SiShRes) == 176, "SiShRes at 176");
 #undef SPMI_DDS_ASSERT
 #endif
 
@@ -198,7 +205,8 @@ char *SpmiDdsAddCx(unsigned short Ix, CONST char *Path, CONST char *Descr,
  * 0 on success. */
 int SpmiDdsDelCx(char *Area);
 
-/* Unregisters, unmaps and removes the shared file. */
+/* Unregisters, unmaps and removes the shared file; also ends the consumer
+ * side (SpmiInit, sys/Spmidef.h) of the process. */
 void SpmiExit(void);
 
 /* Extension, not in the guide: registers again if the daemon went away
@@ -208,6 +216,26 @@ void SpmiExit(void);
  * do the same before their request; a main loop that calls neither may
  * call this after each update. It costs one non-blocking recv. */
 int SpmiDdsCheck(void);
+
+/* Extension, not in the guide: a batch of updates that the daemon serves
+ * whole. Values written between SpmiDdsBegin and SpmiDdsEnd are read all
+ * from before or all from after the batch, never a mix:
+ *
+ *    SpmiDdsBegin();
+ *    dataarea->reads += r;
+ *    dataarea->bytes += b;
+ *    SpmiDdsEnd();
+ *
+ * Threads may run batches at once, and batches may nest (they pair up per
+ * thread; an SpmiDdsEnd without a batch open does nothing). Every
+ * SpmiDdsBegin needs its SpmiDdsEnd: while a batch is open the daemon
+ * serves the values of its last consistent read. Each is one atomic
+ * increment, no lock and no system call; SpmiDdsBegin waits, at most a
+ * millisecond, while the daemon is copying values. They neither fail nor
+ * set SpmiErrno; outside a registration they do nothing. Writes outside
+ * a batch are read as they happen, as before. */
+void SpmiDdsBegin(void);
+void SpmiDdsEnd(void);
 
 #ifdef __cplusplus
 }

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* init.c - SpmiDdsInit and SpmiExit: the guide's tables become the Init
  * message (docs/DDS.md §2), the shared file is created, and the supplier
  * registers. */
@@ -200,6 +201,7 @@ SpmiShare *SpmiDdsInit(CONST cx_create *CxTab, int CxCnt, CONST cx_create *IxTab
  * already gone), unmaps, and unlinks the file if it is still ours. */
 void SpmiExit(void)
 {
+   cons_exit(); /* the consumer side (SpmiInit), if any: cons_conn.c */
    if (pthread_mutex_lock(&dds_mu) == EDEADLK) {
       /* A signal handler interrupted our own call: the stream may be in
        * mid-frame and the state in use. Closing the socket unregisters

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /*
  * spmi_internal.h - state and helpers shared by the libSpmi sources.
  * Not installed: suppliers include only spmi_dds.h.
@@ -24,6 +25,8 @@
 #define DDS_FRAME_HEAD 8
 #define DDS_MAX_FILE   4095
 #define DDS_MAX_ERRMSG 1023
+#define DDS_ADDCX_REPLAY 1         /* AddCx flag: the offset is asked for, even 0 */
+#define DDS_HOLD_OFF_NS  1000000u  /* SpmiDdsBegin's longest wait (dds.WriterHoldOff) */
 
 /* One live volatile context: what SpmiDdsAddCx sent, and its slot. */
 struct dds_live {
@@ -99,11 +102,17 @@ int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
 
 /* Registers (Init, then every live AddCx again); 0 or an SPMI code. */
 int dds_register(void);
-/* Builds the AddCx frame of l into w, asking for the slot at off unless
- * off is 0 (the daemon chooses); 0 or an SPMI code. */
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, uint32_t off);
+/* Builds the AddCx frame of l into w; with replay it asks for the slot at
+ * l->off (the daemon publishes it as it is), else the daemon chooses; 0 or
+ * an SPMI code. */
+int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay);
 /* Reconnects when the daemon went away; 0 when registered. */
 int dds_ready(void);
+
+/* The consumer side (sys/Spmidef.h, cons_*.c): the trust check of a
+ * socket's directory (sock.c), and SpmiExit's consumer part. */
+int  dds_trusted(const char *p, char *why, size_t n);
+void cons_exit(void);
 
 #pragma GCC visibility pop
 

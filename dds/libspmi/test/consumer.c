@@ -1,0 +1,210 @@
+/* consumer.c - a data consumer driven line by line from stdin, for the Go
+ * tests (consumer_c_test.go). Every command answers one line: "ok ..." or
+ * "err <SpmiErrno> <SpmiErrmsg>".
+ *
+ *   init                  SpmiInit(15)
+ *   add <path>            SpmiPathAddSetStat to the one statset
+ *   read                  SpmiGetStatSet, then per value in the guide's
+ *                         order: path val val_change value
+ *   hot <cx> <stat>       SpmiAddSetHot to the one hotset
+ *   hotread               SpmiGetHotSet, then "peer=value" items
+ *   walk                  the guide's traversal from Top: "ok <contexts>
+ *                         <statistics>" (at most 100000 steps)
+ *   errors                every bad call: "<label> <SpmiErrno>" each
+ *   exit                  SpmiExit
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/Spmidef.h>
+
+static struct SpmiStatSet *ss;
+static struct SpmiHotSet *hs;
+
+static void fail(void)
+{
+   for (char *p = SpmiErrmsg; *p; p++)
+      if (*p == '\n' || *p == '\r')
+         *p = ' ';
+   printf("err %d %s\n", SpmiErrno, SpmiErrmsg);
+}
+
+static void label(const char *what)
+{
+   printf(" %s=%d", what, SpmiErrno);
+}
+
+static void errors(void)
+{
+   struct SpmiStatSet *s2;
+   struct SpmiHotSet *h2;
+   struct SpmiStatVals *v;
+   struct SpmiCxLink fake = {0};
+   SpmiCxHdl cpu, bogus = (SpmiCxHdl)(uintptr_t)0x7fff0;
+   float f;
+   int i = 0;
+   char *name;
+
+   printf("ok");
+   SpmiPathGetCx("Nope", NULL);
+   label("unknown_cx");
+   SpmiPathGetCx("CPU/cpu0/idle", NULL);
+   label("stat_as_cx");
+   SpmiGetCx(bogus);
+   label("bad_cx_handle");
+   SpmiFirstCx(bogus);
+   label("bad_cx_handle_first");
+   SpmiGetStat((SpmiStatHdl)(uintptr_t)0x7fff1);
+   label("bad_stat_handle");
+   SpmiNextCx(&fake);
+   label("foreign_link");
+   cpu = SpmiPathGetCx("CPU", NULL);
+   SpmiInstantiate(cpu);
+   label("instantiate_cpu");
+   SpmiInstantiate(SpmiPathGetCx("Mem", NULL));
+   label("instantiate_mem");
+   s2 = SpmiCreateStatSet();
+   SpmiPathAddSetStat(s2, "nope", cpu);
+   label("unknown_stat");
+   SpmiPathAddSetStat(s2, "CPU", NULL);
+   label("cx_as_stat");
+   v = SpmiPathAddSetStat(s2, "CPU/cpu0/idle", NULL);
+   SpmiPathAddSetStat(s2, "idle", SpmiPathGetCx("CPU/cpu0", NULL));
+   label("added_twice");
+   f = SpmiGetValue(s2, v);
+   printf(" before_read=%d/%s", SpmiErrno, f < -1.0f ? "neg" : "nonneg");
+   SpmiAddSetStat(s2, (SpmiStatHdl)(uintptr_t)0x7fff1, cpu);
+   label("add_bad_stat_handle");
+   SpmiDelSetStat(s2, v);
+   label("del");
+   SpmiDelSetStat(s2, v);
+   label("del_twice");
+   SpmiGetStatSet(s2, TRUE);
+   label("read_empty");
+   SpmiFreeStatSet(s2);
+   label("free");
+   SpmiFreeStatSet(s2);
+   label("free_twice");
+   SpmiGetStatSet(s2, TRUE);
+   label("read_freed");
+   h2 = SpmiCreateHotSet();
+   SpmiAddSetHot(h2, "bussy", SpmiPathGetCx("Disk", NULL), 1, 0, 0, SiHotAlways, SiHotNoException, 0, 0);
+   label("hot_unknown_stat");
+   SpmiAddSetHot(h2, "busy", SpmiPathGetCx("Disk", NULL), 1, 0, 0, 7, SiHotNoException, 0, 0);
+   label("hot_bad_feed");
+   SpmiNextHotItem(h2, (struct SpmiHotVals *)&fake, &i, &f, &name);
+   label("hot_foreign_vals");
+   SpmiFreeHotSet(h2);
+   label("hot_free");
+   SpmiFreeHotSet(h2);
+   label("hot_free_twice");
+   SpmiInit(5);
+   label("init_bad_timeout");
+   SpmiExit();
+   SpmiPathGetCx("CPU", NULL);
+   label("after_exit");
+   SpmiInit(15);
+   label("init_again");
+   SpmiGetCx(cpu);
+   label("handle_from_before_exit");
+   printf("\n");
+}
+
+static long ncx, nst;
+
+static void walk(SpmiCxHdl h, int depth)
+{
+   struct SpmiCxLink *l;
+   struct SpmiStatLink *sl;
+
+   for (sl = SpmiFirstStat(h); sl && nst < 100000; sl = SpmiNextStat(sl)) {
+      struct SpmiStat *st = SpmiGetStat(sl->stat);
+      char *p = SpmiStatGetPath(h, sl->stat, 0);
+      if (st && p)
+         nst++;
+   }
+   for (l = SpmiFirstCx(h); l && ncx < 100000 && depth < 64; l = SpmiNextCx(l)) {
+      struct SpmiCx *c = SpmiGetCx(l->context);
+      if (c && SpmiGetCx(c->parent))
+         ncx++;
+      walk(l->context, depth + 1);
+   }
+}
+
+int main(void)
+{
+   char line[4096], a[1024], b[1024];
+
+   setvbuf(stdout, NULL, _IOLBF, 0);
+   while (fgets(line, sizeof line, stdin)) {
+      line[strcspn(line, "\n")] = 0;
+      if (strcmp(line, "init") == 0) {
+         if (SpmiInit(15) != 0)
+            fail();
+         else if (!(ss = SpmiCreateStatSet()))
+            fail();
+         else
+            printf("ok\n");
+      } else if (sscanf(line, "add %1023s", a) == 1) {
+         if (!SpmiPathAddSetStat(ss, a, NULL))
+            fail();
+         else
+            printf("ok\n");
+      } else if (strcmp(line, "read") == 0) {
+         struct SpmiStatVals *v = NULL;
+         float x;
+         if (SpmiGetStatSet(ss, TRUE) != 0) {
+            fail();
+            continue;
+         }
+         printf("ok %ld.%06ld", (long)ss->time_change.tv_sec, (long)ss->time_change.tv_usec);
+         while ((v = SpmiNextValue(ss, v, &x)) != NULL) {
+            struct SpmiStat *st = SpmiGetStat(v->stat);
+            char *p = SpmiStatGetPath(v->context, v->stat, 0);
+            if (st->data_type == SiFloat)
+               printf(" %s:%g:%g:%.6g:%d", p, v->val.f, v->val_change.f, x, v->error);
+            else
+               printf(" %s:%ld:%ld:%.6g:%d", p, v->val.l, v->val_change.l, x, v->error);
+         }
+         printf("\n");
+      } else if (sscanf(line, "hot %1023s %1023s", a, b) == 2) {
+         if (!hs && !(hs = SpmiCreateHotSet()))
+            fail();
+         else if (!SpmiAddSetHot(hs, b, SpmiPathGetCx(a, NULL), 100, 0, 0, SiHotAlways, SiHotNoException, 0, 0))
+            fail();
+         else
+            printf("ok\n");
+      } else if (strcmp(line, "hotread") == 0) {
+         struct SpmiHotVals *v = NULL;
+         int i = 0;
+         float x;
+         char *name;
+         if (SpmiGetHotSet(hs, TRUE) != 0) {
+            fail();
+            continue;
+         }
+         printf("ok");
+         while ((v = SpmiNextHotItem(hs, v, &i, &x, &name)) != NULL)
+            printf(" %s/%s=%g", v->path, name, x);
+         printf("\n");
+      } else if (strcmp(line, "walk") == 0) {
+         SpmiCxHdl top = SpmiPathGetCx(NULL, NULL);
+         ncx = nst = 0;
+         if (!top) {
+            fail();
+            continue;
+         }
+         walk(top, 0);
+         printf("ok %ld %ld\n", ncx, nst);
+      } else if (strcmp(line, "errors") == 0) {
+         errors();
+      } else if (strcmp(line, "exit") == 0) {
+         SpmiExit();
+         printf("ok\n");
+      } else {
+         printf("err 0 unknown command %s\n", line);
+      }
+   }
+   return 0;
+}
