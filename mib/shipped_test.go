@@ -4,18 +4,22 @@ import (
 	"bytes"
 	"flag"
 	"log/slog"
+	"net/netip"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/hoststats"
+	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -44,8 +48,51 @@ func referenceTree(t testing.TB) mib.Tree {
 	}
 	tree := mib.FromSnapshot(s)
 	tree.Items = append(tree.Items, agentItems(t, cfg)...)
+	tree.Items = append(tree.Items, classItems(t, h)...)
 	return tree
 }
+
+// classItems adds the classes every daemon has whatever the host: RTime/LAN
+// with one host and Hotset with one hotset whose feed and exception tables
+// have a row, so that the shipped module declares their tables. Fakes
+// stand in for the network and the clock; only the shapes matter.
+func classItems(t testing.TB, host *spmi.Hierarchy) []mib.Item {
+	t.Helper()
+	store, err := rtimelan.OpenStore(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	mon := rtimelan.NewMonitor(rtimelan.Settings{Interval: time.Minute, MaxRate: 10, Weight: 75, Timeout: time.Second,
+		Hosts: []string{"gw.example.org"}, MaxHosts: 16}, store, noNetwork{}, nil, nil)
+	eng, err := hotset.New([]hotset.Def{{Name: "queues", GrandParent: "Disk", Stat: "qlen", Threshold: 1, MaxResp: 2,
+		Frequency: hotset.MinFrequency, Feed: hotset.FeedAlways, Excp: hotset.ExcpException, Severity: 1, TrapNo: 1}}, 10, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	eng.Evaluate(host.Refresh())
+	h := spmi.NewHierarchy(spmi.Config{Base: host.Base()})
+	h.Add(rtimelan.Provider{M: mon})
+	h.Add(hotset.Provider{E: eng})
+	var out []mib.Item
+	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
+		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") {
+			out = append(out, it)
+		}
+	}
+	if len(out) == 0 {
+		t.Fatal("no RTime/LAN or Hotset context")
+	}
+	return out
+}
+
+// noNetwork is a transport that sends nowhere.
+type noNetwork struct{}
+
+func (noNetwork) Has(netip.Addr) bool                               { return true }
+func (noNetwork) ID(bool) uint16                                    { return 1 }
+func (noNetwork) Send(netip.Addr, uint16, []byte) error             { return nil }
+func (noNetwork) Receive(func(bool, []byte, netip.Addr, time.Time)) {}
+func (noNetwork) Close() error                                      { return nil }
 
 // defaultConfig is the built-in configuration, whatever SUBAGENT_*
 // variables the environment holds.
