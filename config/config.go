@@ -29,6 +29,7 @@ type Config struct {
 	BaseOID       string        `mapstructure:"base_oid"`
 	RunDir        string        `mapstructure:"run_dir"`
 	StateDir      string        `mapstructure:"state_dir"`
+	State         State         `mapstructure:"state"`
 	AgentX        string        `mapstructure:"agentx"`
 	Listen        string        `mapstructure:"listen"`
 	Views         string        `mapstructure:"views"`
@@ -293,6 +294,7 @@ func (c *Config) finish() error {
 		bad("dds.max_suppliers", "%d is not from 1 to 10000", n)
 	}
 	c.DDS.checkLimits(bad)
+	c.State.check(bad)
 	c.RTimeLAN.check(bad)
 	c.ARM.check(bad)
 	c.checkHotsets(bad)

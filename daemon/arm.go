@@ -8,11 +8,10 @@ import (
 	"github.com/perfagent/subagent/armring"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/rtimearm"
-	"github.com/perfagent/subagent/spmi"
 )
 
-// ARMNumberingFile keeps the ASN.1 numbers of ARM transactions (the
-// applications' are instances, kept in NumberingFile).
+// ARMNumberingFile is where older versions kept the ASN.1 numbers of ARM
+// transactions; loadNumbering merges it into NumberingFile.
 const ARMNumberingFile = "arm-numbering.json"
 
 // armNames adds RTime to the top-level names when ARM is on.
@@ -30,15 +29,11 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 	if !a.Enabled {
 		return nil, nil
 	}
-	num, err := spmi.LoadNumbering(filepath.Join(d.cfg.StateDir, ARMNumberingFile))
-	if err != nil {
-		return nil, err
-	}
 	reg := rtimearm.NewRegistry(rtimearm.Limits{
 		MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions, MaxProcs: a.MaxProcesses,
 		MaxAppsPerUID: a.MaxApplicationsPerUID, MaxTransPerUID: a.MaxTransactionsPerUID, MaxProcsPerUID: a.MaxProcessesPerUID,
 		AppIdle: a.AppIdle,
-	}, a.Weight, a.Window, num, d.log)
+	}, a.Weight, a.Window, d.num, d.log)
 	g := armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)}
 	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{
 		Socket:    filepath.Join(d.cfg.RunDir, "arm.sock"),

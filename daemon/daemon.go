@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
-	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -22,8 +21,9 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// NumberingFile is the file in the state directory that keeps allocated
-// instance numbers.
+// NumberingFile is the file in the state directory that keeps every
+// persisted number: allocated instance numbers, ARM transactions,
+// RTime/LAN hosts (loadNumbering).
 const NumberingFile = "numbering.json"
 
 // HostConfig turns the host settings into the providers' configuration.
@@ -92,6 +92,7 @@ type Daemon struct {
 	cfg   *config.Config
 	log   *slog.Logger
 	h     *spmi.Hierarchy
+	num   *spmi.Numbering // every persisted number (numbering.go)
 	agent *agentProvider
 	hot   *hotsets
 	rtl   *rtimeLAN
@@ -129,7 +130,7 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 			removeDirs(private)
 		}
 	}()
-	num, err := spmi.LoadNumbering(filepath.Join(c.StateDir, NumberingFile))
+	num, rtlErr, err := loadNumbering(c, log)
 	if err != nil {
 		return nil, err
 	}
@@ -149,9 +150,9 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	names = append(names, "Agent", "Hotset")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
-	d := &Daemon{cfg: c, log: log, h: h, agent: a, private: private}
+	d := &Daemon{cfg: c, log: log, h: h, num: num, agent: a, private: private}
 	d.loaded = &loaded
-	d.initRTimeLAN()
+	d.initRTimeLAN(rtlErr)
 	if err := d.initHotsets(); err != nil {
 		return nil, err
 	}

@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"path/filepath"
 	"slices"
 	"sync"
 
@@ -29,14 +28,19 @@ func rtimeNames(c *config.Config, names []string) []string {
 	return names
 }
 
-// initRTimeLAN reads the hosts kept in the state directory and registers
-// for reloads. A damaged state file turns RTime/LAN off, not the daemon,
-// and is left as it is for the operator.
-func (d *Daemon) initRTimeLAN() {
+// initRTimeLAN takes the hosts kept in the daemon's numbering and
+// registers for reloads. A damaged state file (loadNumbering's rtlErr,
+// or bad RTime/LAN entries) turns RTime/LAN off, not the daemon, and is
+// left as it is for the operator.
+func (d *Daemon) initRTimeLAN(rtlErr error) {
 	if !d.cfg.RTimeLAN.Enabled {
 		return
 	}
-	store, err := rtimelan.LoadStore(filepath.Join(d.cfg.StateDir, rtimelan.StoreFile))
+	if rtlErr != nil {
+		d.log.Error("RTime/LAN is off", "err", rtlErr)
+		return
+	}
+	store, err := rtimelan.OpenStore(d.num)
 	if err != nil {
 		d.log.Error("RTime/LAN is off", "err", err)
 		return

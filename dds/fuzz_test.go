@@ -14,6 +14,7 @@ var fuzzLimits = Limits{MaxFrame: 1 << 16, MaxContexts: 16, MaxTemplates: 4, Max
 func FuzzDecode(f *testing.F) {
 	for _, m := range []Message{guideInit(), &AddCx{Path: "DDS/IBM/Moretest/Bingo", Descr: "Dynamically added", ASN: 1},
 		&AddCx{Ix: 1, Path: "DDS/IBM/Moretest/Bingo", Descr: "replayed", ASN: 1, Offset: 48},
+		&AddCx{Path: "DDS/IBM/Bingo", Descr: "replayed at 0", ASN: 1, Flags: AddCxReplay},
 		&DelCx{Offset: 32}, &Exit{}, &Reply{To: MsgAddCx, Value: 32}, &Reply{To: MsgInit, Errno: 193, Errmsg: "dup"}} {
 		b, err := Marshal(m, fuzzLimits)
 		if err != nil {
@@ -31,7 +32,7 @@ func FuzzDecode(f *testing.F) {
 		if err != nil {
 			return
 		}
-		if a, ok := m.(*AddCx); ok && a.Offset != 0 {
+		if a, ok := m.(*AddCx); ok && a.Requested() {
 			// Any requested offset is granted or refused, never a panic.
 			s := NewSlots(64, 1024)
 			if err := s.AllocAt(a.Offset, a.ASN); err == nil && (a.Offset < 64 || a.Offset%8 != 0) {
@@ -66,6 +67,10 @@ func FuzzValidateFile(f *testing.F) {
 	small.Encode(b)
 	f.Add(b, uint64(7), uint32(0x0108))
 	f.Add([]byte(Magic), uint64(1), uint32(0))
+	small.Batch, small.BatchEnd, small.Reading = 3, 2, 0xffffffff // a batch open, a stuck odd reader
+	b = make([]byte, small.AllocLen)
+	small.Encode(b)
+	f.Add(b, uint64(7), uint32(0x0108))
 	f.Fuzz(func(t *testing.T, data []byte, gen uint64, field uint32) {
 		mem := aligned(len(data))
 		copy(mem, data)
@@ -88,6 +93,17 @@ func FuzzValidateFile(f *testing.F) {
 		}
 		LoadStamp(mem)
 		LoadGoAway(mem)
+		// Whatever the counters hold, a read ends; with nobody writing it
+		// is consistent exactly when no batch is open.
+		h := DecodeHeader(mem)
+		copies := 0
+		ok, err := ReadConsistent(mem, func() error { copies++; return nil })
+		if err != nil || ok != (h.Batch == h.BatchEnd) || copies > ReadCopies {
+			t.Fatalf("counters %d/%d: ok %v after %d copies, %v", h.Batch, h.BatchEnd, ok, copies, err)
+		}
+		if r, _ := LoadReading(mem); r&1 != 0 || r == h.Reading {
+			t.Fatalf("SiShReading %d after a read, was %d", r, h.Reading)
+		}
 	})
 }
 

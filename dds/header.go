@@ -30,22 +30,27 @@ const (
 	OffPortNo   = 92  // uint16 SiShPortNo, ignored
 	OffPad      = 94  // uint16 reserved
 	OffName     = 96  // char[64] SiShName
-	OffRes      = 160 // uint64[12] reserved
+	OffBatch    = 160 // uint32 SiShBatch: batches begun (minor 1)
+	OffBatchEnd = 164 // uint32 SiShBatchEnd: batches ended (minor 1)
+	OffReading  = 168 // uint32 SiShReading: odd while the daemon copies (minor 1)
+	OffPad2     = 172 // uint32 reserved
+	OffRes      = 176 // uint64[10] reserved
 	HeaderSize  = 256 // sizeof(SpmiShare)
 
 	LenT    = 16
 	LenName = 64
-	NumRes  = 12
+	NumRes  = 10
 )
 
 // Magic opens every shared file.
 const Magic = "SPMIDDS\x00"
 
 // Format version written in SiShMajor/SiShMinor. A reader accepts any minor
-// of its major: minors only add fields in the reserved words.
+// of its major: minors only add fields in the reserved words. Minor 1 adds
+// the batch counters (batch.go); a minor-0 file is read without them.
 const (
 	FileMajor = 1
-	FileMinor = 0
+	FileMinor = 1
 )
 
 // Header mirrors SpmiShare field by field.
@@ -70,6 +75,10 @@ type Header struct {
 	PortNo   uint16
 	Pad      uint16
 	Name     [LenName]byte
+	Batch    uint32
+	BatchEnd uint32
+	Reading  uint32
+	Pad2     uint32
 	Res      [NumRes]uint64
 }
 
@@ -112,6 +121,10 @@ func (h *Header) Encode(b []byte) {
 	le.PutUint16(b[OffPortNo:], h.PortNo)
 	le.PutUint16(b[OffPad:], h.Pad)
 	copy(b[OffName:OffName+LenName], h.Name[:])
+	le.PutUint32(b[OffBatch:], h.Batch)
+	le.PutUint32(b[OffBatchEnd:], h.BatchEnd)
+	le.PutUint32(b[OffReading:], h.Reading)
+	le.PutUint32(b[OffPad2:], h.Pad2)
 	for i, r := range h.Res {
 		le.PutUint64(b[OffRes+8*i:], r)
 	}
@@ -143,6 +156,10 @@ func DecodeHeader(b []byte) Header {
 	h.PortNo = le.Uint16(b[OffPortNo:])
 	h.Pad = le.Uint16(b[OffPad:])
 	copy(h.Name[:], b[OffName:OffName+LenName])
+	h.Batch = le.Uint32(b[OffBatch:])
+	h.BatchEnd = le.Uint32(b[OffBatchEnd:])
+	h.Reading = le.Uint32(b[OffReading:])
+	h.Pad2 = le.Uint32(b[OffPad2:])
 	for i := range h.Res {
 		h.Res[i] = le.Uint64(b[OffRes+8*i:])
 	}

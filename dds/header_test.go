@@ -13,6 +13,7 @@ func sampleHeader() Header {
 	h.Area = 0x7f00_dead_b000
 	copy(h.T[:], "0123456789abcdef")
 	h.GoAway, h.Interval, h.Subscrib, h.PortNo = 1, 500, -3, 8080
+	h.Batch, h.BatchEnd, h.Reading, h.Pad2 = 0xb1, 0xb0, 0x7, 0x9
 	for i := range h.Res {
 		h.Res[i] = uint64(i) << 40
 	}
@@ -66,6 +67,10 @@ func TestHeaderStructMirrorsOffsets(t *testing.T) {
 		{"PortNo", unsafe.Offsetof(h.PortNo), OffPortNo},
 		{"Pad", unsafe.Offsetof(h.Pad), OffPad},
 		{"Name", unsafe.Offsetof(h.Name), OffName},
+		{"Batch", unsafe.Offsetof(h.Batch), OffBatch},
+		{"BatchEnd", unsafe.Offsetof(h.BatchEnd), OffBatchEnd},
+		{"Reading", unsafe.Offsetof(h.Reading), OffReading},
+		{"Pad2", unsafe.Offsetof(h.Pad2), OffPad2},
 		{"Res", unsafe.Offsetof(h.Res), OffRes},
 		{"size", unsafe.Sizeof(h), HeaderSize},
 	} {

@@ -72,7 +72,9 @@ var goLayout = map[string]struct {
 	"SiShT": {OffT, LenT, true}, "SiShTRaw": {OffT, LenT, false},
 	"SiShGoAway": {OffGoAway, 4, false}, "SiShInterval": {OffInterval, 4, false}, "SiShSubscrib": {OffSubscrib, 4, false},
 	"SiShPortNo": {OffPortNo, 2, false}, "SiShPad": {OffPad, 2, false}, "SiShName": {OffName, LenName, false},
-	"SiShRes": {OffRes, 8 * NumRes, false}, "sizeof": {HeaderSize, HeaderSize, false},
+	"SiShBatch": {OffBatch, 4, false}, "SiShBatchEnd": {OffBatchEnd, 4, false}, "SiShReading": {OffReading, 4, false},
+	"SiShPad2": {OffPad2, 4, false},
+	"SiShRes":  {OffRes, 8 * NumRes, false}, "sizeof": {HeaderSize, HeaderSize, false},
 }
 
 func compareLayout(t *testing.T, c map[string][2]uint64) {

@@ -88,17 +88,31 @@ type Init struct {
 }
 
 // AddCx instantiates template Ix as context Path (SpmiDdsAddCx). Offset,
-// when nonzero, asks for the slot at that offset: the libraries replay
-// their contexts after a daemon restart at the slots their callers write.
-// It is a trailing field, sent only when nonzero, so a body without it
-// decodes as before.
+// when nonzero or with AddCxReplay, asks for the slot at that offset: the
+// libraries replay their contexts after a daemon restart at the slots
+// their callers write, and the daemon publishes such a slot as it is. Both
+// are trailing fields, each sent only when needed (Offset when it or
+// Flags is nonzero, Flags when nonzero), so a body without them decodes
+// as before.
 type AddCx struct {
 	Ix     uint16
 	Path   string
 	Descr  string
 	ASN    uint32
 	Offset uint32
+	Flags  uint32
 }
+
+// AddCx flags.
+const (
+	// AddCxReplay: the offset is requested even when it is 0 (a slot at 0
+	// exists when the permanent part is empty).
+	AddCxReplay = 1
+	addCxFlags  = AddCxReplay
+)
+
+// Requested tells whether m asks for the slot at m.Offset.
+func (m *AddCx) Requested() bool { return m.Offset != 0 || m.Flags&AddCxReplay != 0 }
 
 // DelCx deletes the volatile context whose slot starts at Offset in the
 // data area (SpmiDdsDelCx).
@@ -231,8 +245,11 @@ func (m *AddCx) encode(e *enc, _ Limits) {
 	e.str("path", m.Path, MaxPath)
 	e.str("description", m.Descr, MaxDescr)
 	e.u32(m.ASN)
-	if m.Offset != 0 {
+	if m.Offset != 0 || m.Flags != 0 {
 		e.u32(m.Offset)
+	}
+	if m.Flags != 0 {
+		e.u32(m.Flags)
 	}
 }
 
@@ -333,6 +350,11 @@ func Decode(t MsgType, body []byte, lim Limits) (Message, error) {
 		a := &AddCx{Ix: d.u16("ix"), Path: d.str("path", MaxPath), Descr: d.str("description", MaxDescr), ASN: d.u32("asnno")}
 		if d.err == nil && d.off < len(d.b) {
 			a.Offset = d.u32("offset")
+		}
+		if d.err == nil && d.off < len(d.b) {
+			if a.Flags = d.u32("flags"); a.Flags&^addCxFlags != 0 && d.err == nil {
+				d.fail("flags", "unknown flags %#x", a.Flags&^addCxFlags)
+			}
 		}
 		m = a
 	case MsgDelCx:

@@ -71,6 +71,19 @@ func TestAddCxOffsetOptional(t *testing.T) {
 		if err != nil || len(b) != frameHead+n {
 			t.Fatalf("offset %d: %d bytes (%v), want %d", off, len(b), err, frameHead+n)
 		}
+		if w.Requested() != (off != 0) {
+			t.Fatalf("offset %d: Requested %v", off, w.Requested())
+		}
+	}
+	// Offset 0 asked for by a replay: both trailing fields.
+	w := *want
+	w.Flags = AddCxReplay
+	b, err := Marshal(&w, Limits{})
+	if err != nil || len(b) != frameHead+len(old)+8 || !w.Requested() {
+		t.Fatalf("replay of offset 0: %d bytes (%v), requested %v", len(b), err, w.Requested())
+	}
+	if m := roundTrip(t, &w).(*AddCx); m.Offset != 0 || m.Flags != AddCxReplay {
+		t.Fatalf("decoded %+v", m)
 	}
 }
 
@@ -185,7 +198,9 @@ func TestDecodeRejects(t *testing.T) {
 		{"AddCx truncated", MsgAddCx, body(uint16(0), "DDS/a/b"), spmi.SiBadArgument, []string{"AddCx: description length: truncated"}},
 		{"AddCx path", MsgAddCx, body(uint16(0), strings.Repeat("p", 64)), spmi.SiBadArgument, []string{"AddCx: path: 64 bytes"}},
 		{"AddCx offset short", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint16(32)), spmi.SiBadArgument, []string{"AddCx: offset: truncated: 4 bytes needed, 2 left"}},
-		{"AddCx offset long", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint64(32)), spmi.SiBadArgument, []string{"AddCx: 4 bytes after the end"}},
+		{"AddCx flags unknown", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint32(32), uint32(0x21)), spmi.SiBadArgument, []string{"AddCx: flags", "unknown flags 0x20"}},
+		{"AddCx flags short", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint32(32), uint16(1)), spmi.SiBadArgument, []string{"AddCx: flags: truncated"}},
+		{"AddCx long", MsgAddCx, body(uint16(0), "p", "d", uint32(1), uint32(0), uint32(1), uint32(0)), spmi.SiBadArgument, []string{"AddCx: 4 bytes after the end"}},
 		{"AddCx descr", MsgAddCx, body(uint16(0), "p", strings.Repeat("d", 64)), spmi.SiBadArgument, []string{"AddCx: description: 64 bytes"}},
 		{"DelCx short", MsgDelCx, body(uint16(0)), spmi.SiBadArgument, []string{"DelCx: offset: truncated"}},
 		{"DelCx long", MsgDelCx, body(uint64(0)), spmi.SiBadArgument, []string{"4 bytes after the end"}},

@@ -20,14 +20,15 @@ type Provider struct{ reg *registry }
 func (p *Provider) Name() string { return Root }
 
 // Collect implements spmi.Provider. It takes the published view (no lock)
-// and reads each value with one atomic load; it never waits for a
-// supplier's socket.
+// and copies each supplier's values in one consistent read (values.go);
+// it never waits for a supplier or its socket.
 func (p *Provider) Collect(b *spmi.Builder) error {
 	root, err := b.Context(nil, &spmi.CxDesc{Name: Root, Descr: rootDescr, ASN: RootASN})
 	if err != nil {
 		return err
 	}
 	view := *p.reg.view.Load()
+	vals := p.values(view, b.Now())
 	read := map[*supplier]int{}
 	defer func() {
 		if b.Background() {
@@ -51,8 +52,14 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 			continue
 		}
 		if len(v.stats) > 0 {
-			read[v.sup] += p.stats(b, cx, v)
+			read[v.sup] += p.stats(b, cx, v, vals.cx[i])
 		}
+	}
+	for sup, err := range vals.faults {
+		b.Fail(supSource(sup), err)
+	}
+	if len(vals.faults) > 0 {
+		p.reg.notifyFault()
 	}
 	return nil
 }
@@ -61,47 +68,24 @@ func sourceOf(v *cxView) string {
 	if v.sup == nil {
 		return "dds:" + v.path
 	}
-	return fmt.Sprintf("dds:%s:pid %d", v.sup.vendor.Path(), v.sup.pid)
+	return supSource(v.sup)
 }
 
-// stats adds v's statistics with their current values; a fault gives
-// NoValue and marks the supplier for removal. It returns the values read.
-func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView) int {
-	vals := make([]spmi.Value, len(v.stats))
-	sup := v.sup
-	var ferr error
-	if !sup.faulted.Load() {
-		sup.area(func(area []byte) {
-			for i := range v.stats {
-				x, err := ReadValue(area, FieldOf(&v.stats[i], v.base))
-				if err != nil {
-					if spmi.CodeOf(err) == spmi.SiShmemFailed {
-						ferr = err
-						sup.faulted.Store(true)
-						return
-					}
-					continue // cannot happen for a checked field
-				}
-				vals[i] = x
-			}
-		})
-	}
+func supSource(sup *supplier) string { return fmt.Sprintf("dds:%s:pid %d", sup.vendor.Path(), sup.pid) }
+
+// stats adds v's statistics with the values read for them (NoValue where
+// none). It returns how many have a value.
+func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView, vals []spmi.Value) int {
 	n := 0
-	for _, x := range vals {
+	for i := range v.stats {
+		s := &v.stats[i]
+		x := spmi.NoValue
+		if i < len(vals) {
+			x = vals[i]
+		}
 		if x.OK() {
 			n++
 		}
-	}
-	if ferr != nil {
-		n = 0
-		for i := range vals {
-			vals[i] = spmi.NoValue
-		}
-		b.Fail(sourceOf(v), ferr)
-		p.reg.notifyFault()
-	}
-	for i := range v.stats {
-		s := &v.stats[i]
 		d := &spmi.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
 			Val: s.ValType.Spmi(), Data: s.DataType.Presented()}
 		if d.Data == spmi.SiFloat {
@@ -109,7 +93,7 @@ func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView) int {
 		}
 		// The supplier's high scale value says how large a level gets.
 		d.Wide = !spmi.FitsGauge32(d.Max, d.Scale)
-		if err := b.Stat(cx, d, vals[i]); err != nil {
+		if err := b.Stat(cx, d, x); err != nil {
 			b.Fail(sourceOf(v), err)
 		}
 	}

@@ -114,6 +114,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	reg := newRegistry(cfg.MaxSuppliers, cfg.Limits)
 	reg.setOnChange(cfg.OnChange)
+	reg.log = cfg.Logger
 	return &Server{
 		cfg: cfg, log: cfg.Logger, reg: reg,
 		ln: ln, timeout: cfg.StampTimeout, tick: time.Second,
@@ -175,6 +176,20 @@ func (s *Server) Close() error {
 		sup.unmap()
 	}
 	return err
+}
+
+// Stats are the server's counters.
+type Stats struct {
+	Suppliers int // registered now
+	// StaleReads counts reads of a supplier that found a batch open on
+	// every attempt (ReadConsistent), so its previous consistent values
+	// were served instead.
+	StaleReads uint64
+}
+
+// Stats returns the current counters.
+func (s *Server) Stats() Stats {
+	return Stats{Suppliers: len(s.reg.all()), StaleReads: s.reg.stale.Load()}
 }
 
 // Provider serves the registered suppliers in a Hierarchy.

@@ -1,16 +1,19 @@
 package dds
 
 import (
+	"log/slog"
 	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
+	"time"
 
 	"github.com/perfagent/subagent/spmi"
 )
 
 // regCx is one live context under DDS.
 type regCx struct {
+	id          uint64 // unique in the registry: a context's last consistent values are kept by it
 	path, descr string
 	asn         uint32
 	inst        InstFreq
@@ -36,6 +39,7 @@ func lastName(path string) string { return path[strings.LastIndexByte(path, '/')
 
 // cxView is the immutable published form of a context.
 type cxView struct {
+	id                        uint64
 	path, parent, name, descr string
 	asn                       uint32
 	inst                      InstFreq
@@ -51,6 +55,7 @@ type registry struct {
 	lim     Limits
 	maxSup  int
 	nextID  uint64
+	nextCx  uint64
 	sups    map[uint64]*supplier
 	cxs     map[string]*regCx // by path, vendor contexts included
 	vendors map[uint32]string // vendor ASN -> path
@@ -59,11 +64,17 @@ type registry struct {
 	// onChange tells the hierarchy that its snapshot is out of date, so
 	// the next walk after a reply sees the change.
 	onChange func()
+	log      *slog.Logger
+	// stale counts reads of a supplier that found no moment without an
+	// open batch, so its previous consistent values were served.
+	stale     atomic.Uint64
+	staleWarn time.Duration // failing that long, a batch was left open: log it
 }
 
 func newRegistry(maxSup int, lim Limits) *registry {
 	r := &registry{lim: lim, maxSup: maxSup, sups: map[uint64]*supplier{},
-		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, faults: make(chan struct{}, 1)}
+		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, faults: make(chan struct{}, 1),
+		log: slog.New(slog.DiscardHandler), staleWarn: time.Second}
 	r.publish()
 	return r
 }
@@ -92,7 +103,7 @@ func (r *registry) publish() {
 	}
 	v := make([]cxView, 0, len(r.cxs))
 	for _, c := range r.cxs {
-		v = append(v, cxView{path: c.path, parent: parentOf(c.path), name: lastName(c.path),
+		v = append(v, cxView{id: c.id, path: c.path, parent: parentOf(c.path), name: lastName(c.path),
 			descr: c.descr, asn: c.asn, inst: c.inst, stats: c.stats, base: c.base, sup: c.owner})
 	}
 	sort.Slice(v, func(i, j int) bool {
@@ -154,7 +165,8 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 
 // link adds c under its parent (which exists) for owner sup.
 func (r *registry) link(c *regCx, sup *supplier) {
-	c.owner = sup
+	r.nextCx++
+	c.id, c.owner = r.nextCx, sup
 	p := r.cxs[parentOf(c.path)]
 	p.names[lastName(c.path)], p.asns[c.asn] = true, true
 	r.cxs[c.path] = c
@@ -223,7 +235,10 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 	if err != nil {
 		return 0, err
 	}
-	if !sup.area(func(a []byte) { err = ZeroSlot(a, off, SlotSize(t)) }) {
+	// A requested slot is a replay after a daemon restart: it already
+	// holds this context's values, which the supplier keeps updating, so
+	// it is published as it is. Any other slot is zeroed first.
+	if !m.Requested() && !sup.area(func(a []byte) { err = ZeroSlot(a, off, SlotSize(t)) }) {
 		err = shmErr("the shared file is unmapped")
 	}
 	if err != nil {
@@ -241,7 +256,7 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 // slot allocates the context's slot: where the library asks (its replay
 // after a daemon restart), else first fit.
 func (r *registry) slot(sup *supplier, m *AddCx, size uint32) (uint32, error) {
-	if m.Offset == 0 {
+	if !m.Requested() {
 		return sup.slots.Alloc(size)
 	}
 	if err := sup.slots.AllocAt(m.Offset, size); err != nil {

@@ -30,16 +30,19 @@ func TestServerAddCxAtOffset(t *testing.T) {
 		return uint32(r.Value)
 	}
 
+	// A requested slot is a replay: published with what it holds.
 	ts.put(72, 0xdead)
 	if got := add("A", 300, 64, spmi.SiSuccess); got != 64 {
 		t.Fatalf("A at %d, asked for 64", got)
 	}
-	wantNode(t, h, "DDS/IBM/Moretest/A/solutions", "99.2.221.300.2", 0) // zeroed
+	wantNode(t, h, "DDS/IBM/Moretest/A/solutions", "99.2.221.300.2", 0xdead)
 	ts.put(72, 5)
 	wantNode(t, h, "DDS/IBM/Moretest/A/solutions", "99.2.221.300.2", 5)
+	ts.put(40, 0xbeef)
 	if got := add("B", 301, 0, spmi.SiSuccess); got != 32 { // first fit, below A
 		t.Fatalf("B at %d, want 32", got)
 	}
+	wantNode(t, h, "DDS/IBM/Moretest/B/solutions", "99.2.221.301.2", 0) // a new slot is zeroed
 
 	add("C", 302, 72, spmi.SiCallocFailed, `"DDS/IBM/Moretest/C"`, "offset 72", "in use")
 	add("C", 302, 56, spmi.SiCallocFailed, "offset 56", "in use") // runs into A
@@ -53,7 +56,31 @@ func TestServerAddCxAtOffset(t *testing.T) {
 	// A deleted slot can be asked for again.
 	ts.must(&DelCx{Offset: 64}, -1, spmi.SiSuccess)
 	add("D", 303, 64, spmi.SiSuccess)
-	wantNode(t, h, "DDS/IBM/Moretest/D/solutions", "99.2.221.303.2", 0)
+	wantNode(t, h, "DDS/IBM/Moretest/D/solutions", "99.2.221.303.2", 5)
+}
+
+// Offset 0 is asked for with AddCxReplay (a slot at 0 exists when the
+// permanent part is empty) and kept as it is; without the flag 0 means
+// first fit, which zeroes.
+func TestServerAddCxReplayAtZero(t *testing.T) {
+	s, h := testServer(t, nil)
+	in := guideInit()
+	in.Contexts = in.Contexts[:1] // the vendor context alone: no permanent part
+	in.PermLen = 0
+	ts := newSupFile(t, in)
+	ts.register(s, spmi.SiSuccess)
+	ts.put(8, 41)
+	r := ts.must(&AddCx{Path: "DDS/IBM/A", ASN: 300, Flags: AddCxReplay}, -1, spmi.SiSuccess)
+	if r.Value != 0 {
+		t.Fatalf("A at %d, asked for 0", r.Value)
+	}
+	wantNode(t, h, "DDS/IBM/A/solutions", "99.2.300.2", 41)
+	ts.must(&AddCx{Path: "DDS/IBM/B", ASN: 301, Flags: AddCxReplay}, -1, spmi.SiCallocFailed)
+	ts.put(24, 43)
+	if r := ts.must(&AddCx{Path: "DDS/IBM/B", ASN: 301}, -1, spmi.SiSuccess); r.Value != 16 {
+		t.Fatalf("B at %d, want 16", r.Value)
+	}
+	wantNode(t, h, "DDS/IBM/B/solutions", "99.2.301.2", 0)
 }
 
 // A daemon restart: the supplier registers with a new daemon and replays

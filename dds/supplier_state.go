@@ -35,6 +35,11 @@ type supplier struct {
 	faulted atomic.Bool // a read faulted: remove at the next check
 	reads   readWindow  // consumers' reads, for SiShInterval and SiShSubscrib
 	window  time.Duration
+
+	valMu      sync.Mutex              // one consistent read at a time
+	last       map[uint64][]spmi.Value // last consistent values, by context id
+	staleSince time.Time               // first of the reads failing in a row
+	warned     bool                    // an open batch was logged
 }
 
 // area runs f on the data area under the read lock; false if unmapped.

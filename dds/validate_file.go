@@ -36,6 +36,10 @@ type Layout struct {
 	Gen     uint64
 	PID     int32
 	Start   uint64
+	// Batches: the file is of minor version 1 or later, so its batch
+	// counters are meaningful (ReadConsistent). A minor-0 file's reserved
+	// words are not read.
+	Batches bool
 }
 
 // Area is the data area of mem, the mapping Layout was validated on; nil
@@ -120,6 +124,6 @@ func ValidateFile(b []byte, exp Expect, lim Limits) (l Layout, err error) {
 	}
 	return Layout{
 		FileLen: h.AllocLen, AreaOff: h.AreaOff, AreaLen: h.AreaLen, PermLen: h.PermLen,
-		Gen: h.Gen, PID: h.PID, Start: h.Start,
+		Gen: h.Gen, PID: h.PID, Start: h.Start, Batches: h.Minor >= 1,
 	}, nil
 }

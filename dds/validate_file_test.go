@@ -24,9 +24,17 @@ func TestValidateFileAccepts(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := Layout{FileLen: HeaderSize + 65536, AreaOff: HeaderSize, AreaLen: 65536, PermLen: 32, Gen: guideInit().Generation, PID: 4242, Start: 987654}
+	want := Layout{FileLen: HeaderSize + 65536, AreaOff: HeaderSize, AreaLen: 65536, PermLen: 32, Gen: guideInit().Generation, PID: 4242, Start: 987654, Batches: true}
 	if l != want {
 		t.Fatalf("layout %+v, want %+v", l, want)
+	}
+	// A minor-0 file (an older library) is read without batch counters.
+	h0 := DecodeHeader(b)
+	h0.Minor = 0
+	b0 := aligned(len(b))
+	h0.Encode(b0)
+	if l, err := ValidateFile(b0, goodExpect(), Limits{}); err != nil || l.Batches {
+		t.Fatalf("minor 0: %+v, %v", l, err)
 	}
 	if a := l.Area(b); len(a) != 65536 || &a[0] != &b[HeaderSize] || cap(a) != 65536 {
 		t.Fatalf("area of %d bytes", len(a))
@@ -59,7 +67,7 @@ func TestValidateFileRejects(t *testing.T) {
 		{"huge", func(h *Header, b *[]byte, e *Expect) { *b = aligned(MaxHeader + 64<<20 + 8) }, "more than the"},
 		{"magic", func(h *Header, b *[]byte, e *Expect) { h.Magic[0] = 's' }, "not a DDS shared file"},
 		{"big-endian", func(h *Header, b *[]byte, e *Expect) { h.Major = 0x100 }, "big-endian"},
-		{"major", func(h *Header, b *[]byte, e *Expect) { h.Major = 2 }, "format version 2.0, this daemon reads 1.x"},
+		{"major", func(h *Header, b *[]byte, e *Expect) { h.Major, h.Minor = 2, 0 }, "format version 2.0, this daemon reads 1.x"},
 		{"header length small", func(h *Header, b *[]byte, e *Expect) { h.HdrLen = 248 }, "header length 248"},
 		{"header length odd", func(h *Header, b *[]byte, e *Expect) { h.HdrLen = 260 }, "header length 260"},
 		{"header length huge", func(h *Header, b *[]byte, e *Expect) { h.HdrLen = 8192 }, "header length 8192"},

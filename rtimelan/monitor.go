@@ -151,11 +151,9 @@ func (m *Monitor) Apply(s Settings) {
 		want[InstanceName(h)] = CanonicalHost(h)
 		configured[InstanceName(h)] = true
 	}
-	save := false
-	for _, r := range slices.Clone(m.store.Referenced) {
+	for _, r := range m.store.Referenced() {
 		if refused(s, r) {
 			m.store.SetReferenced(r, false)
-			save = true
 			m.log.Info("RTime/LAN: host created by reference dropped, it is in rtime_lan.refuse", "host", r)
 			continue
 		}
@@ -173,14 +171,16 @@ func (m *Monitor) Apply(s Settings) {
 			h.configured = configured[name]
 			continue
 		}
-		k, changed := m.store.Number(name)
-		save = save || changed
+		k, err := m.store.Number(name)
+		if err != nil {
+			m.log.Error("RTime/LAN: host not measured", "host", hv, "err", err)
+			continue
+		}
 		m.hosts[name] = &host{name: name, host: hv, asn: k, configured: configured[name]}
 	}
-	if save {
-		if err := m.store.Save(); err != nil {
-			m.log.Error("RTime/LAN: cannot save the hosts; their numbers may change at the next start", "err", err)
-		}
+	// One save for every change above; none when nothing changed.
+	if err := m.store.Save(); err != nil {
+		m.log.Error("RTime/LAN: cannot save the hosts; their numbers may change at the next start", "err", err)
 	}
 	m.wake()
 }
@@ -218,8 +218,11 @@ func (m *Monitor) Create(name string) (bool, error) {
 		// The store keeps referenced hosts by instance name.
 		return false, fmt.Errorf("host %q is longer than %d bytes: list it in rtime_lan.hosts", name, maxName)
 	}
+	k, err := m.store.Number(name)
+	if err != nil {
+		return false, fmt.Errorf("cannot add host %q: %w", name, err)
+	}
 	m.store.SetReferenced(name, true)
-	k, _ := m.store.Number(name)
 	if err := m.store.Save(); err != nil {
 		m.store.SetReferenced(name, false)
 		return false, fmt.Errorf("cannot add host %q: %w", name, err)

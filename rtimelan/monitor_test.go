@@ -11,6 +11,8 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/spmi"
 )
 
 type packet struct {
@@ -75,7 +77,7 @@ func settings(hosts ...string) Settings {
 }
 
 func newStore(t *testing.T) *Store {
-	s, err := LoadStore(filepath.Join(t.TempDir(), StoreFile))
+	s, err := OpenStore(spmi.NewNumbering(filepath.Join(t.TempDir(), "numbering.json")))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -188,9 +190,13 @@ func TestMonitorCreateRemoveRefuse(t *testing.T) {
 	if _, err := m.Create("a b"); err == nil {
 		t.Error("bad name created")
 	}
-	reloaded, err := LoadStore(store.file)
-	if err != nil || !reloaded.IsReferenced("farvel") || reloaded.Numbers["farvel"] != FirstHostASN+1 {
-		t.Fatalf("farvel not persisted: %+v %v", reloaded, err)
+	num, err := spmi.LoadNumbering(store.num.File())
+	if err != nil {
+		t.Fatal(err)
+	}
+	reloaded, err := OpenStore(num)
+	if k, _ := reloaded.Lookup("farvel"); err != nil || !reloaded.IsReferenced("farvel") || k != FirstHostASN+1 {
+		t.Fatalf("farvel not persisted: %d %v %v", k, reloaded.Referenced(), err)
 	}
 	if err := m.Remove("gw"); err == nil || !strings.Contains(err.Error(), "rtime_lan.hosts") {
 		t.Errorf("removing a configured host: %v", err)
@@ -206,8 +212,8 @@ func TestMonitorCreateRemoveRefuse(t *testing.T) {
 	}
 	// Created again, it gets its old number back.
 	m.Create("farvel")
-	if store.Numbers["farvel"] != FirstHostASN+1 {
-		t.Errorf("farvel renumbered %d", store.Numbers["farvel"])
+	if k, _ := store.Lookup("farvel"); k != FirstHostASN+1 {
+		t.Errorf("farvel renumbered %d", k)
 	}
 	s := settings("gw")
 	s.Refuse = []string{"FARVEL"}

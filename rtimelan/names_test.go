@@ -2,9 +2,6 @@ package rtimelan
 
 import (
 	"context"
-	"encoding/json"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
@@ -68,42 +65,14 @@ func TestIPv6HostTypedTwoWaysIsOneInstance(t *testing.T) {
 	if got := strings.Join(m.Hosts(), " "); got != "::1 2001:db8::1" {
 		t.Errorf("hosts %q", got)
 	}
-	if !store.IsReferenced("2001:db8::1") || len(store.Referenced) != 1 {
-		t.Errorf("store keeps %v, want the canonical spelling", store.Referenced)
+	if !store.IsReferenced("2001:db8::1") || len(store.Referenced()) != 1 {
+		t.Errorf("store keeps %v, want the canonical spelling", store.Referenced())
 	}
 	if err := m.Remove("[2001:db8::1]"); err != nil {
 		t.Errorf("remove by the bracketed spelling: %v", err)
 	}
 	if _, err := m.Create("[2001:db8:1234:5678:9abc:def0:1234:5678]"); err == nil || !strings.Contains(err.Error(), "rtime_lan.hosts") {
 		t.Errorf("a literal too long for an instance name: %v, want a pointer to rtime_lan.hosts", err)
-	}
-}
-
-// A store written when addresses were kept as typed loads with their
-// canonical spelling and the same numbers.
-func TestStoreMigratesAddressSpellings(t *testing.T) {
-	file := filepath.Join(t.TempDir(), StoreFile)
-	old := map[string]any{"version": 1, "numbers": map[string]uint32{"0::1": 16, "farvel": 17, "::ffff:10.0.0.1": 18, "10.0.0.1": 19},
-		"referenced": []string{"0::1", "farvel"}}
-	b, _ := json.Marshal(old)
-	if err := os.WriteFile(file, b, 0o600); err != nil {
-		t.Fatal(err)
-	}
-	s, err := LoadStore(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if s.Numbers["::1"] != 16 || s.Numbers["farvel"] != 17 || s.Numbers["10.0.0.1"] != 19 {
-		t.Errorf("numbers %v", s.Numbers)
-	}
-	if s.Numbers["::ffff:10.0.0.1"] != 18 {
-		t.Errorf("the number of a spelling whose canonical form has its own is no longer reserved: %v", s.Numbers)
-	}
-	if strings.Join(s.Referenced, " ") != "::1 farvel" {
-		t.Errorf("referenced %v", s.Referenced)
-	}
-	if k, changed := s.Number("::1"); k != 16 || changed {
-		t.Errorf("::1 is %d (changed %v), want 16", k, changed)
 	}
 }
 

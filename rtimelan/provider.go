@@ -10,7 +10,7 @@ import (
 
 // ASNs of the contexts: RTime is 13 at the top, LAN 2 under it (ARM is 1).
 const (
-	RTimeASN = 13
+	RTimeASN = spmi.ASNRTime
 	LANASN   = 2
 )
 

@@ -2,46 +2,80 @@ package rtimelan
 
 import (
 	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
-	"os"
-	"path/filepath"
 	"slices"
 
+	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/trustdir"
 )
 
-// StoreFile is the file in the state directory that keeps the hosts
-// created by reference and every host's number.
+// StoreFile is the file in the state directory where older versions kept
+// the hosts created by reference and every host's number. The daemon
+// merges it into its one numbering (LoadOldStore).
 const StoreFile = "rtimelan.json"
 
 // FirstHostASN is the number of the first host under RTime/LAN; 1 to 15
 // are RTime/LAN's own statistics, present and future.
 const FirstHostASN = 16
 
-// Store is what survives a restart: the hosts created by reference, and
-// the ASN.1 number of every instance name ever monitored. A number is
-// never given to another name, so a manager's OIDs stay valid.
+// Path is the context whose hosts the store numbers.
+const Path = "RTime/LAN"
+
+// referenced marks the hosts created by reference in the numbering.
+const referenced = "referenced"
+
+// Store is what survives a restart, kept in the daemon's numbering under
+// Path: the ASN.1 number of every instance name ever monitored, and the
+// hosts created by reference (a mark). A number is never given to
+// another name, so a manager's OIDs stay valid.
 type Store struct {
-	file       string
+	num *spmi.Numbering
+}
+
+// OpenStore checks what num keeps under Path; an error names num's file.
+// A nil num keeps the hosts in memory only.
+func OpenStore(num *spmi.Numbering) (*Store, error) {
+	if num == nil {
+		num = spmi.NewNumbering("")
+	}
+	if err := check(num.Names(Path), num.Marked(Path, referenced)); err != nil {
+		return nil, fmt.Errorf("RTime/LAN state in %s: %w", num.File(), err)
+	}
+	return &Store{num: num}, nil
+}
+
+func check(numbers map[string]uint32, refs []string) error {
+	for name, k := range numbers {
+		if k < FirstHostASN {
+			return fmt.Errorf("host %q has number %d, below %d", name, k, FirstHostASN)
+		}
+	}
+	for _, h := range refs {
+		if err := CheckHost(h); err != nil || InstanceName(h) != h {
+			return fmt.Errorf("referenced host %q is not a valid host name of at most %d bytes", h, maxName)
+		}
+	}
+	return nil
+}
+
+// oldStore is the format of StoreFile.
+type oldStore struct {
 	Version    int               `json:"version"`
 	Numbers    map[string]uint32 `json:"numbers"`
 	Referenced []string          `json:"referenced"`
 }
 
-// LoadStore reads file; a missing file is an empty store, a damaged one an
-// error naming the file.
-func LoadStore(file string) (*Store, error) {
-	s := &Store{file: file, Numbers: map[string]uint32{}, Version: 1}
+// LoadOldStore reads a StoreFile written by an older version into a
+// numbering named after file, for the daemon to merge into its own. A
+// missing file is an error satisfying errors.Is(err, fs.ErrNotExist); a
+// damaged one an error naming the file. It never writes.
+func LoadOldStore(file string) (*spmi.Numbering, error) {
 	b, err := trustdir.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return s, nil
-	}
 	if err != nil {
 		return nil, fmt.Errorf("RTime/LAN state %s: %w", file, err)
 	}
-	if err := json.Unmarshal(b, s); err != nil {
+	var s oldStore
+	if err := json.Unmarshal(b, &s); err != nil {
 		return nil, fmt.Errorf("RTime/LAN state %s is damaged (%v); move it away to start afresh", file, err)
 	}
 	if s.Version != 1 {
@@ -51,29 +85,26 @@ func LoadStore(file string) (*Store, error) {
 		s.Numbers = map[string]uint32{}
 	}
 	s.canonical()
-	seen := map[uint32]string{}
+	if err := check(s.Numbers, s.Referenced); err != nil {
+		return nil, fmt.Errorf("RTime/LAN state %s: %w", file, err)
+	}
+	num := spmi.NewNumbering(file) // never saved: only merged
 	for name, k := range s.Numbers {
-		if k < FirstHostASN {
-			return nil, fmt.Errorf("RTime/LAN state %s: host %q has number %d, below %d", file, name, k, FirstHostASN)
+		if err := num.Put(Path, name, k); err != nil {
+			return nil, fmt.Errorf("RTime/LAN state %s: %w", file, err)
 		}
-		if o, dup := seen[k]; dup {
-			return nil, fmt.Errorf("RTime/LAN state %s: hosts %q and %q share number %d", file, name, o, k)
-		}
-		seen[k] = name
 	}
 	for _, h := range s.Referenced {
-		if err := CheckHost(h); err != nil || InstanceName(h) != h {
-			return nil, fmt.Errorf("RTime/LAN state %s: referenced host %q is not a valid host name of at most %d bytes", file, h, maxName)
-		}
+		num.Mark(Path, referenced, h, true)
 	}
-	return s, nil
+	return num, nil
 }
 
 // canonical rewrites IP addresses that older versions kept as typed
 // ("0::1") to their one spelling (CanonicalHost), keeping their numbers.
 // When the canonical spelling has a number already, the other stays to
 // keep its number reserved.
-func (s *Store) canonical() {
+func (s *oldStore) canonical() {
 	for name, k := range s.Numbers {
 		if c := CanonicalHost(name); c != name {
 			if _, ok := s.Numbers[c]; !ok {
@@ -91,53 +122,26 @@ func (s *Store) canonical() {
 }
 
 // Number returns name's number, giving it the lowest free one the first
-// time; changed tells that the store must be saved.
-func (s *Store) Number(name string) (k uint32, changed bool) {
-	if k, ok := s.Numbers[name]; ok {
-		return k, false
-	}
-	used := make(map[uint32]bool, len(s.Numbers))
-	for _, k := range s.Numbers {
-		used[k] = true
-	}
-	k = FirstHostASN
-	for used[k] {
-		k++
-	}
-	s.Numbers[name] = k
-	return k, true
+// time; an error says the numbering is full (spmi.ErrNumberingFull).
+func (s *Store) Number(name string) (uint32, error) {
+	return s.num.Assign(Path, name, func(k uint32) bool { return k < FirstHostASN })
 }
+
+// Lookup returns name's number if it has one; it never assigns.
+func (s *Store) Lookup(name string) (uint32, bool) { return s.num.Lookup(Path, name) }
+
+// Referenced lists the hosts created by reference, sorted.
+func (s *Store) Referenced() []string { return s.num.Marked(Path, referenced) }
 
 // IsReferenced tells whether name was created by reference.
-func (s *Store) IsReferenced(name string) bool { return slices.Contains(s.Referenced, name) }
+func (s *Store) IsReferenced(name string) bool { return s.num.IsMarked(Path, referenced, name) }
 
 // SetReferenced adds or removes a host created by reference.
-func (s *Store) SetReferenced(name string, on bool) {
-	i := slices.Index(s.Referenced, name)
-	switch {
-	case on && i < 0:
-		s.Referenced = append(s.Referenced, name)
-		slices.Sort(s.Referenced)
-	case !on && i >= 0:
-		s.Referenced = slices.Delete(s.Referenced, i, i+1)
-	}
-}
+func (s *Store) SetReferenced(name string, on bool) { s.num.Mark(Path, referenced, name, on) }
 
-// Save writes the store atomically (trustdir.WriteFile).
+// Save writes the numbering if it changed, durably (spmi.Numbering.Save).
 func (s *Store) Save() error {
-	if s.file == "" {
-		return nil
-	}
-	b, err := json.MarshalIndent(s, "", "  ")
-	if err != nil {
-		return err
-	}
-	// The daemon checked the state directory (trustdir.Prepare); a missing
-	// one is made private. WriteFile never follows a link planted in it.
-	if err := os.MkdirAll(filepath.Dir(s.file), 0o700); err != nil {
-		return fmt.Errorf("RTime/LAN state: %w", err)
-	}
-	if err := trustdir.WriteFile(s.file, append(b, '\n'), 0o600); err != nil {
+	if err := s.num.Save(); err != nil {
 		return fmt.Errorf("RTime/LAN state: %w", err)
 	}
 	return nil

@@ -151,7 +151,10 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 		return nil, err
 	}
 	if asn == 0 {
-		asn = b.numbering.Assign(cleanPath(parent.Path), name, func(k uint32) bool { return parent.childByASN(k) != nil })
+		var err error
+		if asn, err = b.numbering.Assign(cleanPath(parent.Path), name, func(k uint32) bool { return parent.childByASN(k) != nil }); err != nil {
+			return nil, err
+		}
 	}
 	n := &Node{Name: name, Descr: descr, ASN: asn, Cx: d, Instance: true}
 	if err := b.add(parent, n, "instance"); err != nil {

@@ -257,6 +257,22 @@ func BenchmarkCounterSetAutoStamp(b *testing.B) {
 	}
 }
 
+// A batch of four Sets: the Sets, two atomic increments and the stamp
+// (a clock read), and no allocation.
+func BenchmarkUpdate4(b *testing.B) {
+	g := newGuide()
+	s, _ := start(b, newFake(b), g, nil)
+	b.ReportAllocs()
+	for i := 0; b.Loop(); i++ {
+		s.Update(func() {
+			g.gadgets.Set(uint64(i))
+			g.widgets.Set(uint64(i))
+			g.level.Set(int64(i))
+			g.ratio.Set(float64(i))
+		})
+	}
+}
+
 func TestSocketPath(t *testing.T) {
 	t.Setenv("SUBAGENT_DDS_SOCKET", "")
 	t.Setenv("SUBAGENT_RUN_DIR", "/x/run")

@@ -25,6 +25,10 @@
 // Set and Add (a clock read and two atomic stores each: about 80 ns
 // instead of 5 on amd64).
 //
+// Values written in one Update are a batch: the daemon serves all of them
+// from before the batch or all from after it, never a mix (docs/DDS.md,
+// Batches). A batch costs two atomic increments besides its Sets.
+//
 // Volatile contexts are declared as templates (Vendor.Template) and
 // instantiated with Supplier.AddCx, which returns an *Instance whose
 // handles point into the slot the daemon allocated.
@@ -33,8 +37,9 @@
 // the handles keep working. Check (a non-blocking peek, meant for the main
 // loop) or the next AddCx or DelCx reconnects: it publishes a new
 // generation in the same file, replays Init and every live AddCx asking
-// for the slot each instance had, so handles stay where they are and the
-// values are kept (a Set racing with the replay may be lost). A daemon
+// for the slot each instance had, so handles stay where they are; the new
+// daemon publishes each slot as it is, so no value is zeroed or lost,
+// Sets racing with the replay included. A daemon
 // that refuses a replayed context ends the registration: the library sets
 // SiShGoAway and returns SiAssumedDead. There is no background goroutine.
 // A supplier the daemon gave up on (SiShGoAway) is not re-registered:

@@ -146,13 +146,12 @@ func (f *fake) handle(c *net.UnixConn) {
 			off, size := m.Offset, dds.SlotSize(&in.Templates[m.Ix])
 			switch {
 			case err != nil:
-			case off != 0:
+			case m.Requested(): // a replay: published as it is, as the daemon does
 				err = f.slots.AllocAt(off, size)
 			default:
-				off, err = f.slots.Alloc(size)
-			}
-			if err == nil {
-				err = dds.ZeroSlot(f.area(), off, size)
+				if off, err = f.slots.Alloc(size); err == nil {
+					err = dds.ZeroSlot(f.area(), off, size)
+				}
 			}
 			r = dds.NewReply(dds.MsgAddCx, uint64(off), err)
 		case *dds.DelCx:

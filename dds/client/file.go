@@ -4,8 +4,10 @@ import (
 	"errors"
 	"math/rand/v2"
 	"os"
+	"runtime"
 	"sync/atomic"
 	"syscall"
+	"time"
 	"unsafe"
 
 	"golang.org/x/sys/unix"
@@ -22,6 +24,10 @@ type shm struct {
 	path     string
 	dev, ino uint64 // to unlink only the file we created
 	inPlace  bool   // an existing file reused: never unlinked
+
+	// Batch counters in the header (docs/DDS.md §1, Batches).
+	begun, ended, reading *uint32
+	ignored               atomic.Uint32 // an odd SiShReading that outlasted WriterHoldOff
 }
 
 func ownRegular(f *os.File) bool {
@@ -84,6 +90,9 @@ func (s *shm) setup(size int, m *dds.Init) error {
 	}
 	s.mem = mem
 	s.area = mem[dds.HeaderSize:]
+	s.begun = (*uint32)(unsafe.Pointer(&mem[dds.OffBatch]))
+	s.ended = (*uint32)(unsafe.Pointer(&mem[dds.OffBatchEnd]))
+	s.reading = (*uint32)(unsafe.Pointer(&mem[dds.OffReading]))
 	h := dds.NewHeader(m.AreaLen, m.PermLen, int32(os.Getpid()), dds.ProcStart(int32(os.Getpid())), s.path)
 	h.Area = uint64(uintptr(unsafe.Pointer(&s.area[0])))
 	h.Encode(mem)
@@ -110,6 +119,38 @@ func (s *shm) stamp(sec, usec int64) {
 	atomic.StoreUint64(&w[0], uint64(sec))
 }
 
+// begin opens a batch. While the daemon copies values (SiShReading odd)
+// it first lets that copy end, at most dds.WriterHoldOff: a writer running
+// batches back to back would otherwise keep every copy from being
+// consistent.
+func (s *shm) begin() {
+	if s.mem == nil {
+		return // after Exit
+	}
+	if r := atomic.LoadUint32(s.reading); r&1 != 0 && r != s.ignored.Load() {
+		s.holdOff(r)
+	}
+	atomic.AddUint32(s.begun, 1)
+}
+
+func (s *shm) holdOff(r uint32) {
+	deadline := time.Now().Add(dds.WriterHoldOff)
+	for atomic.LoadUint32(s.reading) == r {
+		if time.Now().After(deadline) {
+			s.ignored.Store(r) // a daemon died while copying: stop waiting for it
+			return
+		}
+		runtime.Gosched()
+	}
+}
+
+// end closes a batch.
+func (s *shm) end() {
+	if s.mem != nil {
+		atomic.AddUint32(s.ended, 1)
+	}
+}
+
 func (s *shm) load32(off int) uint32 {
 	if s.mem == nil {
 		return 0 // after Exit
@@ -124,6 +165,7 @@ func (s *shm) close(remove bool) error {
 	if s.mem != nil {
 		errs = append(errs, unix.Munmap(s.mem))
 		s.mem, s.area = nil, nil
+		s.begun, s.ended, s.reading = nil, nil, nil
 	}
 	if remove && !s.inPlace {
 		var st unix.Stat_t

@@ -134,10 +134,19 @@ func (s *Supplier) Stamp() {
 	s.shm.stamp(now.Unix(), int64(now.Nanosecond()/1000))
 }
 
-// Update runs f, which sets a batch of values, then stamps once.
+// Update runs f, which sets a batch of values, then stamps once. The
+// daemon serves the batch whole: every read shows all of f's writes or
+// none of them (docs/DDS.md §1, Batches). Batches may run in several
+// goroutines at once and may nest. Each costs two atomic increments (and
+// a wait of microseconds while the daemon copies values); a Set outside
+// Update costs what it did.
 func (s *Supplier) Update(f func()) {
+	s.shm.begin()
+	defer func() {
+		s.shm.end()
+		s.Stamp()
+	}()
 	f()
-	s.Stamp()
 }
 
 // GoAway reports SiShGoAway: the daemon gave up on this supplier, which

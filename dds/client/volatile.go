@@ -4,8 +4,6 @@ import (
 	"errors"
 	"fmt"
 	"slices"
-	"sync/atomic"
-	"unsafe"
 
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/spmi"
@@ -117,25 +115,24 @@ func (s *Supplier) DelCx(in *Instance) error {
 
 // connect re-registers after the connection was lost (s.mu held): a new
 // generation, Init, and every live AddCx again, each asking for the slot
-// it had, so no handle moves. The new daemon zeroes each slot, so the
-// values are saved first and written back (a Set racing with the replay
-// may be lost). Offset 0 cannot be asked for (it means "any"); a slot is
-// there only when the permanent part is empty, and since every other slot
-// is asked for by offset, first fit gives 0 back.
+// it had, so no handle moves. The daemon publishes a requested slot as it
+// is: the values, and Sets racing with the replay, stay where they are and
+// no read sees them zeroed. A slot at offset 0 (there is one only when the
+// permanent part is empty) is asked for with dds.AddCxReplay, since
+// offset 0 alone means "any".
 func (s *Supplier) connect() error {
 	if s.conn != nil {
 		return nil
 	}
-	saved := make([][]uint64, len(s.live))
-	for i, in := range s.live {
-		saved[i] = s.words(in.off, in.t.cx.DataSize)
-	}
 	if err := s.register(); err != nil {
 		return err
 	}
-	for i, in := range s.live {
+	for _, in := range s.live {
 		add := in.add
 		add.Offset = in.off
+		if in.off == 0 {
+			add.Flags = dds.AddCxReplay
+		}
 		off, err := s.conn.roundTrip(&add, -1)
 		if errors.Is(err, ErrDisconnected) {
 			s.drop() // consistent: all or nothing, retried later
@@ -143,9 +140,6 @@ func (s *Supplier) connect() error {
 		}
 		if err != nil || off != uint64(in.off) {
 			return s.giveUp(in, err, off)
-		}
-		for j, w := range saved[i] {
-			atomic.StoreUint64(s.word(in.off+8*uint32(j)), w)
 		}
 	}
 	return nil
@@ -165,16 +159,4 @@ func (s *Supplier) giveUp(in *Instance, err error, got uint64) error {
 	_ = dds.SetGoAway(s.shm.mem)
 	return spmi.Errorf(spmi.SiAssumedDead, "the daemon restarted; volatile context %s had the slot at %d, "+
 		"where its handles write, and the new daemon %s: call Exit", in.add.Path, in.off, why)
-}
-
-func (s *Supplier) word(off uint32) *uint64 {
-	return (*uint64)(unsafe.Pointer(&s.shm.area[off]))
-}
-
-func (s *Supplier) words(off, size uint32) []uint64 {
-	w := make([]uint64, size/8)
-	for i := range w {
-		w[i] = atomic.LoadUint64(s.word(off + 8*uint32(i)))
-	}
-	return w
 }

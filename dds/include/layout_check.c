@@ -29,6 +29,10 @@ int main(void)
    F(SiShPortNo);
    F(SiShPad);
    F(SiShName);
+   F(SiShBatch);
+   F(SiShBatchEnd);
+   F(SiShReading);
+   F(SiShPad2);
    F(SiShRes);
    printf("sizeof %zu %zu\n", sizeof(SpmiShare), sizeof(SpmiShare));
    return 0;

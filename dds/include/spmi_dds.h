@@ -126,8 +126,9 @@ typedef struct
 /*
  * The shared file's header. A supplier uses SiShArea, SiShT, SiShGoAway,
  * SiShInterval and SiShSubscrib; the rest belongs to the library and the
- * daemon (the batch counters through SpmiDdsBegin and SpmiDdsEnd). Offsets are in the comments; the daemon never follows SiShArea
- * (a pointer into the supplier's own mapping) and never interprets SiShT.
+ * daemon (the batch counters through SpmiDdsBegin and SpmiDdsEnd).
+ * Offsets are in the comments; the daemon never follows SiShArea (a
+ * pointer into the supplier's own mapping) and never interprets SiShT.
  */
 typedef struct SpmiShare
 {

@@ -5,7 +5,8 @@
 //
 // The library implements the SPMI guide's supplier API declared in
 // dds/include/spmi_dds.h: SpmiDdsInit, SpmiDdsAddCx, SpmiDdsDelCx,
-// SpmiExit, SpmiErrno and SpmiErrmsg, plus the extension SpmiDdsCheck. It
+// SpmiExit, SpmiErrno and SpmiErrmsg, plus the extensions SpmiDdsCheck
+// and SpmiDdsBegin/SpmiDdsEnd (a batch of updates served whole). It
 // speaks the registration protocol of docs/DDS.md byte for byte as the Go
 // library (dds/client) does: SpmiDdsInit lays out the data area from the
 // guide's tables, creates the shared file (mode 0600, a new inode each

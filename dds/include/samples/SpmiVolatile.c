@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* SpmiVolatile.c - a supplier that adds and deletes a volatile context
  * while it runs, as the guide's SpmiDdsAddCx and SpmiDdsDelCx pages
  * describe. The guide's SpmiSupl.c does it by the time of day; this one

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* errors.c - the guide's SpmiErrno and SpmiErrmsg, and the library's one
  * registration. Both are process globals, as the guide's API has them. */
 #define _GNU_SOURCE

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* file.c - the shared file: created, sized, mapped and given its header
  * (docs/DDS.md §1), its generation published last, removed at exit. */
 #define _GNU_SOURCE
@@ -95,7 +96,7 @@ int dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
    dds_st.maplen = len;
    memcpy(h->SiShMagic, "SPMIDDS", 8);
    h->SiShMajor = 1;
-   h->SiShMinor = 0;
+   h->SiShMinor = 1; /* batch counters (SpmiDdsBegin) */
    h->SiShHdrLen = sizeof(SpmiShare);
    h->SiShAllocLen = (uint32_t)len;
    h->SiShAreaOff = sizeof(SpmiShare);

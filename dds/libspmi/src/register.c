@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* register.c - registration and its replay after a daemon restart.
  *
  * The daemon never sends anything unasked, so the library needs no thread:
@@ -29,46 +30,42 @@ static int giveup(const struct dds_live *l, int code, uint64_t got)
    return SiAssumedDead;
 }
 
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, uint32_t off)
+int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay)
 {
    dds_frame_begin(w);
    dds_put16(w, l->ix);
    dds_putstr(w, l->path, strlen(l->path));
    dds_putstr(w, l->descr, strlen(l->descr));
    dds_put32(w, l->asn);
-   if (off)
-      dds_put32(w, off);
+   if (replay) {
+      dds_put32(w, l->off);
+      if (l->off == 0) /* 0 alone means "any" */
+         dds_put32(w, DDS_ADDCX_REPLAY);
+   }
    return dds_frame_end(w, DDS_MSG_ADDCX);
 }
 
-/* Replays the live contexts, each asking for its slot. Offset 0 cannot be
- * asked for (it means "any"); a slot is there only when the permanent part
- * is empty, and since every other slot is asked for by offset, first fit
- * gives 0 back. */
+/* Replays the live contexts, each asking for its slot. The daemon
+ * publishes a requested slot as it is: the values, and the supplier's
+ * writes during the replay, stay where they are, and no read sees them
+ * zeroed. */
 static int replay(void)
 {
    struct dds_buf w = {0};
-   uint8_t *area = (uint8_t *)dds_st.hdr + sizeof(SpmiShare);
    int rc = 0, lost = 0;
 
    for (int i = 0; i < dds_st.nlive && !rc; i++) {
       const struct dds_live *l = &dds_st.live[i];
-      uint32_t n = dds_st.slot_size[l->ix];
-      uint8_t *save = malloc(n);
       uint64_t off = 0;
 
-      if (!save || dds_addcx_frame(&w, l, l->off) != 0) {
+      if (dds_addcx_frame(&w, l, 1) != 0) {
          dds_err(SiCallocFailed, "out of memory replaying volatile contexts");
          rc = SiCallocFailed;
       } else {
-         memcpy(save, area + l->off, n); /* the new daemon zeroes the slot */
          rc = dds_round_trip(w.b, w.len, -1, &off, &lost);
          if (!lost && (rc || off != l->off))
             rc = giveup(l, rc, off);
-         else if (!rc)
-            memcpy(area + l->off, save, n);
       }
-      free(save);
    }
    free(w.b);
    if (rc)

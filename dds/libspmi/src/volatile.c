@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* volatile.c - SpmiDdsAddCx and SpmiDdsDelCx. The daemon allocates the
  * slots; the library remembers each live context (for SpmiDdsDelCx and
  * for the replay after a daemon restart), in slot order. */

@@ -1,3 +1,4 @@
+/* SPDX-License-Identifier: Apache-2.0 */
 /* wire.c - frames of the registration protocol (docs/DDS.md §2): an
  * 8-byte head (u32 body length, u16 type, u16 0), little-endian integers,
  * strings as a u16 length and the bytes. */

@@ -7,8 +7,15 @@
  *   del <offset>    put <offset> <u_long>    stamp    goaway    check
  *   hdr    exit (SpmiExit)    quit (exit without SpmiExit)
  *   trap (SIGTERM calls SpmiExit, as the guide's SpmiStopMe)
+ *   spin <offset>...  a thread adds 1 to the u_long at each offset, all in
+ *                     one SpmiDdsBegin/SpmiDdsEnd batch, over and over
+ *   stop              ends it: "ok <batches>"
+ *   batch             one empty batch: "ok <SiShBatch> <SiShBatchEnd> <SiShMinor>"
+ *                     ("ok -" before init)
+ *   begin, end        SpmiDdsBegin or SpmiDdsEnd alone, answered as batch
  */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
@@ -44,6 +51,50 @@ static CONST cx_create inst_table[] = {
 };
 
 static SpmiShare *sh;
+
+/* spin: a writer thread running batches back to back. */
+static pthread_t spinner;
+static int spinning, nspin;
+static long spin_off[8];
+static unsigned long spin_batches;
+
+static void *spin(void *arg)
+{
+   (void)arg;
+   while (__atomic_load_n(&spinning, __ATOMIC_RELAXED)) {
+      SpmiDdsBegin();
+      for (int i = 0; i < nspin; i++) {
+         u_long *p = (u_long *)(sh->SiShArea + spin_off[i]);
+         __atomic_store_n(p, *p + 1, __ATOMIC_RELAXED);
+      }
+      SpmiDdsEnd();
+      spin_batches++;
+   }
+   return NULL;
+}
+
+static void do_spin(char *args)
+{
+   int n = 0;
+
+   nspin = 0;
+   while (nspin < 8 && sscanf(args, "%ld%n", &spin_off[nspin], &n) == 1) {
+      nspin++;
+      args += n;
+   }
+   if (nspin == 0 || spinning) {
+      printf("err 0 spin: no offsets, or spinning already\n");
+      return;
+   }
+   spin_batches = 0;
+   spinning = 1;
+   if (pthread_create(&spinner, NULL, spin, NULL) == 0)
+      printf("ok\n");
+   else {
+      spinning = 0;
+      printf("err 0 spin: no thread\n");
+   }
+}
 
 /* The guide's SpmiStopMe. */
 static void stop_me(int sig)
@@ -143,6 +194,21 @@ int main(void)
       } else if (strcmp(cmd, "trap") == 0) {
          signal(SIGTERM, stop_me);
          printf("ok\n");
+      } else if (strcmp(cmd, "batch") == 0 || strcmp(cmd, "begin") == 0 || strcmp(cmd, "end") == 0) {
+         if (cmd[0] != 'e')
+            SpmiDdsBegin();
+         if (cmd[0] != 'b' || cmd[1] == 'a')
+            SpmiDdsEnd();
+         if (sh)
+            printf("ok %u %u %d\n", sh->SiShBatch, sh->SiShBatchEnd, (int)sh->SiShMinor);
+         else
+            printf("ok -\n");
+      } else if (strcmp(cmd, "spin") == 0)
+         do_spin(args);
+      else if (strcmp(cmd, "stop") == 0 && spinning) {
+         __atomic_store_n(&spinning, 0, __ATOMIC_RELAXED);
+         pthread_join(spinner, NULL);
+         printf("ok %lu\n", spin_batches);
       } else if (strcmp(cmd, "quit") == 0)
          return 0;
       else

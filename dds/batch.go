@@ -1,0 +1,90 @@
+package dds
+
+import (
+	"runtime/debug"
+	"sync/atomic"
+	"time"
+)
+
+// Batches (format minor 1, docs/DDS.md §1 "Batches"). A supplier that
+// writes related values together brackets them: SiShBatch += 1 before,
+// SiShBatchEnd += 1 after (any number of writers, nested or concurrent).
+// No batch is open when the two are equal. The daemon copies a supplier's
+// values only when none is open and none began during the copy, so one
+// copy holds each batch whole or not at all.
+//
+// A writer that runs batches back to back would starve such a reader, so
+// the daemon also raises SiShReading to an odd value while it copies, and
+// a writer about to begin a batch waits for it to turn even, at most
+// WriterHoldOff. The daemon never waits for the supplier: its attempts are
+// bounded, and a supplier whose counters lie (a batch never ended) only
+// gets its previous consistent values served.
+
+// Bounds of one consistent read: attempts in all (an attempt that finds a
+// batch open costs two loads), and copies among them.
+const (
+	ReadAttempts = 128
+	ReadCopies   = 4
+)
+
+// WriterHoldOff is the longest a writer waits, before a batch, for the
+// daemon's copy to end. A copy takes microseconds; the bound only matters
+// when a daemon died while copying, and the libraries then ignore that
+// value of SiShReading until it changes.
+const WriterHoldOff = time.Millisecond
+
+// ReadConsistent runs copyValues, which loads the supplier's values from
+// the data area, until one run saw no batch open or begun, at most
+// ReadCopies runs within ReadAttempts tries. It reports whether that
+// happened; if not, what copyValues loaded last may mix batches. It
+// raises SiShReading for the duration (odd, then even). mem is the whole
+// mapping. It never waits: every try is a few atomic loads.
+func ReadConsistent(mem []byte, copyValues func() error) (ok bool, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer guard(&err)
+	pb, err := at(mem, OffBatch, 4)
+	if err != nil {
+		return false, err
+	}
+	pe, _ := at(mem, OffBatchEnd, 4)
+	pr, _ := at(mem, OffReading, 4)
+	begun, ended, reading := (*uint32)(pb), (*uint32)(pe), (*uint32)(pr)
+	// The next odd value, whatever the file holds: even a value a dead
+	// daemon left odd changes, so writers heed this read.
+	r := (atomic.LoadUint32(reading) + 1) | 1
+	atomic.StoreUint32(reading, r)
+	defer atomic.StoreUint32(reading, r+1)
+	copies := 0
+	for range ReadAttempts {
+		e := atomic.LoadUint32(ended)
+		b := atomic.LoadUint32(begun)
+		if b != e {
+			continue // a batch is open
+		}
+		copies++
+		if err := copyValues(); err != nil {
+			return false, err
+		}
+		// Ended was read before begun, so b == e meant no batch open at
+		// that moment; an unchanged begun means none began since.
+		if atomic.LoadUint32(begun) == b {
+			return true, nil
+		}
+		if copies == ReadCopies {
+			break
+		}
+	}
+	return false, nil
+}
+
+// LoadBatches reads SiShBatch and SiShBatchEnd (for messages and tests).
+func LoadBatches(mem []byte) (begun, ended uint32, err error) {
+	if begun, err = load32(mem, OffBatch); err != nil {
+		return 0, 0, err
+	}
+	ended, err = load32(mem, OffBatchEnd)
+	return begun, ended, err
+}
+
+// LoadReading reads SiShReading.
+func LoadReading(mem []byte) (uint32, error) { return load32(mem, OffReading) }
