@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // DDSConfig turns the dds settings into the supplier server's configuration.
@@ -44,9 +45,31 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 		return nil, fmt.Errorf("dds socket: %w", err)
 	}
 	d.h.Add(srv.Provider())
+	d.AddAgentStats(DDSExtra(srv.Stats))
 	d.log.Info("dds socket ready", "path", cfg.Socket)
 	return func(ctx context.Context) error {
 		go func() { <-ctx.Done(); srv.Close() }()
 		return srv.Serve()
 	}, nil
+}
+
+// The supplier server's own statistics, under Agent/dds.
+var (
+	DDSCx    = spmi.CxDesc{Name: "dds", Descr: "Dynamic Data Supplier server", ASN: 33}
+	DDSStats = []spmi.StatDesc{
+		{Name: "suppliers", Descr: "Suppliers registered", ASN: 1, Max: 256, Val: spmi.SiQuantity, Units: "suppliers"},
+		{Name: "stalereads", Descr: "Reads that served older values: a batch stayed open", ASN: 2, Max: 10, Val: spmi.SiCounter, Units: "reads"},
+	}
+)
+
+// DDSExtra reports the supplier server's statistics.
+func DDSExtra(stats func() dds.Stats) Extra {
+	return func(b *spmi.Builder, agent *spmi.Node) error {
+		cx, err := b.Context(agent, &DDSCx)
+		if err != nil {
+			return err
+		}
+		st := stats()
+		return b.Stats(cx, DDSStats, []spmi.Value{spmi.Uint(uint64(st.Suppliers)), spmi.Uint(st.StaleReads)})
+	}
 }

@@ -14,6 +14,7 @@ import (
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
+	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
@@ -127,6 +128,7 @@ func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
 	// whatever their values.
 	d.AddAgentStats(daemon.AgentXExtra(func() bool { return false }))
 	d.AddAgentStats(daemon.ResponderExtra(func() responder.Counts { return responder.Counts{} }))
+	d.AddAgentStats(daemon.DDSExtra(func() dds.Stats { return dds.Stats{} }))
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(d.Hierarchy().Refresh()).Items {
 		if strings.HasPrefix(it.Path, "Agent/") {
