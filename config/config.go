@@ -98,6 +98,7 @@ type DDS struct {
 	AllowGIDs    []int         `mapstructure:"allow_gids"`
 	StampTimeout time.Duration `mapstructure:"stamp_timeout"`
 	MaxSuppliers int           `mapstructure:"max_suppliers"`
+	MaxStatsAll  int           `mapstructure:"max_stats_all"`
 	DDSLimits    `mapstructure:",squash"`
 }
 
@@ -289,6 +290,9 @@ func (c *Config) finish() error {
 	}
 	if t := c.DDS.StampTimeout; t < 15*time.Second || t > 600*time.Second {
 		bad("dds.stamp_timeout", "%v is not from 15s to 600s", t)
+	}
+	if n := c.DDS.MaxStatsAll; n < 1 || n > 1<<24 {
+		bad("dds.max_stats_all", "%d is not from 1 to 16777216", n)
 	}
 	if n := c.DDS.MaxSuppliers; n < 1 || n > 10000 {
 		bad("dds.max_suppliers", "%d is not from 1 to 10000", n)

@@ -22,7 +22,7 @@ func DDSConfig(c *config.Config, log *slog.Logger) dds.ServerConfig {
 	return dds.ServerConfig{
 		Socket: c.DDS.Socket, Group: c.DDS.Group,
 		AllowUIDs: ids(c.DDS.AllowUIDs), AllowGIDs: ids(c.DDS.AllowGIDs),
-		StampTimeout: c.DDS.StampTimeout, MaxSuppliers: c.DDS.MaxSuppliers,
+		StampTimeout: c.DDS.StampTimeout, MaxSuppliers: c.DDS.MaxSuppliers, MaxStatsAll: c.DDS.MaxStatsAll,
 		Limits: c.DDS.Limits(),
 		Logger: log,
 	}

@@ -24,6 +24,9 @@ type ServerConfig struct {
 	AllowGIDs    []uint32    // more groups allowed (primary or supplementary)
 	StampTimeout time.Duration
 	MaxSuppliers int
+	// MaxStatsAll bounds the statistics of all suppliers together, and so
+	// the daemon's memory (0: DefaultMaxStatsAll).
+	MaxStatsAll int
 	IOTimeout    time.Duration // to finish a started frame or a reply
 	OnChange     func()        // after every change of the served contexts; must not block
 	Limits       Limits
@@ -36,6 +39,7 @@ const (
 	MaxStampTimeout     = 600 * time.Second
 	DefaultStampTimeout = 30 * time.Second
 	DefaultMaxSuppliers = 256
+	DefaultMaxStatsAll  = 250000
 	DefaultIOTimeout    = 5 * time.Second
 )
 
@@ -55,6 +59,9 @@ func (c ServerConfig) Norm() (ServerConfig, error) {
 	}
 	if c.MaxSuppliers <= 0 {
 		c.MaxSuppliers = DefaultMaxSuppliers
+	}
+	if c.MaxStatsAll <= 0 {
+		c.MaxStatsAll = DefaultMaxStatsAll
 	}
 	if c.IOTimeout <= 0 {
 		c.IOTimeout = DefaultIOTimeout
@@ -113,6 +120,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 		return nil, err
 	}
 	reg := newRegistry(cfg.MaxSuppliers, cfg.Limits)
+	reg.maxAll = cfg.MaxStatsAll
 	reg.setOnChange(cfg.OnChange)
 	reg.log = cfg.Logger
 	return &Server{

@@ -54,6 +54,8 @@ type registry struct {
 	mu      sync.Mutex
 	lim     Limits
 	maxSup  int
+	maxAll  int // statistics of all suppliers together (0: no bound)
+	nstats  int // statistics of the contexts registered
 	nextID  uint64
 	nextCx  uint64
 	sups    map[uint64]*supplier
@@ -143,6 +145,15 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s: ASN.1 number %d is already used in %s", c.Path, c.ASN, v.Path())
 		}
 	}
+	n := 0
+	for i := range sup.init.Contexts {
+		if sup.init.Contexts[i].Path != v.Path() {
+			n += len(sup.init.Contexts[i].Stats)
+		}
+	}
+	if err := r.roomFor(n, "Init"); err != nil {
+		return 0, err
+	}
 	// Everything checked: apply.
 	if vcx == nil {
 		vcx = newCx(v.Path(), v.Descr, v.ASN, SiNoInst, nil)
@@ -171,6 +182,17 @@ func (r *registry) link(c *regCx, sup *supplier) {
 	p.names[lastName(c.path)], p.asns[c.asn] = true, true
 	r.cxs[c.path] = c
 	sup.ncx++
+	r.nstats += len(c.stats)
+}
+
+// roomFor refuses n more statistics beyond the bound of all suppliers
+// together (dds.max_stats_all), which bounds the daemon's memory.
+func (r *registry) roomFor(n int, what string) error {
+	if r.maxAll > 0 && r.nstats+n > r.maxAll {
+		return spmi.Errorf(spmi.SiCallocFailed, "%s: %d more statistics would make %d from all suppliers, above the daemon's limit of %d (dds.max_stats_all)",
+			what, n, r.nstats+n, r.maxAll)
+	}
+	return nil
 }
 
 func (r *registry) unlink(c *regCx) {
@@ -180,6 +202,7 @@ func (r *registry) unlink(c *regCx) {
 	}
 	delete(r.cxs, c.path)
 	c.owner.ncx--
+	r.nstats -= len(c.stats)
 }
 
 // remove drops every context of sup; the vendor context goes with its
@@ -230,6 +253,9 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: ASN.1 number %d is already used in %s", m.Path, m.ASN, p.path)
 	case sup.ncx >= r.lim.MaxContexts:
 		return 0, spmi.Errorf(spmi.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
+	}
+	if err := r.roomFor(len(t.Stats), "AddCx "+m.Path); err != nil {
+		return 0, err
 	}
 	off, err := r.slot(sup, m, SlotSize(t))
 	if err != nil {

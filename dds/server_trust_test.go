@@ -85,3 +85,37 @@ func TestRefusedSupplierGetsTheReason(t *testing.T) {
 		t.Errorf("refusal log lacks the uid:\n%s", lg)
 	}
 }
+
+// The statistics of all suppliers together are bounded: a registration
+// that would pass dds.max_stats_all is refused naming it, and the room
+// comes back when a supplier leaves.
+func TestStatisticsOfAllSuppliersAreBounded(t *testing.T) {
+	n := 0 // what the guide's sample registers at Init
+	for _, c := range guideInit().Contexts {
+		n += len(c.Stats)
+	}
+	s, _ := trustServer(t, ServerConfig{MaxStatsAll: n + 1})
+	a := newSupFile(t, guideInit())
+	a.register(s, spmi.SiSuccess)
+	b := newSupFile(t, guideInit())
+	b.init.Contexts = b.init.Contexts[:1] // the vendor context alone has no statistics
+	for i := range guideInit().Contexts {
+		if c := guideInit().Contexts[i]; len(c.Stats) > 0 {
+			c.Path, c.ASN = strings.Replace(c.Path, "Test", "Other", 1), 230
+			b.init.Contexts = append(b.init.Contexts, c)
+			break
+		}
+	}
+	r := b.register(s, spmi.SiCallocFailed)
+	if !strings.Contains(r.Errmsg, "dds.max_stats_all") {
+		t.Errorf("refusal %q does not name dds.max_stats_all", r.Errmsg)
+	}
+	a.send(&Exit{}, -1)
+	testutil.Eventually(t, "the first supplier's statistics to be released", 5*time.Second, func() bool {
+		s.reg.mu.Lock()
+		defer s.reg.mu.Unlock()
+		return s.reg.nstats == 0
+	})
+	c := newSupFile(t, guideInit())
+	c.register(s, spmi.SiSuccess)
+}
