@@ -13,6 +13,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -151,10 +152,5 @@ func lookup(h *spmi.Hierarchy, path string) *spmi.Node {
 // eventually polls cond for up to 5 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(10 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting: %s", what)
+	testutil.Eventually(t, what, 5*time.Second, cond)
 }

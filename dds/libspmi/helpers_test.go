@@ -18,6 +18,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/dds/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -235,12 +236,7 @@ func (s *sup) offset(format string, args ...any) int {
 // eventually polls cond for up to 5 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	for end := time.Now().Add(5 * time.Second); time.Now().Before(end); time.Sleep(5 * time.Millisecond) {
-		if cond() {
-			return
-		}
-	}
-	t.Fatalf("timed out waiting: %s", what)
+	testutil.Eventually(t, what, 5*time.Second, cond)
 }
 
 func bothLibs(t *testing.T, f func(t *testing.T, static bool)) {
