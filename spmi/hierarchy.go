@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -156,7 +157,14 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	h.stats.LastTook = time.Since(start)
 	h.stats.ProviderDur = durs
 	h.statsMu.Unlock()
-	h.snap.Store(s)
+	prev := h.snap.Swap(s)
+	if prev != nil && shrankMuch(prev.NumStats, s.NumStats) {
+		// Suppliers with many statistics left: give the memory of the
+		// tree they made back now, not when the runtime's scavenger
+		// gets to it (a daemon's size should follow what it serves).
+		go debug.FreeOSMemory()
+		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "previous", prev.NumStats)
+	}
 	return s
 }
 
@@ -289,4 +297,10 @@ func (h *Hierarchy) String() string {
 		return "hierarchy (not yet refreshed)"
 	}
 	return fmt.Sprintf("hierarchy of %d statistics under %s", s.NumStats, s.Base)
+}
+
+// shrankMuch tells a drop of the tree worth returning memory for: a
+// quarter of it, and at least 10,000 statistics.
+func shrankMuch(before, after int) bool {
+	return before-after >= 10000 && after < before*3/4
 }
