@@ -196,7 +196,17 @@ func (b *Builder) Stats(cx *Node, ds []StatDesc, values []Value) error {
 // Finish orders the tree and indexes it by OID.
 func (b *Builder) Finish() *Snapshot {
 	all := make([]asn1tree.Entry[*Node], 0, b.nstats)
-	vals := make([]asn1tree.Entry[asn1tree.Value], 0, b.nstats)
+	views := b.views
+	if views == 0 {
+		views = ViewBoth
+	}
+	// Room for the table view's cells too, so that appending them copies
+	// nothing (names and descriptions of rows come on top: a guess).
+	room := b.nstats
+	if views&ViewTables != 0 {
+		room += b.nstats + b.nstats/8
+	}
+	vals := make([]asn1tree.Entry[asn1tree.Value], 0, room)
 	per := len(b.base) + 1
 	arena := make([]uint32, 0, b.nstats*(per+6))
 	full := func(c *Node) asn1tree.OID {
@@ -206,11 +216,10 @@ func (b *Builder) Finish() *Snapshot {
 		arena = append(arena, 0)
 		return asn1tree.OID(arena[start:len(arena):len(arena)])
 	}
-	views := b.views
-	if views == 0 {
-		views = ViewBoth
+	tables := newTableCells(b.base, 0)
+	if views&ViewTables != 0 {
+		tables = newTableCells(b.base, b.nstats+b.nstats/8)
 	}
-	tables := &tableCells{base: b.base}
 	// fixed, depth and index place n in the table view (see TablesArc):
 	// its arcs that are not rows' numbers, the rows above it, and their
 	// numbers. A row's statistics are cells of its parent's table.
@@ -243,7 +252,11 @@ func (b *Builder) Finish() *Snapshot {
 	visit(b.top, nil, 0, nil, false)
 	// The walk yields scalars in OID order; BuildShared checks it.
 	nodes, err1 := asn1tree.BuildShared(all)
-	view, err2 := asn1tree.BuildShared(mergeSorted(vals, tables.sorted()))
+	served := tables.appendSorted(vals)
+	if served == nil { // a context numbered above the tables: merge
+		served = mergeSorted(vals, tables.sorted())
+	}
+	view, err2 := asn1tree.BuildShared(served)
 	if err1 != nil || err2 != nil {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}

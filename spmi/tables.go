@@ -71,48 +71,124 @@ func TableEntry(depth int, key asn1tree.OID) asn1tree.OID {
 	return append(o, 1)
 }
 
-// tableCells collects the cells of the table view in OID order.
+// tableCells collects the cells of the table view. Cells are added row by
+// row in tree order, which within a table is index order; appendSorted
+// puts them column-major per table with a counting sort, without
+// comparing OIDs.
 type tableCells struct {
-	base  asn1tree.OID
-	cells []asn1tree.Entry[asn1tree.Value]
+	base    asn1tree.OID
+	arena   []uint32 // the cells' OIDs, a chunk at a time
+	ids     map[string]int32
+	entries []asn1tree.OID // entry OID by table id
+	cells   []asn1tree.Entry[asn1tree.Value]
+	keys    []uint64 // table id << 32 | column, parallel to cells
+}
+
+func newTableCells(base asn1tree.OID, expect int) *tableCells {
+	return &tableCells{base: base, ids: map[string]int32{},
+		cells: make([]asn1tree.Entry[asn1tree.Value], 0, expect), keys: make([]uint64, 0, expect)}
+}
+
+// oid is entry.col.index in the arena.
+func (t *tableCells) oid(entry asn1tree.OID, col uint32, index asn1tree.OID) asn1tree.OID {
+	n := len(entry) + 1 + len(index)
+	if cap(t.arena)-len(t.arena) < n {
+		t.arena = make([]uint32, 0, max(1<<16, n))
+	}
+	start := len(t.arena)
+	t.arena = append(append(append(t.arena, entry...), col), index...)
+	return asn1tree.OID(t.arena[start:len(t.arena):len(t.arena)])
 }
 
 // row adds the cells of row c, whose table has the depth and class key
-// and whose index is index.
+// and whose index is index; each statistic's Cell is its cell's OID.
 func (t *tableCells) row(c *Node, depth int, key, index asn1tree.OID) {
 	if depth > MaxTableDepth {
 		return
 	}
-	entry := t.base.Append(TableEntry(depth, key)...)
-	cell := func(col uint32, v asn1tree.Value) {
-		o := make(asn1tree.OID, 0, len(entry)+1+len(index))
-		o = append(append(append(o, entry...), col), index...)
+	rel := TableEntry(depth, key)
+	id, ok := t.ids[rel.String()]
+	if !ok {
+		id = int32(len(t.entries))
+		t.ids[rel.String()] = id
+		t.entries = append(t.entries, t.base.Append(rel...))
+	}
+	entry := t.entries[id]
+	add := func(col uint32, o asn1tree.OID, v asn1tree.Value) {
+		t.keys = append(t.keys, uint64(id)<<32|uint64(col))
 		t.cells = append(t.cells, asn1tree.Entry[asn1tree.Value]{OID: o, Val: v})
 	}
-	cell(ColName, asn1tree.Str(c.Name))
-	cell(ColDescr, asn1tree.Str(c.Descr))
+	add(ColName, t.oid(entry, ColName, index), asn1tree.Str(c.Name))
+	add(ColDescr, t.oid(entry, ColDescr, index), asn1tree.Str(c.Descr))
 	for _, s := range c.Children {
 		if !s.IsStat() || s.ASN > ^uint32(0)-ColumnOffset {
 			continue
 		}
-		s.Cell = append(append(append(make(asn1tree.OID, 0, len(entry)+1+len(index)), entry...), ColumnOffset+s.ASN), index...)
+		col := ColumnOffset + s.ASN
+		s.Cell = t.oid(entry, col, index)
 		if v := s.Stat.SNMPValue(s.Value); v.Kind != asn1tree.NoValue {
-			cell(ColumnOffset+s.ASN, v)
+			add(col, s.Cell, v)
 		}
 	}
 }
 
-// sorted returns the cells in OID order (rows were added in tree order,
-// which is row-major; tables are column-major).
-func (t *tableCells) sorted() []asn1tree.Entry[asn1tree.Value] {
-	slices.SortFunc(t.cells, func(a, b asn1tree.Entry[asn1tree.Value]) int { return asn1tree.Compare(a.OID, b.OID) })
-	return t.cells
+// appendSorted appends the cells to dst in OID order: tables in order of
+// their entry, and in each a stable counting sort by column, which keeps
+// the rows in index order. It returns nil when the cells do not all come
+// after dst's last entry (then the caller merges).
+func (t *tableCells) appendSorted(dst []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[asn1tree.Value] {
+	if len(t.cells) == 0 {
+		return dst
+	}
+	rank := make([]int32, len(t.entries))
+	order := make([]int32, len(t.entries))
+	for i := range order {
+		order[i] = int32(i)
+	}
+	slices.SortFunc(order, func(a, b int32) int { return asn1tree.Compare(t.entries[a], t.entries[b]) })
+	for r, id := range order {
+		rank[id] = int32(r)
+	}
+	if len(dst) > 0 && asn1tree.Compare(dst[len(dst)-1].OID, t.entries[order[0]]) >= 0 {
+		return nil
+	}
+	sortKey := func(k uint64) uint64 { return uint64(rank[k>>32])<<32 | k&0xffffffff }
+	count := map[uint64]int{}
+	for _, k := range t.keys {
+		count[sortKey(k)]++
+	}
+	ks := make([]uint64, 0, len(count))
+	for k := range count {
+		ks = append(ks, k)
+	}
+	slices.Sort(ks)
+	at := make(map[uint64]int, len(ks))
+	next := len(dst)
+	for _, k := range ks {
+		at[k] = next
+		next += count[k]
+	}
+	dst = slices.Grow(dst, len(t.cells))[:next]
+	for i, k := range t.keys {
+		sk := sortKey(k)
+		dst[at[sk]] = t.cells[i]
+		at[sk]++
+	}
+	return dst
 }
 
+// sorted returns the cells alone in OID order.
+func (t *tableCells) sorted() []asn1tree.Entry[asn1tree.Value] { return t.appendSorted(nil) }
+
 // mergeSorted merges two lists in OID order; an OID in both keeps a's.
+// When b all comes after a (the tables after every context), it is
+// appended.
 func mergeSorted(a, b []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[asn1tree.Value] {
 	if len(b) == 0 {
 		return a
+	}
+	if len(a) == 0 || asn1tree.Compare(a[len(a)-1].OID, b[0].OID) < 0 {
+		return append(a, b...)
 	}
 	out := make([]asn1tree.Entry[asn1tree.Value], 0, len(a)+len(b))
 	i, j := 0, 0

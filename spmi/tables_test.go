@@ -113,3 +113,23 @@ func TestTableEntryOID(t *testing.T) {
 		t.Errorf("TableEntry(1, 13.1) = %s", got)
 	}
 }
+
+// A context numbered above the table view's arcs is merged in order.
+func TestTablesMergeWithAContextAboveThem(t *testing.T) {
+	b := NewBuilder(testBase, nil, time.Now())
+	cpu, _ := b.Context(nil, &cpuCx)
+	c0, _ := b.Instance(cpu, &cpuInst, "cpu0", "", 1)
+	b.Stat(c0, &idle, Uint(5))
+	high, err := b.Context(nil, &CxDesc{Name: "High", Descr: "Numbered above the tables", ASN: 300})
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.Stat(high, &StatDesc{Name: "x", Descr: "x", ASN: 1, Max: 1, Val: SiQuantity}, Uint(9))
+	s := b.Finish()
+	if got := walk(s, "300.1"); len(got) != 1 || got[0] != "0=9" {
+		t.Errorf("context above the tables: %v", got)
+	}
+	if got := walk(s, "200.1.1.1.14"); len(got) != 1 || got[0] != "1=5" {
+		t.Errorf("CPU idle cell: %v", got)
+	}
+}
