@@ -27,10 +27,10 @@ type ServerConfig struct {
 	// MaxStatsAll bounds the statistics of all suppliers together, and so
 	// the daemon's memory (0: DefaultMaxStatsAll).
 	MaxStatsAll int
-	IOTimeout    time.Duration // to finish a started frame or a reply
-	OnChange     func()        // after every change of the served contexts; must not block
-	Limits       Limits
-	Logger       *slog.Logger
+	IOTimeout   time.Duration // to finish a started frame or a reply
+	OnChange    func()        // after every change of the served contexts; must not block
+	Limits      Limits
+	Logger      *slog.Logger
 }
 
 // Stamp timeout bounds and defaults (the guide's 15..600 s, default 30).
