@@ -1,8 +1,6 @@
 package consumer
 
 import (
-	"context"
-	"log/slog"
 	"os"
 	"path/filepath"
 	"strings"
@@ -11,6 +9,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -30,19 +29,7 @@ func serve(t *testing.T, dir string) *daemon {
 	for _, p := range provs {
 		h.Add(p)
 	}
-	ln, err := control.Listen(dir, control.Access{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		(&control.Server{H: h, Log: slog.New(slog.DiscardHandler)}).Serve(ctx, ln)
-		close(done)
-	}()
-	d := &daemon{stop: func() { cancel(); <-done }}
-	t.Cleanup(d.stop)
-	return d
+	return &daemon{stop: controltest.Serve(t, dir, h)}
 }
 
 func runDir(t *testing.T) string {

@@ -2,15 +2,13 @@ package mib_test
 
 import (
 	"bytes"
-	"context"
-	"log/slog"
 	"slices"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -88,30 +86,13 @@ func TestModuleFromARunningControlSocket(t *testing.T) {
 	h := spmi.NewHierarchy(spmi.Config{Base: testBase})
 	h.Add(syntheticProvider{})
 	dir := t.TempDir()
-	ln, err := control.Listen(dir, control.Access{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		(&control.Server{H: h, Log: slog.New(slog.DiscardHandler)}).Serve(ctx, ln)
-		close(done)
-	}()
-	defer func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Error("control server did not stop")
-		}
-	}()
+	controltest.Serve(t, dir, h)
 	c, err := control.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	entries, err := c.Peek(ctx, "")
+	entries, err := c.Peek(t.Context(), "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -7,7 +7,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"log/slog"
 	"math"
 	"os"
 	"os/exec"
@@ -23,6 +22,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/consumer"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -70,27 +70,7 @@ func serveControl(t *testing.T, dir string) *controlDaemon {
 		h.Add(p)
 	}
 	h.Add(&movingProvider{})
-	ln, err := control.Listen(dir, control.Access{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		(&control.Server{H: h, Log: slog.New(slog.DiscardHandler)}).Serve(ctx, ln)
-		close(done)
-	}()
-	stopped := false
-	d := &controlDaemon{dir: dir}
-	d.stop = func() {
-		if !stopped {
-			stopped = true
-			cancel()
-			<-done
-		}
-	}
-	t.Cleanup(d.stop)
-	return d
+	return &controlDaemon{dir: dir, stop: controltest.Serve(t, dir, h)}
 }
 
 func controlRunDir(t *testing.T) string {
