@@ -12,16 +12,9 @@ import (
 
 // DDSConfig turns the dds settings into the supplier server's configuration.
 func DDSConfig(c *config.Config, log *slog.Logger) dds.ServerConfig {
-	ids := func(in []int) []uint32 {
-		out := make([]uint32, len(in))
-		for i, v := range in {
-			out[i] = uint32(v)
-		}
-		return out
-	}
 	return dds.ServerConfig{
 		Socket: c.DDS.Socket, Group: c.DDS.Group,
-		AllowUIDs: ids(c.DDS.AllowUIDs), AllowGIDs: ids(c.DDS.AllowGIDs),
+		AllowUIDs: config.UIDs(c.DDS.AllowUIDs), AllowGIDs: config.UIDs(c.DDS.AllowGIDs),
 		StampTimeout: c.DDS.StampTimeout, MaxSuppliers: c.DDS.MaxSuppliers, MaxStatsAll: c.DDS.MaxStatsAll,
 		Limits: c.DDS.Limits(),
 		Logger: log,

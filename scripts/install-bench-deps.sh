@@ -8,14 +8,8 @@ set -eu
 packages="libpcp-mmv1-dev libpcp3-dev libpcp-trace2-dev pcp"
 [ -f /usr/include/pcp/mmv_stats.h ] && [ -f /usr/include/pcp/trace.h ] &&
 	[ -x /usr/lib/pcp/bin/pmcd ] && [ -x /var/lib/pcp/pmdas/trace/pmdatrace ] && exit 0
-if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "install-bench-deps: as root on Debian/Ubuntu, run:" >&2
-	echo "  apt-get update && apt-get install -y --no-install-recommends $packages" >&2
-	exit 1
-fi
-export DEBIAN_FRONTEND=noninteractive
 # pcp's postinst calls systemctl itself, which fails where systemd is not
 # running (containers); offline, systemctl skips the reload and the starts.
 [ -d /run/systemd/system ] || export SYSTEMD_OFFLINE=1
-apt-get update -q
-apt-get install -y -q --no-install-recommends $packages
+. "$(dirname "$0")/apt-lib.sh"
+apt_install install-bench-deps $packages

@@ -28,15 +28,9 @@ fi
 
 # The generator's cgo build needs net-snmp's headers and library.
 if [ ! -f /usr/include/net-snmp/net-snmp-config.h ] || ! command -v cc >/dev/null 2>&1; then
-	packages="libsnmp-dev gcc libc6-dev"
-	if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-		echo "install-exporter: the generator needs net-snmp's headers and a C compiler; as root on Debian/Ubuntu, run:" >&2
-		echo "  apt-get update && apt-get install -y --no-install-recommends $packages" >&2
-		exit 1
-	fi
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get update -q
-	apt-get install -y -q --no-install-recommends $packages
+	echo "install-exporter: the generator needs net-snmp's headers and a C compiler" >&2
+	. "$(dirname "$0")/apt-lib.sh"
+	apt_install install-exporter libsnmp-dev gcc libc6-dev
 fi
 
 echo "install-exporter: building snmp_exporter and its generator $version into $dir" >&2

@@ -30,15 +30,8 @@ check_all
 [ -z "$missing" ] && exit 0
 
 echo "install-pkg-deps: missing:$missing" >&2
-if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "install-pkg-deps: as root on Debian/Ubuntu, run:" >&2
-	echo "  apt-get update && apt-get install -y --no-install-recommends $packages" >&2
-	exit 1
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends $packages
+. "$(dirname "$0")/apt-lib.sh"
+apt_install install-pkg-deps $packages
 
 check_all
 if [ -n "$missing" ]; then

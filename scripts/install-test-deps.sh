@@ -27,15 +27,8 @@ check_all
 [ -z "$missing" ] && exit 0
 
 echo "install-test-deps: missing:$missing" >&2
-if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-	echo "install-test-deps: as root on Debian/Ubuntu, run:" >&2
-	echo "  apt-get update && apt-get install -y --no-install-recommends $packages" >&2
-	exit 1
-fi
-
-export DEBIAN_FRONTEND=noninteractive
-apt-get update -q
-apt-get install -y -q --no-install-recommends $packages
+. "$(dirname "$0")/apt-lib.sh"
+apt_install install-test-deps $packages
 
 # The snmpd and snmptrapd packages may start system daemons; the tests run
 # their own on temporary sockets and ports, so stop and disable those. None

@@ -3,10 +3,8 @@
 package libspmi
 
 import (
-	"bufio"
 	"context"
 	"fmt"
-	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -217,11 +215,7 @@ func TestCDataUserSample(t *testing.T) {
 }
 
 // driver is a running test/consumer.c.
-type driver struct {
-	t     *testing.T
-	in    io.WriteCloser
-	lines chan string
-}
+type driver struct{ *lineProc }
 
 func startDriver(t *testing.T, static bool, runDir string) *driver {
 	t.Helper()
@@ -236,58 +230,17 @@ func startDriver(t *testing.T, static bool, runDir string) *driver {
 		programs[name] = bin
 		buildMu.Unlock()
 	}
-	cmd := exec.Command(bin)
-	cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+runDir)
-	in, err := cmd.StdinPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	out, err := cmd.StdoutPipe()
-	if err != nil {
-		t.Fatal(err)
-	}
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	d := &driver{t: t, in: in, lines: make(chan string, 16)}
-	go func() {
-		sc := bufio.NewScanner(out)
-		sc.Buffer(make([]byte, 1<<16), 1<<20)
-		for sc.Scan() {
-			d.lines <- sc.Text()
-		}
-		close(d.lines)
-	}()
-	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
-	return d
+	return &driver{startLineProc(t, bin, "SUBAGENT_RUN_DIR="+runDir)}
 }
 
 func (d *driver) do(cmd string) string {
 	d.t.Helper()
-	if _, err := fmt.Fprintln(d.in, cmd); err != nil {
-		d.t.Fatalf("%s: %v", cmd, err)
-	}
-	select {
-	case l, ok := <-d.lines:
-		if !ok {
-			d.t.Fatalf("%s: the driver exited", cmd)
-		}
-		return l
-	case <-time.After(30 * time.Second):
-		d.t.Fatalf("%s: no answer in 30s", cmd)
-	}
-	return ""
+	return d.line(cmd)
 }
 
 func (d *driver) ok(cmd string) []string {
 	d.t.Helper()
-	l := d.do(cmd)
-	f := strings.Fields(l)
-	if len(f) == 0 || f[0] != "ok" {
-		d.t.Fatalf("%s: %s", cmd, l)
-	}
-	return f[1:]
+	return d.okLine(cmd)
 }
 
 // reading is one "read" answer: the elapsed time and, per statistic,

@@ -135,21 +135,21 @@ func (d *daemon) want(t *testing.T, path, rel string, v uint64) {
 	}
 }
 
-// sup is a running test/driver.c: one command, one answer line.
-type sup struct {
+// lineProc is a running C test program driven one command line at a
+// time, each answered with one line.
+type lineProc struct {
 	t     *testing.T
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan string
-	file  string
 }
 
-// startSup runs the driver with SUBAGENT_RUN_DIR=runDir.
-func startSup(t *testing.T, static bool, runDir string, env ...string) *sup {
+// startLineProc runs bin with env added to ours; it is killed when the
+// test ends.
+func startLineProc(t *testing.T, bin string, env ...string) *lineProc {
 	t.Helper()
-	cmd := exec.Command(program(t, "driver", static))
-	cmd.Env = append(os.Environ(), "SUBAGENT_DDS_SOCKET=", "SUBAGENT_RUN_DIR="+runDir)
-	cmd.Env = append(cmd.Env, env...)
+	cmd := exec.Command(bin)
+	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {
 		t.Fatal(err)
@@ -162,46 +162,71 @@ func startSup(t *testing.T, static bool, runDir string, env ...string) *sup {
 	if err := cmd.Start(); err != nil {
 		t.Fatal(err)
 	}
-	s := &sup{t: t, cmd: cmd, in: in, lines: make(chan string, 16), file: filepath.Join(t.TempDir(), "SpmiSupl_hook")}
+	p := &lineProc{t: t, cmd: cmd, in: in, lines: make(chan string, 16)}
 	go func() {
 		sc := bufio.NewScanner(out)
+		sc.Buffer(make([]byte, 1<<16), 1<<20)
 		for sc.Scan() {
-			s.lines <- sc.Text()
+			p.lines <- sc.Text()
 		}
-		close(s.lines)
+		close(p.lines)
 	}()
-	t.Cleanup(func() { s.cmd.Process.Kill(); s.cmd.Wait() })
-	return s
+	t.Cleanup(func() { in.Close(); cmd.Process.Kill(); cmd.Wait() })
+	return p
+}
+
+// line sends one command and returns the answer line.
+func (p *lineProc) line(cmd string) string {
+	p.t.Helper()
+	if _, err := fmt.Fprintln(p.in, cmd); err != nil {
+		p.t.Fatalf("%s: %v", cmd, err)
+	}
+	select {
+	case l, ok := <-p.lines:
+		if !ok {
+			p.t.Fatalf("%s: the driver exited", cmd)
+		}
+		return l
+	case <-time.After(30 * time.Second):
+		p.t.Fatalf("%s: no answer in 30s", cmd)
+	}
+	return ""
+}
+
+// okLine runs a command that must succeed and returns its answer's fields.
+func (p *lineProc) okLine(cmd string) []string {
+	p.t.Helper()
+	l := p.line(cmd)
+	f := strings.Fields(l)
+	if len(f) == 0 || f[0] != "ok" {
+		p.t.Fatalf("%s: %s", cmd, l)
+	}
+	return f[1:]
+}
+
+// sup is a running test/driver.c: one command, one answer line.
+type sup struct {
+	*lineProc
+	file string
+}
+
+// startSup runs the driver with SUBAGENT_RUN_DIR=runDir.
+func startSup(t *testing.T, static bool, runDir string, env ...string) *sup {
+	t.Helper()
+	p := startLineProc(t, program(t, "driver", static), append([]string{"SUBAGENT_DDS_SOCKET=", "SUBAGENT_RUN_DIR=" + runDir}, env...)...)
+	return &sup{lineProc: p, file: filepath.Join(t.TempDir(), "SpmiSupl_hook")}
 }
 
 // do sends one command and returns the answer line.
 func (s *sup) do(format string, args ...any) string {
 	s.t.Helper()
-	line := fmt.Sprintf(format, args...)
-	if _, err := fmt.Fprintln(s.in, line); err != nil {
-		s.t.Fatalf("%s: %v", line, err)
-	}
-	select {
-	case l, ok := <-s.lines:
-		if !ok {
-			s.t.Fatalf("%s: the driver exited", line)
-		}
-		return l
-	case <-time.After(20 * time.Second):
-		s.t.Fatalf("%s: no answer in 20s", line)
-	}
-	return ""
+	return s.line(fmt.Sprintf(format, args...))
 }
 
 // ok runs a command that must succeed and returns its answer's fields.
 func (s *sup) ok(format string, args ...any) []string {
 	s.t.Helper()
-	l := s.do(format, args...)
-	f := strings.Fields(l)
-	if len(f) == 0 || f[0] != "ok" {
-		s.t.Fatalf("%s: %s", fmt.Sprintf(format, args...), l)
-	}
-	return f[1:]
+	return s.okLine(fmt.Sprintf(format, args...))
 }
 
 // fails runs a command that must fail with SpmiErrno code and an

@@ -15,11 +15,8 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
-#include <sys/un.h>
 #include "cons_internal.h"
 
-#define IO_TIMEOUT_SEC 15
 #define CONTROL_SOCKET "subagent.sock"
 /* The daemon refuses longer request lines (control.MaxRequest). */
 #define MAX_REQUEST (64 << 10)
@@ -44,43 +41,6 @@ int cons_lock(void)
 
 void cons_unlock(void) { pthread_mutex_unlock(&dds_mu); }
 
-static int has_socket(const char *dir)
-{
-   char p[4096];
-   struct stat st;
-
-   snprintf(p, sizeof p, "%s/" CONTROL_SOCKET, dir);
-   return stat(p, &st) == 0 && S_ISSOCK(st.st_mode);
-}
-
-/* As dds_socket_path (sock.c) for dds.sock: $SUBAGENT_RUN_DIR, else the
- * first trusted run directory with a socket among /run/subagent and
- * $XDG_RUNTIME_DIR/subagent, else the default for our uid. */
-static void control_path(char *out, size_t n)
-{
-   const char *e = getenv("SUBAGENT_RUN_DIR");
-   const char *dirs[2];
-   char xdg[4096], why[1536];
-   int nd = 0;
-
-   if (e && *e) {
-      snprintf(out, n, "%s/" CONTROL_SOCKET, e);
-      return;
-   }
-   dirs[nd++] = "/run/subagent";
-   e = getenv("XDG_RUNTIME_DIR");
-   if (e && e[0] == '/') {
-      snprintf(xdg, sizeof xdg, "%s/subagent", e);
-      dirs[nd++] = xdg;
-   }
-   for (int i = 0; i < nd; i++) {
-      snprintf(out, n, "%s/" CONTROL_SOCKET, dirs[i]);
-      if (has_socket(dirs[i]) && dds_trusted(out, why, sizeof why))
-         return;
-   }
-   snprintf(out, n, "%s/" CONTROL_SOCKET, dirs[geteuid() == 0 ? 0 : nd - 1]);
-}
-
 static void disconnect(void)
 {
    if (cons_st.sock >= 0)
@@ -91,38 +51,11 @@ static void disconnect(void)
 
 static int dial(void)
 {
-   struct sockaddr_un a = {.sun_family = AF_UNIX};
-   struct timeval tv = {.tv_sec = IO_TIMEOUT_SEC};
-   char why[1536];
-   size_t l;
    int s;
 
-   control_path(cons_st.path, sizeof cons_st.path);
-   l = strlen(cons_st.path);
-   if (l >= sizeof a.sun_path) {
-      dds_err(SiInitFailed, "daemon socket path %s is longer than %zu bytes", cons_st.path, sizeof a.sun_path - 1);
+   dds_run_socket(CONTROL_SOCKET, cons_st.path, sizeof cons_st.path);
+   if ((s = dds_dial(cons_st.path)) < 0)
       return SiInitFailed;
-   }
-   memcpy(a.sun_path, cons_st.path, l + 1);
-   if (!dds_trusted(cons_st.path, why, sizeof why)) {
-      dds_err(SiInitFailed, "not connecting to %s: %s", cons_st.path, why);
-      return SiInitFailed;
-   }
-   if ((s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0)) < 0) {
-      dds_err(SiInitFailed, "socket: %s", strerror(errno));
-      return SiInitFailed;
-   }
-   setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
-   setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
-   while (connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
-      if (errno == EINTR)
-         continue;
-      dds_err(SiInitFailed, "cannot reach the daemon at %s: %s "
-              "(is subagent running? SUBAGENT_RUN_DIR selects its run directory)",
-              cons_st.path, strerror(errno));
-      close(s);
-      return SiInitFailed;
-   }
    cons_st.sock = s;
    cons_st.rlen = 0;
    cons_st.gen++;

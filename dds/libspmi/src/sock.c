@@ -13,12 +13,12 @@
  * that hangs longer must not hang the supplier forever. */
 #define IO_TIMEOUT_SEC 15
 
-static int is_socket(const char *dir)
+static int is_socket(const char *dir, const char *name)
 {
    char p[4096];
    struct stat st;
 
-   snprintf(p, sizeof p, "%s/dds.sock", dir);
+   snprintf(p, sizeof p, "%s/%s", dir, name);
    return stat(p, &st) == 0 && S_ISSOCK(st.st_mode);
 }
 
@@ -70,25 +70,21 @@ static int trusted(const char *p, char *why, size_t n)
    return 0;
 }
 
-/* $SUBAGENT_DDS_SOCKET, else $SUBAGENT_RUN_DIR/dds.sock, else an existing
- * socket in a trusted directory among the daemon's default run directories
- * (/run/subagent, $XDG_RUNTIME_DIR/subagent), else the default for our own
- * uid: a supplier cannot know the daemon's uid. Never a fixed name in
- * /tmp, which another user could make first. */
-void dds_socket_path(char *out, size_t n)
+/* dds_run_socket finds the daemon's socket called name: in
+ * $SUBAGENT_RUN_DIR, else an existing socket in a trusted directory among
+ * the daemon's default run directories (/run/subagent,
+ * $XDG_RUNTIME_DIR/subagent), else the default for our own uid: a client
+ * cannot know the daemon's uid. Never a fixed name in /tmp, which another
+ * user could make first. */
+void dds_run_socket(const char *name, char *out, size_t n)
 {
-   const char *e = getenv("SUBAGENT_DDS_SOCKET");
+   const char *e = getenv("SUBAGENT_RUN_DIR");
    const char *dirs[2];
    char xdg[4096], why[1536];
    int nd = 0;
 
    if (e && *e) {
-      snprintf(out, n, "%s", e);
-      return;
-   }
-   e = getenv("SUBAGENT_RUN_DIR");
-   if (e && *e) {
-      snprintf(out, n, "%s/dds.sock", e);
+      snprintf(out, n, "%s/%s", e, name);
       return;
    }
    dirs[nd++] = "/run/subagent";
@@ -98,36 +94,49 @@ void dds_socket_path(char *out, size_t n)
       dirs[nd++] = xdg;
    }
    for (int i = 0; i < nd; i++) {
-      snprintf(out, n, "%s/dds.sock", dirs[i]);
-      if (is_socket(dirs[i]) && trusted(out, why, sizeof why))
+      snprintf(out, n, "%s/%s", dirs[i], name);
+      if (is_socket(dirs[i], name) && trusted(out, why, sizeof why))
          return;
    }
-   snprintf(out, n, "%s/dds.sock", dirs[geteuid() == 0 ? 0 : nd - 1]);
+   snprintf(out, n, "%s/%s", dirs[geteuid() == 0 ? 0 : nd - 1], name);
 }
 
-int dds_connect(void)
+/* $SUBAGENT_DDS_SOCKET, else dds.sock in the run directory. */
+void dds_socket_path(char *out, size_t n)
 {
-   char path[4096], why[1536];
+   const char *e = getenv("SUBAGENT_DDS_SOCKET");
+
+   if (e && *e) {
+      snprintf(out, n, "%s", e);
+      return;
+   }
+   dds_run_socket("dds.sock", out, n);
+}
+
+/* dds_dial connects to the daemon's socket at path, after the trust check
+ * of its directory, with send and receive timeouts; it returns the socket,
+ * or -1 with SpmiErrno SiInitFailed and the reason. */
+int dds_dial(const char *path)
+{
+   char why[1536];
    struct sockaddr_un a = {.sun_family = AF_UNIX};
    struct timeval tv = {.tv_sec = IO_TIMEOUT_SEC};
    int s;
 
-   dds_socket_path(path, sizeof path);
-   snprintf(dds_st.sockpath, sizeof dds_st.sockpath, "%s", path);
    if (strlen(path) >= sizeof a.sun_path) {
       dds_err(SiInitFailed, "daemon socket path %s is longer than %zu bytes",
               path, sizeof a.sun_path - 1);
-      return SiInitFailed;
+      return -1;
    }
    memcpy(a.sun_path, path, strlen(path) + 1);
    if (!trusted(path, why, sizeof why)) {
       dds_err(SiInitFailed, "not connecting to %s: %s", path, why);
-      return SiInitFailed;
+      return -1;
    }
    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
    if (s < 0) {
       dds_err(SiInitFailed, "socket: %s", strerror(errno));
-      return SiInitFailed;
+      return -1;
    }
    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
    setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
@@ -138,8 +147,20 @@ int dds_connect(void)
               "(is subagent running? SUBAGENT_RUN_DIR selects its run directory)",
               path, strerror(errno));
       close(s);
-      return SiInitFailed;
+      return -1;
    }
+   return s;
+}
+
+int dds_connect(void)
+{
+   char path[4096];
+   int s;
+
+   dds_socket_path(path, sizeof path);
+   snprintf(dds_st.sockpath, sizeof dds_st.sockpath, "%s", path);
+   if ((s = dds_dial(path)) < 0)
+      return SiInitFailed;
    dds_st.sock = s;
    return 0;
 }
@@ -159,11 +180,4 @@ void dds_disconnect(void)
    if (dds_st.sock >= 0)
       close(dds_st.sock);
    dds_st.sock = -1;
-}
-
-/* The consumer side (cons_conn.c) checks the control socket's directory
- * the same way. */
-int dds_trusted(const char *p, char *why, size_t n)
-{
-   return trusted(p, why, n);
 }

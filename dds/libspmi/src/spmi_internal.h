@@ -85,8 +85,11 @@ int  dds_frame_end(struct dds_buf *w, uint16_t type);
  * the code. A lost connection closes dds_st.sock and sets lost. */
 int dds_round_trip(const uint8_t *frame, size_t len, int fd, uint64_t *value, int *lost);
 
-/* Socket: the path lookup, connect, and the non-blocking "is it over". */
+/* Socket: the path lookup (dds.sock, or any socket of the run directory
+ * by name), connect, and the non-blocking "is it over". */
 void dds_socket_path(char *out, size_t n);
+void dds_run_socket(const char *name, char *out, size_t n);
+int  dds_dial(const char *path);
 int  dds_connect(void);
 int  dds_peer_closed(int sock);
 void dds_disconnect(void);
@@ -109,9 +112,7 @@ int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay);
 /* Reconnects when the daemon went away; 0 when registered. */
 int dds_ready(void);
 
-/* The consumer side (sys/Spmidef.h, cons_*.c): the trust check of a
- * socket's directory (sock.c), and SpmiExit's consumer part. */
-int  dds_trusted(const char *p, char *why, size_t n);
+/* The consumer side (sys/Spmidef.h, cons_*.c): SpmiExit's part. */
 void cons_exit(void);
 
 #pragma GCC visibility pop
