@@ -71,7 +71,11 @@ func TestDaemonRefusesUntrustedDirs(t *testing.T) {
 func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	testutil.RequireRoot(t)
 	e := newEnv(t)
+	// The daemon runs as nobody: the binary and the fixture /proc and /sys
+	// must be reachable for it, wherever the checkout is.
 	testutil.Traversable(t, filepath.Dir(e.bin))
+	testutil.Traversable(t, e.proc)
+	testutil.Traversable(t, e.sys)
 	planted := []string{"/tmp/subagent-65534", "/tmp/subagent-state-65534"}
 	for _, d := range planted {
 		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
@@ -93,16 +97,17 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	if err := d.Start(); err != nil {
 		t.Fatal(err)
 	}
-	exited := make(chan error, 1)
-	go func() { exited <- d.Wait() }()
+	var waitErr error
+	exited := make(chan struct{})
+	go func() { waitErr = d.Wait(); close(exited) }()
 	defer func() {
 		d.Process.Kill()
 		<-exited
 	}()
 	testutil.Eventually(t, "control socket ready", 15*time.Second, func() bool {
 		select {
-		case err := <-exited:
-			t.Fatalf("daemon exited: %v\n%s", err, log)
+		case <-exited:
+			t.Fatalf("daemon exited: %v\n%s", waitErr, log)
 		default:
 		}
 		return strings.Contains(log.String(), "control socket ready")
@@ -161,7 +166,6 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	case <-time.After(10 * time.Second):
 		t.Fatalf("daemon ignored SIGTERM\n%s", log)
 	}
-	exited <- nil // for the deferred Kill's receive
 	for _, p := range []string{runDir, stateDir} {
 		if _, err := os.Lstat(p); !errors.Is(err, fs.ErrNotExist) {
 			t.Fatalf("private directory %s left after exit: %v", p, err)
