@@ -3,6 +3,10 @@ GO      ?= go
 BIN     := bin/subagent
 ARGS    ?=
 PKGS    := ./...
+# The client module (client/go.mod: what suppliers and instrumented programs
+# import) is a module of its own, which ./... of the daemon's does not
+# reach: every check also runs there.
+CLIENT  := client
 BENCHTIME ?= 2s
 # Go tools the checks run, installed by scripts/install-go-tools.sh.
 TOOLS   := bin/tools
@@ -24,8 +28,10 @@ run: build
 # man-db for packaging/), then run every check and test.
 test: test-deps check-fmt vet staticcheck
 	$(GO) test -race -count=1 -timeout 20m $(PKGS)
+	cd $(CLIENT) && $(GO) test -race -count=1 -timeout 10m ./...
 	# 32-bit suppliers share the file layout: the codecs on 386 too.
-	GOARCH=386 $(GO) test -count=1 ./dds/ ./dds/client/
+	GOARCH=386 $(GO) test -count=1 ./dds/
+	cd $(CLIENT) && GOARCH=386 $(GO) test -count=1 ./ddswire/ ./ddsclient/
 
 test-deps:
 	bash scripts/install-test-deps.sh
@@ -39,19 +45,23 @@ check-fmt:
 
 vet:
 	$(GO) vet $(PKGS)
+	cd $(CLIENT) && $(GO) vet ./...
 
 # honnef.co/go/tools with its default checks; the version is pinned in
 # scripts/install-go-tools.sh.
 staticcheck:
 	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
 	$(TOOLS)/staticcheck $(PKGS)
+	cd $(CLIENT) && $(CURDIR)/$(TOOLS)/staticcheck ./...
 
 # Unit tests only (no real snmpd); quick feedback while editing.
 unit:
 	$(GO) test -short -count=1 $(PKGS)
+	cd $(CLIENT) && $(GO) test -short -count=1 ./...
 
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
-BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/client/ ./dds/libspmi/ ./arm/ ./libarm/ ./rtimearm/
+BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/libspmi/ ./libarm/ ./rtimearm/
+CLIENT_BENCHPKGS := ./ddsclient/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
 # the end-to-end walk through a real snmpd. Raw results: bin/bench.txt.
@@ -59,9 +69,11 @@ bench: build test-deps
 	bash scripts/install-bench-deps.sh
 	@mkdir -p bin
 	$(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 $(BENCHPKGS) | tee bin/bench.txt
+	cd $(CLIENT) && $(GO) test -run '^$$' -bench . -benchmem -benchtime $(BENCHTIME) -count 5 $(CLIENT_BENCHPKGS) | tee -a ../bin/bench.txt
 	$(GO) run $(BENCHSTAT) bin/bench.txt
 	bash scripts/bench-walk.sh 100
 	bash scripts/bench-dds-walk.sh
+	bash scripts/bench-dds-walk.sh 1 1 16 62500
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) and its
 # snmp_exporter generator configuration (MIBs/snmp_exporter/generator.yml)

@@ -5,6 +5,7 @@ go 1.26.8
 require (
 	github.com/go-viper/mapstructure/v2 v2.4.0
 	github.com/gosnmp/gosnmp v1.47.0
+	github.com/perfagent/subagent/client v0.0.0-00010101000000-000000000000
 	github.com/prometheus/procfs v0.23.0
 	github.com/spf13/cobra v1.10.2
 	github.com/spf13/pflag v1.0.10
@@ -28,3 +29,6 @@ require (
 	golang.org/x/sync v0.24.0 // indirect
 	golang.org/x/text v0.43.0 // indirect
 )
+
+// The client module (client/go.mod) is built from this checkout.
+replace github.com/perfagent/subagent/client => ./client

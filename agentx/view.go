@@ -217,6 +217,14 @@ func (s *scope) hasSibling(v asn1tree.View, o asn1tree.OID) bool {
 	return ok && len(first) == len(o)
 }
 
+// release tells a View that holds resources for its answer (an
+// spmi.Answer pinning suppliers' values) that nothing reads it any more.
+func release(v asn1tree.View) {
+	if r, ok := v.(interface{ Release() }); ok {
+		r.Release()
+	}
+}
+
 // viewCacheSize covers the SNMP requests in flight at once: the master keeps
 // one transactionID per manager request across all its AgentX passes.
 const (
@@ -247,6 +255,9 @@ func (c *viewCache) get(tid uint32, now time.Time) asn1tree.View {
 		}
 	}
 	v := c.load()
+	if old := c.slots[c.next].view; old != nil {
+		release(old) // its transaction is over: the session answers in order
+	}
 	c.slots[c.next] = viewSlot{tid: tid, view: v, at: now, used: true}
 	c.next = (c.next + 1) % len(c.slots)
 	return v

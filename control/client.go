@@ -9,8 +9,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/trustdir"
 	"github.com/perfagent/subagent/spmi"
-	"github.com/perfagent/subagent/trustdir"
 )
 
 // Client talks to a running daemon. It is a spmi.AfterSource.

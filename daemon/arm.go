@@ -5,7 +5,7 @@ import (
 	"path/filepath"
 	"slices"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/rtimearm"
 )

@@ -274,7 +274,7 @@ func (d *Daemon) logServes(s *spmi.Snapshot) {
 	}
 	sort.Strings(tops)
 	d.log.Info("serving the data hierarchy", "base", s.Base.String(), "statistics", s.NumStats,
-		"with_values", s.Values().Len(), "contexts", strings.Join(tops, " "), "refresh_took", d.h.Stats().LastTook)
+		"with_values", s.ViewLen(), "contexts", strings.Join(tops, " "), "refresh_took", d.h.Stats().LastTook)
 }
 
 // controlAccess turns the control settings into the socket's access rules.

@@ -6,9 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/dds"
-	"github.com/perfagent/subagent/dds/client"
 )
 
 // The configured limits reach the supplier server: a supplier within the

@@ -6,8 +6,8 @@ import (
 	"os"
 	"path/filepath"
 
+	"github.com/perfagent/subagent/client/trustdir"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/trustdir"
 )
 
 // prepareDirs gives an empty run or state directory (a non-root user with

@@ -3,7 +3,6 @@ package dds
 import (
 	"runtime/debug"
 	"sync/atomic"
-	"time"
 )
 
 // Batches (format minor 1, docs/DDS.md §1 "Batches"). A supplier that
@@ -27,11 +26,8 @@ const (
 	ReadCopies   = 4
 )
 
-// WriterHoldOff is the longest a writer waits, before a batch, for the
-// daemon's copy to end. A copy takes microseconds; the bound only matters
-// when a daemon died while copying, and the libraries then ignore that
-// value of SiShReading until it changes.
-const WriterHoldOff = time.Millisecond
+// WriterHoldOff (ddswire) is the longest a writer waits, before a batch,
+// for the daemon's copy to end.
 
 // ReadConsistent runs copyValues, which loads the supplier's values from
 // the data area, until one run saw no batch open or begun, at most

@@ -107,10 +107,10 @@ func TestServerServesLastConsistentValues(t *testing.T) {
 	for i := 1; i <= 3; i++ {
 		wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)
 		wantNode(t, h, "DDS/IBM/Test/widgets", "99.2.220.2", 1)
-		if n := lookup(h, "DDS/IBM/Moretest/A/solutions"); n == nil || n.Value.OK() {
+		if n := lookup(h, "DDS/IBM/Moretest/A/solutions"); n == nil || n.Current().OK() {
 			t.Fatalf("A/solutions %+v: no consistent read yet, want no value", n)
 		}
-		if st := s.Stats(); st.StaleReads != uint64(3*i) || st.Suppliers != 1 { // one per refresh
+		if st := s.Stats(); st.StaleReads != uint64(3*i) || st.Suppliers != 1 { // one per read
 			t.Fatalf("stats %+v after %d rounds", st, i)
 		}
 	}

@@ -1,16 +1,14 @@
-// Package dds holds the formats of the Dynamic Data Supplier interface: the
-// shared-memory file a supplier writes its values into, and the registration
-// protocol it speaks over the daemon's Unix socket (docs/DDS.md).
+// Package dds is the daemon's side of the Dynamic Data Supplier interface
+// (docs/DDS.md): the server on the daemon's Unix socket that registers
+// suppliers, maps their shared files and checks they are alive, and the
+// provider that serves their values under DDS.
 //
-// The codecs are written by hand, with no generator or serialization
-// library, for three reasons: a small C library must implement the same
-// bytes with nothing but libc; the header must be byte-for-byte the C
-// SpmiShare struct that suppliers dereference directly; and the daemon reads
-// input from other processes, so every length, count and offset is checked
-// before it is used, with errors that name what was wrong.
-//
-// The package is pure: it maps nothing, opens no socket and keeps no state
-// beyond what a caller passes in. Reads and writes of the live mapping go
-// through ReadValue and the header accessors, which use aligned atomics and
-// turn a fault on a truncated file into an error.
+// The formats a supplier library shares with the daemon, the shared file
+// and the registration protocol, are package ddswire of the client module
+// (client/ddswire), which suppliers import without the daemon; this
+// package re-exports them under the same names (wire_aliases.go) and adds
+// what only a reader does: values read from the live mapping with aligned
+// atomics (ReadValue, ReadConsistent), the header fields the daemon sets,
+// and the volatile slot allocator. A fault on a file truncated by its
+// owner becomes an error for that supplier instead of killing the daemon.
 package dds

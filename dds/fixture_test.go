@@ -1,6 +1,7 @@
 package dds
 
 import (
+	"encoding/binary"
 	"errors"
 	"strings"
 	"testing"
@@ -64,3 +65,21 @@ func wantErr(t *testing.T, err error, c spmi.Code, subs ...string) {
 		}
 	}
 }
+
+// goodFile is a valid shared file for guideInit, created by pid 4242.
+func goodFile() []byte {
+	in := guideInit()
+	h := NewHeader(in.AreaLen, in.PermLen, 4242, 987654, in.File)
+	h.Gen = in.Generation
+	b := aligned(int(h.AllocLen))
+	h.Encode(b)
+	return b
+}
+
+func goodExpect() Expect { return ExpectFor(guideInit(), 4242, 987654) }
+
+// le writes the little-endian fields of the formats.
+var le = binary.LittleEndian
+
+// frameHead is the length of a frame's head (length, type, reserved).
+const frameHead = 8

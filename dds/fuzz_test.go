@@ -87,7 +87,7 @@ func FuzzValidateFile(f *testing.F) {
 			t.Fatalf("accepted layout %+v for %d bytes", l, len(mem))
 		}
 		area := l.Area(mem)
-		fld := Field{Off: field >> 8, Size: 1 << (field & 3), Type: DataType(field>>4) % numDataTypes, Present: SiLong}
+		fld := Field{Off: field >> 8, Size: 1 << (field & 3), Type: DataType(field>>4) % (SiUnsign + 1), Present: SiLong}
 		if v, err := ReadValue(area, fld); err == nil && fld.Check(l.AreaLen) != nil {
 			t.Fatalf("read %v from unreadable %+v", v, fld)
 		}

@@ -3,6 +3,8 @@ package dds
 import (
 	"fmt"
 
+	"github.com/perfagent/subagent/client/ddswire"
+
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -19,25 +21,21 @@ type Provider struct{ reg *registry }
 // Name implements spmi.Provider.
 func (p *Provider) Name() string { return Root }
 
+// Shape implements spmi.StableProvider: the DDS part of the tree is
+// rebuilt only when the registrations change (each change publishes a new
+// view); values are live, read from the mapped files when asked for.
+func (p *Provider) Shape() any { return p.reg.view.Load() }
+
 // Collect implements spmi.Provider. It takes the published view (no lock)
-// and copies each supplier's values in one consistent read (values.go);
-// it never waits for a supplier or its socket.
+// and adds every context, and each statistic as a live one of its
+// supplier; it never waits for a supplier or its socket.
 func (p *Provider) Collect(b *spmi.Builder) error {
 	root, err := b.Context(nil, &spmi.CxDesc{Name: Root, Descr: rootDescr, ASN: RootASN})
 	if err != nil {
 		return err
 	}
 	view := *p.reg.view.Load()
-	vals := p.values(view, b.Now())
-	read := map[*supplier]int{}
-	defer func() {
-		if b.Background() {
-			return // the daemon's own refresh is nobody's read
-		}
-		for sup, n := range read {
-			sup.noteRead(b.Now(), n)
-		}
-	}()
+	srcs := map[*supplier]*liveSup{}
 	for i := range view {
 		v := &view[i]
 		parent := root
@@ -46,20 +44,20 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 				continue // its parent was refused
 			}
 		}
-		cx, err := b.Context(parent, &spmi.CxDesc{Name: v.name, Descr: v.descr, ASN: v.asn, Inst: v.inst.Spmi()})
+		cx, err := b.Context(parent, &spmi.CxDesc{Name: v.name, Descr: v.descr, ASN: v.asn, Inst: spmiInst(v.inst)})
 		if err != nil {
 			b.Fail(sourceOf(v), err)
 			continue
 		}
-		if len(v.stats) > 0 {
-			read[v.sup] += p.stats(b, cx, v, vals.cx[i])
+		if len(v.stats) == 0 || v.sup == nil {
+			continue
 		}
-	}
-	for sup, err := range vals.faults {
-		b.Fail(supSource(sup), err)
-	}
-	if len(vals.faults) > 0 {
-		p.reg.notifyFault()
+		src := srcs[v.sup]
+		if src == nil {
+			src = &liveSup{sup: v.sup, reg: p.reg}
+			srcs[v.sup] = src
+		}
+		p.stats(b, cx, v, src)
 	}
 	return nil
 }
@@ -73,29 +71,23 @@ func sourceOf(v *cxView) string {
 
 func supSource(sup *supplier) string { return fmt.Sprintf("dds:%s:pid %d", sup.vendor.Path(), sup.pid) }
 
-// stats adds v's statistics with the values read for them (NoValue where
-// none). It returns how many have a value.
-func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView, vals []spmi.Value) int {
-	n := 0
+// stats adds v's statistics as live fields of src.
+func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView, src *liveSup) {
 	for i := range v.stats {
 		s := &v.stats[i]
-		x := spmi.NoValue
-		if i < len(vals) {
-			x = vals[i]
-		}
-		if x.OK() {
-			n++
-		}
 		d := &spmi.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
-			Val: s.ValType.Spmi(), Data: s.DataType.Presented()}
+			Val: spmiValType(s.ValType), Data: presented(s.DataType)}
 		if d.Data == spmi.SiFloat {
 			d.Scale = 3
 		}
 		// The supplier's high scale value says how large a level gets.
 		d.Wide = !spmi.FitsGauge32(d.Max, d.Scale)
-		if err := b.Stat(cx, d, x); err != nil {
+		if err := b.LiveStat(cx, d, src, uint32(len(src.fields))); err != nil {
 			b.Fail(sourceOf(v), err)
+			continue
 		}
+		src.fields = append(src.fields, ddswire.FieldOf(s, v.base))
+		src.cxIDs = append(src.cxIDs, v.id)
+		src.maxID = max(src.maxID, v.id)
 	}
-	return n
 }

@@ -1,64 +1,21 @@
 package dds
 
 import (
-	"io"
 	"net"
 	"time"
 
 	"golang.org/x/sys/unix"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
 
-// fdReader reads a stream and collects SCM_RIGHTS descriptors. Once the
-// first byte of a frame has arrived the rest must come within timeout.
-type fdReader struct {
-	c       *net.UnixConn
-	timeout time.Duration
-	fds     []int
-	armed   bool
-	trunc   bool
-}
-
-func (r *fdReader) Read(p []byte) (int, error) {
-	oob := make([]byte, unix.CmsgSpace(4*4))
-	n, oobn, flags, _, err := r.c.ReadMsgUnix(p, oob)
-	fds, lost := parseRights(oob[:oobn], flags)
-	r.fds = append(r.fds, fds...)
-	r.trunc = r.trunc || lost
-	if n == 0 && err == nil && len(p) > 0 {
-		return 0, io.EOF
-	}
-	if n > 0 && !r.armed {
-		r.armed = true
-		r.c.SetReadDeadline(time.Now().Add(r.timeout))
-	}
-	return n, err
-}
-
-// next prepares for a frame; a zero wait waits for its start forever.
-func (r *fdReader) next(wait time.Duration) {
-	r.armed = false
-	var d time.Time
-	if wait > 0 {
-		d = time.Now().Add(wait)
-	}
-	r.c.SetReadDeadline(d)
-}
-
-func (r *fdReader) closeFDs() {
-	for _, fd := range r.fds {
-		unix.Close(fd)
-	}
-	r.fds, r.trunc = nil, false
-}
-
 // serveConn runs one supplier's connection to its end; the listener has
 // admitted the peer.
 func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
-	r := &fdReader{c: c, timeout: s.cfg.IOTimeout}
-	defer r.closeFDs()
+	r := &ddswire.FDReader{Conn: c, Timeout: s.cfg.IOTimeout}
+	defer r.CloseFDs()
 	var sup *supplier
 	defer func() {
 		if sup != nil { // EOF or error: gone at once
@@ -74,7 +31,7 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 		if sup == nil {
 			wait = s.cfg.IOTimeout // Init must come soon after connecting
 		}
-		r.next(wait)
+		r.Next(wait)
 		t, body, err := ReadFrame(r, s.cfg.Limits)
 		if err != nil {
 			if spmi.CodeOf(err) == spmi.SiBadArgument {
@@ -94,8 +51,8 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 		if t == MsgInit && sup == nil {
 			want = 1
 		}
-		if n := len(r.fds); n != want || r.trunc {
-			r.closeFDs()
+		if n := len(r.FDs); n != want || r.Truncated {
+			r.CloseFDs()
 			reply(t, 0, shmErr("%v: %d descriptors passed with the frame, want %d", t, n, want))
 			return
 		}
@@ -105,8 +62,8 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 				reply(t, 0, badArg("Init: already registered"))
 				continue
 			}
-			fd := r.fds[0]
-			r.fds = nil
+			fd := r.FDs[0]
+			r.FDs = nil
 			sup, err = s.register(m, fd, c, cr)
 			unix.Close(fd)
 			if err != nil {

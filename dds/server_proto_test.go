@@ -41,9 +41,9 @@ func TestServerIntervalAndShutdown(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, guideInit())
 	ts.register(s, spmi.SiSuccess)
-	h.Refresh()
+	readAll(t, h, "DDS/IBM/Test/gadgets")
 	time.Sleep(120 * time.Millisecond)
-	h.Refresh()
+	readAll(t, h, "DDS/IBM/Test/gadgets")
 	hd := DecodeHeader(ts.mem)
 	if hd.Subscrib != 4 || hd.Interval < 100 {
 		t.Fatalf("SiShSubscrib %d, SiShInterval %d; want 4 and >= 100", hd.Subscrib, hd.Interval)

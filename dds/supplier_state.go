@@ -7,7 +7,6 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/internal/unixsock"
@@ -36,10 +35,12 @@ type supplier struct {
 	reads   readWindow  // consumers' reads, for SiShInterval and SiShSubscrib
 	window  time.Duration
 
-	valMu      sync.Mutex              // one consistent read at a time
-	last       map[uint64][]spmi.Value // last consistent values, by context id
-	staleSince time.Time               // first of the reads failing in a row
-	warned     bool                    // an open batch was logged
+	valMu      sync.Mutex // one consistent read at a time
+	last       *areaCopy  // the last consistent copy of the data area
+	lastUpTo   uint64     // the newest context it covers
+	copies     sync.Pool  // of *areaCopy, for pins
+	staleSince time.Time  // first of the reads failing in a row
+	warned     bool       // an open batch was logged
 }
 
 // area runs f on the data area under the read lock; false if unmapped.
@@ -146,20 +147,4 @@ func mapShared(fd int, m *Init, cr unixsock.Peer, lim Limits) ([]byte, Layout, e
 		return nil, l, err
 	}
 	return mem, l, nil
-}
-
-// ProcStart is a process's start time in clock ticks since boot (field 22
-// of /proc/<pid>/stat, through procfs), 0 if unknown, which skips the
-// comparison. Header and daemon compare it so that a recycled pid cannot
-// pass for the supplier that created a file.
-func ProcStart(pid int32) uint64 {
-	p, err := procfs.NewProc(int(pid))
-	if err != nil {
-		return 0
-	}
-	st, err := p.Stat()
-	if err != nil {
-		return 0
-	}
-	return st.Starttime
 }

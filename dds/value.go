@@ -9,40 +9,6 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Field is where a statistic's source value lies in the data area and how
-// to present it: the size, offset and type of SZ_OFF, and data_type.
-type Field struct {
-	Off     uint32 // from the start of the data area (slot offset + stat offset)
-	Size    uint32
-	Type    DataType // source format
-	Present DataType // format presented to the API (data_type)
-}
-
-// FieldOf is the field of statistic s in a data area part starting at base
-// (0 for permanent statistics, the slot offset for volatile ones).
-func FieldOf(s *Stat, base uint32) Field {
-	return Field{Off: base + s.Offset, Size: s.Size, Type: s.Type, Present: s.DataType}
-}
-
-// Check tells whether f can be read from a data area of areaLen bytes:
-// a known type, a size that type can have, aligned to its size (8 at most)
-// so one atomic load reads it, and inside the area.
-func (f Field) Check(areaLen uint32) error {
-	switch {
-	case !f.Type.Valid():
-		return spmi.Errorf(spmi.SiBadArgument, "source type %d is not a DataType", uint8(f.Type))
-	case !f.Present.Valid():
-		return spmi.Errorf(spmi.SiBadArgument, "data_type %d is not a DataType", uint8(f.Present))
-	case !f.Type.SizeOK(f.Size):
-		return spmi.Errorf(spmi.SiBadArgument, "a %v source field cannot be %d bytes", f.Type, f.Size)
-	case f.Off%min(f.Size, 8) != 0:
-		return spmi.Errorf(spmi.SiBadArgument, "%d-byte source field at offset %d is not %d-byte aligned", f.Size, f.Off, min(f.Size, 8))
-	case uint64(f.Off)+uint64(f.Size) > uint64(areaLen):
-		return spmi.Errorf(spmi.SiBadArgument, "source field [%d, +%d) ends past the %d-byte area", f.Off, f.Size, areaLen)
-	}
-	return nil
-}
-
 // ReadValue reads field f from the data area and converts it to its
 // presented format. Every load is one aligned atomic load: fields of 1 or 2
 // bytes are taken from their aligned 4-byte word, so area must start
@@ -96,27 +62,27 @@ func present(f Field, x, y uint64) spmi.Value {
 		isFloat bool
 		signed  bool
 	)
-	switch f.Type.class() {
-	case cUnsigned:
+	switch f.Type.Class() {
+	case ClassUnsigned:
 		u = x
-	case cSigned:
+	case ClassSigned:
 		shift := 64 - 8*f.Size
 		i, signed = int64(x<<shift)>>shift, true
-	case cFloat:
+	case ClassFloat:
 		if f.Size == 4 {
 			fl = float64(math.Float32frombits(uint32(x)))
 		} else {
 			fl = math.Float64frombits(x)
 		}
 		isFloat = true
-	case cTimeval:
+	case ClassTimeval:
 		sec, usec := int64(x), int64(y)
 		if f.Size == 8 {
 			sec, usec = int64(int32(uint32(x))), int64(int32(uint32(x>>32)))
 		}
 		fl, isFloat = float64(sec)+float64(usec)/1e6, true
 	}
-	if f.Present.Presented() == spmi.SiFloat {
+	if presented(f.Present) == spmi.SiFloat {
 		switch {
 		case isFloat:
 			return spmi.Float(fl)

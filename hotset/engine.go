@@ -20,6 +20,7 @@ type Item struct {
 	Served asn1tree.Value // what an SNMP get of OID answers now
 
 	node *spmi.Node // OID and Served are filled for returned items only
+	raw  spmi.Value // the value read, for Served
 }
 
 // Group is one peer set (the guide's SpmiHotVals) after an evaluation.
@@ -184,6 +185,7 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
 		return nil
 	}
 	seen := make(map[string]prevVal, len(s.prev))
+	ans := snap.Answer() // one consistent reading of each live source
 	var evs []Event
 	for _, g := range groups {
 		vals := make([]Item, 0, len(g.stats))
@@ -192,11 +194,12 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
 				res.Err = spmi.Errorf(spmi.SiBadArgument, "%q is text; a hotset compares numbers", n.Path)
 				break
 			}
-			v, ok := s.value(n, snap.Time, seen)
+			raw := ans.Value(n)
+			v, ok := s.value(n, raw, snap.Time, seen)
 			if !ok {
 				continue
 			}
-			vals = append(vals, Item{Name: n.Parent.Name, Path: n.Path, Value: v, node: n})
+			vals = append(vals, Item{Name: n.Parent.Name, Path: n.Path, Value: v, node: n, raw: raw})
 		}
 		order(vals, d.Threshold < 0)
 		hot := beyond(vals, d.Threshold)
@@ -229,19 +232,19 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
 // value is the compared value of n: the level of a quantity, the rate
 // per second of a counter since the previous evaluation (none on the
 // first, after a gap in the values, or when no time passed).
-func (s *state) value(n *spmi.Node, t time.Time, seen map[string]prevVal) (float64, bool) {
-	if !n.Value.OK() {
+func (s *state) value(n *spmi.Node, v spmi.Value, t time.Time, seen map[string]prevVal) (float64, bool) {
+	if !v.OK() {
 		return 0, false
 	}
 	if n.Stat.Val != spmi.SiCounter {
-		return n.Value.Float64(), true
+		return v.Float64(), true
 	}
-	seen[n.Path] = prevVal{n.Value, t}
+	seen[n.Path] = prevVal{v, t}
 	p, ok := s.prev[n.Path]
 	if !ok || !t.After(p.t) {
 		return 0, false
 	}
-	return counterChange(p.v, n.Value) / t.Sub(p.t).Seconds(), true
+	return counterChange(p.v, v) / t.Sub(p.t).Seconds(), true
 }
 
 // counterChange is the increase of a counter; one that went backwards was

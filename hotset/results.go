@@ -81,7 +81,7 @@ func capped(items []Item, maxResp int, snap *spmi.Snapshot) []Item {
 	out := append([]Item(nil), items...)
 	for i := range out {
 		n := out[i].node
-		out[i].OID, out[i].Served, out[i].node = n.FullOID(snap.Base), n.Stat.SNMPValue(n.Value), nil
+		out[i].OID, out[i].Served, out[i].node = n.FullOID(snap.Base), n.Stat.SNMPValue(out[i].raw), nil
 		out[i].Units = units(n.Stat)
 	}
 	return out

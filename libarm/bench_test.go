@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
 )
 

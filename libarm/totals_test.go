@@ -7,7 +7,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 )
 
 // The C library bins response times as armring does: the daemon reads

@@ -56,9 +56,17 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 	if view == nil {
 		view = emptyView{}
 	}
+	// The values are encoded when the switch below ends: what the view
+	// pinned for them (suppliers' values) can then be reused.
+	if rel, ok := view.(interface{ Release() }); ok {
+		defer rel.Release()
+	}
 	if set.sys != nil {
 		s.sv = sysView{sys: set.sys, main: view, ticks: ticks(r.start, r.now())}
 		view = &s.sv
+		// The scratch outlives the request: it must not keep the
+		// snapshot (and a tree suppliers may since have left) alive.
+		defer func() { s.sv = sysView{} }()
 	}
 	w := &s.resp
 	w.reset(q, set.maxMsgSize)

@@ -6,7 +6,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 )
 
 func benchProc(b *testing.B, g armring.Geometry) (*armring.File, *proc, *Registry) {

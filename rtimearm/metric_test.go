@@ -5,8 +5,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/spmi"
 )
 

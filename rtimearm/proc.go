@@ -4,7 +4,7 @@ import (
 	"fmt"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 )
 
 // proc is one connected process and its file.

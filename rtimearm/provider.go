@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/spmi"
 )
 

@@ -9,7 +9,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/spmi"
 )
 

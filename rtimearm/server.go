@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/internal/unixsock"
 )
 

@@ -10,9 +10,9 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/arm"
-	"github.com/perfagent/subagent/armring"
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/arm"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/spmi"
 )
 

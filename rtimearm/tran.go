@@ -6,7 +6,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 )
 
 // app is an application, shared by every process that registers its key.

@@ -9,8 +9,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/armring"
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/spmi"
 )
 

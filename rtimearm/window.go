@@ -4,7 +4,7 @@ import (
 	"math"
 	"time"
 
-	"github.com/perfagent/subagent/armring"
+	"github.com/perfagent/subagent/client/armring"
 )
 
 // window keeps the response times and completions of the last span in a

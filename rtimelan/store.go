@@ -5,8 +5,8 @@ import (
 	"fmt"
 	"slices"
 
+	"github.com/perfagent/subagent/client/trustdir"
 	"github.com/perfagent/subagent/spmi"
-	"github.com/perfagent/subagent/trustdir"
 )
 
 // StoreFile is the file in the state directory where older versions kept

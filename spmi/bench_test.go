@@ -2,6 +2,7 @@ package spmi
 
 import (
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 )
@@ -92,6 +93,97 @@ func BenchmarkGet100k(b *testing.B) {
 			}
 			b.StopTimer()
 			h.Fresh() // let a rebuild in flight finish before the next run
+		})
+	}
+}
+
+// liveWords is a LiveSource over a supplier's values: each pin copies
+// them, as DDS copies a data area.
+type liveWords struct{ words []uint64 }
+
+func (l *liveWords) Pin() LivePin { return wordsPin(slices.Clone(l.words)) }
+
+type wordsPin []uint64
+
+func (p wordsPin) Value(i uint32) Value { return Uint(p[i]) }
+
+// live100k is a StableProvider of 100 suppliers of 10 instances of 100
+// live statistics (100,000), as the DDS provider adds them.
+type live100k struct{ srcs []*liveWords }
+
+func newLive100k() *live100k {
+	l := &live100k{}
+	for range 100 {
+		l.srcs = append(l.srcs, &liveWords{words: make([]uint64, 1000)})
+	}
+	return l
+}
+
+func (*live100k) Name() string { return "DDS" }
+func (*live100k) Shape() any   { return 1 }
+func (l *live100k) Collect(bl *Builder) error {
+	root, err := bl.Context(nil, &CxDesc{Name: "DDS", Descr: "Suppliers", ASN: 99, Inst: SiContInst})
+	if err != nil {
+		return err
+	}
+	tpl := CxDesc{Descr: "Supplier"}
+	for s, src := range l.srcs {
+		for j := range 10 {
+			k := s*10 + j
+			inst, err := bl.Instance(root, &tpl, fmt.Sprint(k+1), "", uint32(k+1))
+			if err != nil {
+				return err
+			}
+			for i := range 100 {
+				d := &StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}
+				if err := bl.LiveStat(inst, d, src, uint32(j*100+i)); err != nil {
+					return err
+				}
+			}
+		}
+	}
+	return nil
+}
+
+// BenchmarkRefreshUnchanged100k is a refresh when the structure of
+// 100,000 live statistics did not change: the part is reused, nothing is
+// copied. Compare BenchmarkBuild100k, the rebuild it used to be.
+func BenchmarkRefreshUnchanged100k(b *testing.B) {
+	h := NewHierarchy(Config{Base: testBase})
+	h.Add(newLive100k())
+	if s := h.Refresh(); s.NumStats != 100000 {
+		b.Fatal(s.NumStats)
+	}
+	b.ReportAllocs()
+	b.ResetTimer()
+	for range b.N {
+		h.Refresh()
+	}
+}
+
+// BenchmarkGetLive100k is an SNMP Get of a live statistic among 100,000
+// (a pin of its supplier's 1,000 values per request), on a young snapshot
+// (idle) and after the minimum age (stale), when every request finds a
+// refresh due: it must not wait for it.
+func BenchmarkGetLive100k(b *testing.B) {
+	oid := testBase.Append(99, 701, 50, 0)
+	for _, c := range []struct {
+		name   string
+		minAge time.Duration
+	}{{"idle", time.Hour}, {"stale", 0}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := NewHierarchy(Config{Base: testBase, MinAge: c.minAge})
+			h.Add(newLive100k())
+			h.Refresh()
+			b.ReportAllocs()
+			b.ResetTimer()
+			for range b.N {
+				if _, ok := h.FreshWithin(0).View().Get(oid); !ok {
+					b.Fatal("no value")
+				}
+			}
+			b.StopTimer()
+			h.Fresh()
 		})
 	}
 }

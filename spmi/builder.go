@@ -22,7 +22,8 @@ type Builder struct {
 	arena      []uint32
 	memo       map[string]shared // see Shared
 	background bool
-	views      Views // 0: both
+	views      Views   // 0: both
+	live       []*Node // live statistics, by index (LiveStat)
 }
 
 // SetViews chooses the views the snapshot serves (ViewBoth by default).
@@ -195,6 +196,11 @@ func (b *Builder) Stats(cx *Node, ds []StatDesc, values []Value) error {
 
 // Finish orders the tree and indexes it by OID.
 func (b *Builder) Finish() *Snapshot {
+	return assemble(b.base, b.now, b.finishPart(nil), nil)
+}
+
+// finishPart orders the builder's tree and indexes it as one part.
+func (b *Builder) finishPart(shape any) *part {
 	all := make([]asn1tree.Entry[*Node], 0, b.nstats)
 	views := b.views
 	if views == 0 {
@@ -237,7 +243,7 @@ func (b *Builder) Finish() *Snapshot {
 				if isRow && views&ViewScalars == 0 {
 					continue
 				}
-				if v := c.Stat.SNMPValue(c.Value); v.Kind != asn1tree.NoValue {
+				if v := c.served(); v.Kind != asn1tree.NoValue {
 					vals = append(vals, asn1tree.Entry[asn1tree.Value]{OID: oid, Val: v})
 				}
 				continue
@@ -260,10 +266,19 @@ func (b *Builder) Finish() *Snapshot {
 	if err1 != nil || err2 != nil {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}
-	return &Snapshot{
-		Base: b.base, Time: b.now, Top: b.top, paths: b.paths,
-		nodes: nodes, view: view, Failures: b.failures, NumStats: b.nstats,
+	p := &part{shape: shape, top: b.top, paths: b.paths, nodes: nodes, view: view,
+		live: b.live, failures: b.failures, nstats: b.nstats}
+	p.runs = partRuns{nodes: splitRuns(p, nodes, len(b.base)), view: splitRuns(p, view, len(b.base))}
+	return p
+}
+
+// served is what the view holds for statistic n: its value as served, or
+// for a live statistic the entry that reads it when asked.
+func (n *Node) served() asn1tree.Value {
+	if n.live != nil {
+		return deferred(n)
 	}
+	return n.Stat.SNMPValue(n.Value)
 }
 
 func truncUTF8(s string, n int) string {

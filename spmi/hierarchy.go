@@ -21,6 +21,16 @@ type Provider interface {
 	Collect(b *Builder) error
 }
 
+// StableProvider is a Provider whose part of the tree changes only when
+// its Shape does (a comparable value: the DDS registrations). Its part is
+// built alone and reused, untouched, by every refresh until then; its
+// statistics are live (Builder.LiveStat) or constant. Its top-level
+// contexts are its own: no other provider may add under them.
+type StableProvider interface {
+	Provider
+	Shape() any
+}
+
 // Config sets up a Hierarchy.
 type Config struct {
 	Base      asn1tree.OID
@@ -53,10 +63,13 @@ type Hierarchy struct {
 	statsMu sync.Mutex
 	stats   RefreshStats
 
-	snap   atomic.Pointer[Snapshot]
-	stale  atomic.Bool   // Invalidate was called since the last refresh began
-	done   chan struct{} // closed when the refresh in flight ends
-	doneMu sync.Mutex
+	parts   map[string]*part // the stable providers' last parts, by name
+	peak    int              // most statistics since memory was last returned
+	rebuilt int              // statistics of the stable parts rebuilt by this refresh
+	snap    atomic.Pointer[Snapshot]
+	stale   atomic.Bool   // Invalidate was called since the last refresh began
+	done    chan struct{} // closed when the refresh in flight ends
+	doneMu  sync.Mutex
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -87,6 +100,7 @@ func (h *Hierarchy) Remove(name string) {
 	for i, p := range h.providers {
 		if p.Name() == name {
 			h.providers = append(h.providers[:i:i], h.providers[i+1:]...)
+			delete(h.parts, name)
 			return
 		}
 	}
@@ -133,20 +147,24 @@ func (h *Hierarchy) RefreshBackground() *Snapshot {
 func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	// Cleared before the build: a change during it marks the result stale.
 	h.stale.Store(false)
+	h.rebuilt = 0
 	start := time.Now()
-	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, start)
-	b.SetViews(h.cfg.Views)
-	b.background = background
+	b := h.builder(start, background)
 	durs := make(map[string]time.Duration, len(h.providers))
+	var stable []*part
 	for _, p := range h.providers {
 		t0 := time.Now()
-		b.SetProvider(p.Name())
-		if err := p.Collect(b); err != nil {
-			b.Fail(p.Name(), err)
+		if sp, ok := p.(StableProvider); ok {
+			stable = append(stable, h.stablePart(sp, start, background))
+		} else {
+			b.SetProvider(p.Name())
+			if err := p.Collect(b); err != nil {
+				b.Fail(p.Name(), err)
+			}
 		}
 		durs[p.Name()] = time.Since(t0)
 	}
-	s := b.Finish()
+	s := assemble(b.base, start, b.finishPart(nil), stable)
 	h.logFailures(s.Failures)
 	if err := h.cfg.Numbering.Save(); err != nil {
 		h.logOnce("numbering", err)
@@ -157,15 +175,52 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	h.stats.LastTook = time.Since(start)
 	h.stats.ProviderDur = durs
 	h.statsMu.Unlock()
-	prev := h.snap.Swap(s)
-	if prev != nil && shrankMuch(prev.NumStats, s.NumStats) {
-		// Suppliers with many statistics left: give the memory of the
-		// tree they made back now, not when the runtime's scavenger
-		// gets to it (a daemon's size should follow what it serves).
-		go debug.FreeOSMemory()
-		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "previous", prev.NumStats)
+	h.snap.Store(s)
+	h.peak = max(h.peak, s.NumStats)
+	if h.rebuilt >= bigRebuild {
+		// A large part was rebuilt: its builder's scratch is garbage now,
+		// and the runtime would keep the pages it took until its
+		// scavenger gets to them.
+		returnMemory()
+	} else if shrankMuch(h.peak, s.NumStats) {
+		// Suppliers with many statistics left (at once or one by one
+		// since the largest tree): give the memory of the tree they made
+		// back now, not when the runtime's scavenger gets to it (a
+		// daemon's size should follow what it serves).
+		returnMemory()
+		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "largest", h.peak)
+		h.peak = s.NumStats
 	}
 	return s
+}
+
+func (h *Hierarchy) builder(now time.Time, background bool) *Builder {
+	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, now)
+	b.SetViews(h.cfg.Views)
+	b.background = background
+	return b
+}
+
+// stablePart returns p's part: the last one while its shape is the same,
+// else a new one. Called with mu held.
+func (h *Hierarchy) stablePart(p StableProvider, now time.Time, background bool) *part {
+	shape := p.Shape()
+	if old := h.parts[p.Name()]; old != nil && old.shape == shape {
+		return old
+	}
+	b := h.builder(now, background)
+	b.SetProvider(p.Name())
+	if err := p.Collect(b); err != nil {
+		b.Fail(p.Name(), err)
+	}
+	pt := b.finishPart(shape)
+	pt.name = p.Name()
+	h.rebuilt += pt.nstats
+	if h.parts == nil {
+		h.parts = map[string]*part{}
+	}
+	h.parts[p.Name()] = pt
+	return pt
 }
 
 // logFailures logs each source when it starts failing, when its error
@@ -298,6 +353,21 @@ func (h *Hierarchy) String() string {
 	}
 	return fmt.Sprintf("hierarchy of %d statistics under %s", s.NumStats, s.Base)
 }
+
+// returnMemory collects garbage and returns free memory to the system now
+// and again a moment later: requests answered from the previous snapshot
+// while it is replaced still hold it at first, and a daemon that
+// allocates little may not collect again for minutes.
+func returnMemory() {
+	go debug.FreeOSMemory()
+	time.AfterFunc(returnAgain, debug.FreeOSMemory)
+}
+
+const returnAgain = 2 * time.Second
+
+// bigRebuild is the size of a stable part's rebuild after which memory
+// is returned to the system at once.
+const bigRebuild = 10000
 
 // shrankMuch tells a drop of the tree worth returning memory for: a
 // quarter of it, and at least 10,000 statistics.

@@ -27,6 +27,10 @@ type Node struct {
 
 	byName map[string]*Node
 	byASN  map[uint32]*Node
+
+	live    LiveSource // set for a live statistic (LiveStat)
+	field   uint32     // its field in live
+	liveIdx uint32     // its index in its part
 }
 
 // IsStat reports whether the node is a statistic.

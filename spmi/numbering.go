@@ -12,7 +12,7 @@ import (
 	"sort"
 	"sync"
 
-	"github.com/perfagent/subagent/trustdir"
+	"github.com/perfagent/subagent/client/trustdir"
 )
 
 // DefaultMaxNames is the number of names a context may number when the

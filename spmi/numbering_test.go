@@ -12,7 +12,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/trustdir"
+	"github.com/perfagent/subagent/client/trustdir"
 )
 
 // Numbers are assigned lowest first, skipping what taken reports, kept

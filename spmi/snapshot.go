@@ -1,6 +1,9 @@
 package spmi
 
 import (
+	"cmp"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -8,7 +11,8 @@ import (
 )
 
 // Snapshot is one immutable, consistent state of the whole hierarchy: its
-// nodes, their values, and two OID indexes over the statistics.
+// nodes, their values (live statistics' are read through an Answer), and
+// two OID indexes over the statistics.
 type Snapshot struct {
 	Base     asn1tree.OID
 	Time     time.Time
@@ -16,22 +20,80 @@ type Snapshot struct {
 	Failures map[string]error // sources that could not be read, by name
 	NumStats int
 
-	paths map[string]*Node
-	nodes *asn1tree.Tree[*Node]
-	view  *asn1tree.Tree[asn1tree.Value]
+	main  *part            // the providers collected at every refresh
+	route map[string]*part // top-level context -> its stable part
+	nodes runs[*Node]
+	view  runs[asn1tree.Value]
+}
+
+// assemble makes a snapshot of the collected part and the stable parts.
+// A stable part whose top-level contexts clash with another's is left out
+// and named in Failures.
+func assemble(base asn1tree.OID, now time.Time, main *part, stable []*part) *Snapshot {
+	s := &Snapshot{Base: base, Time: now, Top: main.top, Failures: main.failures, NumStats: main.nstats, main: main}
+	nodeRuns, viewRuns := [][]run[*Node]{main.runs.nodes}, [][]run[asn1tree.Value]{main.runs.view}
+	if len(stable) == 0 {
+		s.nodes, _ = mergeRuns(nodeRuns...)
+		s.view, _ = mergeRuns(viewRuns...)
+		return s
+	}
+	s.route = map[string]*part{}
+	s.Failures = maps.Clone(main.failures)
+	top := &Node{Name: main.top.Name, Descr: main.top.Descr, Cx: main.top.Cx, Children: slices.Clone(main.top.Children)}
+	for _, p := range stable {
+		if err := clash(top, p.top); err != nil {
+			s.Failures[p.name] = err
+			continue
+		}
+		top.Children = append(top.Children, p.top.Children...)
+		for _, c := range p.top.Children {
+			s.route[c.Name] = p
+		}
+		maps.Copy(s.Failures, p.failures)
+		s.NumStats += p.nstats
+		nodeRuns, viewRuns = append(nodeRuns, p.runs.nodes), append(viewRuns, p.runs.view)
+	}
+	slices.SortFunc(top.Children, func(a, b *Node) int { return cmp.Compare(a.ASN, b.ASN) })
+	s.Top = top
+	var ok1, ok2 bool
+	s.nodes, ok1 = mergeRuns(nodeRuns...)
+	s.view, ok2 = mergeRuns(viewRuns...)
+	if !ok1 || !ok2 { // cannot happen with distinct top-level numbers
+		panic("spmi: parts of the tree overlap")
+	}
+	return s
+}
+
+// clash tells why the top-level contexts of a stable part cannot join top.
+func clash(top, add *Node) error {
+	for _, c := range add.Children {
+		for _, o := range top.Children {
+			if o.Name == c.Name || o.ASN == c.ASN {
+				return Errorf(SiDuplicate, "top-level context %q (ASN.1 number %d) clashes with %q (%d)", c.Name, c.ASN, o.Name, o.ASN)
+			}
+		}
+	}
+	return nil
 }
 
 // Lookup finds a context or statistic by path ("CPU/cpu0/idle", "Mem/Real/").
 // A miss creates nothing (see Hierarchy.Create).
 func (s *Snapshot) Lookup(path string) (*Node, error) {
 	p := cleanPath(path)
-	if n, ok := s.paths[p]; ok {
+	paths := s.main.paths
+	if len(s.route) > 0 {
+		first, _, _ := strings.Cut(p, "/")
+		if sp, ok := s.route[first]; ok {
+			paths = sp.paths
+		}
+	}
+	if n, ok := paths[p]; ok {
 		return n, nil
 	}
 	// Statistics are found through their context: the path index holds
 	// contexts only, which keeps refreshes of large trees cheap.
 	if i := strings.LastIndexByte(p, '/'); i > 0 && !strings.HasSuffix(strings.TrimSpace(path), "/") {
-		if cx, ok := s.paths[p[:i]]; ok {
+		if cx, ok := paths[p[:i]]; ok {
 			if n := cx.Child(p[i+1:]); n != nil && n.IsStat() {
 				return n, nil
 			}
@@ -41,14 +103,53 @@ func (s *Snapshot) Lookup(path string) (*Node, error) {
 }
 
 // View is what the SNMP front ends serve: every statistic that has a value,
-// by full OID.
-func (s *Snapshot) View() asn1tree.View { return s.view }
+// by full OID. Each call starts an Answer, so call it once per request.
+func (s *Snapshot) View() asn1tree.View { return s.Answer() }
 
-// Values is the same index as View, with its concrete type.
-func (s *Snapshot) Values() *asn1tree.Tree[asn1tree.Value] { return s.view }
+// ViewLen is the number of entries the view holds, live ones included.
+func (s *Snapshot) ViewLen() int { return s.view.len() }
+
+// Values copies the view, live values read now, into one index (for
+// tests and tools: it costs a copy of the whole view).
+func (s *Snapshot) Values() *asn1tree.Tree[asn1tree.Value] {
+	r := s.Answer()
+	out := make([]asn1tree.Entry[asn1tree.Value], 0, s.view.len())
+	s.view.each(func(p *part, o asn1tree.OID, v asn1tree.Value) bool {
+		if v = r.resolve(p, v); v.Kind != asn1tree.NoValue {
+			out = append(out, asn1tree.Entry[asn1tree.Value]{OID: o, Val: v})
+		}
+		return true
+	})
+	t, _ := asn1tree.BuildShared(out)
+	return t
+}
 
 // Nodes indexes every statistic, with or without a value, by full OID.
-func (s *Snapshot) Nodes() *asn1tree.Tree[*Node] { return s.nodes }
+func (s *Snapshot) Nodes() NodeIndex { return NodeIndex{s.nodes} }
+
+// NodeIndex finds statistics by full OID.
+type NodeIndex struct{ rs runs[*Node] }
+
+// Len is the number of statistics.
+func (x NodeIndex) Len() int { return x.rs.len() }
+
+// Get finds the statistic at oid.
+func (x NodeIndex) Get(oid asn1tree.OID) (*Node, bool) {
+	_, n, ok := x.rs.get(oid)
+	return n, ok
+}
+
+// Walk visits the statistics from start (inclusive) below end (empty:
+// to the last) in OID order until fn returns false.
+func (x NodeIndex) Walk(start, end asn1tree.OID, fn func(asn1tree.OID, *Node) bool) {
+	for include := true; ; include = false {
+		_, o, n, ok := x.rs.search(start, include, end)
+		if !ok || !fn(o, n) {
+			return
+		}
+		start = o
+	}
+}
 
 // Walk visits n and everything below it depth first in ASN order until fn
 // returns false.

@@ -126,7 +126,7 @@ func (t *tableCells) row(c *Node, depth int, key, index asn1tree.OID) {
 		}
 		col := ColumnOffset + s.ASN
 		s.Cell = t.oid(entry, col, index)
-		if v := s.Stat.SNMPValue(s.Value); v.Kind != asn1tree.NoValue {
+		if v := s.served(); v.Kind != asn1tree.NoValue {
 			add(col, s.Cell, v)
 		}
 	}

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/arm"
+	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"

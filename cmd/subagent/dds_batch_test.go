@@ -9,7 +9,7 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
-	"github.com/perfagent/subagent/dds/client"
+	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/internal/testutil"
 )

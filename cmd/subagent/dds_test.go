@@ -6,7 +6,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/dds/client"
+	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 )
 

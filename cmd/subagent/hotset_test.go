@@ -10,7 +10,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/dds/client"
+	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"

@@ -8,7 +8,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/arm"
+	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/internal/testutil"
 )
 

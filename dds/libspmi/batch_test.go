@@ -22,13 +22,18 @@ var guidePaths = []string{"DDS/IBM/Test/gadgets", "DDS/IBM/Test/widgets",
 // not served.
 func readAll(h *spmi.Hierarchy, paths []string) ([]uint64, bool) {
 	snap := h.Refresh()
+	ans := snap.Answer() // one consistent reading of the supplier
 	out := make([]uint64, len(paths))
 	for i, p := range paths {
 		n, err := snap.Lookup(p)
-		if err != nil || !n.Value.OK() {
+		if err != nil {
 			return nil, false
 		}
-		out[i] = n.Value.Uint64()
+		v := ans.Value(n)
+		if !v.OK() {
+			return nil, false
+		}
+		out[i] = v.Uint64()
 	}
 	return out, true
 }

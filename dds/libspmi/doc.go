@@ -8,7 +8,7 @@
 // SpmiExit, SpmiErrno and SpmiErrmsg, plus the extensions SpmiDdsCheck
 // and SpmiDdsBegin/SpmiDdsEnd (a batch of updates served whole). It
 // speaks the registration protocol of docs/DDS.md byte for byte as the Go
-// library (dds/client) does: SpmiDdsInit lays out the data area from the
+// library (client/ddsclient) does: SpmiDdsInit lays out the data area from the
 // guide's tables, creates the shared file (mode 0600, a new inode each
 // time), writes the SpmiShare header with the generation stored last,
 // connects to the daemon's socket ($SUBAGENT_DDS_SOCKET, else

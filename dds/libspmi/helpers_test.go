@@ -125,13 +125,14 @@ func (d *daemon) node(path string) *spmi.Node {
 func (d *daemon) want(t *testing.T, path, rel string, v uint64) {
 	t.Helper()
 	n := d.node(path)
-	switch {
-	case n == nil:
+	if n == nil {
 		t.Fatalf("%s: not served", path)
-	case n.Rel.String() != rel:
+	}
+	if n.Rel.String() != rel {
 		t.Fatalf("%s: relative id %s, want %s", path, n.Rel, rel)
-	case !n.Value.OK() || n.Value.Uint64() != v:
-		t.Fatalf("%s: value %v, want %d", path, n.Value, v)
+	}
+	if got := n.Current(); !got.OK() || got.Uint64() != v {
+		t.Fatalf("%s: value %v, want %d", path, got, v)
 	}
 }
 

@@ -14,8 +14,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/dds"
-	"github.com/perfagent/subagent/dds/client"
 )
 
 // A SIGKILLed supplier is removed at once (socket EOF); started again on

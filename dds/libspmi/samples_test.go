@@ -53,7 +53,7 @@ func TestGuideSampleSpmiSupl1(t *testing.T) {
 		for path, min := range map[string]uint64{"Test/gadgets": 22, "Test/widgets": 42, "Moretest/SubTest/level": 28, "Moretest/SubTest/queue": 62} {
 			eventually(t, path+" set", func() bool {
 				n := d.node("DDS/IBM/" + path)
-				return n != nil && n.Value.OK() && n.Value.Uint64() >= min
+				return n != nil && n.Current().OK() && n.Current().Uint64() >= min
 			})
 		}
 		if _, err := os.Lstat(filepath.Join(dir, "SpmiSul1SHM")); err != nil {
@@ -79,7 +79,7 @@ func TestGuideSampleSpmiSupl(t *testing.T) {
 	eventually(t, "SpmiSupl registered", func() bool { return d.node("DDS/IBM/Test/gadgets") != nil })
 	deadline := time.Now().Add(15 * time.Second) // the sample sleeps 5 s first
 	for time.Now().Before(deadline) {
-		if n := d.node("DDS/IBM/Moretest/SubTest/queue"); n != nil && n.Value.Uint64() == 4 {
+		if n := d.node("DDS/IBM/Moretest/SubTest/queue"); n != nil && n.Current().Uint64() == 4 {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -108,7 +108,7 @@ func TestVolatileSample(t *testing.T) {
 			cmd.Process.Signal(syscall.SIGUSR1)
 			eventually(t, "Bingo added", func() bool {
 				n := d.node("DDS/IBM/Moretest/Bingo/solutions")
-				return n != nil && n.Value.Uint64() == 6
+				return n != nil && n.Current().Uint64() == 6
 			})
 			d.want(t, "DDS/IBM/Moretest/Bingo/solutions", "99.2.221.1.2", 6)
 			cmd.Process.Signal(syscall.SIGUSR2)
@@ -121,7 +121,7 @@ func TestVolatileSample(t *testing.T) {
 		d2 := startDaemon(t, run)
 		eventually(t, "registered with the new daemon", func() bool {
 			n := d2.node("DDS/IBM/Moretest/Bingo/solutions")
-			return n != nil && n.Value.Uint64() == 6
+			return n != nil && n.Current().Uint64() == 6
 		})
 		d2.want(t, "DDS/IBM/Moretest/SubTest/queue", "99.2.221.222.2", 62)
 		stopped(t, cmd, syscall.SIGTERM)

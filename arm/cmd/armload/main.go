@@ -14,7 +14,7 @@ import (
 	"sync"
 	"time"
 
-	"github.com/perfagent/subagent/arm"
+	"github.com/perfagent/subagent/client/arm"
 )
 
 func main() {

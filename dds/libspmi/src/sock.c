@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* sock.c - finding and reaching the daemon's registration socket, the
- * same way as the Go library (dds/client SocketPath). */
+ * same way as the Go library (client/ddsclient SocketPath). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>

@@ -1,9 +1,13 @@
 // Command ddsload registers many Dynamic Data Suppliers with many
 // statistics each, from one process, and keeps their values changing: the
 // load behind scripts/bench-dds-walk.sh. Supplier i serves the context
-// DDS/Load/s<i> (ASN i) with statistics v1..v<stats> (ASN 1..stats).
+// DDS/Load/s<i> (ASN i) with statistics v1..v<stats> (ASN 1..stats); more
+// statistics than -per-context go into subcontexts c1, c2, ... of it, so a
+// supplier can reach the daemon's dds.max_stats_total while each context
+// stays within dds.max_stats.
 //
 //	go run ./dds/samples/ddsload -suppliers 100 -stats 1000
+//	go run ./dds/samples/ddsload -suppliers 16 -stats 62500 -per-context 1000
 package main
 
 import (
@@ -15,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfagent/subagent/dds/client"
+	"github.com/perfagent/subagent/client/ddsclient"
 )
 
 func main() {
@@ -23,28 +27,34 @@ func main() {
 	m := flag.Int("stats", 1000, "statistics per supplier (at most the daemon's dds.max_stats)")
 	dir := flag.String("dir", os.TempDir(), "directory of the shared files")
 	every := flag.Duration("every", time.Second, "time between updates")
+	per := flag.Int("per-context", 1000, "statistics per context (at most the daemon's dds.max_stats)")
 	flag.Parse()
-	if err := run(*n, *m, *dir, *every); err != nil {
+	if err := run(*n, *m, max(*per, 1), *dir, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "ddsload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, m int, dir string, every time.Duration) error {
-	sups := make([]*client.Supplier, 0, n)
+func run(n, m, per int, dir string, every time.Duration) error {
+	sups := make([]*ddsclient.Supplier, 0, n)
 	defer func() {
 		for _, s := range sups {
 			s.Exit()
 		}
 	}()
-	vals := make([][]*client.Counter, n)
+	vals := make([][]*ddsclient.Counter, n)
 	for i := range n {
-		v := client.NewVendor("Load", "Load generator", 32473)
+		v := ddsclient.NewVendor("Load", "Load generator", 32473)
 		cx := v.Context(fmt.Sprintf("s%d", i+1), fmt.Sprintf("Supplier %d", i+1), uint32(i+1))
+		at := cx
 		for j := range m {
-			vals[i] = append(vals[i], cx.Counter(fmt.Sprintf("v%d", j+1), "Load value", uint32(j+1)))
+			if m > per && j%per == 0 {
+				k := j/per + 1
+				at = cx.Context(fmt.Sprintf("c%d", k), fmt.Sprintf("Part %d", k), uint32(k))
+			}
+			vals[i] = append(vals[i], at.Counter(fmt.Sprintf("v%d", j+1), "Load value", uint32(j+1)))
 		}
-		s, err := client.Start(v, filepath.Join(dir, fmt.Sprintf("ddsload-%d-%d.shm", os.Getpid(), i+1)), nil)
+		s, err := ddsclient.Start(v, filepath.Join(dir, fmt.Sprintf("ddsload-%d-%d.shm", os.Getpid(), i+1)), nil)
 		if err != nil {
 			return fmt.Errorf("supplier %d: %w", i+1, err)
 		}

@@ -1,11 +1,11 @@
 // Command spmisupl is the SPMI guide's two sample Dynamic Data Suppliers
-// written with the Go library (dds/client): DDS/IBM/Test with gadgets and
-// widgets, DDS/IBM/Moretest/SubTest with level and queue, updated as the
-// guide's SpmiSupl1.c does, and (with -volatile) the volatile context
-// DDS/IBM/Moretest/Bingo of SpmiSupl.c, added and later deleted while it
-// runs. The C originals are in dds/include/samples. -vendor puts the
-// same tables under another DDS/<vendor>, so that this sample and the C
-// one (DDS/IBM) run side by side.
+// written with the Go library (client/ddsclient): DDS/IBM/Test with
+// gadgets and widgets, DDS/IBM/Moretest/SubTest with level and queue,
+// updated as the guide's SpmiSupl1.c does, and (with -volatile) the
+// volatile context DDS/IBM/Moretest/Bingo of SpmiSupl.c, added and later
+// deleted while it runs. The C originals are in dds/include/samples.
+// -vendor puts the same tables under another DDS/<vendor>, so that this
+// sample and the C one (DDS/IBM) run side by side.
 //
 //	make dds-samples && bin/spmisupl -vendor Sample -asn 32473 -volatile
 package main
@@ -19,7 +19,7 @@ import (
 	"syscall"
 	"time"
 
-	"github.com/perfagent/subagent/dds/client"
+	"github.com/perfagent/subagent/client/ddsclient"
 )
 
 func main() {
@@ -50,22 +50,22 @@ func run(vt vendorTables, file, socket string, period time.Duration, volatile bo
 	if vt.name != "IBM" {
 		descr = "The SPMI guide's sample supplier, in Go"
 	}
-	v := client.NewVendor(vt.name, descr, vt.asn)
+	v := ddsclient.NewVendor(vt.name, descr, vt.asn)
 	test := v.Context("Test", "Bogus Context Number 1", 220)
-	gadgets := test.Counter("gadgets", "Fake counter value", 1, client.Range(0, 100))
-	widgets := test.Counter("widgets", "Another fake counter value", 2, client.Range(0, 100))
+	gadgets := test.Counter("gadgets", "Fake counter value", 1, ddsclient.Range(0, 100))
+	widgets := test.Counter("widgets", "Another fake counter value", 2, ddsclient.Range(0, 100))
 	sub := v.Context("Moretest", "Bogus Context Number 2", 221).Context("SubTest", "Bogus Context Number 3", 222)
-	level := sub.Gauge("level", "Fake quantity value", 1, client.Range(0, 100))
-	queue := sub.Gauge("queue", "Another fake quantity value", 2, client.Range(0, 100))
+	level := sub.Gauge("level", "Fake quantity value", 1, ddsclient.Range(0, 100))
+	queue := sub.Gauge("queue", "Another fake quantity value", 2, ddsclient.Range(0, 100))
 	inst := v.Template("INST1", "Instantiable Context Number 1")
-	problems := inst.Counter("problems", "Fake counter value", 1, client.Range(0, 100))
-	solutions := inst.Counter("solutions", "Another fake counter value", 2, client.Range(0, 100))
+	problems := inst.Counter("problems", "Fake counter value", 1, ddsclient.Range(0, 100))
+	solutions := inst.Counter("solutions", "Another fake counter value", 2, ddsclient.Range(0, 100))
 
 	// A daemon started a moment before has not opened its socket yet.
-	s, err := client.Start(v, file, &client.Options{Socket: socket, AreaSize: 4096})
+	s, err := ddsclient.Start(v, file, &ddsclient.Options{Socket: socket, AreaSize: 4096})
 	for deadline := time.Now().Add(wait); err != nil && time.Now().Before(deadline); {
 		time.Sleep(200 * time.Millisecond)
-		s, err = client.Start(v, file, &client.Options{Socket: socket, AreaSize: 4096})
+		s, err = ddsclient.Start(v, file, &ddsclient.Options{Socket: socket, AreaSize: 4096})
 	}
 	if err != nil {
 		return err
@@ -76,7 +76,7 @@ func run(vt vendorTables, file, socket string, period time.Duration, volatile bo
 
 	start := time.Now()
 	s.Update(func() { gadgets.Set(22); widgets.Set(42); level.Set(28); queue.Set(62) })
-	var bingo *client.Instance
+	var bingo *ddsclient.Instance
 	for !s.GoAway() {
 		wait := period
 		if s.Subscribers() > 0 && s.Interval() > 0 {

@@ -1,0 +1,199 @@
+package arm
+
+import (
+	"errors"
+	"hash/fnv"
+	"os"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/client/armring"
+)
+
+// Options configure an Agent. The zero value finds the daemon as libarm
+// does (Sockets).
+type Options struct {
+	Socket   string        // daemon socket; "" tries Sockets()
+	Prog     string        // program name shown by the daemon; "" is os.Args[0]'s base
+	Disabled bool          // measure nothing (as INVOKE_ARM=false does)
+	Retry    time.Duration // between reconnection attempts, default 1s
+
+	after func(time.Duration) <-chan time.Time // the clock of retries; tests replace it
+}
+
+// After a refusal the agent waits refusedWait retries, doubling with each
+// refusal in a row up to maxRefusedWait: a refused program stays quiet and
+// costs the daemon next to nothing, yet registers once there is room.
+const (
+	refusedWait    = 10
+	maxRefusedWait = 300
+)
+
+// Agent is this process's connection to the daemon and its registered
+// names. One per process is the rule; it is safe for concurrent use.
+type Agent struct {
+	opts   Options
+	cur    atomic.Pointer[ring]
+	mu     sync.Mutex // registration and reconnection
+	apps   map[string]*App
+	appl   []*App
+	trans  []*Tran
+	byID   map[int32]bool
+	done   chan struct{}
+	closed bool
+	wg     sync.WaitGroup
+	inst   atomic.Uint32 // transaction instance numbers for correlators
+	agent  uint16
+}
+
+// Open starts an agent and tries the daemon once; it never fails: without
+// a daemon the agent measures nothing until one appears.
+func Open(opts *Options) *Agent {
+	a := &Agent{apps: map[string]*App{}, byID: map[int32]bool{}, done: make(chan struct{}), agent: uint16(os.Getpid())}
+	if opts != nil {
+		a.opts = *opts
+	}
+	if a.opts.Prog == "" && len(os.Args) > 0 {
+		a.opts.Prog = filepath.Base(os.Args[0])
+	}
+	if a.opts.Retry <= 0 {
+		a.opts.Retry = time.Second
+	}
+	if a.opts.after == nil {
+		a.opts.after = time.After
+	}
+	if a.opts.Disabled || os.Getenv("INVOKE_ARM") == "false" {
+		a.opts.Disabled = true
+		return a
+	}
+	res := a.connect()
+	a.wg.Add(1)
+	go a.watch(res)
+	return a
+}
+
+// Connected reports whether a daemon is draining this process's records.
+func (a *Agent) Connected() bool { return a.cur.Load() != nil }
+
+// Close disconnects; records not yet drained are lost.
+func (a *Agent) Close() {
+	a.mu.Lock()
+	if a.closed {
+		a.mu.Unlock()
+		return
+	}
+	a.closed = true
+	close(a.done)
+	if r := a.cur.Swap(nil); r != nil {
+		r.conn.Close()
+	}
+	a.mu.Unlock()
+	a.wg.Wait()
+}
+
+func (a *Agent) sockets() []string {
+	if a.opts.Socket != "" {
+		return []string{a.opts.Socket}
+	}
+	return Sockets()
+}
+
+// Results of connect.
+const (
+	connNone = iota
+	connOK
+	connRefused
+)
+
+// connect tries each socket; on success it publishes every name into the
+// new file, carries over the loss of the previous one, and makes it current.
+// A refusal is silent: the program goes on measuring into nothing.
+func (a *Agent) connect() int {
+	res := connNone
+	for _, s := range a.sockets() {
+		r, err := dial(s, a.opts.Prog, 2*time.Second)
+		if err != nil {
+			var re *refusedError
+			if errors.As(err, &re) {
+				res = connRefused
+			}
+			continue
+		}
+		a.mu.Lock()
+		defer a.mu.Unlock()
+		if a.closed {
+			r.conn.Close()
+			return connNone
+		}
+		for i, ap := range a.appl {
+			if uint32(i) < r.f.Geometry().Apps {
+				r.f.PublishApp(uint32(i), &armring.App{ID: ap.id, Key: ap.key, Descr: ap.descr})
+			}
+		}
+		for i, t := range a.trans {
+			if uint32(i) < r.f.Geometry().Trans {
+				r.f.PublishTran(uint32(i), &t.entry)
+				if n := t.lost.Swap(0); n > 0 {
+					r.f.AddDropped(uint32(i), n)
+				}
+			}
+		}
+		a.cur.Store(r)
+		return connOK
+	}
+	return res
+}
+
+// watch waits for the daemon to go away, then reconnects every Retry, or
+// more and more rarely while the daemon refuses.
+func (a *Agent) watch(res int) {
+	defer a.wg.Done()
+	wait := a.opts.Retry
+	for {
+		if r := a.cur.Load(); r != nil {
+			var b [64]byte
+			r.conn.Read(b[:]) // returns when the daemon closes or Close is called
+			a.cur.CompareAndSwap(r, nil)
+			r.conn.Close()
+			// Completions the daemon did not take are lost: count them.
+			a.mu.Lock()
+			for i, t := range a.trans {
+				if uint32(i) < r.f.Geometry().Trans {
+					t.lost.Add(r.f.Untaken(uint32(i)))
+				}
+			}
+			a.mu.Unlock()
+		}
+		switch {
+		case res != connRefused:
+			wait = a.opts.Retry
+		case wait < refusedWait*a.opts.Retry:
+			wait = refusedWait * a.opts.Retry
+		default:
+			wait = min(2*wait, maxRefusedWait*a.opts.Retry)
+		}
+		select {
+		case <-a.done:
+			return
+		case <-a.opts.after(wait):
+		}
+		if a.cur.Load() == nil {
+			res = a.connect()
+		}
+	}
+}
+
+// id derives an id from a key, the same in every process; a collision
+// within this process takes the next free number.
+func (a *Agent) id(key string) int32 {
+	h := fnv.New32a()
+	h.Write([]byte(key))
+	id := int32(h.Sum32()&0x3fffffff) + 1
+	for a.byID[id] {
+		id = id%0x3fffffff + 1
+	}
+	a.byID[id] = true
+	return id
+}

@@ -1,0 +1,66 @@
+package ddswire
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"unsafe"
+
+	"github.com/perfagent/subagent/client/spmierr"
+)
+
+// guideInit is the guide's SpmiSupl.c registration as its C library would
+// send it on amd64: struct dat of four 8-byte u_longs, struct inst of a
+// float and a u_long.
+func guideInit() *Init {
+	st := func(name, descr string, vt ValType, asn, off uint32) Stat {
+		return Stat{Name: name, Descr: descr, Min: 0, Max: 100, ValType: vt, DataType: SiLong, ASN: asn, Size: 8, Offset: off, Type: SiULong}
+	}
+	return &Init{
+		Version: ProtoMajor, AreaLen: 65536, PermLen: 32, Generation: 0x1234_5678_9abc_def0,
+		File: "/etc/SpmiSupl_hook",
+		Contexts: []Cx{
+			{Path: "DDS/IBM", Descr: "IBM-defined Dynamic Data-Suppliers", ASN: 2},
+			{Path: "DDS/IBM/Test", Descr: "Bogus Context Number 1", ASN: 220, Stats: []Stat{
+				st("gadgets", "Fake counter value", SiCounter, 1, 0),
+				st("widgets", "Another fake counter value", SiCounter, 2, 8),
+			}},
+			{Path: "DDS/IBM/Moretest", Descr: "Bogus Context Number 2", ASN: 221},
+			{Path: "DDS/IBM/Moretest/SubTest", Descr: "Bogus Context Number 3", ASN: 222, Stats: []Stat{
+				st("level", "Fake quantity value", SiQuantity, 1, 16),
+				st("queue", "Another fake quantity value", SiQuantity, 2, 24),
+			}},
+		},
+		Templates: []Cx{
+			{Path: "DDS/IBM/Moretest/INST1", Descr: "Instantiable Context Number 1", ASN: 215, DataSize: 16, Stats: []Stat{
+				{Name: "problems", Descr: "Fake counter value", Max: 100, DataType: SiLong, ASN: 1, Size: 4, Offset: 0, Type: SiLong},
+				{Name: "solutions", Descr: "Another fake counter value", Max: 100, DataType: SiLong, ASN: 2, Size: 8, Offset: 8, Type: SiLong},
+			}},
+		},
+	}
+}
+
+// aligned is an n-byte buffer starting 8-aligned, as a mapping does (a
+// []byte from make need not be on 386).
+func aligned(n int) []byte {
+	w := make([]uint64, (n+7)/8+1)
+	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
+}
+
+// wantErr fails unless err is an *spmierr.Error with code c whose text
+// contains every one of subs.
+func wantErr(t *testing.T, err error, c spmierr.Code, subs ...string) {
+	t.Helper()
+	var se *spmierr.Error
+	if !errors.As(err, &se) {
+		t.Fatalf("got %v, want an %v error", err, c)
+	}
+	if se.Code != c {
+		t.Fatalf("got %v, want code %v", err, c)
+	}
+	for _, s := range subs {
+		if !strings.Contains(se.Msg, s) {
+			t.Fatalf("error %q does not mention %q", se.Msg, s)
+		}
+	}
+}

@@ -1,0 +1,251 @@
+//go:build linux
+
+// The Go supplier library (client/ddsclient) against the real server:
+// values a writer sets in one Update are served whole, across daemon
+// restarts too.
+
+package dds_test
+
+import (
+	"fmt"
+	"path/filepath"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddsclient"
+	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// daemon is a real dds.Server and a hierarchy serving it.
+type daemon struct {
+	s    *dds.Server
+	h    *spmi.Hierarchy
+	done chan struct{}
+	once sync.Once
+}
+
+func startDaemon(t *testing.T, sock string) *daemon {
+	t.Helper()
+	s, err := dds.NewServer(dds.ServerConfig{Socket: sock, IOTimeout: 2 * time.Second})
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := &daemon{s: s, done: make(chan struct{})}
+	go func() { s.Serve(); close(d.done) }()
+	t.Cleanup(d.close)
+	d.h = spmi.NewHierarchy(spmi.Config{Base: asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}})
+	d.h.Add(s.Provider())
+	return d
+}
+
+func (d *daemon) close() {
+	d.once.Do(func() { d.s.Close(); <-d.done })
+}
+
+// batchSupplier has v1, v2 in DDS/IBM/Test, v3, v4 in DDS/IBM/Other and
+// an instance DDS/IBM/sda of a template with one counter, n: five values
+// that its writer increments together.
+type batchSupplier struct {
+	s    *ddsclient.Supplier
+	vals [5]*ddsclient.Counter
+}
+
+var batchPaths = []string{"DDS/IBM/Test/v1", "DDS/IBM/Test/v2", "DDS/IBM/Other/v3", "DDS/IBM/Other/v4", "DDS/IBM/sda/n"}
+
+func newBatchSupplier(t *testing.T, sock string) *batchSupplier {
+	t.Helper()
+	v := ddsclient.NewVendor("IBM", "IBM-defined Dynamic Data-Suppliers", 2)
+	test, other := v.Context("Test", "Test", 220), v.Context("Other", "Other", 221)
+	b := &batchSupplier{}
+	b.vals[0] = test.Counter("v1", "v1", 1)
+	b.vals[1] = test.Counter("v2", "v2", 2)
+	b.vals[2] = other.Counter("v3", "v3", 1)
+	b.vals[3] = other.Counter("v4", "v4", 2)
+	disk := v.Template("Disk", "Disk")
+	n := disk.Counter("n", "n", 1)
+	s, err := ddsclient.Start(v, filepath.Join(t.TempDir(), "batch.dds"), &ddsclient.Options{Socket: sock})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { s.Exit() })
+	in, err := s.AddCx(disk, "DDS/IBM/sda", "sda", 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b.s, b.vals[4] = s, in.Counter(n)
+	return b
+}
+
+// run increments all five inside Update until stop is closed; it returns
+// the number of batches.
+func (b *batchSupplier) run(stop <-chan struct{}) <-chan uint64 {
+	out := make(chan uint64, 1)
+	go func() {
+		var n uint64
+		for {
+			select {
+			case <-stop:
+				out <- n
+				return
+			default:
+			}
+			b.s.Update(func() {
+				for _, c := range b.vals {
+					c.Inc()
+				}
+			})
+			n++
+		}
+	}()
+	return out
+}
+
+// read returns the five values in one snapshot; present is false when
+// the supplier's contexts are not (all) served.
+func read(h *spmi.Hierarchy) (vals [5]uint64, present bool) {
+	snap := h.Refresh()
+	ans := snap.Answer() // one consistent reading of the supplier
+	for i, p := range batchPaths {
+		n, err := snap.Lookup(p)
+		if err != nil {
+			return vals, false
+		}
+		v := ans.Value(n)
+		if !v.OK() {
+			return vals, false
+		}
+		vals[i] = v.Uint64()
+	}
+	return vals, true
+}
+
+func equal(v [5]uint64) bool { return v == [5]uint64{v[0], v[0], v[0], v[0], v[0]} }
+
+// Values that a writer sets together in Update, in three contexts (one a
+// volatile instance), are always served together: every snapshot taken
+// while the writer runs flat out shows five equal values, and they move.
+func TestUpdateIsServedWhole(t *testing.T) {
+	sock := filepath.Join(t.TempDir(), "dds.sock")
+	d := startDaemon(t, sock)
+	b := newBatchSupplier(t, sock)
+	stop := make(chan struct{})
+	count := b.run(stop)
+	// A context has no value until its first consistent read, which a
+	// writer preempted inside a batch can put off a little.
+	testutil.Eventually(t, "values served", 5*time.Second, func() bool {
+		_, ok := read(d.h)
+		return ok
+	})
+	distinct := map[uint64]bool{}
+	for end := time.Now().Add(time.Second); time.Now().Before(end) || len(distinct) < 20; {
+		v, ok := read(d.h)
+		if !ok {
+			close(stop)
+			t.Fatal("the supplier's values are not served")
+		}
+		if !equal(v) {
+			close(stop)
+			t.Fatalf("one snapshot served %v: a batch read in part", v)
+		}
+		distinct[v[0]] = true
+	}
+	close(stop)
+	n := <-count
+	if v, _ := read(d.h); v != [5]uint64{n, n, n, n, n} {
+		t.Fatalf("after %d batches the daemon serves %v", n, v)
+	}
+	t.Logf("%d batches, %d distinct values served, %d stale reads", n, len(distinct), d.s.Stats().StaleReads)
+}
+
+// Daemon restarts while the writer runs flat out: the library replays
+// the instance at its slot, and each new daemon publishes it with its
+// values. A reader polling all along never sees a zero, a value going
+// back or a batch in part, and in the end no increment is lost.
+func TestReplayNeverShowsZeros(t *testing.T) {
+	const restarts = 5
+	sock := filepath.Join(t.TempDir(), "dds.sock")
+	var cur atomic.Pointer[daemon]
+	cur.Store(startDaemon(t, sock))
+	b := newBatchSupplier(t, sock)
+	stop, pollStop := make(chan struct{}), make(chan struct{})
+	count := b.run(stop)
+	testutil.Eventually(t, "values counting", 5*time.Second, func() bool {
+		v, ok := read(cur.Load().h)
+		return ok && v[0] > 0
+	})
+
+	var polls, served atomic.Int64 // served: by the daemon of the current round
+	polled := make(chan error, 1)
+	go func() {
+		var last uint64
+		for {
+			select {
+			case <-pollStop:
+				polled <- nil
+				return
+			default:
+			}
+			d := cur.Load()
+			v, ok := read(d.h)
+			polls.Add(1)
+			if !ok {
+				continue // between daemons, or not replayed yet
+			}
+			if d == cur.Load() {
+				served.Add(1)
+			}
+			var err error
+			switch {
+			case !equal(v):
+				err = fmt.Errorf("served %v: a batch read in part", v)
+			case v[0] == 0:
+				err = fmt.Errorf("served %v: zeros", v)
+			case v[0] < last:
+				err = fmt.Errorf("served %v after %d: a value went back", v, last)
+			}
+			if err != nil {
+				polled <- err
+				return
+			}
+			last = v[0]
+		}
+	}()
+	finish := func() {
+		close(stop)
+		close(pollStop)
+	}
+	pollsWhile := func(what string) {
+		t.Helper()
+		testutil.Eventually(t, what, 10*time.Second, func() bool {
+			select {
+			case err := <-polled:
+				finish()
+				t.Fatal(err)
+			default:
+			}
+			return served.Load() >= 20
+		})
+	}
+	for range restarts {
+		pollsWhile("polls served by the daemon")
+		cur.Load().close()
+		served.Store(0)
+		cur.Store(startDaemon(t, sock))
+		testutil.Eventually(t, "re-registered", 5*time.Second, func() bool { return b.s.Check() == nil })
+	}
+	pollsWhile("polls served by the last daemon")
+	finish()
+	n := <-count
+	if err := <-polled; err != nil {
+		t.Fatal(err)
+	}
+	if v, _ := read(cur.Load().h); v != [5]uint64{n, n, n, n, n} {
+		t.Fatalf("after %d batches the last daemon serves %v: increments lost", n, v)
+	}
+	t.Logf("%d batches, %d restarts, %d polls", n, restarts, polls.Load())
+}
