@@ -198,6 +198,7 @@ func (s *session) serve() error {
 		}
 		if h.typ == typeResponse {
 			s.deliver(h, body)
+			s.resp.views.expire(time.Now()) // e.g. at each ping's answer
 			continue
 		}
 		req.header = h

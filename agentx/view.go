@@ -247,6 +247,18 @@ type viewCache struct {
 	next  int
 }
 
+// expire drops the views of transactions older than the TTL, so that a
+// session the master has stopped querying does not keep old snapshots
+// (and a tree suppliers have since left) alive.
+func (c *viewCache) expire(now time.Time) {
+	for i := range c.slots {
+		if s := &c.slots[i]; s.used && now.Sub(s.at) >= viewCacheTTL {
+			release(s.view)
+			*s = viewSlot{}
+		}
+	}
+}
+
 func (c *viewCache) get(tid uint32, now time.Time) asn1tree.View {
 	for i := range c.slots {
 		s := &c.slots[i]
