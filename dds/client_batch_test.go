@@ -7,45 +7,17 @@
 package dds_test
 
 import (
-	"fmt"
 	"path/filepath"
-	"sync"
+	"slices"
 	"sync/atomic"
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/dds/ddstest"
 	"github.com/perfagent/subagent/internal/testutil"
-	"github.com/perfagent/subagent/spmi"
 )
-
-// daemon is a real dds.Server and a hierarchy serving it.
-type daemon struct {
-	s    *dds.Server
-	h    *spmi.Hierarchy
-	done chan struct{}
-	once sync.Once
-}
-
-func startDaemon(t *testing.T, sock string) *daemon {
-	t.Helper()
-	s, err := dds.NewServer(dds.ServerConfig{Socket: sock, IOTimeout: 2 * time.Second})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &daemon{s: s, done: make(chan struct{})}
-	go func() { s.Serve(); close(d.done) }()
-	t.Cleanup(d.close)
-	d.h = spmi.NewHierarchy(spmi.Config{Base: asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}})
-	d.h.Add(s.Provider())
-	return d
-}
-
-func (d *daemon) close() {
-	d.once.Do(func() { d.s.Close(); <-d.done })
-}
 
 // batchSupplier has v1, v2 in DDS/IBM/Test, v3, v4 in DDS/IBM/Other and
 // an instance DDS/IBM/sda of a template with one counter, n: five values
@@ -105,50 +77,31 @@ func (b *batchSupplier) run(stop <-chan struct{}) <-chan uint64 {
 	return out
 }
 
-// read returns the five values in one snapshot; present is false when
-// the supplier's contexts are not (all) served.
-func read(h *spmi.Hierarchy) (vals [5]uint64, present bool) {
-	snap := h.Refresh()
-	ans := snap.Answer() // one consistent reading of the supplier
-	for i, p := range batchPaths {
-		n, err := snap.Lookup(p)
-		if err != nil {
-			return vals, false
-		}
-		v := ans.Value(n)
-		if !v.OK() {
-			return vals, false
-		}
-		vals[i] = v.Uint64()
-	}
-	return vals, true
-}
-
-func equal(v [5]uint64) bool { return v == [5]uint64{v[0], v[0], v[0], v[0], v[0]} }
+// all is what a supplier that ran n batches serves.
+func all(n uint64) []uint64 { return []uint64{n, n, n, n, n} }
 
 // Values that a writer sets together in Update, in three contexts (one a
 // volatile instance), are always served together: every snapshot taken
 // while the writer runs flat out shows five equal values, and they move.
 func TestUpdateIsServedWhole(t *testing.T) {
-	sock := filepath.Join(t.TempDir(), "dds.sock")
-	d := startDaemon(t, sock)
-	b := newBatchSupplier(t, sock)
+	d := ddstest.Start(t, "", dds.Limits{})
+	b := newBatchSupplier(t, d.Socket())
 	stop := make(chan struct{})
 	count := b.run(stop)
 	// A context has no value until its first consistent read, which a
 	// writer preempted inside a batch can put off a little.
 	testutil.Eventually(t, "values served", 5*time.Second, func() bool {
-		_, ok := read(d.h)
+		_, ok := d.ReadAll(batchPaths)
 		return ok
 	})
 	distinct := map[uint64]bool{}
 	for end := time.Now().Add(time.Second); time.Now().Before(end) || len(distinct) < 20; {
-		v, ok := read(d.h)
+		v, ok := d.ReadAll(batchPaths)
 		if !ok {
 			close(stop)
 			t.Fatal("the supplier's values are not served")
 		}
-		if !equal(v) {
+		if !ddstest.Whole(v) {
 			close(stop)
 			t.Fatalf("one snapshot served %v: a batch read in part", v)
 		}
@@ -156,10 +109,10 @@ func TestUpdateIsServedWhole(t *testing.T) {
 	}
 	close(stop)
 	n := <-count
-	if v, _ := read(d.h); v != [5]uint64{n, n, n, n, n} {
+	if v, _ := d.ReadAll(batchPaths); !slices.Equal(v, all(n)) {
 		t.Fatalf("after %d batches the daemon serves %v", n, v)
 	}
-	t.Logf("%d batches, %d distinct values served, %d stale reads", n, len(distinct), d.s.Stats().StaleReads)
+	t.Logf("%d batches, %d distinct values served, %d stale reads", n, len(distinct), d.S.Stats().StaleReads)
 }
 
 // Daemon restarts while the writer runs flat out: the library replays
@@ -168,14 +121,14 @@ func TestUpdateIsServedWhole(t *testing.T) {
 // back or a batch in part, and in the end no increment is lost.
 func TestReplayNeverShowsZeros(t *testing.T) {
 	const restarts = 5
-	sock := filepath.Join(t.TempDir(), "dds.sock")
-	var cur atomic.Pointer[daemon]
-	cur.Store(startDaemon(t, sock))
-	b := newBatchSupplier(t, sock)
+	run := t.TempDir()
+	var cur atomic.Pointer[ddstest.Daemon]
+	cur.Store(ddstest.Start(t, run, dds.Limits{}))
+	b := newBatchSupplier(t, cur.Load().Socket())
 	stop, pollStop := make(chan struct{}), make(chan struct{})
 	count := b.run(stop)
 	testutil.Eventually(t, "values counting", 5*time.Second, func() bool {
-		v, ok := read(cur.Load().h)
+		v, ok := cur.Load().ReadAll(batchPaths)
 		return ok && v[0] > 0
 	})
 
@@ -191,7 +144,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 			default:
 			}
 			d := cur.Load()
-			v, ok := read(d.h)
+			v, ok := d.ReadAll(batchPaths)
 			polls.Add(1)
 			if !ok {
 				continue // between daemons, or not replayed yet
@@ -199,16 +152,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 			if d == cur.Load() {
 				served.Add(1)
 			}
-			var err error
-			switch {
-			case !equal(v):
-				err = fmt.Errorf("served %v: a batch read in part", v)
-			case v[0] == 0:
-				err = fmt.Errorf("served %v: zeros", v)
-			case v[0] < last:
-				err = fmt.Errorf("served %v after %d: a value went back", v, last)
-			}
-			if err != nil {
+			if err := ddstest.CheckBatch(v, last); err != nil {
 				polled <- err
 				return
 			}
@@ -233,9 +177,9 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 	}
 	for range restarts {
 		pollsWhile("polls served by the daemon")
-		cur.Load().close()
+		cur.Load().Close()
 		served.Store(0)
-		cur.Store(startDaemon(t, sock))
+		cur.Store(ddstest.Start(t, run, dds.Limits{}))
 		testutil.Eventually(t, "re-registered", 5*time.Second, func() bool { return b.s.Check() == nil })
 	}
 	pollsWhile("polls served by the last daemon")
@@ -244,7 +188,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 	if err := <-polled; err != nil {
 		t.Fatal(err)
 	}
-	if v, _ := read(cur.Load().h); v != [5]uint64{n, n, n, n, n} {
+	if v, _ := cur.Load().ReadAll(batchPaths); !slices.Equal(v, all(n)) {
 		t.Fatalf("after %d batches the last daemon serves %v: increments lost", n, v)
 	}
 	t.Logf("%d batches, %d restarts, %d polls", n, restarts, polls.Load())

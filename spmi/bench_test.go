@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
 )
 
 // BenchmarkBuild100k measures one refresh's tree work at scale: 1,000
@@ -75,14 +77,20 @@ func (wide100k) Collect(bl *Builder) error {
 // snapshot stale and a rebuild of 100,000 statistics is due or under way
 // (stale): with snmp_wait 0 it must not wait for it.
 func BenchmarkGet100k(b *testing.B) {
-	oid := testBase.Append(10, 701, 50, 0)
+	benchGet(b, func() Provider { return wide100k{} }, testBase.Append(10, 701, 50, 0))
+}
+
+// benchGet measures a front end's Get of oid from a hierarchy of the
+// provider made by p, idle (a young snapshot) and stale (every request
+// finds a refresh due).
+func benchGet(b *testing.B, p func() Provider, oid asn1tree.OID) {
 	for _, c := range []struct {
 		name   string
 		minAge time.Duration
 	}{{"idle", time.Hour}, {"stale", 0}} {
 		b.Run(c.name, func(b *testing.B) {
 			h := NewHierarchy(Config{Base: testBase, MinAge: c.minAge})
-			h.Add(wide100k{})
+			h.Add(p())
 			h.Refresh()
 			b.ReportAllocs()
 			b.ResetTimer()
@@ -166,24 +174,5 @@ func BenchmarkRefreshUnchanged100k(b *testing.B) {
 // (idle) and after the minimum age (stale), when every request finds a
 // refresh due: it must not wait for it.
 func BenchmarkGetLive100k(b *testing.B) {
-	oid := testBase.Append(99, 701, 50, 0)
-	for _, c := range []struct {
-		name   string
-		minAge time.Duration
-	}{{"idle", time.Hour}, {"stale", 0}} {
-		b.Run(c.name, func(b *testing.B) {
-			h := NewHierarchy(Config{Base: testBase, MinAge: c.minAge})
-			h.Add(newLive100k())
-			h.Refresh()
-			b.ReportAllocs()
-			b.ResetTimer()
-			for range b.N {
-				if _, ok := h.FreshWithin(0).View().Get(oid); !ok {
-					b.Fatal("no value")
-				}
-			}
-			b.StopTimer()
-			h.Fresh()
-		})
-	}
+	benchGet(b, func() Provider { return newLive100k() }, testBase.Append(99, 701, 50, 0))
 }

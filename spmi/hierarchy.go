@@ -63,13 +63,12 @@ type Hierarchy struct {
 	statsMu sync.Mutex
 	stats   RefreshStats
 
-	parts   map[string]*part // the stable providers' last parts, by name
-	peak    int              // most statistics since memory was last returned
-	rebuilt int              // statistics of the stable parts rebuilt by this refresh
-	snap    atomic.Pointer[Snapshot]
-	stale   atomic.Bool   // Invalidate was called since the last refresh began
-	done    chan struct{} // closed when the refresh in flight ends
-	doneMu  sync.Mutex
+	parts  map[string]*part // the stable providers' last parts, by name
+	peak   int              // most statistics since memory was last returned
+	snap   atomic.Pointer[Snapshot]
+	stale  atomic.Bool   // Invalidate was called since the last refresh began
+	done   chan struct{} // closed when the refresh in flight ends
+	doneMu sync.Mutex
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -147,15 +146,19 @@ func (h *Hierarchy) RefreshBackground() *Snapshot {
 func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	// Cleared before the build: a change during it marks the result stale.
 	h.stale.Store(false)
-	h.rebuilt = 0
 	start := time.Now()
 	b := h.builder(start, background)
 	durs := make(map[string]time.Duration, len(h.providers))
 	var stable []*part
+	rebuilt := 0 // statistics of the stable parts this refresh rebuilt
 	for _, p := range h.providers {
 		t0 := time.Now()
 		if sp, ok := p.(StableProvider); ok {
-			stable = append(stable, h.stablePart(sp, start, background))
+			pt, fresh := h.stablePart(sp, start, background)
+			if fresh {
+				rebuilt += pt.nstats
+			}
+			stable = append(stable, pt)
 		} else {
 			b.SetProvider(p.Name())
 			if err := p.Collect(b); err != nil {
@@ -177,7 +180,7 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	h.statsMu.Unlock()
 	h.snap.Store(s)
 	h.peak = max(h.peak, s.NumStats)
-	if h.rebuilt >= bigRebuild {
+	if rebuilt >= bigRebuild {
 		// A large part was rebuilt: its builder's scratch is garbage now,
 		// and the runtime would keep the pages it took until its
 		// scavenger gets to them.
@@ -202,25 +205,24 @@ func (h *Hierarchy) builder(now time.Time, background bool) *Builder {
 }
 
 // stablePart returns p's part: the last one while its shape is the same,
-// else a new one. Called with mu held.
-func (h *Hierarchy) stablePart(p StableProvider, now time.Time, background bool) *part {
+// else a new one (fresh). Called with mu held.
+func (h *Hierarchy) stablePart(p StableProvider, now time.Time, background bool) (pt *part, fresh bool) {
 	shape := p.Shape()
 	if old := h.parts[p.Name()]; old != nil && old.shape == shape {
-		return old
+		return old, false
 	}
 	b := h.builder(now, background)
 	b.SetProvider(p.Name())
 	if err := p.Collect(b); err != nil {
 		b.Fail(p.Name(), err)
 	}
-	pt := b.finishPart(shape)
+	pt = b.finishPart(shape)
 	pt.name = p.Name()
-	h.rebuilt += pt.nstats
 	if h.parts == nil {
 		h.parts = map[string]*part{}
 	}
 	h.parts[p.Name()] = pt
-	return pt
+	return pt, true
 }
 
 // logFailures logs each source when it starts failing, when its error

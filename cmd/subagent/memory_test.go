@@ -13,6 +13,31 @@ import (
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
+// ddsload builds dds/samples/ddsload, starts it against the daemon with
+// args and returns once its suppliers are registered; it is killed when
+// the test ends (or dies with it).
+func (e *env) ddsload(t *testing.T, args ...string) *exec.Cmd {
+	t.Helper()
+	dir := t.TempDir()
+	load := filepath.Join(dir, "ddsload")
+	if out, err := exec.Command("go", "build", "-o", load, "../../dds/samples/ddsload").CombinedOutput(); err != nil {
+		t.Fatalf("go build ddsload: %v\n%s", err, out)
+	}
+	cmd := exec.Command(load, append(args, "-dir", dir)...)
+	cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+e.runDir)
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	out, _ := cmd.StdoutPipe()
+	cmd.Stderr = os.Stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cmd.Process.Kill(); cmd.Wait() })
+	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "registered") {
+		t.Fatalf("ddsload: %q %v", line, err)
+	}
+	return cmd
+}
+
 // Memory goes back to the system after suppliers leave: 100,000 DDS
 // statistics raise the daemon's resident set, and within a minute of the
 // suppliers leaving it is back within 1.5 times its idle size.
@@ -21,10 +46,6 @@ func TestMemoryReturnsAfterSuppliersLeave(t *testing.T) {
 		t.Skip("builds and loads 100,000 statistics")
 	}
 	dir := t.TempDir()
-	load := filepath.Join(dir, "ddsload")
-	if out, err := exec.Command("go", "build", "-o", load, "../../dds/samples/ddsload").CombinedOutput(); err != nil {
-		t.Fatalf("go build ddsload: %v\n%s", err, out)
-	}
 	e := newEnv(t)
 	cfg := filepath.Join(dir, "c.yaml")
 	// The background refresh, which drops the suppliers' tree, every 2 s
@@ -42,19 +63,7 @@ func TestMemoryReturnsAfterSuppliersLeave(t *testing.T) {
 	time.Sleep(3 * time.Second) // a few background refreshes settle the heap
 	idle := rssKB(t, e.daemon.Process.Pid)
 
-	cmd := exec.Command(load, "-suppliers", "100", "-stats", "1000", "-dir", dir)
-	cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+e.runDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer cmd.Process.Kill()
-	line, err := bufio.NewReader(out).ReadString('\n')
-	if err != nil || !strings.Contains(line, "registered") {
-		t.Fatalf("ddsload: %q %v", line, err)
-	}
+	cmd := e.ddsload(t, "-suppliers", "100", "-stats", "1000")
 	read("DDS/Load/s100/v1000")
 	read("DDS/Load/s1/v1")
 	loaded := rssKB(t, e.daemon.Process.Pid)

@@ -1,13 +1,8 @@
 package main
 
 import (
-	"bufio"
 	"fmt"
-	"os"
-	"os/exec"
-	"path/filepath"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -25,28 +20,11 @@ func TestScaleWalkOfDDSStatistics(t *testing.T) {
 		t.Skip("loads 100,000 statistics")
 	}
 	const suppliers, stats = 4, 25000
-	dir := t.TempDir()
-	load := filepath.Join(dir, "ddsload")
-	if out, err := exec.Command("go", "build", "-o", load, "../../dds/samples/ddsload").CombinedOutput(); err != nil {
-		t.Fatalf("go build ddsload: %v\n%s", err, out)
-	}
 	port := snmpdtest.FreeUDPPort(t)
 	addr := fmt.Sprintf("127.0.0.1:%d", port)
 	e := newEnv(t)
 	e.start("--listen", addr, "--community", "perf")
-	cmd := exec.Command(load, "-suppliers", fmt.Sprint(suppliers), "-stats", fmt.Sprint(stats),
-		"-per-context", "1000", "-every", "1h", "-dir", dir)
-	cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+e.runDir)
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	out, _ := cmd.StdoutPipe()
-	cmd.Stderr = os.Stderr
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	if line, err := bufio.NewReader(out).ReadString('\n'); err != nil || !strings.Contains(line, "registered") {
-		t.Fatalf("ddsload: %q %v", line, err)
-	}
+	e.ddsload(t, "-suppliers", fmt.Sprint(suppliers), "-stats", fmt.Sprint(stats), "-per-context", "1000", "-every", "1h")
 	c := snmpdtest.Target(t, addr, "perf")
 	dds := base + ".99"
 	last := fmt.Sprintf("%s.32473.%d.%d.%d.0", dds, suppliers, stats/1000, stats)

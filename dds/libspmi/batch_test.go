@@ -9,43 +9,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/dds/ddstest"
 	"github.com/perfagent/subagent/internal/testutil"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // The guide table's four permanent values (struct dat at area offsets 0,
 // 8, 16 and 24), which the driver's spin command increments together.
 var guidePaths = []string{"DDS/IBM/Test/gadgets", "DDS/IBM/Test/widgets",
 	"DDS/IBM/Moretest/SubTest/level", "DDS/IBM/Moretest/SubTest/queue"}
-
-// readAll returns the values of paths in one snapshot; false if one is
-// not served.
-func readAll(h *spmi.Hierarchy, paths []string) ([]uint64, bool) {
-	snap := h.Refresh()
-	ans := snap.Answer() // one consistent reading of the supplier
-	out := make([]uint64, len(paths))
-	for i, p := range paths {
-		n, err := snap.Lookup(p)
-		if err != nil {
-			return nil, false
-		}
-		v := ans.Value(n)
-		if !v.OK() {
-			return nil, false
-		}
-		out[i] = v.Uint64()
-	}
-	return out, true
-}
-
-func allEqual(v []uint64) bool {
-	for _, x := range v {
-		if x != v[0] {
-			return false
-		}
-	}
-	return true
-}
 
 // stopSpin ends the driver's writer thread and returns its batch count.
 func stopSpin(s *sup) uint64 {
@@ -63,7 +34,7 @@ func stopSpin(s *sup) uint64 {
 func TestBatchesServedWhole(t *testing.T) {
 	bothLibs(t, func(t *testing.T, static bool) {
 		d := startDaemon(t, "")
-		s := startSup(t, static, d.runDir)
+		s := startSup(t, static, d.RunDir)
 		if f := s.ok("batch"); f[0] != "-" { // before SpmiDdsInit: nothing to count
 			t.Fatalf("batch before init: %v", f)
 		}
@@ -75,29 +46,29 @@ func TestBatchesServedWhole(t *testing.T) {
 		// A context has no value until its first consistent read, which a
 		// writer thread preempted inside a batch can put off a little.
 		testutil.Eventually(t, "values served", 5*time.Second, func() bool {
-			_, ok := readAll(d.h, guidePaths)
+			_, ok := d.ReadAll(guidePaths)
 			return ok
 		})
 		distinct := map[uint64]bool{}
 		for end := time.Now().Add(time.Second); time.Now().Before(end) || len(distinct) < 20; {
-			v, ok := readAll(d.h, guidePaths)
+			v, ok := d.ReadAll(guidePaths)
 			if !ok {
 				t.Fatal("the supplier's values are not served")
 			}
-			if !allEqual(v) {
+			if !ddstest.Whole(v) {
 				stopSpin(s)
 				t.Fatalf("one snapshot served %v: a batch read in part", v)
 			}
 			distinct[v[0]] = true
 		}
 		n := stopSpin(s)
-		if v, _ := readAll(d.h, guidePaths); !allEqual(v) || v[0] != n {
+		if v, _ := d.ReadAll(guidePaths); !ddstest.Whole(v) || v[0] != n {
 			t.Fatalf("after %d batches the daemon serves %v", n, v)
 		}
 		if f, want := s.ok("batch"), fmt.Sprint([]uint64{n + 2, n + 2, 1}); fmt.Sprint(f) != want {
 			t.Fatalf("counters after %d more batches: %v, want %s", n+1, f, want)
 		}
-		t.Logf("%d batches, %d distinct values served, %d stale reads", n, len(distinct), d.s.Stats().StaleReads)
+		t.Logf("%d batches, %d distinct values served, %d stale reads", n, len(distinct), d.S.Stats().StaleReads)
 	})
 }
 
@@ -106,7 +77,7 @@ func TestBatchesServedWhole(t *testing.T) {
 // values of its last consistent read, and the batch's values once it ends.
 func TestBatchBeginEnd(t *testing.T) {
 	d := startDaemon(t, "")
-	s := startSup(t, false, d.runDir)
+	s := startSup(t, false, d.RunDir)
 	s.ok("init %s 4096 guide", s.file)
 	s.ok("put 0 5")
 	d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 5)
@@ -129,7 +100,7 @@ func TestBatchBeginEnd(t *testing.T) {
 	}
 	d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 6)
 	d.want(t, "DDS/IBM/Test/widgets", "99.2.220.2", 6)
-	if st := d.s.Stats(); st.StaleReads != 2 {
+	if st := d.S.Stats(); st.StaleReads != 2 {
 		t.Fatalf("stale reads %d, want the 2 while the batch was open", st.StaleReads)
 	}
 }
@@ -151,7 +122,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 		paths := append(guidePaths[:4:4], "DDS/IBM/Moretest/B/solutions")
 		s.ok("spin 0 8 16 24 %d", b+8)
 		testutil.Eventually(t, "values counting", 5*time.Second, func() bool {
-			v, ok := readAll(cur.Load().h, paths)
+			v, ok := cur.Load().ReadAll(paths)
 			return ok && v[0] > 0
 		})
 
@@ -167,23 +138,14 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 				default:
 				}
 				d := cur.Load()
-				v, ok := readAll(d.h, paths)
+				v, ok := d.ReadAll(paths)
 				if !ok {
 					continue // between daemons, or not replayed yet
 				}
 				if d == cur.Load() {
 					served.Add(1)
 				}
-				var err error
-				switch {
-				case !allEqual(v):
-					err = fmt.Errorf("served %v: a batch read in part", v)
-				case v[0] == 0:
-					err = fmt.Errorf("served %v: zeros", v)
-				case v[0] < last:
-					err = fmt.Errorf("served %v after %d: a value went back", v, last)
-				}
-				if err != nil {
+				if err := ddstest.CheckBatch(v, last); err != nil {
 					polled <- err
 					return
 				}
@@ -205,7 +167,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 		}
 		for range restarts {
 			pollsWhile("polls served by the daemon")
-			cur.Load().close()
+			cur.Load().Close()
 			served.Store(0)
 			cur.Store(startDaemon(t, run))
 			s.ok("check")
@@ -216,7 +178,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 		if err := <-polled; err != nil {
 			t.Fatal(err)
 		}
-		if v, _ := readAll(cur.Load().h, paths); !allEqual(v) || v[0] != n {
+		if v, _ := cur.Load().ReadAll(paths); !ddstest.Whole(v) || v[0] != n {
 			t.Fatalf("after %d batches the last daemon serves %v: increments lost", n, v)
 		}
 		t.Logf("%d batches, %d restarts", n, restarts)

@@ -15,8 +15,8 @@ import (
 // ns/op figures by name.
 func runBench(t testing.TB, d *daemon, n int) map[string]float64 {
 	t.Helper()
-	cmd := exec.Command(program(t, "bench", true), filepath.Join(d.runDir, "bench.dds"), strconv.Itoa(n))
-	cmd.Env = []string{"SUBAGENT_RUN_DIR=" + d.runDir}
+	cmd := exec.Command(program(t, "bench", true), filepath.Join(d.RunDir, "bench.dds"), strconv.Itoa(n))
+	cmd.Env = []string{"SUBAGENT_RUN_DIR=" + d.RunDir}
 	out, err := cmd.CombinedOutput()
 	if err != nil {
 		t.Fatalf("bench: %v\n%s", err, out)
@@ -40,7 +40,7 @@ func runBench(t testing.TB, d *daemon, n int) map[string]float64 {
 // mapped area (ns/op), and a store plus the guide's SiShT stamp
 // (ns/stamped-update).
 func BenchmarkCSet(b *testing.B) {
-	d := startDaemonTB(b, b.TempDir())
+	d := startDaemon(b, b.TempDir())
 	program(b, "bench", true) // built before the clock runs
 	b.ResetTimer()
 	// At least 10^6 updates per run: the figure is the C loop's own.

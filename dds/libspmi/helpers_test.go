@@ -15,11 +15,10 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/dds/ddstest"
 	"github.com/perfagent/subagent/dds/libspmi/ctest"
 	"github.com/perfagent/subagent/internal/testutil"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // The library and the C programs are built once per test run into
@@ -71,22 +70,12 @@ func program(t testing.TB, src string, static bool) string {
 
 // daemon is a real dds.Server on <run dir>/dds.sock and a hierarchy
 // serving its Provider.
-type daemon struct {
-	s      *dds.Server
-	h      *spmi.Hierarchy
-	runDir string
-	done   chan struct{}
-}
+// daemon is a real DDS server and the hierarchy it feeds.
+type daemon struct{ *ddstest.Daemon }
 
-func startDaemon(t *testing.T, runDir string) *daemon {
-	t.Helper()
-	if runDir == "" {
-		runDir = t.TempDir()
-	}
-	return startDaemonTB(t, runDir)
-}
-
-func startDaemonTB(t testing.TB, runDir string) *daemon {
+// startDaemon serves runDir/dds.sock (runDir "": a new temporary
+// directory) until the test ends.
+func startDaemon(t testing.TB, runDir string) *daemon {
 	t.Helper()
 	return startDaemonLimits(t, runDir, dds.Limits{})
 }
@@ -94,37 +83,13 @@ func startDaemonTB(t testing.TB, runDir string) *daemon {
 // startDaemonLimits starts a daemon with limits other than the defaults.
 func startDaemonLimits(t testing.TB, runDir string, lim dds.Limits) *daemon {
 	t.Helper()
-	s, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(runDir, "dds.sock"), IOTimeout: 2 * time.Second, Limits: lim})
-	if err != nil {
-		t.Fatal(err)
-	}
-	d := &daemon{s: s, runDir: runDir, done: make(chan struct{})}
-	go func() { s.Serve(); close(d.done) }()
-	t.Cleanup(d.close)
-	d.h = spmi.NewHierarchy(spmi.Config{Base: asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}})
-	d.h.Add(s.Provider())
-	return d
-}
-
-func (d *daemon) close() {
-	d.s.Close()
-	select {
-	case <-d.done:
-	case <-time.After(5 * time.Second):
-		panic("dds.Server.Serve did not return")
-	}
-}
-
-// node is the node at path in a fresh snapshot, nil if absent.
-func (d *daemon) node(path string) *spmi.Node {
-	n, _ := d.h.Refresh().Lookup(path)
-	return n
+	return &daemon{ddstest.Start(t, runDir, lim)}
 }
 
 // want fails unless statistic path is served with relative id rel and value v.
 func (d *daemon) want(t *testing.T, path, rel string, v uint64) {
 	t.Helper()
-	n := d.node(path)
+	n := d.Node(path)
 	if n == nil {
 		t.Fatalf("%s: not served", path)
 	}

@@ -26,7 +26,7 @@ const (
 func TestGuideSample(t *testing.T) {
 	bothLibs(t, func(t *testing.T, static bool) {
 		d := startDaemon(t, "")
-		s := startSup(t, static, d.runDir)
+		s := startSup(t, static, d.RunDir)
 		s.ok("init %s 65536 guide", s.file)
 
 		hdr := s.ok("hdr")
@@ -59,7 +59,7 @@ func TestGuideSample(t *testing.T) {
 		d.want(t, "DDS/IBM/Moretest/Bingo/solutions", "99.2.221.1.2", 0)
 		s.ok("put %d 77", off+8)
 		d.want(t, "DDS/IBM/Moretest/Bingo/solutions", "99.2.221.1.2", 77)
-		if n := d.node("DDS/IBM/Moretest/Bingo/"); n == nil || n.Descr != "Dynamically added" {
+		if n := d.Node("DDS/IBM/Moretest/Bingo/"); n == nil || n.Descr != "Dynamically added" {
 			t.Fatalf("Bingo context %+v", n)
 		}
 
@@ -68,7 +68,7 @@ func TestGuideSample(t *testing.T) {
 		s.fails(siInvalidCx, []string{"DDS/IBM/Nowhere"}, "add 0 3 DDS/IBM/Nowhere/X orphan")
 		s.fails(siBadArgument, []string{"ix 4"}, "add 4 3 DDS/IBM/X bad ix")
 		s.ok("del %d", off)
-		if d.node("DDS/IBM/Moretest/Bingo/") != nil {
+		if d.Node("DDS/IBM/Moretest/Bingo/") != nil {
 			t.Fatal("Bingo still served after SpmiDdsDelCx")
 		}
 		s.fails(siBadArgument, []string{"not the data area"}, "del %d", off)
@@ -76,7 +76,7 @@ func TestGuideSample(t *testing.T) {
 		if f := s.ok("exit"); f[0] != "0" {
 			t.Fatalf("SpmiErrno after SpmiExit: %v", f)
 		}
-		if d.node("DDS/IBM/") != nil {
+		if d.Node("DDS/IBM/") != nil {
 			t.Fatal("DDS/IBM still served after SpmiExit")
 		}
 		if _, err := os.Lstat(s.file); !os.IsNotExist(err) {
@@ -91,15 +91,15 @@ func TestGuideSample(t *testing.T) {
 // context has no parent (SiInvalidCx).
 func TestRefusedRegistrations(t *testing.T) {
 	d := startDaemon(t, "")
-	a := startSup(t, false, d.runDir)
+	a := startSup(t, false, d.RunDir)
 	a.ok("init %s 4096 guide", a.file)
 
-	b := startSup(t, true, d.runDir)
+	b := startSup(t, true, d.RunDir)
 	b.fails(siDuplicate, []string{"DDS/IBM/Test"}, "init %s 4096 guide", b.file)
 	if _, err := os.Lstat(b.file); !os.IsNotExist(err) {
 		t.Fatalf("refused supplier left its file: %v", err)
 	}
-	c := startSup(t, false, d.runDir)
+	c := startSup(t, false, d.RunDir)
 	c.fails(siInvalidCx, []string{"parent", "DDS/IBM/Nowhere"}, "init %s 4096 orphan", c.file)
 	c.fails(siBadArgument, []string{"absolute"}, "init relative/file 4096 guide")
 	c.fails(siBadArgument, []string{"size -1"}, "init %s -1 guide", c.file)

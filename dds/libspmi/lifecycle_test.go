@@ -23,7 +23,7 @@ import (
 func TestKilledSupplierRestarts(t *testing.T) {
 	bothLibs(t, func(t *testing.T, static bool) {
 		d := startDaemon(t, "")
-		s := startSup(t, static, d.runDir)
+		s := startSup(t, static, d.RunDir)
 		s.ok("init %s 4096 guide", s.file)
 		s.ok("put 0 5")
 		off := s.offset("add 0 1 DDS/IBM/Moretest/Bingo dyn")
@@ -31,12 +31,12 @@ func TestKilledSupplierRestarts(t *testing.T) {
 
 		s.cmd.Process.Signal(syscall.SIGKILL)
 		s.cmd.Wait()
-		eventually(t, "killed supplier's contexts removed", func() bool { return d.node("DDS/IBM/") == nil })
+		eventually(t, "killed supplier's contexts removed", func() bool { return d.Node("DDS/IBM/") == nil })
 		if _, err := os.Lstat(s.file); err != nil {
 			t.Fatalf("a killed supplier cannot remove its file: %v", err)
 		}
 
-		r := startSup(t, static, d.runDir)
+		r := startSup(t, static, d.RunDir)
 		r.file = s.file
 		r.ok("init %s 4096 guide", r.file)
 		r.ok("put 0 6")
@@ -66,7 +66,7 @@ func TestDaemonRestartReplays(t *testing.T) {
 		s.ok("put %d 11", b+8)
 		s.ok("check") // nothing to do
 
-		d.close()
+		d.Close()
 		s.fails(siInitFailed, []string{"dds.sock"}, "check") // no daemon yet: retried later
 		d2 := startDaemon(t, run)
 		s.ok("check")
@@ -78,13 +78,13 @@ func TestDaemonRestartReplays(t *testing.T) {
 		s.ok("put %d 12", b+8)
 		d2.want(t, "DDS/IBM/Moretest/B/solutions", "99.2.221.2.2", 12)
 		s.ok("del %d", a)
-		if d2.node("DDS/IBM/Moretest/A/") != nil {
+		if d2.Node("DDS/IBM/Moretest/A/") != nil {
 			t.Fatal("A still served")
 		}
 
 		// Now A's slot is a hole before B's. First fit alone would pack B
 		// into it on the next daemon; the replay asks for B's own slot.
-		d2.close()
+		d2.Close()
 		d3 := startDaemon(t, run)
 		s.ok("check")
 		d3.want(t, "DDS/IBM/Moretest/B/solutions", "99.2.221.2.2", 12)
@@ -95,7 +95,7 @@ func TestDaemonRestartReplays(t *testing.T) {
 		}
 		s.ok("del %d", b) // the daemon knows B at its old offset
 		d3.want(t, "DDS/IBM/Moretest/C/solutions", "99.2.221.3.2", 0)
-		if d3.node("DDS/IBM/Moretest/B/") != nil {
+		if d3.Node("DDS/IBM/Moretest/B/") != nil {
 			t.Fatal("B still served")
 		}
 		b = s.offset("add 0 2 DDS/IBM/Moretest/B dyn")
@@ -103,7 +103,7 @@ func TestDaemonRestartReplays(t *testing.T) {
 		// A daemon that refuses a replayed context (here: fewer contexts
 		// allowed than the supplier has) cannot keep the pointers valid,
 		// so the library gives up rather than serve stale values.
-		d3.close()
+		d3.Close()
 		startDaemonLimits(t, run, dds.Limits{MaxContexts: 4})
 		s.fails(siAssumedDead, []string{"DDS/IBM/Moretest/B", fmt.Sprintf("slot at %d", b), "refused", "SpmiExit"}, "check")
 		if f := s.ok("goaway"); f[0] != "1" {
@@ -132,7 +132,7 @@ func TestDefaultSocketSearch(t *testing.T) {
 	s.fails(siInitFailed, []string{want}, "init %s 4096 guide", s.file)
 
 	d := startDaemon(t, filepath.Join(xdg, "subagent"))
-	if got := client.SocketPath(); got != filepath.Join(d.runDir, "dds.sock") {
+	if got := client.SocketPath(); got != filepath.Join(d.RunDir, "dds.sock") {
 		t.Fatalf("Go library's socket %s", got)
 	}
 	s.ok("init %s 4096 guide", s.file)
@@ -145,7 +145,7 @@ func TestDefaultSocketSearch(t *testing.T) {
 // it, and SpmiExit still cleans up.
 func TestGoAwayMeansAssumedDead(t *testing.T) {
 	d := startDaemon(t, "")
-	s := startSup(t, false, d.runDir)
+	s := startSup(t, false, d.RunDir)
 	s.ok("init %s 4096 guide", s.file)
 	f, err := os.OpenFile(s.file, os.O_RDWR, 0)
 	if err != nil {
@@ -164,7 +164,7 @@ func TestGoAwayMeansAssumedDead(t *testing.T) {
 		t.Fatalf("SiShGoAway %v", f)
 	}
 	s.fails(siAssumedDead, []string{"SiShGoAway", "SpmiExit"}, "add 0 1 DDS/IBM/Moretest/Bingo x")
-	eventually(t, "registration dropped", func() bool { return d.node("DDS/IBM/") == nil })
+	eventually(t, "registration dropped", func() bool { return d.Node("DDS/IBM/") == nil })
 	s.fails(siAssumedDead, nil, "check")
 	s.ok("exit")
 	if _, err := os.Lstat(s.file); !os.IsNotExist(err) {

@@ -48,11 +48,11 @@ func TestGuideSampleSpmiSupl1(t *testing.T) {
 		dir := t.TempDir()
 		bin := library(t).Sample(t, "SpmiSupl1", static, dir)
 		d := startDaemon(t, "")
-		cmd := startSample(t, bin, d.runDir)
-		eventually(t, "SpmiSupl1 registered", func() bool { return d.node("DDS/IBM/Moretest/SubTest/queue") != nil })
+		cmd := startSample(t, bin, d.RunDir)
+		eventually(t, "SpmiSupl1 registered", func() bool { return d.Node("DDS/IBM/Moretest/SubTest/queue") != nil })
 		for path, min := range map[string]uint64{"Test/gadgets": 22, "Test/widgets": 42, "Moretest/SubTest/level": 28, "Moretest/SubTest/queue": 62} {
 			eventually(t, path+" set", func() bool {
-				n := d.node("DDS/IBM/" + path)
+				n := d.Node("DDS/IBM/" + path)
 				return n != nil && n.Current().OK() && n.Current().Uint64() >= min
 			})
 		}
@@ -60,7 +60,7 @@ func TestGuideSampleSpmiSupl1(t *testing.T) {
 			t.Fatalf("shared file: %v", err)
 		}
 		stopped(t, cmd, syscall.SIGTERM)
-		if d.node("DDS/IBM/") != nil {
+		if d.Node("DDS/IBM/") != nil {
 			t.Fatal("DDS/IBM served after SpmiStopMe")
 		}
 		if _, err := os.Lstat(filepath.Join(dir, "SpmiSul1SHM")); !os.IsNotExist(err) {
@@ -75,11 +75,11 @@ func TestGuideSampleSpmiSupl(t *testing.T) {
 	dir := t.TempDir()
 	bin := library(t).Sample(t, "SpmiSupl", false, dir)
 	d := startDaemon(t, "")
-	cmd := startSample(t, bin, d.runDir)
-	eventually(t, "SpmiSupl registered", func() bool { return d.node("DDS/IBM/Test/gadgets") != nil })
+	cmd := startSample(t, bin, d.RunDir)
+	eventually(t, "SpmiSupl registered", func() bool { return d.Node("DDS/IBM/Test/gadgets") != nil })
 	deadline := time.Now().Add(15 * time.Second) // the sample sleeps 5 s first
 	for time.Now().Before(deadline) {
-		if n := d.node("DDS/IBM/Moretest/SubTest/queue"); n != nil && n.Current().Uint64() == 4 {
+		if n := d.Node("DDS/IBM/Moretest/SubTest/queue"); n != nil && n.Current().Uint64() == 4 {
 			break
 		}
 		time.Sleep(50 * time.Millisecond)
@@ -89,7 +89,7 @@ func TestGuideSampleSpmiSupl(t *testing.T) {
 	d.want(t, "DDS/IBM/Moretest/SubTest/level", "99.2.221.222.1", 3)
 	d.want(t, "DDS/IBM/Moretest/SubTest/queue", "99.2.221.222.2", 4)
 	stopped(t, cmd, syscall.SIGINT)
-	if d.node("DDS/IBM/") != nil {
+	if d.Node("DDS/IBM/") != nil {
 		t.Fatal("DDS/IBM served after SpmiStopMe")
 	}
 }
@@ -102,30 +102,30 @@ func TestVolatileSample(t *testing.T) {
 		run := t.TempDir()
 		d := startDaemon(t, run)
 		cmd := startSample(t, bin, run, filepath.Join(t.TempDir(), "hook"))
-		eventually(t, "registered", func() bool { return d.node("DDS/IBM/Test/gadgets") != nil })
+		eventually(t, "registered", func() bool { return d.Node("DDS/IBM/Test/gadgets") != nil })
 		d.want(t, "DDS/IBM/Test/widgets", "99.2.220.2", 42)
 		for i := 0; i < 2; i++ {
 			cmd.Process.Signal(syscall.SIGUSR1)
 			eventually(t, "Bingo added", func() bool {
-				n := d.node("DDS/IBM/Moretest/Bingo/solutions")
+				n := d.Node("DDS/IBM/Moretest/Bingo/solutions")
 				return n != nil && n.Current().Uint64() == 6
 			})
 			d.want(t, "DDS/IBM/Moretest/Bingo/solutions", "99.2.221.1.2", 6)
 			cmd.Process.Signal(syscall.SIGUSR2)
-			eventually(t, "Bingo deleted", func() bool { return d.node("DDS/IBM/Moretest/Bingo/") == nil })
+			eventually(t, "Bingo deleted", func() bool { return d.Node("DDS/IBM/Moretest/Bingo/") == nil })
 		}
 		cmd.Process.Signal(syscall.SIGUSR1)
-		eventually(t, "Bingo added again", func() bool { return d.node("DDS/IBM/Moretest/Bingo/") != nil })
+		eventually(t, "Bingo added again", func() bool { return d.Node("DDS/IBM/Moretest/Bingo/") != nil })
 
-		d.close()
+		d.Close()
 		d2 := startDaemon(t, run)
 		eventually(t, "registered with the new daemon", func() bool {
-			n := d2.node("DDS/IBM/Moretest/Bingo/solutions")
+			n := d2.Node("DDS/IBM/Moretest/Bingo/solutions")
 			return n != nil && n.Current().Uint64() == 6
 		})
 		d2.want(t, "DDS/IBM/Moretest/SubTest/queue", "99.2.221.222.2", 62)
 		stopped(t, cmd, syscall.SIGTERM)
-		if d2.node("DDS/IBM/") != nil {
+		if d2.Node("DDS/IBM/") != nil {
 			t.Fatal("DDS/IBM served after exit")
 		}
 	})

@@ -29,7 +29,7 @@ func TestUntrustedRunDirRefused(t *testing.T) {
 		}
 		s := startSup(t, static, run)
 		s.fails(siInitFailed, []string{run + "/dds.sock", "directory " + run + " is not trusted", "mode 0777"}, "init %s 4096 guide", s.file)
-		if d.node("DDS/IBM/Test/gadgets") != nil {
+		if d.Node("DDS/IBM/Test/gadgets") != nil {
 			t.Fatal("the daemon serves the refused supplier")
 		}
 		if _, err := os.Lstat(s.file); !os.IsNotExist(err) {
