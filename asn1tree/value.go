@@ -18,17 +18,9 @@ const (
 	ObjectIdentifier
 )
 
-// Deferred marks an entry whose value the View serving it reads when it is
-// asked (a statistic kept in a supplier's shared memory); Num says which.
-// A View resolves it before answering, so front ends never see one.
-const Deferred Kind = 255
-
 var kindNames = [...]string{"NoValue", "Integer32", "Gauge32", "Counter32", "Counter64", "OctetString", "TimeTicks", "ObjectIdentifier"}
 
 func (k Kind) String() string {
-	if k == Deferred {
-		return "Deferred"
-	}
 	if int(k) < len(kindNames) {
 		return kindNames[k]
 	}

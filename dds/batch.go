@@ -3,6 +3,7 @@ package dds
 import (
 	"runtime/debug"
 	"sync/atomic"
+	"time"
 )
 
 // Batches (format minor 1, docs/DDS.md §1 "Batches"). A supplier that
@@ -15,9 +16,11 @@ import (
 // A writer that runs batches back to back would starve such a reader, so
 // the daemon also raises SiShReading to an odd value while it copies, and
 // a writer about to begin a batch waits for it to turn even, at most
-// WriterHoldOff. The daemon never waits for the supplier: its attempts are
-// bounded, and a supplier whose counters lie (a batch never ended) only
-// gets its previous consistent values served.
+// WriterHoldOff. The daemon waits for the supplier only when it has no
+// consistent copy to fall back on (its first read, or contexts added
+// since), and then at most ReadWait for the batch open to end; otherwise
+// its attempts are bounded, and a supplier whose counters lie (a batch
+// never ended) only gets its previous consistent values served.
 
 // Bounds of one consistent read: attempts in all (an attempt that finds a
 // batch open costs two loads), and copies among them.
@@ -25,6 +28,14 @@ const (
 	ReadAttempts = 128
 	ReadCopies   = 4
 )
+
+// ReadWait is the longest a read with nothing to fall back on waits for
+// an open batch to end (a batch of 60,000 values takes a few hundred
+// microseconds; new batches wait for the read). Without it a walk that
+// came while a large supplier wrote would find none of its values.
+const ReadWait = 5 * time.Millisecond
+
+const readPause = 50 * time.Microsecond
 
 // WriterHoldOff (ddswire) is the longest a writer waits, before a batch,
 // for the daemon's copy to end.
@@ -34,8 +45,9 @@ const (
 // ReadCopies runs within ReadAttempts tries. It reports whether that
 // happened; if not, what copyValues loaded last may mix batches. It
 // raises SiShReading for the duration (odd, then even). mem is the whole
-// mapping. It never waits: every try is a few atomic loads.
-func ReadConsistent(mem []byte, copyValues func() error) (ok bool, err error) {
+// mapping. Every try is a few atomic loads; once they are spent, a batch
+// still open is waited for, at most wait (0: not at all).
+func ReadConsistent(mem []byte, wait time.Duration, copyValues func() error) (ok bool, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
 	defer guard(&err)
 	pb, err := at(mem, OffBatch, 4)
@@ -51,11 +63,23 @@ func ReadConsistent(mem []byte, copyValues func() error) (ok bool, err error) {
 	atomic.StoreUint32(reading, r)
 	defer atomic.StoreUint32(reading, r+1)
 	copies := 0
-	for range ReadAttempts {
+	var deadline time.Time
+	for try := 0; ; try++ {
 		e := atomic.LoadUint32(ended)
 		b := atomic.LoadUint32(begun)
-		if b != e {
-			continue // a batch is open
+		if b != e { // a batch is open
+			switch {
+			case try < ReadAttempts:
+				continue
+			case wait <= 0:
+				return false, nil
+			case deadline.IsZero():
+				deadline = time.Now().Add(wait)
+			case time.Now().After(deadline):
+				return false, nil
+			}
+			time.Sleep(readPause)
+			continue
 		}
 		copies++
 		if err := copyValues(); err != nil {
@@ -66,11 +90,10 @@ func ReadConsistent(mem []byte, copyValues func() error) (ok bool, err error) {
 		if atomic.LoadUint32(begun) == b {
 			return true, nil
 		}
-		if copies == ReadCopies {
-			break
+		if copies == ReadCopies || try >= ReadAttempts && wait <= 0 {
+			return false, nil
 		}
 	}
-	return false, nil
 }
 
 // LoadBatches reads SiShBatch and SiShBatchEnd (for messages and tests).

@@ -4,6 +4,7 @@ package dds
 
 import (
 	"log/slog"
+	"runtime"
 	"strings"
 	"sync/atomic"
 	"testing"
@@ -24,7 +25,7 @@ func TestReadConsistent(t *testing.T) {
 	begun, ended, reading := header32(mem, OffBatch), header32(mem, OffBatchEnd), header32(mem, OffReading)
 
 	copies := 0
-	ok, err := ReadConsistent(mem, func() error {
+	ok, err := ReadConsistent(mem, 0, func() error {
 		copies++
 		if r := atomic.LoadUint32(reading); r&1 != 1 {
 			t.Errorf("SiShReading %d while copying, want odd", r)
@@ -40,7 +41,7 @@ func TestReadConsistent(t *testing.T) {
 
 	// A batch begins during the first copy and ends before the second.
 	copies = 0
-	ok, _ = ReadConsistent(mem, func() error {
+	ok, _ = ReadConsistent(mem, 0, func() error {
 		if copies++; copies == 1 {
 			atomic.AddUint32(begun, 1)
 			atomic.AddUint32(ended, 1)
@@ -54,7 +55,7 @@ func TestReadConsistent(t *testing.T) {
 	// A batch that stays open: no copy at all, and the read ends.
 	atomic.AddUint32(begun, 1)
 	copies = 0
-	ok, err = ReadConsistent(mem, func() error { copies++; return nil })
+	ok, err = ReadConsistent(mem, 0, func() error { copies++; return nil })
 	if ok || err != nil || copies != 0 {
 		t.Fatalf("open batch: ok %v, %v, %d copies", ok, err, copies)
 	}
@@ -62,7 +63,7 @@ func TestReadConsistent(t *testing.T) {
 	// Batches that begin during every copy: at most ReadCopies copies.
 	atomic.StoreUint32(ended, atomic.LoadUint32(begun))
 	copies = 0
-	ok, _ = ReadConsistent(mem, func() error {
+	ok, _ = ReadConsistent(mem, 0, func() error {
 		copies++
 		atomic.AddUint32(begun, 1)
 		atomic.AddUint32(ended, 1)
@@ -74,14 +75,52 @@ func TestReadConsistent(t *testing.T) {
 
 	// A value of SiShReading a dead daemon left odd changes at once.
 	atomic.StoreUint32(reading, 7)
-	ReadConsistent(mem, func() error {
+	ReadConsistent(mem, 0, func() error {
 		if r := atomic.LoadUint32(reading); r != 9 {
 			t.Errorf("SiShReading %d while copying after a stuck 7, want 9", r)
 		}
 		return nil
 	})
-	if _, err := ReadConsistent(mem[:OffBatch], func() error { return nil }); spmi.CodeOf(err) != spmi.SiBadArgument {
+	if _, err := ReadConsistent(mem[:OffBatch], 0, func() error { return nil }); spmi.CodeOf(err) != spmi.SiBadArgument {
 		t.Fatalf("short mapping: %v", err)
+	}
+}
+
+// A read with nothing to fall back on waits for an open batch to end: the
+// writer ends it once the read has begun (SiShReading odd), and the read
+// copies then. Without the wait the same read gives up; with a batch that
+// never ends, the wait is bounded.
+func TestReadConsistentWaitsForAnOpenBatch(t *testing.T) {
+	mem := aligned(HeaderSize + 64)
+	begun, ended, reading := header32(mem, OffBatch), header32(mem, OffBatchEnd), header32(mem, OffReading)
+	atomic.AddUint32(begun, 1)
+	if ok, _ := ReadConsistent(mem, 0, func() error { return nil }); ok {
+		t.Fatal("read without waiting copied while a batch was open")
+	}
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for range 10_000_000 { // the read has begun: end the batch
+			if atomic.LoadUint32(reading)&1 == 1 {
+				atomic.AddUint32(ended, 1)
+				return
+			}
+			runtime.Gosched()
+		}
+	}()
+	copies := 0
+	ok, err := ReadConsistent(mem, time.Minute, func() error { copies++; return nil })
+	<-done
+	if !ok || err != nil || copies != 1 {
+		t.Fatalf("waiting read: ok %v, %v, %d copies; want one consistent copy", ok, err, copies)
+	}
+	atomic.AddUint32(begun, 1) // open for good
+	start := time.Now()
+	if ok, _ := ReadConsistent(mem, ReadWait, func() error { return nil }); ok {
+		t.Fatal("copied while a batch stayed open")
+	}
+	if d := time.Since(start); d > time.Second {
+		t.Fatalf("a stuck batch held the read %v, the wait is %v", d, ReadWait)
 	}
 }
 

@@ -97,7 +97,7 @@ func FuzzValidateFile(f *testing.F) {
 		// is consistent exactly when no batch is open.
 		h := DecodeHeader(mem)
 		copies := 0
-		ok, err := ReadConsistent(mem, func() error { copies++; return nil })
+		ok, err := ReadConsistent(mem, 0, func() error { copies++; return nil })
 		if err != nil || ok != (h.Batch == h.BatchEnd) || copies > ReadCopies {
 			t.Fatalf("counters %d/%d: ok %v after %d copies, %v", h.Batch, h.BatchEnd, ok, copies, err)
 		}

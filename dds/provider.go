@@ -3,8 +3,6 @@ package dds
 import (
 	"fmt"
 
-	"github.com/perfagent/subagent/client/ddswire"
-
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -27,8 +25,9 @@ func (p *Provider) Name() string { return Root }
 func (p *Provider) Shape() any { return p.reg.view.Load() }
 
 // Collect implements spmi.Provider. It takes the published view (no lock)
-// and adds every context, and each statistic as a live one of its
-// supplier; it never waits for a supplier or its socket.
+// and adds every context, and its statistics as a block of live ones of
+// its supplier, described by the registry's shared descriptions; it never
+// waits for a supplier or its socket.
 func (p *Provider) Collect(b *spmi.Builder) error {
 	root, err := b.Context(nil, &spmi.CxDesc{Name: Root, Descr: rootDescr, ASN: RootASN})
 	if err != nil {
@@ -49,7 +48,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 			b.Fail(sourceOf(v), err)
 			continue
 		}
-		if len(v.stats) == 0 || v.sup == nil {
+		if v.stats == nil || v.sup == nil {
 			continue
 		}
 		src := srcs[v.sup]
@@ -57,7 +56,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 			src = &liveSup{sup: v.sup, reg: p.reg}
 			srcs[v.sup] = src
 		}
-		p.stats(b, cx, v, src)
+		block(b, cx, v, src)
 	}
 	return nil
 }
@@ -71,23 +70,19 @@ func sourceOf(v *cxView) string {
 
 func supSource(sup *supplier) string { return fmt.Sprintf("dds:%s:pid %d", sup.vendor.Path(), sup.pid) }
 
-// stats adds v's statistics as live fields of src.
-func (p *Provider) stats(b *spmi.Builder, cx *spmi.Node, v *cxView, src *liveSup) {
-	for i := range v.stats {
-		s := &v.stats[i]
-		d := &spmi.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
-			Val: spmiValType(s.ValType), Data: presented(s.DataType)}
-		if d.Data == spmi.SiFloat {
-			d.Scale = 3
-		}
-		// The supplier's high scale value says how large a level gets.
-		d.Wide = !spmi.FitsGauge32(d.Max, d.Scale)
-		if err := b.LiveStat(cx, d, src, uint32(len(src.fields))); err != nil {
-			b.Fail(sourceOf(v), err)
-			continue
-		}
-		src.fields = append(src.fields, ddswire.FieldOf(s, v.base))
-		src.cxIDs = append(src.cxIDs, v.id)
-		src.maxID = max(src.maxID, v.id)
+// block adds v's statistics as fields of src: the next v.stats.len()
+// ones, in the order of v.stats (by ASN number).
+func block(b *spmi.Builder, cx *spmi.Node, v *cxView, src *liveSup) {
+	first := src.n
+	if uint64(first)+uint64(v.stats.len()) >= 1<<32 { // src.n would wrap
+		b.Fail(sourceOf(v), spmi.Errorf(spmi.SiCallocFailed, "context %q: a supplier's statistics are numbered with 32 bits", v.path))
+		return
 	}
+	if err := b.LiveBlock(cx, v.stats.blk, src, first); err != nil {
+		b.Fail(sourceOf(v), err)
+		return
+	}
+	src.cxs = append(src.cxs, liveCx{stats: v.stats, id: v.id, first: first, base: v.base})
+	src.n += uint32(v.stats.len())
+	src.maxID = max(src.maxID, v.id)
 }

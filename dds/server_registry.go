@@ -17,23 +17,26 @@ type regCx struct {
 	path, descr string
 	asn         uint32
 	inst        InstFreq
-	stats       []Stat
+	stats       *statSet  // shared by the instances of a template; nil: none
 	base        uint32    // slot offset of a volatile context, else 0
 	volatile    bool      // has a slot
 	owner       *supplier // nil for a shared vendor context
 	users       int       // vendor context: suppliers using it
-	names       map[string]bool
-	asns        map[uint32]bool
+	// The names and numbers of its subcontexts, nil until it has one; its
+	// statistics' are looked up in stats.
+	names map[string]bool
+	asns  map[uint32]bool
 }
 
-func newCx(path, descr string, asn uint32, inst InstFreq, stats []Stat) *regCx {
-	c := &regCx{path: path, descr: descr, asn: asn, inst: inst, stats: stats,
-		names: map[string]bool{}, asns: map[uint32]bool{}}
-	for _, s := range stats {
-		c.names[s.Name], c.asns[s.ASN] = true, true
-	}
-	return c
+func newCx(path, descr string, asn uint32, inst InstFreq, stats *statSet) *regCx {
+	return &regCx{path: path, descr: descr, asn: asn, inst: inst, stats: stats}
 }
+
+// nameUsed reports whether a statistic or a subcontext of c is named name.
+func (c *regCx) nameUsed(name string) bool { return c.names[name] || c.stats.hasName(name) }
+
+// asnUsed reports whether a statistic or a subcontext of c is numbered asn.
+func (c *regCx) asnUsed(asn uint32) bool { return c.asns[asn] || c.stats.hasASN(asn) }
 
 func lastName(path string) string { return path[strings.LastIndexByte(path, '/')+1:] }
 
@@ -43,7 +46,7 @@ type cxView struct {
 	path, parent, name, descr string
 	asn                       uint32
 	inst                      InstFreq
-	stats                     []Stat
+	stats                     *statSet // immutable, shared: nil when none
 	base                      uint32
 	sup                       *supplier // nil for a vendor context
 }
@@ -141,7 +144,7 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 		if _, ok := r.cxs[c.Path]; ok {
 			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s already exists", c.Path)
 		}
-		if vcx != nil && parentOf(c.Path) == v.Path() && vcx.asns[c.ASN] {
+		if vcx != nil && parentOf(c.Path) == v.Path() && vcx.asnUsed(c.ASN) {
 			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s: ASN.1 number %d is already used in %s", c.Path, c.ASN, v.Path())
 		}
 	}
@@ -154,6 +157,10 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 	if err := r.roomFor(n, "Init"); err != nil {
 		return 0, err
 	}
+	sets, tmpls, err := statSets(sup.init)
+	if err != nil {
+		return 0, spmi.Errorf(spmi.SiBadArgument, "Init: %v", err)
+	}
 	// Everything checked: apply.
 	if vcx == nil {
 		vcx = newCx(v.Path(), v.Descr, v.ASN, SiNoInst, nil)
@@ -165,8 +172,11 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 		if c.Path == v.Path() {
 			continue
 		}
-		r.link(newCx(c.Path, c.Descr, c.ASN, c.InstFreq, c.Stats), sup)
+		r.link(newCx(c.Path, c.Descr, c.ASN, c.InstFreq, sets[i]), sup)
 	}
+	// Their statistics live on in their sets: the registration's copy
+	// goes (its templates stay, for AddCx).
+	sup.init.Contexts, sup.tmpls = nil, tmpls
 	r.nextID++
 	sup.id = r.nextID
 	r.sups[sup.id] = sup
@@ -179,10 +189,13 @@ func (r *registry) link(c *regCx, sup *supplier) {
 	r.nextCx++
 	c.id, c.owner = r.nextCx, sup
 	p := r.cxs[parentOf(c.path)]
+	if p.names == nil {
+		p.names, p.asns = map[string]bool{}, map[uint32]bool{}
+	}
 	p.names[lastName(c.path)], p.asns[c.asn] = true, true
 	r.cxs[c.path] = c
 	sup.ncx++
-	r.nstats += len(c.stats)
+	r.nstats += c.stats.len()
 }
 
 // roomFor refuses n more statistics beyond the bound of all suppliers
@@ -199,10 +212,13 @@ func (r *registry) unlink(c *regCx) {
 	if p := r.cxs[parentOf(c.path)]; p != nil {
 		delete(p.names, lastName(c.path))
 		delete(p.asns, c.asn)
+		if len(p.names) == 0 {
+			p.names, p.asns = nil, nil // a map does not shrink
+		}
 	}
 	delete(r.cxs, c.path)
 	c.owner.ncx--
-	r.nstats -= len(c.stats)
+	r.nstats -= c.stats.len()
 }
 
 // remove drops every context of sup; the vendor context goes with its
@@ -247,9 +263,9 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 		return 0, spmi.Errorf(spmi.SiInvalidCx, "AddCx %q: parent context does not exist", m.Path)
 	case p.owner != sup && p.path != sup.vendor.Path():
 		return 0, badArg("AddCx %q: the parent context belongs to another supplier", m.Path)
-	case p.names[lastName(m.Path)]:
+	case p.nameUsed(lastName(m.Path)):
 		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: the name already exists in %s", m.Path, p.path)
-	case p.asns[m.ASN]:
+	case p.asnUsed(m.ASN):
 		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: ASN.1 number %d is already used in %s", m.Path, m.ASN, p.path)
 	case sup.ncx >= r.lim.MaxContexts:
 		return 0, spmi.Errorf(spmi.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
@@ -272,7 +288,7 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 		sup.faulted.Store(true)
 		return 0, err
 	}
-	c := newCx(m.Path, m.Descr, m.ASN, t.InstFreq, t.Stats)
+	c := newCx(m.Path, m.Descr, m.ASN, t.InstFreq, sup.tmpls[m.Ix])
 	c.base, c.volatile = off, true
 	r.link(c, sup)
 	r.publish()

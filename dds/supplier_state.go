@@ -21,9 +21,10 @@ type supplier struct {
 	uid    uint32
 	init   *Init
 	vendor Vendor
-	slots  *Slots // guarded by registry.mu
-	ncx    int    // live contexts, guarded by registry.mu
-	gone   bool   // removed from the registry, guarded by registry.mu
+	slots  *Slots     // guarded by registry.mu
+	ncx    int        // live contexts, guarded by registry.mu
+	tmpls  []*statSet // by template, made at Init; guarded by registry.mu
+	gone   bool       // removed from the registry, guarded by registry.mu
 
 	memMu  sync.RWMutex // readers hold it while touching mem
 	mem    []byte       // whole mapping; nil once unmapped
@@ -38,9 +39,10 @@ type supplier struct {
 	valMu      sync.Mutex // one consistent read at a time
 	last       *areaCopy  // the last consistent copy of the data area
 	lastUpTo   uint64     // the newest context it covers
-	copies     sync.Pool  // of *areaCopy, for pins
-	staleSince time.Time  // first of the reads failing in a row
-	warned     bool       // an open batch was logged
+	spareMu    sync.Mutex
+	spares     []*areaCopy // released copies, for pins (at most spareCopies)
+	staleSince time.Time   // first of the reads failing in a row
+	warned     bool        // an open batch was logged
 }
 
 // area runs f on the data area under the read lock; false if unmapped.

@@ -2,6 +2,7 @@ package dds
 
 import (
 	"runtime/debug"
+	"sort"
 	"sync/atomic"
 	"time"
 	"unsafe"
@@ -14,11 +15,24 @@ import (
 // supplier's data area and decodes the values it asks for from that copy.
 // One is made per supplier each time the DDS part of the tree is rebuilt.
 type liveSup struct {
-	sup    *supplier
-	reg    *registry
-	fields []Field  // by field index (Builder.LiveStat)
-	cxIDs  []uint64 // the registry id of each field's context
-	maxID  uint64   // the newest context among them
+	sup   *supplier
+	reg   *registry
+	cxs   []liveCx // by first field: each context's block (Builder.LiveBlock)
+	n     uint32   // fields in all
+	maxID uint64   // the newest context among them
+}
+
+// liveCx is one context's statistics: fields first, first+1, ... of its
+// supplier are those of stats, in its order, at the context's base.
+type liveCx struct {
+	stats       *statSet
+	id          uint64 // the context's registry id
+	first, base uint32
+}
+
+// holds reports whether field i is one of c's.
+func (c *liveCx) holds(i uint32) bool {
+	return i >= c.first && i-c.first < uint32(len(c.stats.fields))
 }
 
 // Pin implements spmi.LiveSource.
@@ -32,15 +46,41 @@ type areaPin struct {
 	buf  *areaCopy // nil: no values (unmapped, faulted, never consistent)
 	upTo uint64    // contexts with a larger id were not in the copy: no value
 	l    *liveSup
+	at   int // the index in l.cxs of the context read last
 	done bool
 }
 
 // Value implements spmi.LivePin.
 func (p *areaPin) Value(i uint32) spmi.Value {
-	if p.buf == nil || p.done || int(i) >= len(p.l.fields) || p.l.cxIDs[i] > p.upTo {
+	if p.buf == nil || p.done {
 		return spmi.NoValue
 	}
-	return decode(p.buf.words, p.l.fields[i])
+	c := p.cx(i)
+	if c == nil || c.id > p.upTo {
+		return spmi.NoValue
+	}
+	f := c.stats.fields[i-c.first]
+	f.Off += c.base
+	return decode(p.buf.words, f)
+}
+
+// cx is the context whose block holds field i, nil if none. A walk reads
+// a context's fields in order, then the next context's: those two are
+// tried before a binary search.
+func (p *areaPin) cx(i uint32) *liveCx {
+	cs := p.l.cxs
+	for k := p.at; k < len(cs) && k <= p.at+1; k++ {
+		if cs[k].holds(i) {
+			p.at = k
+			return &cs[k]
+		}
+	}
+	k := sort.Search(len(cs), func(k int) bool { return cs[k].first > i }) - 1
+	if k < 0 || !cs[k].holds(i) {
+		return nil
+	}
+	p.at = k
+	return &cs[k]
 }
 
 // Release implements spmi.LivePin: the request is answered, the copy may
@@ -54,8 +94,8 @@ func (p *areaPin) Release() {
 
 // areaCopy is a copy of a supplier's data area, immutable once made and
 // shared by the requests that pinned it and by the supplier as its last
-// consistent copy; the last of them to release it puts it back in the
-// supplier's pool, so that a walk of a large supplier does not allocate
+// consistent copy; the last of them to release it gives it back to the
+// supplier's spares, so that a walk of a large supplier does not allocate
 // a copy of its area for every request.
 type areaCopy struct {
 	words []uint64
@@ -65,14 +105,34 @@ type areaCopy struct {
 
 func (c *areaCopy) release() {
 	if c.refs.Add(-1) == 0 {
-		c.sup.copies.Put(c)
+		c.sup.spare(c)
 	}
 }
 
-// newCopy takes a buffer of n words from the pool (or a new one), held
+// spareCopies bounds the copies a supplier keeps for reuse: a walk
+// releases each request's copy before the next, so a few suffice. (A
+// sync.Pool kept every copy an AgentX session's 32 cached transactions
+// had held, two collections long: 80 MB more during a walk of a million
+// statistics through snmpd.)
+const spareCopies = 2
+
+func (s *supplier) spare(c *areaCopy) {
+	s.spareMu.Lock()
+	if len(s.spares) < spareCopies {
+		s.spares = append(s.spares, c)
+	}
+	s.spareMu.Unlock()
+}
+
+// newCopy takes a buffer of n words from the spares (or a new one), held
 // once.
 func (s *supplier) newCopy(n int) *areaCopy {
-	c, _ := s.copies.Get().(*areaCopy)
+	var c *areaCopy
+	s.spareMu.Lock()
+	if k := len(s.spares); k > 0 {
+		c, s.spares = s.spares[k-1], s.spares[:k-1]
+	}
+	s.spareMu.Unlock()
 	if c == nil || len(c.words) != n {
 		c = &areaCopy{words: make([]uint64, n), sup: s}
 	}
@@ -117,13 +177,20 @@ func (s *supplier) pin(l *liveSup, now time.Time) (c *areaCopy, upTo uint64) {
 	}
 	ok := true
 	var err error
+	// With no consistent copy holding all of l's contexts to fall back on,
+	// an open batch is waited for, briefly, and not again until a read
+	// is consistent: a supplier stuck in a batch costs one wait.
+	var wait time.Duration
+	if (s.last == nil || s.lastUpTo < l.maxID) && s.staleSince.IsZero() {
+		wait = ReadWait
+	}
 	mapped := s.area(func(area []byte) {
 		c = s.newCopy(len(area) / 8)
 		if !s.layout.Batches {
 			err = copyWords(c.words, area) // a minor-0 file: read as it is
 			return
 		}
-		ok, err = ReadConsistent(s.mem, func() error { return copyWords(c.words, area) })
+		ok, err = ReadConsistent(s.mem, wait, func() error { return copyWords(c.words, area) })
 	})
 	switch {
 	case !mapped:
@@ -136,7 +203,7 @@ func (s *supplier) pin(l *liveSup, now time.Time) (c *areaCopy, upTo uint64) {
 		reg.notifyFault()
 		return nil, 0
 	}
-	s.noteRead(now, len(l.fields))
+	s.noteRead(now, int(l.n))
 	if ok {
 		c.refs.Add(1) // the supplier's, as its last consistent copy
 		if s.last != nil {

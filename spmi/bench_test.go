@@ -11,7 +11,7 @@ import (
 
 // BenchmarkBuild100k measures one refresh's tree work at scale: 1,000
 // instances of 100 statistics added to a Builder and published as a
-// Snapshot with both OID indexes.
+// Snapshot with its view.
 func BenchmarkBuild100k(b *testing.B) {
 	procCx := CxDesc{Name: "Proc", Descr: "Processes", ASN: 10, Inst: SiContInst}
 	tpl := CxDesc{Descr: "Process"}
@@ -116,14 +116,25 @@ type wordsPin []uint64
 func (p wordsPin) Value(i uint32) Value { return Uint(p[i]) }
 
 // live100k is a StableProvider of 100 suppliers of 10 instances of 100
-// live statistics (100,000), as the DDS provider adds them.
-type live100k struct{ srcs []*liveWords }
+// live statistics (100,000), as the DDS provider adds them: a block per
+// instance sharing one slice of descriptions, or with nodes a node per
+// statistic (LiveStat).
+type live100k struct {
+	srcs  []*liveWords
+	ds    []StatDesc
+	blk   *Block
+	nodes bool
+}
 
 func newLive100k() *live100k {
 	l := &live100k{}
 	for range 100 {
 		l.srcs = append(l.srcs, &liveWords{words: make([]uint64, 1000)})
 	}
+	for i := range 100 {
+		l.ds = append(l.ds, StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter})
+	}
+	l.blk, _ = NewBlock(l.ds)
 	return l
 }
 
@@ -142,9 +153,14 @@ func (l *live100k) Collect(bl *Builder) error {
 			if err != nil {
 				return err
 			}
-			for i := range 100 {
-				d := &StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}
-				if err := bl.LiveStat(inst, d, src, uint32(j*100+i)); err != nil {
+			if !l.nodes {
+				if err := bl.LiveBlock(inst, l.blk, src, uint32(j*100)); err != nil {
+					return err
+				}
+				continue
+			}
+			for i := range l.ds {
+				if err := bl.LiveStat(inst, &l.ds[i], src, uint32(j*100+i)); err != nil {
 					return err
 				}
 			}
@@ -175,4 +191,26 @@ func BenchmarkRefreshUnchanged100k(b *testing.B) {
 // refresh due: it must not wait for it.
 func BenchmarkGetLive100k(b *testing.B) {
 	benchGet(b, func() Provider { return newLive100k() }, testBase.Append(99, 701, 50, 0))
+}
+
+// BenchmarkBulkLive100k is the work of one GetBulk of 30 live statistics
+// among 100,000: 30 searches of one Answer, as the front ends make them.
+func BenchmarkBulkLive100k(b *testing.B) {
+	h := NewHierarchy(Config{Base: testBase})
+	h.Add(newLive100k())
+	s := h.Refresh()
+	start := testBase.Append(99, 500)
+	b.ReportAllocs()
+	for b.Loop() {
+		a := s.Answer()
+		o, n := start, 0
+		for range 30 {
+			var ok bool
+			if o, _, ok = a.Search(o, false, nil); !ok {
+				b.Fatal("walk ended")
+			}
+			n++
+		}
+		a.Release()
+	}
 }

@@ -22,8 +22,7 @@ type Builder struct {
 	arena      []uint32
 	memo       map[string]shared // see Shared
 	background bool
-	views      Views   // 0: both
-	live       []*Node // live statistics, by index (LiveStat)
+	views      Views // 0: both
 }
 
 // SetViews chooses the views the snapshot serves (ViewBoth by default).
@@ -201,7 +200,6 @@ func (b *Builder) Finish() *Snapshot {
 
 // finishPart orders the builder's tree and indexes it as one part.
 func (b *Builder) finishPart(shape any) *part {
-	all := make([]asn1tree.Entry[*Node], 0, b.nstats)
 	views := b.views
 	if views == 0 {
 		views = ViewBoth
@@ -212,16 +210,7 @@ func (b *Builder) finishPart(shape any) *part {
 	if views&ViewTables != 0 {
 		room += b.nstats + b.nstats/8
 	}
-	vals := make([]asn1tree.Entry[asn1tree.Value], 0, room)
-	per := len(b.base) + 1
-	arena := make([]uint32, 0, b.nstats*(per+6))
-	full := func(c *Node) asn1tree.OID {
-		start := len(arena)
-		arena = append(arena, b.base...)
-		arena = append(arena, c.Rel...)
-		arena = append(arena, 0)
-		return asn1tree.OID(arena[start:len(arena):len(arena)])
-	}
+	view := make([]ref, 0, room)
 	tables := newTableCells(b.base, 0)
 	if views&ViewTables != 0 {
 		tables = newTableCells(b.base, b.nstats+b.nstats/8)
@@ -236,15 +225,24 @@ func (b *Builder) finishPart(shape any) *part {
 		if isRow && views&ViewTables != 0 {
 			tables.row(n, depth-1, fixed, index)
 		}
-		for _, c := range n.Children {
-			if c.IsStat() {
-				oid := full(c)
-				all = append(all, asn1tree.Entry[*Node]{OID: oid, Val: c})
-				if isRow && views&ViewScalars == 0 {
-					continue
+		scalars := !isRow || views&ViewScalars != 0
+		var ds []StatDesc
+		if n.block != nil {
+			ds = n.block.blk.ds
+		}
+		j := 0
+		block := func(below uint64) {
+			for ; j < len(ds) && uint64(ds[j].ASN) < below; j++ {
+				if scalars {
+					view = append(view, ref{n: n, j: int32(j)})
 				}
-				if v := c.served(); v.Kind != asn1tree.NoValue {
-					vals = append(vals, asn1tree.Entry[asn1tree.Value]{OID: oid, Val: v})
+			}
+		}
+		for _, c := range n.Children {
+			block(uint64(c.ASN))
+			if c.IsStat() {
+				if scalars && c.hasView() {
+					view = append(view, ref{n: c, j: -1})
 				}
 				continue
 			}
@@ -254,31 +252,22 @@ func (b *Builder) finishPart(shape any) *part {
 				visit(c, append(slices.Clip(fixed), c.ASN), depth, index, false)
 			}
 		}
+		block(1 << 32)
 	}
 	visit(b.top, nil, 0, nil, false)
-	// The walk yields scalars in OID order; BuildShared checks it.
-	nodes, err1 := asn1tree.BuildShared(all)
-	served := tables.appendSorted(vals)
-	if served == nil { // a context numbered above the tables: merge
-		served = mergeSorted(vals, tables.sorted())
+	// The walk yields scalars in OID order, the tables come after them
+	// unless a context is numbered above TablesArc.
+	served := tables.appendSorted(view)
+	if served == nil {
+		served = mergeSorted(b.base, view, tables.sorted())
 	}
-	view, err2 := asn1tree.BuildShared(served)
-	if err1 != nil || err2 != nil {
+	p := &part{base: b.base, shape: shape, top: b.top, paths: b.paths, view: served,
+		failures: b.failures, nstats: b.nstats}
+	var ok bool
+	if p.runs, ok = splitRuns(p); !ok {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}
-	p := &part{shape: shape, top: b.top, paths: b.paths, nodes: nodes, view: view,
-		live: b.live, failures: b.failures, nstats: b.nstats}
-	p.runs = partRuns{nodes: splitRuns(p, nodes, len(b.base)), view: splitRuns(p, view, len(b.base))}
 	return p
-}
-
-// served is what the view holds for statistic n: its value as served, or
-// for a live statistic the entry that reads it when asked.
-func (n *Node) served() asn1tree.Value {
-	if n.live != nil {
-		return deferred(n)
-	}
-	return n.Stat.SNMPValue(n.Value)
 }
 
 func truncUTF8(s string, n int) string {

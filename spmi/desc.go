@@ -98,19 +98,20 @@ type CxDesc struct {
 
 // StatDesc describes a statistic, as the guide's SpmiStat does, plus what
 // the SNMP side needs: the decimal scale of floats, units, and whether a
-// quantity may exceed 32 bits.
+// quantity may exceed 32 bits. Its fields are ordered by size: blocks of
+// suppliers' statistics hold a million of them.
 type StatDesc struct {
 	Name  string
 	Descr string
-	ASN   uint32
+	Units string
 	Min   int64 // default low scale value (for counters: per second)
 	Max   int64 // default high scale value
+	ASN   uint32
 	Val   ValType
 	Data  DataType
 	// Scale is the number of decimal places a float keeps on the wire: the
 	// served integer is the value times 10^Scale (the MIB's DISPLAY-HINT).
 	Scale uint8
-	Units string
 	// Wide marks quantities that can exceed 32 bits; they are served as a
 	// 64-bit gauge (CounterBasedGauge64 on the Counter64 wire type).
 	Wide bool

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
-	"runtime/debug"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -24,7 +23,7 @@ type Provider interface {
 // StableProvider is a Provider whose part of the tree changes only when
 // its Shape does (a comparable value: the DDS registrations). Its part is
 // built alone and reused, untouched, by every refresh until then; its
-// statistics are live (Builder.LiveStat) or constant. Its top-level
+// statistics are live (Builder.LiveBlock, LiveStat) or constant. Its top-level
 // contexts are its own: no other provider may add under them.
 type StableProvider interface {
 	Provider
@@ -63,12 +62,14 @@ type Hierarchy struct {
 	statsMu sync.Mutex
 	stats   RefreshStats
 
-	parts  map[string]*part // the stable providers' last parts, by name
-	peak   int              // most statistics since memory was last returned
-	snap   atomic.Pointer[Snapshot]
-	stale  atomic.Bool   // Invalidate was called since the last refresh began
-	done   chan struct{} // closed when the refresh in flight ends
-	doneMu sync.Mutex
+	parts map[string]*part // the stable providers' last parts, by name
+	peak  int              // most statistics since memory was last returned
+	snap  atomic.Pointer[Snapshot]
+	// returns counts the times memory was returned to the system.
+	returns atomic.Int32
+	stale   atomic.Bool   // Invalidate was called since the last refresh began
+	done    chan struct{} // closed when the refresh in flight ends
+	doneMu  sync.Mutex
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -149,14 +150,18 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	start := time.Now()
 	b := h.builder(start, background)
 	durs := make(map[string]time.Duration, len(h.providers))
-	var stable []*part
+	var stable, gone []*part
 	rebuilt := 0 // statistics of the stable parts this refresh rebuilt
 	for _, p := range h.providers {
 		t0 := time.Now()
 		if sp, ok := p.(StableProvider); ok {
+			old := h.parts[p.Name()]
 			pt, fresh := h.stablePart(sp, start, background)
 			if fresh {
 				rebuilt += pt.nstats
+				if old != nil {
+					gone = append(gone, old)
+				}
 			}
 			stable = append(stable, pt)
 		} else {
@@ -178,19 +183,21 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 	h.stats.LastTook = time.Since(start)
 	h.stats.ProviderDur = durs
 	h.statsMu.Unlock()
-	h.snap.Store(s)
+	if prev := h.snap.Swap(s); prev != nil {
+		gone = append(gone, prev.main)
+	}
 	h.peak = max(h.peak, s.NumStats)
 	if rebuilt >= bigRebuild {
 		// A large part was rebuilt: its builder's scratch is garbage now,
-		// and the runtime would keep the pages it took until its
-		// scavenger gets to them.
-		returnMemory()
+		// and so is the part it replaces once nothing holds it; the
+		// runtime would keep their pages until its scavenger gets to them.
+		returnMemory(gone, &h.returns)
 	} else if shrankMuch(h.peak, s.NumStats) {
 		// Suppliers with many statistics left (at once or one by one
 		// since the largest tree): give the memory of the tree they made
 		// back now, not when the runtime's scavenger gets to it (a
 		// daemon's size should follow what it serves).
-		returnMemory()
+		returnMemory(gone, &h.returns)
 		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "largest", h.peak)
 		h.peak = s.NumStats
 	}
@@ -355,17 +362,6 @@ func (h *Hierarchy) String() string {
 	}
 	return fmt.Sprintf("hierarchy of %d statistics under %s", s.NumStats, s.Base)
 }
-
-// returnMemory collects garbage and returns free memory to the system now
-// and again a moment later: requests answered from the previous snapshot
-// while it is replaced still hold it at first, and a daemon that
-// allocates little may not collect again for minutes.
-func returnMemory() {
-	go debug.FreeOSMemory()
-	time.AfterFunc(returnAgain, debug.FreeOSMemory)
-}
-
-const returnAgain = 2 * time.Second
 
 // bigRebuild is the size of a stable part's rebuild after which memory
 // is returned to the system at once.

@@ -4,9 +4,10 @@ import "github.com/perfagent/subagent/asn1tree"
 
 // Live statistics. A source that keeps its values itself (a DDS
 // supplier's shared memory) does not copy them at every refresh: its
-// statistics are added with Builder.LiveStat and read when they are
-// asked for, as PCP's MMV agent reads at fetch time. A refresh then costs
-// nothing for them unless their structure changed (StableProvider).
+// statistics are added with Builder.LiveBlock (or LiveStat, one at a
+// time) and read when they are asked for, as PCP's MMV agent reads at
+// fetch time. A refresh then costs nothing for them unless their
+// structure changed (StableProvider).
 
 // LiveSource reads the values of a group of live statistics (one
 // supplier's). Pin takes one consistent reading of all of them.
@@ -33,18 +34,11 @@ func (b *Builder) LiveStat(cx *Node, d *StatDesc, src LiveSource, i uint32) erro
 	}
 	n := cx.Children[len(cx.Children)-1]
 	n.live, n.field = src, i
-	n.liveIdx = uint32(len(b.live))
-	b.live = append(b.live, n)
 	return nil
 }
 
 // IsLive reports whether the statistic's value is read at answer time.
 func (n *Node) IsLive() bool { return n.live != nil }
-
-// deferred is the view entry of a live statistic: its index in the part.
-func deferred(n *Node) asn1tree.Value {
-	return asn1tree.Value{Kind: asn1tree.Deferred, Num: uint64(n.liveIdx)}
-}
 
 // Answer answers from one snapshot and pins each live source the first
 // time one of its statistics is read, so that the values of one source are
@@ -54,6 +48,11 @@ func deferred(n *Node) asn1tree.Value {
 type Answer struct {
 	s    *Snapshot
 	pins []pinned
+	// The last entry Search returned: a walk's next Search starts from it
+	// without seeking.
+	last  asn1tree.OID
+	at    pos
+	arena []uint32 // the OIDs Search returns, a chunk at a time
 }
 
 type pinned struct {
@@ -73,14 +72,19 @@ func (r *Answer) Value(n *Node) Value {
 	if n.live == nil {
 		return n.Value
 	}
-	for i := range r.pins {
-		if r.pins[i].src == n.live {
-			return r.pins[i].pin.Value(n.field)
+	return r.read(n.live, n.field)
+}
+
+// read is field i of src, from its pin (taken at the first read).
+func (r *Answer) read(src LiveSource, i uint32) Value {
+	for k := range r.pins {
+		if r.pins[k].src == src {
+			return r.pins[k].pin.Value(i)
 		}
 	}
-	p := n.live.Pin()
-	r.pins = append(r.pins, pinned{n.live, p})
-	return p.Value(n.field)
+	p := src.Pin()
+	r.pins = append(r.pins, pinned{src, p})
+	return p.Value(i)
 }
 
 // Release tells the pins that the answer is done (it has been encoded):
@@ -94,43 +98,68 @@ func (r *Answer) Release() {
 	r.pins = nil
 }
 
-// resolve turns a view entry of part p into the value served; NoValue
-// when a live statistic has none now.
-func (r *Answer) resolve(p *part, v asn1tree.Value) asn1tree.Value {
-	if v.Kind != asn1tree.Deferred {
-		return v
+// resolve is the value served for a view entry; NoValue when a live
+// statistic has none now.
+func (r *Answer) resolve(e ref) asn1tree.Value {
+	switch {
+	case e.col == ColName:
+		return asn1tree.Str(e.n.Name)
+	case e.col == ColDescr:
+		return asn1tree.Str(e.n.Descr)
+	case e.j >= 0:
+		bl := e.n.block
+		return bl.blk.ds[e.j].SNMPValue(r.read(bl.src, bl.first+uint32(e.j)))
 	}
-	if v.Num >= uint64(len(p.live)) {
-		return asn1tree.Value{}
-	}
-	n := p.live[v.Num]
-	return n.Stat.SNMPValue(r.Value(n))
+	return e.n.Stat.SNMPValue(r.Value(e.n))
 }
 
 // Get implements asn1tree.View.
 func (r *Answer) Get(oid asn1tree.OID) (asn1tree.Value, bool) {
-	p, v, ok := r.s.view.get(oid)
+	e, ok := r.s.view.get(oid)
 	if !ok {
 		return asn1tree.Value{}, false
 	}
-	v = r.resolve(p, v)
+	v := r.resolve(e)
 	return v, v.Kind != asn1tree.NoValue
 }
 
 // Search implements asn1tree.View: live statistics without a value now
 // are skipped as if absent.
 func (r *Answer) Search(start asn1tree.OID, include bool, end asn1tree.OID) (asn1tree.OID, asn1tree.Value, bool) {
+	rs := r.s.view
+	var p pos
+	if !include && r.last != nil && asn1tree.Compare(start, r.last) == 0 {
+		p = rs.next(r.at)
+	} else {
+		p = rs.seek(start, include)
+	}
 	for range maxSkips {
-		p, o, v, ok := r.s.view.search(start, include, end)
-		if !ok {
+		if p.i >= len(rs) {
 			return nil, asn1tree.Value{}, false
 		}
-		if v = r.resolve(p, v); v.Kind != asn1tree.NoValue {
+		o := r.oid(p)
+		if len(end) > 0 && asn1tree.Compare(o, end) >= 0 {
+			return nil, asn1tree.Value{}, false
+		}
+		if v := r.resolve(rs[p.i].p.view[p.k]); v.Kind != asn1tree.NoValue {
+			r.last, r.at = o, p
 			return o, v, true
 		}
-		start, include = o, false
+		p = rs.next(p)
 	}
 	return nil, asn1tree.Value{}, false
+}
+
+// oid is the OID of the entry at p, in the answer's arena: one allocation
+// per chunk rather than per varbind. The OIDs stay valid after Release.
+func (r *Answer) oid(p pos) asn1tree.OID {
+	pt := r.s.view[p.i].p
+	if need := len(pt.base) + 24; cap(r.arena)-len(r.arena) < need {
+		r.arena = make([]uint32, 0, max(256, need))
+	}
+	start := len(r.arena)
+	r.arena = pt.view[p.k].appendOID(r.arena, pt.base)
+	return asn1tree.OID(r.arena[start:len(r.arena):len(r.arena)])
 }
 
 // maxSkips bounds the entries without a value one Search passes over (a

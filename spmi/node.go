@@ -19,18 +19,19 @@ type Node struct {
 	Stat     *StatDesc    // set for statistics
 	Instance bool         // created by instantiation
 	Value    Value        // statistics only
-	Children []*Node      // contexts and statistics ordered by ASN number
-	Provider string       // name of the provider that added the node
-	// Cell is a statistic's full OID in the table view when its context
-	// is a table row (TablesArc), nil otherwise.
-	Cell asn1tree.OID
+	// Children are the subcontexts and the statistics added one by one
+	// (Stat, LiveStat), by ASN number. A context's block of statistics
+	// (LiveBlock) has no nodes until asked for: see Child, EachChild.
+	Children []*Node
+	Provider string // name of the provider that added the node
 
 	byName map[string]*Node
 	byASN  map[uint32]*Node
 
-	live    LiveSource // set for a live statistic (LiveStat)
-	field   uint32     // its field in live
-	liveIdx uint32     // its index in its part
+	block *statBlock // a context's statistics added with LiveBlock
+	row   *rowInfo   // a context that is a row of a table (TablesArc)
+	live  LiveSource // set for a live statistic (LiveStat, LiveBlock)
+	field uint32     // its field in live
 }
 
 // IsStat reports whether the node is a statistic.
@@ -55,7 +56,7 @@ func (n *Node) Child(name string) *Node {
 			return c
 		}
 	}
-	return nil
+	return n.blockByName(name)
 }
 
 // FullOID is the node's OID under base: for a statistic base + Rel + .0,
@@ -74,26 +75,27 @@ const smallContext = 16
 
 func (n *Node) childByName(name string) *Node {
 	if n.byName != nil {
-		return n.byName[name]
-	}
-	for _, c := range n.Children {
-		if c.Name == name {
+		if c := n.byName[name]; c != nil {
 			return c
 		}
+		return n.blockByName(name)
 	}
-	return nil
+	return n.Child(name)
 }
 
 func (n *Node) childByASN(asn uint32) *Node {
 	if n.byASN != nil {
-		return n.byASN[asn]
+		if c := n.byASN[asn]; c != nil {
+			return c
+		}
+		return n.blockByASN(asn)
 	}
 	for _, c := range n.Children {
 		if c.ASN == asn {
 			return c
 		}
 	}
-	return nil
+	return n.blockByASN(asn)
 }
 
 func (n *Node) indexChildren() {

@@ -2,44 +2,86 @@ package spmi
 
 import (
 	"slices"
+	"sort"
 
 	"github.com/perfagent/subagent/asn1tree"
 )
 
 // A snapshot is made of parts: one for the providers collected at every
 // refresh, and one per StableProvider, reused while its shape does not
-// change. Each part has its own sorted indexes; the snapshot serves them
-// as runs (stretches of one part's index under one top-level context or
-// one table class) sorted by OID. Parts own disjoint top-level contexts,
-// so their runs never interleave, and a refresh that reuses a part copies
+// change. Each part has its own sorted view; the snapshot serves them as
+// runs (stretches of one part's view under one top-level context or one
+// table class) sorted by OID. Parts own disjoint top-level contexts, so
+// their runs never interleave, and a refresh that reuses a part copies
 // none of its entries.
 type part struct {
 	name     string // the StableProvider's; "" for the collected part
 	shape    any    // StableProvider.Shape when built; nil for the collected part
+	base     asn1tree.OID
 	top      *Node
 	paths    map[string]*Node
-	nodes    *asn1tree.Tree[*Node]
-	view     *asn1tree.Tree[asn1tree.Value]
-	live     []*Node // live statistics by index (deferred view entries)
+	view     []ref          // in OID order
+	marks    []asn1tree.OID // the OID under base of every markEvery-th entry of view
 	failures map[string]error
 	nstats   int
-	runs     partRuns
+	runs     []run
 }
 
-type partRuns struct {
-	nodes []run[*Node]
-	view  []run[asn1tree.Value]
+// oid is the full OID of view entry k (a new slice).
+func (p *part) oid(k int) asn1tree.OID {
+	return p.view[k].appendOID(make(asn1tree.OID, 0, len(p.base)+8), p.base)
 }
 
-// run is the entries lo..hi-1 of one part's index.
-type run[V any] struct {
-	p      *part
-	t      *asn1tree.Tree[V]
-	lo, hi int
+// cmp compares view entry k with o without allocating.
+func (p *part) cmp(k int, o asn1tree.OID) int {
+	if !o.HasPrefix(p.base) {
+		return asn1tree.Compare(p.base, o)
+	}
+	return p.cmpRel(k, o[len(p.base):])
 }
 
-func (r run[V]) first() asn1tree.OID { o, _ := r.t.At(r.lo); return o }
-func (r run[V]) last() asn1tree.OID  { o, _ := r.t.At(r.hi - 1); return o }
+// cmpRel compares view entry k with rel, an OID under the part's base.
+func (p *part) cmpRel(k int, rel asn1tree.OID) int {
+	var buf [24]uint32
+	return asn1tree.Compare(p.view[k].appendRel(buf[:0], len(p.base)), rel)
+}
+
+// run is the entries lo..hi-1 of one part's view, with its first and
+// last OIDs.
+type run struct {
+	p           *part
+	lo, hi      int
+	first, last asn1tree.OID
+}
+
+// seek is the first entry of r at or after o (after it unless include).
+func (r run) seek(o asn1tree.OID, include bool) int {
+	if !o.HasPrefix(r.p.base) { // all before o, or all after
+		if asn1tree.Compare(r.p.base, o) > 0 {
+			return r.lo
+		}
+		return r.hi
+	}
+	after := func(c int) bool { return c > 0 || c == 0 && include }
+	// The marks narrow the search to markEvery entries without reading
+	// the nodes; the rest compares computed OIDs.
+	rel := o[len(r.p.base):]
+	lo, hi := r.lo, r.hi
+	m0, m1 := (lo+markEvery-1)/markEvery, (hi+markEvery-1)/markEvery
+	m := m0 + sort.Search(m1-m0, func(i int) bool { return after(asn1tree.Compare(r.p.marks[m0+i], rel)) })
+	if m > m0 {
+		lo = (m-1)*markEvery + 1
+	}
+	if m < m1 {
+		hi = m * markEvery
+	}
+	return lo + sort.Search(hi-lo, func(i int) bool { return after(r.p.cmpRel(lo+i, rel)) })
+}
+
+// markEvery is the spacing of a part's marks: the stored OIDs (under the
+// base) of every markEvery-th view entry, about a byte an entry, which a
+// search goes through before the entries, whose OIDs it must compute.
+const markEvery = 32
 
 // runKey groups a part's entries: the arc under base, and for the table
 // view's arcs the two after it (the class's length and its top-level
@@ -56,38 +98,57 @@ func runKey(o asn1tree.OID, base int) [3]uint32 {
 	return k
 }
 
-func splitRuns[V any](p *part, t *asn1tree.Tree[V], base int) []run[V] {
-	var out []run[V]
+// splitRuns cuts p's view into runs; ok is false if its OIDs do not
+// strictly ascend.
+func splitRuns(p *part) (out []run, ok bool) {
 	var key [3]uint32
-	for i := range t.Len() {
-		o, _ := t.At(i)
-		k := runKey(o, base)
+	var prev, cur asn1tree.OID
+	var arena []uint32
+	p.marks = make([]asn1tree.OID, 0, (len(p.view)+markEvery-1)/markEvery)
+	for i := range p.view {
+		cur = p.view[i].appendOID(cur[:0], p.base)
+		if i > 0 && asn1tree.Compare(prev, cur) >= 0 {
+			return nil, false
+		}
+		if i%markEvery == 0 {
+			if cap(arena)-len(arena) < len(cur) {
+				arena = make([]uint32, 0, max(4096, len(cur)))
+			}
+			start := len(arena)
+			arena = append(arena, cur[len(p.base):]...)
+			p.marks = append(p.marks, arena[start:len(arena):len(arena)])
+		}
+		k := runKey(cur, len(p.base))
 		if i == 0 || k != key {
 			if i > 0 {
 				out[len(out)-1].hi = i
 			}
-			out = append(out, run[V]{p: p, t: t, lo: i})
+			out = append(out, run{p: p, lo: i})
 			key = k
 		}
+		prev, cur = cur, prev
 	}
 	if len(out) > 0 {
-		out[len(out)-1].hi = t.Len()
+		out[len(out)-1].hi = len(p.view)
 	}
-	return out
+	for i := range out {
+		out[i].first, out[i].last = p.oid(out[i].lo), p.oid(out[i].hi-1)
+	}
+	return out, true
 }
 
 // runs is a sorted list of non-overlapping runs: one index over parts.
-type runs[V any] []run[V]
+type runs []run
 
 // mergeRuns sorts the runs of the parts; ok is false if two overlap.
-func mergeRuns[V any](lists ...[]run[V]) (runs[V], bool) {
-	var all runs[V]
+func mergeRuns(lists ...[]run) (runs, bool) {
+	var all runs
 	for _, l := range lists {
 		all = append(all, l...)
 	}
-	slices.SortFunc(all, func(a, b run[V]) int { return asn1tree.Compare(a.first(), b.first()) })
+	slices.SortFunc(all, func(a, b run) int { return asn1tree.Compare(a.first, b.first) })
 	for i := 1; i < len(all); i++ {
-		if asn1tree.Compare(all[i-1].last(), all[i].first()) >= 0 {
+		if asn1tree.Compare(all[i-1].last, all[i].first) >= 0 {
 			return nil, false
 		}
 	}
@@ -95,59 +156,54 @@ func mergeRuns[V any](lists ...[]run[V]) (runs[V], bool) {
 }
 
 // find returns the index of the first run whose last OID is >= o.
-func (rs runs[V]) find(o asn1tree.OID) int {
-	i, j := 0, len(rs)
-	for i < j {
-		h := int(uint(i+j) >> 1)
-		if asn1tree.Compare(rs[h].last(), o) < 0 {
-			i = h + 1
-		} else {
-			j = h
-		}
-	}
-	return i
+func (rs runs) find(o asn1tree.OID) int {
+	return sort.Search(len(rs), func(h int) bool { return asn1tree.Compare(rs[h].last, o) >= 0 })
 }
 
-func (rs runs[V]) get(o asn1tree.OID) (*part, V, bool) {
-	var zero V
+func (rs runs) get(o asn1tree.OID) (ref, bool) {
 	i := rs.find(o)
 	if i == len(rs) {
-		return nil, zero, false
+		return ref{}, false
 	}
 	r := rs[i]
-	k := r.t.Seek(o, true)
-	if k < r.lo || k >= r.hi {
-		return nil, zero, false
+	k := r.seek(o, true)
+	if k >= r.hi || r.p.cmp(k, o) != 0 {
+		return ref{}, false
 	}
-	ko, v := r.t.At(k)
-	if asn1tree.Compare(ko, o) != 0 {
-		return nil, zero, false
-	}
-	return r.p, v, true
+	return r.p.view[k], true
 }
 
-// search is asn1tree.Tree.Search over the runs.
-func (rs runs[V]) search(start asn1tree.OID, include bool, end asn1tree.OID) (*part, asn1tree.OID, V, bool) {
-	var zero V
+// pos is an entry of the runs: entry k of run i's part's view; i is
+// len(rs) past the last.
+type pos struct{ i, k int }
+
+// seek is the position of the first entry after start (at it if include).
+func (rs runs) seek(start asn1tree.OID, include bool) pos {
 	for i := rs.find(start); i < len(rs); i++ {
 		r := rs[i]
 		k := r.lo
-		if asn1tree.Compare(r.first(), start) <= 0 {
-			k = max(r.t.Seek(start, include), r.lo)
+		if asn1tree.Compare(r.first, start) <= 0 {
+			k = r.seek(start, include)
 		}
-		if k >= r.hi {
-			continue
+		if k < r.hi {
+			return pos{i, k}
 		}
-		o, v := r.t.At(k)
-		if len(end) > 0 && asn1tree.Compare(o, end) >= 0 {
-			return nil, nil, zero, false
-		}
-		return r.p, o, v, true
 	}
-	return nil, nil, zero, false
+	return pos{len(rs), 0}
 }
 
-func (rs runs[V]) len() int {
+// next is the position after p.
+func (rs runs) next(p pos) pos {
+	switch {
+	case p.k+1 < rs[p.i].hi:
+		return pos{p.i, p.k + 1}
+	case p.i+1 < len(rs):
+		return pos{p.i + 1, rs[p.i+1].lo}
+	}
+	return pos{len(rs), 0}
+}
+
+func (rs runs) len() int {
 	n := 0
 	for _, r := range rs {
 		n += r.hi - r.lo
@@ -156,11 +212,10 @@ func (rs runs[V]) len() int {
 }
 
 // each visits every entry in order until fn returns false.
-func (rs runs[V]) each(fn func(*part, asn1tree.OID, V) bool) {
+func (rs runs) each(fn func(asn1tree.OID, ref) bool) {
 	for _, r := range rs {
 		for k := r.lo; k < r.hi; k++ {
-			o, v := r.t.At(k)
-			if !fn(r.p, o, v) {
+			if !fn(r.p.oid(k), r.p.view[k]) {
 				return
 			}
 		}

@@ -36,8 +36,8 @@ func Peek(s *Snapshot, path string) ([]Entry, error) {
 			return true
 		}
 		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName()}
-		if n.Cell != nil {
-			e.Cell = n.Cell.String()
+		if c := n.Cell(); c != nil {
+			e.Cell = c.String()
 		}
 		if !n.IsStat() {
 			e.Inst = n.Inst().String()

@@ -12,7 +12,7 @@ import (
 
 // Snapshot is one immutable, consistent state of the whole hierarchy: its
 // nodes, their values (live statistics' are read through an Answer), and
-// two OID indexes over the statistics.
+// the view: what is served, by OID.
 type Snapshot struct {
 	Base     asn1tree.OID
 	Time     time.Time
@@ -22,8 +22,7 @@ type Snapshot struct {
 
 	main  *part            // the providers collected at every refresh
 	route map[string]*part // top-level context -> its stable part
-	nodes runs[*Node]
-	view  runs[asn1tree.Value]
+	view  runs
 }
 
 // assemble makes a snapshot of the collected part and the stable parts.
@@ -31,9 +30,8 @@ type Snapshot struct {
 // and named in Failures.
 func assemble(base asn1tree.OID, now time.Time, main *part, stable []*part) *Snapshot {
 	s := &Snapshot{Base: base, Time: now, Top: main.top, Failures: main.failures, NumStats: main.nstats, main: main}
-	nodeRuns, viewRuns := [][]run[*Node]{main.runs.nodes}, [][]run[asn1tree.Value]{main.runs.view}
+	viewRuns := [][]run{main.runs}
 	if len(stable) == 0 {
-		s.nodes, _ = mergeRuns(nodeRuns...)
 		s.view, _ = mergeRuns(viewRuns...)
 		return s
 	}
@@ -51,14 +49,12 @@ func assemble(base asn1tree.OID, now time.Time, main *part, stable []*part) *Sna
 		}
 		maps.Copy(s.Failures, p.failures)
 		s.NumStats += p.nstats
-		nodeRuns, viewRuns = append(nodeRuns, p.runs.nodes), append(viewRuns, p.runs.view)
+		viewRuns = append(viewRuns, p.runs)
 	}
 	slices.SortFunc(top.Children, func(a, b *Node) int { return cmp.Compare(a.ASN, b.ASN) })
 	s.Top = top
-	var ok1, ok2 bool
-	s.nodes, ok1 = mergeRuns(nodeRuns...)
-	s.view, ok2 = mergeRuns(viewRuns...)
-	if !ok1 || !ok2 { // cannot happen with distinct top-level numbers
+	var ok bool
+	if s.view, ok = mergeRuns(viewRuns...); !ok { // cannot happen with distinct top-level numbers
 		panic("spmi: parts of the tree overlap")
 	}
 	return s
@@ -114,8 +110,8 @@ func (s *Snapshot) ViewLen() int { return s.view.len() }
 func (s *Snapshot) Values() *asn1tree.Tree[asn1tree.Value] {
 	r := s.Answer()
 	out := make([]asn1tree.Entry[asn1tree.Value], 0, s.view.len())
-	s.view.each(func(p *part, o asn1tree.OID, v asn1tree.Value) bool {
-		if v = r.resolve(p, v); v.Kind != asn1tree.NoValue {
+	s.view.each(func(o asn1tree.OID, e ref) bool {
+		if v := r.resolve(e); v.Kind != asn1tree.NoValue {
 			out = append(out, asn1tree.Entry[asn1tree.Value]{OID: o, Val: v})
 		}
 		return true
@@ -124,45 +120,13 @@ func (s *Snapshot) Values() *asn1tree.Tree[asn1tree.Value] {
 	return t
 }
 
-// Nodes indexes every statistic, with or without a value, by full OID.
-func (s *Snapshot) Nodes() NodeIndex { return NodeIndex{s.nodes} }
-
-// NodeIndex finds statistics by full OID.
-type NodeIndex struct{ rs runs[*Node] }
-
-// Len is the number of statistics.
-func (x NodeIndex) Len() int { return x.rs.len() }
-
-// Get finds the statistic at oid.
-func (x NodeIndex) Get(oid asn1tree.OID) (*Node, bool) {
-	_, n, ok := x.rs.get(oid)
-	return n, ok
-}
-
-// Walk visits the statistics from start (inclusive) below end (empty:
-// to the last) in OID order until fn returns false.
-func (x NodeIndex) Walk(start, end asn1tree.OID, fn func(asn1tree.OID, *Node) bool) {
-	for include := true; ; include = false {
-		_, o, n, ok := x.rs.search(start, include, end)
-		if !ok || !fn(o, n) {
-			return
-		}
-		start = o
-	}
-}
-
 // Walk visits n and everything below it depth first in ASN order until fn
-// returns false.
+// returns false. A block's statistics are nodes made for the walk.
 func Walk(n *Node, fn func(*Node) bool) bool {
 	if !fn(n) {
 		return false
 	}
-	for _, c := range n.Children {
-		if !Walk(c, fn) {
-			return false
-		}
-	}
-	return true
+	return n.EachChild(func(c *Node) bool { return Walk(c, fn) })
 }
 
 // Peers returns the statistic named stat in every instance of the
@@ -188,6 +152,12 @@ func (s *Snapshot) Peers(path, stat string) ([]*Node, error) {
 	for _, inst := range cx.Children {
 		if !inst.Instance {
 			continue
+		}
+		if inst.block != nil {
+			if n := inst.blockByName(stat); n != nil {
+				out = append(out, n)
+				continue
+			}
 		}
 		if k < 0 || k >= len(inst.Children) || inst.Children[k].Name != stat {
 			j := statIndex(inst, stat)

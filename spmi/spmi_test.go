@@ -156,8 +156,8 @@ func TestNoValueIsHiddenFromViewButListed(t *testing.T) {
 	b.Stat(d, &StatDesc{Name: "q", ASN: 2, Val: SiQuantity}, Int(3))
 	b.Fail("/proc/diskstats", errors.New("broken"))
 	s := b.Finish()
-	if s.Values().Len() != 1 || s.Nodes().Len() != 2 {
-		t.Fatalf("view %d nodes %d", s.Values().Len(), s.Nodes().Len())
+	if s.Values().Len() != 1 || s.ViewLen() != 1 || s.Top.Children[0].NumChildren() != 2 {
+		t.Fatalf("view %d, %d entries", s.Values().Len(), s.ViewLen())
 	}
 	smp, _ := s.Read([]string{"Disk/busy", "Disk/q", "Disk/none", "Disk/"})
 	codes := []Code{SiNoValue, SiSuccess, SiNotFound, SiBadArgument}

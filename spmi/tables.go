@@ -77,31 +77,19 @@ func TableEntry(depth int, key asn1tree.OID) asn1tree.OID {
 // comparing OIDs.
 type tableCells struct {
 	base    asn1tree.OID
-	arena   []uint32 // the cells' OIDs, a chunk at a time
 	ids     map[string]int32
 	entries []asn1tree.OID // entry OID by table id
-	cells   []asn1tree.Entry[asn1tree.Value]
+	cells   []ref
 	keys    []uint64 // table id << 32 | column, parallel to cells
 }
 
 func newTableCells(base asn1tree.OID, expect int) *tableCells {
 	return &tableCells{base: base, ids: map[string]int32{},
-		cells: make([]asn1tree.Entry[asn1tree.Value], 0, expect), keys: make([]uint64, 0, expect)}
-}
-
-// oid is entry.col.index in the arena.
-func (t *tableCells) oid(entry asn1tree.OID, col uint32, index asn1tree.OID) asn1tree.OID {
-	n := len(entry) + 1 + len(index)
-	if cap(t.arena)-len(t.arena) < n {
-		t.arena = make([]uint32, 0, max(1<<16, n))
-	}
-	start := len(t.arena)
-	t.arena = append(append(append(t.arena, entry...), col), index...)
-	return asn1tree.OID(t.arena[start:len(t.arena):len(t.arena)])
+		cells: make([]ref, 0, expect), keys: make([]uint64, 0, expect)}
 }
 
 // row adds the cells of row c, whose table has the depth and class key
-// and whose index is index; each statistic's Cell is its cell's OID.
+// and whose index is index, and places c in its table (Node.Cell).
 func (t *tableCells) row(c *Node, depth int, key, index asn1tree.OID) {
 	if depth > MaxTableDepth {
 		return
@@ -113,21 +101,24 @@ func (t *tableCells) row(c *Node, depth int, key, index asn1tree.OID) {
 		t.ids[rel.String()] = id
 		t.entries = append(t.entries, t.base.Append(rel...))
 	}
-	entry := t.entries[id]
-	add := func(col uint32, o asn1tree.OID, v asn1tree.Value) {
+	c.row = &rowInfo{entry: t.entries[id], index: index}
+	add := func(col uint32, e ref) {
+		e.col = col
 		t.keys = append(t.keys, uint64(id)<<32|uint64(col))
-		t.cells = append(t.cells, asn1tree.Entry[asn1tree.Value]{OID: o, Val: v})
+		t.cells = append(t.cells, e)
 	}
-	add(ColName, t.oid(entry, ColName, index), asn1tree.Str(c.Name))
-	add(ColDescr, t.oid(entry, ColDescr, index), asn1tree.Str(c.Descr))
+	add(ColName, ref{n: c, j: -1})
+	add(ColDescr, ref{n: c, j: -1})
 	for _, s := range c.Children {
-		if !s.IsStat() || s.ASN > ^uint32(0)-ColumnOffset {
-			continue
+		if s.IsStat() && s.ASN <= ^uint32(0)-ColumnOffset && s.hasView() {
+			add(ColumnOffset+s.ASN, ref{n: s, j: -1})
 		}
-		col := ColumnOffset + s.ASN
-		s.Cell = t.oid(entry, col, index)
-		if v := s.served(); v.Kind != asn1tree.NoValue {
-			add(col, s.Cell, v)
+	}
+	if c.block != nil {
+		for j, d := range c.block.blk.ds {
+			if d.ASN <= ^uint32(0)-ColumnOffset {
+				add(ColumnOffset+d.ASN, ref{n: c, j: int32(j)})
+			}
 		}
 	}
 }
@@ -136,7 +127,7 @@ func (t *tableCells) row(c *Node, depth int, key, index asn1tree.OID) {
 // their entry, and in each a stable counting sort by column, which keeps
 // the rows in index order. It returns nil when the cells do not all come
 // after dst's last entry (then the caller merges).
-func (t *tableCells) appendSorted(dst []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[asn1tree.Value] {
+func (t *tableCells) appendSorted(dst []ref) []ref {
 	if len(t.cells) == 0 {
 		return dst
 	}
@@ -149,7 +140,7 @@ func (t *tableCells) appendSorted(dst []asn1tree.Entry[asn1tree.Value]) []asn1tr
 	for r, id := range order {
 		rank[id] = int32(r)
 	}
-	if len(dst) > 0 && asn1tree.Compare(dst[len(dst)-1].OID, t.entries[order[0]]) >= 0 {
+	if len(dst) > 0 && asn1tree.Compare(dst[len(dst)-1].appendOID(nil, t.base), t.entries[order[0]]) >= 0 {
 		return nil
 	}
 	sortKey := func(k uint64) uint64 { return uint64(rank[k>>32])<<32 | k&0xffffffff }
@@ -178,22 +169,17 @@ func (t *tableCells) appendSorted(dst []asn1tree.Entry[asn1tree.Value]) []asn1tr
 }
 
 // sorted returns the cells alone in OID order.
-func (t *tableCells) sorted() []asn1tree.Entry[asn1tree.Value] { return t.appendSorted(nil) }
+func (t *tableCells) sorted() []ref { return t.appendSorted(nil) }
 
-// mergeSorted merges two lists in OID order; an OID in both keeps a's.
-// When b all comes after a (the tables after every context), it is
-// appended.
-func mergeSorted(a, b []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[asn1tree.Value] {
-	if len(b) == 0 {
-		return a
-	}
-	if len(a) == 0 || asn1tree.Compare(a[len(a)-1].OID, b[0].OID) < 0 {
-		return append(a, b...)
-	}
-	out := make([]asn1tree.Entry[asn1tree.Value], 0, len(a)+len(b))
+// mergeSorted merges two lists in OID order under base; an OID in both
+// keeps a's.
+func mergeSorted(base asn1tree.OID, a, b []ref) []ref {
+	out := make([]ref, 0, len(a)+len(b))
+	var x, y asn1tree.OID
 	i, j := 0, 0
 	for i < len(a) && j < len(b) {
-		switch c := asn1tree.Compare(a[i].OID, b[j].OID); {
+		x, y = a[i].appendOID(x[:0], base), b[j].appendOID(y[:0], base)
+		switch c := asn1tree.Compare(x, y); {
 		case c < 0:
 			out = append(out, a[i])
 			i++

@@ -20,7 +20,7 @@ func Marshal(m Message, lim Limits) ([]byte, error) {
 	if !m.Type().known() {
 		return nil, spmierr.Errorf(spmierr.SiBadArgument, "cannot send a message of type %v", m.Type())
 	}
-	e := &enc{b: make([]byte, frameHead, 256), at: m.Type().String() + ": "}
+	e := &enc{b: make([]byte, frameHead, 256), at: where{{m.Type().String(), -1}}}
 	m.encode(e, lim)
 	if e.err != nil {
 		return nil, e.err

@@ -194,22 +194,22 @@ func (c *Cx) encode(e *enc, lim Limits) {
 	e.u32(c.DataSize)
 	e.u8(uint8(c.InstFreq))
 	e.count("statistics", len(c.Stats), lim.MaxStats)
-	at := e.at
+	at := len(e.at)
 	for i := range c.Stats {
-		e.at = fmt.Sprintf("%sstatistic %d: ", at, i)
+		e.at = append(e.at[:at], loc{"statistic", i})
 		c.Stats[i].encode(e)
 	}
-	e.at = at
+	e.at = e.at[:at]
 }
 
 func encodeCxs(e *enc, what string, cxs []Cx, limit int, lim Limits) {
 	e.count(what, len(cxs), limit)
-	at := e.at
+	at := len(e.at)
 	for i := range cxs {
-		e.at = fmt.Sprintf("%s%s %d: ", at, what, i)
+		e.at = append(e.at[:at], loc{what, i})
 		cxs[i].encode(e, lim)
 	}
-	e.at = at
+	e.at = e.at[:at]
 }
 
 func (m *Init) encode(e *enc, lim Limits) {
@@ -291,12 +291,12 @@ func (d *dec) cx(lim Limits, total *int) (c Cx) {
 	if n > 0 {
 		c.Stats = make([]Stat, n)
 	}
-	at := d.at
+	at := len(d.at)
 	for i := 0; i < n && d.err == nil; i++ {
-		d.at = fmt.Sprintf("%sstatistic %d: ", at, i)
+		d.at = append(d.at[:at], loc{"statistic", i})
 		c.Stats[i] = d.stat()
 	}
-	d.at = at
+	d.at = d.at[:at]
 	return c
 }
 
@@ -306,12 +306,12 @@ func (d *dec) cxs(what string, limit int, lim Limits, total *int) []Cx {
 		return nil
 	}
 	out := make([]Cx, n)
-	at := d.at
+	at := len(d.at)
 	for i := 0; i < n && d.err == nil; i++ {
-		d.at = fmt.Sprintf("%s%s %d: ", at, what, i)
+		d.at = append(d.at[:at], loc{what, i})
 		out[i] = d.cx(lim, total)
 	}
-	d.at = at
+	d.at = d.at[:at]
 	return out
 }
 
@@ -337,7 +337,7 @@ func decodeInit(d *dec, lim Limits) (*Init, error) {
 // version.
 func Decode(t MsgType, body []byte, lim Limits) (Message, error) {
 	lim = lim.norm()
-	d := &dec{b: body, at: t.String() + ": "}
+	d := &dec{b: body, at: where{{t.String(), -1}}}
 	var m Message
 	switch t {
 	case MsgInit:

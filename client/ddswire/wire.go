@@ -2,6 +2,7 @@ package ddswire
 
 import (
 	"fmt"
+	"strings"
 
 	"github.com/perfagent/subagent/client/spmierr"
 )
@@ -14,8 +15,29 @@ import (
 type dec struct {
 	b   []byte
 	off int
-	at  string // where in the message, for errors
+	at  where // where in the message, for errors
 	err error
+}
+
+// where is a position in a message, formatted only when an error names it
+// (a message of a million statistics is not worth a Sprintf each).
+type where []loc
+
+type loc struct {
+	what string
+	i    int // -1: what alone (the message's type)
+}
+
+func (w where) String() string {
+	var b strings.Builder
+	for _, l := range w {
+		if l.i < 0 {
+			fmt.Fprintf(&b, "%s: ", l.what)
+		} else {
+			fmt.Fprintf(&b, "%s %d: ", l.what, l.i)
+		}
+	}
+	return b.String()
 }
 
 func (d *dec) fail(field, format string, args ...any) {
@@ -106,7 +128,7 @@ func (d *dec) end() {
 
 type enc struct {
 	b   []byte
-	at  string
+	at  where
 	err error
 }
 

@@ -40,6 +40,7 @@ func runCmd() *cobra.Command {
 			}
 			var level slog.LevelVar
 			log := newLogger(cfg, &level)
+			gc := daemon.TuneGC()
 			d, err := daemon.New(cfg, log)
 			if err != nil {
 				return err
@@ -70,7 +71,7 @@ func runCmd() *cobra.Command {
 			}()
 			go reloadOnHangup(ctx, cmd, d, log)
 			log.Info("starting", "version", daemon.Version, "pid", os.Getpid(), "config", cfg.File,
-				"run_dir", cfg.RunDir, "state_dir", cfg.StateDir, "agentx", cfg.AgentX, "listen", cfg.Listen)
+				"run_dir", cfg.RunDir, "state_dir", cfg.StateDir, "agentx", cfg.AgentX, "listen", cfg.Listen, "gc_percent", gc)
 			return d.Run(ctx)
 		},
 	}
