@@ -125,71 +125,34 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 	var cur atomic.Pointer[ddstest.Daemon]
 	cur.Store(ddstest.Start(t, run, dds.Limits{}))
 	b := newBatchSupplier(t, cur.Load().Socket())
-	stop, pollStop := make(chan struct{}), make(chan struct{})
+	stop := make(chan struct{})
 	count := b.run(stop)
 	testutil.Eventually(t, "values counting", 5*time.Second, func() bool {
 		v, ok := cur.Load().ReadAll(batchPaths)
 		return ok && v[0] > 0
 	})
 
-	var polls, served atomic.Int64 // served: by the daemon of the current round
-	polled := make(chan error, 1)
-	go func() {
-		var last uint64
-		for {
-			select {
-			case <-pollStop:
-				polled <- nil
-				return
-			default:
-			}
-			d := cur.Load()
-			v, ok := d.ReadAll(batchPaths)
-			polls.Add(1)
-			if !ok {
-				continue // between daemons, or not replayed yet
-			}
-			if d == cur.Load() {
-				served.Add(1)
-			}
-			if err := ddstest.CheckBatch(v, last); err != nil {
-				polled <- err
-				return
-			}
-			last = v[0]
-		}
-	}()
-	finish := func() {
+	poll := ddstest.Poll(cur.Load, batchPaths)
+	stopAll := func() {
 		close(stop)
-		close(pollStop)
-	}
-	pollsWhile := func(what string) {
-		t.Helper()
-		testutil.Eventually(t, what, 10*time.Second, func() bool {
-			select {
-			case err := <-polled:
-				finish()
-				t.Fatal(err)
-			default:
-			}
-			return served.Load() >= 20
-		})
+		poll.Stop()
 	}
 	for range restarts {
-		pollsWhile("polls served by the daemon")
+		poll.WaitServed(t, "polls served by the daemon", stopAll)
 		cur.Load().Close()
-		served.Store(0)
+		poll.Restarted()
 		cur.Store(ddstest.Start(t, run, dds.Limits{}))
 		testutil.Eventually(t, "re-registered", 5*time.Second, func() bool { return b.s.Check() == nil })
 	}
-	pollsWhile("polls served by the last daemon")
-	finish()
+	poll.WaitServed(t, "polls served by the last daemon", stopAll)
+	close(stop)
+	pollErr := poll.Stop()
 	n := <-count
-	if err := <-polled; err != nil {
-		t.Fatal(err)
+	if pollErr != nil {
+		t.Fatal(pollErr)
 	}
 	if v, _ := cur.Load().ReadAll(batchPaths); !slices.Equal(v, all(n)) {
 		t.Fatalf("after %d batches the last daemon serves %v: increments lost", n, v)
 	}
-	t.Logf("%d batches, %d restarts, %d polls", n, restarts, polls.Load())
+	t.Logf("%d batches, %d restarts, %d polls", n, restarts, poll.Polls.Load())
 }

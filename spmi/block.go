@@ -121,20 +121,22 @@ func (n *Node) blockByName(name string) *Node {
 	if n.block == nil {
 		return nil
 	}
-	if j := n.block.blk.Index(name); j >= 0 {
-		return n.blockStat(j)
-	}
-	return nil
+	return n.blockAt(n.block.blk.Index(name))
 }
 
 func (n *Node) blockByASN(asn uint32) *Node {
 	if n.block == nil {
 		return nil
 	}
-	if j := n.block.blk.IndexASN(asn); j >= 0 {
-		return n.blockStat(j)
+	return n.blockAt(n.block.blk.IndexASN(asn))
+}
+
+// blockAt is blockStat(j), nil for a miss (-1).
+func (n *Node) blockAt(j int) *Node {
+	if j < 0 {
+		return nil
 	}
-	return nil
+	return n.blockStat(j)
 }
 
 // EachChild visits n's children in ASN order, the statistics of its block

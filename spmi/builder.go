@@ -19,7 +19,7 @@ type Builder struct {
 	provider   string
 	failures   map[string]error
 	nstats     int
-	arena      []uint32
+	arena      oidArena          // of the nodes' relative OIDs
 	memo       map[string]shared // see Shared
 	background bool
 	views      Views // 0: both
@@ -36,7 +36,7 @@ func NewBuilder(base asn1tree.OID, numbering *Numbering, now time.Time) *Builder
 	}
 	top := &Node{Name: "Top", Descr: "Top of the data hierarchy", Cx: &CxDesc{Name: "Top"}}
 	return &Builder{
-		base: base.Clone(), now: now, top: top, numbering: numbering,
+		base: base.Clone(), now: now, top: top, numbering: numbering, arena: oidArena{chunk: 4096},
 		paths: map[string]*Node{"": top}, failures: map[string]error{},
 	}
 }
@@ -99,14 +99,7 @@ func (b *Builder) add(parent *Node, n *Node, kind string) error {
 // oid appends asn to parent in the builder's arena: one allocation per
 // chunk of OIDs rather than one per node.
 func (b *Builder) oid(parent asn1tree.OID, asn uint32) asn1tree.OID {
-	n := len(parent) + 1
-	if cap(b.arena)-len(b.arena) < n {
-		b.arena = make([]uint32, 0, max(4096, n))
-	}
-	start := len(b.arena)
-	b.arena = append(b.arena, parent...)
-	b.arena = append(b.arena, asn)
-	return asn1tree.OID(b.arena[start:len(b.arena):len(b.arena)])
+	return b.arena.add(len(parent)+1, func(o asn1tree.OID) asn1tree.OID { return append(append(o, parent...), asn) })
 }
 
 func displayPath(n *Node) string {

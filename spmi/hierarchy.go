@@ -62,14 +62,13 @@ type Hierarchy struct {
 	statsMu sync.Mutex
 	stats   RefreshStats
 
-	parts map[string]*part // the stable providers' last parts, by name
-	peak  int              // most statistics since memory was last returned
-	snap  atomic.Pointer[Snapshot]
-	// returns counts the times memory was returned to the system.
-	returns atomic.Int32
-	stale   atomic.Bool   // Invalidate was called since the last refresh began
-	done    chan struct{} // closed when the refresh in flight ends
-	doneMu  sync.Mutex
+	parts  map[string]*part // the stable providers' last parts, by name
+	peak   int              // most statistics since memory was last returned
+	snap   atomic.Pointer[Snapshot]
+	mem    memoryReturner
+	stale  atomic.Bool   // Invalidate was called since the last refresh began
+	done   chan struct{} // closed when the refresh in flight ends
+	doneMu sync.Mutex
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -191,13 +190,13 @@ func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
 		// A large part was rebuilt: its builder's scratch is garbage now,
 		// and so is the part it replaces once nothing holds it; the
 		// runtime would keep their pages until its scavenger gets to them.
-		returnMemory(gone, &h.returns)
+		h.mem.request(gone)
 	} else if shrankMuch(h.peak, s.NumStats) {
 		// Suppliers with many statistics left (at once or one by one
 		// since the largest tree): give the memory of the tree they made
 		// back now, not when the runtime's scavenger gets to it (a
 		// daemon's size should follow what it serves).
-		returnMemory(gone, &h.returns)
+		h.mem.request(gone)
 		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "largest", h.peak)
 		h.peak = s.NumStats
 	}

@@ -52,7 +52,7 @@ type Answer struct {
 	// without seeking.
 	last  asn1tree.OID
 	at    pos
-	arena []uint32 // the OIDs Search returns, a chunk at a time
+	arena oidArena // of the OIDs Search returns
 }
 
 type pinned struct {
@@ -154,12 +154,8 @@ func (r *Answer) Search(start asn1tree.OID, include bool, end asn1tree.OID) (asn
 // per chunk rather than per varbind. The OIDs stay valid after Release.
 func (r *Answer) oid(p pos) asn1tree.OID {
 	pt := r.s.view[p.i].p
-	if need := len(pt.base) + 24; cap(r.arena)-len(r.arena) < need {
-		r.arena = make([]uint32, 0, max(256, need))
-	}
-	start := len(r.arena)
-	r.arena = pt.view[p.k].appendOID(r.arena, pt.base)
-	return asn1tree.OID(r.arena[start:len(r.arena):len(r.arena)])
+	r.arena.chunk = 256
+	return r.arena.add(len(pt.base)+24, func(o asn1tree.OID) asn1tree.OID { return pt.view[p.k].appendOID(o, pt.base) })
 }
 
 // maxSkips bounds the entries without a value one Search passes over (a

@@ -2,47 +2,80 @@ package spmi
 
 import (
 	"runtime/debug"
+	"sync"
 	"sync/atomic"
 	"time"
 	"weak"
 )
 
-// returnMemory collects garbage and returns free memory to the system now,
-// a moment later, and then every few seconds until the parts gone (those
-// this refresh replaced) are collected, at most returnFor: front ends hold
-// the snapshots that reference them a while (requests being answered; an
-// AgentX session keeps its transactions' views until the master's next
-// response, a ping's answer at the latest), and a daemon that allocates
-// little may not collect again for minutes, so its resident set would stay
-// that of the largest tree it ever served.
-// Each return is counted in returns.
-func returnMemory(gone []*part, returns *atomic.Int32) {
-	ws := make([]weak.Pointer[part], len(gone))
-	for i, p := range gone {
-		ws[i] = weak.Make(p)
-	}
-	free := func() { returns.Add(1); debug.FreeOSMemory() }
-	go func() {
-		free()
-		wait := returnAgain
-		for elapsed := time.Duration(0); elapsed < returnFor; elapsed += wait {
-			time.Sleep(wait)
-			free() // collects, then returns what it freed
-			if !anyAlive(ws) {
-				return
-			}
-			wait = returnEvery
-		}
-	}()
+// memoryReturner gives memory back to the system after large rebuilds and
+// departures: at once, a moment later, and then every few seconds until
+// the parts those refreshes replaced are collected, at most returnFor
+// after the last request. Front ends hold the snapshots that reference
+// them a while (requests being answered; an AgentX session keeps its
+// transactions' views until the master's next response, a ping's answer
+// at the latest), and a daemon that allocates little may not collect
+// again for minutes, so its resident set would stay that of the largest
+// tree it ever served. One goroutine serves every request, so suppliers
+// registering one after another do not start a collector loop each.
+type memoryReturner struct {
+	mu      sync.Mutex
+	watch   []weak.Pointer[part] // parts gone, until collected
+	until   time.Time
+	running bool
+	returns atomic.Int32 // times memory was returned, for tests
 }
 
-func anyAlive(ws []weak.Pointer[part]) bool {
-	for _, w := range ws {
+// request asks for memory to be returned, watching the parts gone.
+func (m *memoryReturner) request(gone []*part) {
+	m.mu.Lock()
+	for _, p := range gone {
+		m.watch = append(m.watch, weak.Make(p))
+	}
+	m.until = time.Now().Add(returnFor)
+	start := !m.running
+	m.running = true
+	m.mu.Unlock()
+	if start {
+		go m.loop()
+	}
+}
+
+func (m *memoryReturner) loop() {
+	m.free()
+	time.Sleep(returnAgain)
+	for {
+		m.free() // collects, then returns what it freed
+		if !m.keepOn() {
+			return
+		}
+		time.Sleep(returnEvery)
+	}
+}
+
+func (m *memoryReturner) free() {
+	m.returns.Add(1)
+	debug.FreeOSMemory()
+}
+
+// keepOn drops the watched parts that were collected and tells whether
+// any is left (and there is time left); if not, the loop ends.
+func (m *memoryReturner) keepOn() bool {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	live := m.watch[:0]
+	for _, w := range m.watch {
 		if w.Value() != nil {
-			return true
+			live = append(live, w)
 		}
 	}
-	return false
+	clear(m.watch[len(live):])
+	m.watch = live
+	if len(m.watch) == 0 || time.Now().After(m.until) {
+		m.watch, m.running = nil, false
+		return false
+	}
+	return true
 }
 
 const (

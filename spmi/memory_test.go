@@ -27,7 +27,7 @@ func TestMemoryReturnedOnceTheOldTreeIsLetGo(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		p := &shaped{live100k: newLive100k(), shape: 1}
 		h := NewHierarchy(Config{Base: testBase})
-		calls := &h.returns
+		calls := &h.mem.returns
 		h.Add(p)
 		held := h.Refresh() // as a front end would hold it
 		time.Sleep(time.Minute + time.Second)
@@ -54,6 +54,23 @@ func TestMemoryReturnedOnceTheOldTreeIsLetGo(t *testing.T) {
 		synctest.Wait()
 		if m := calls.Load(); m != n {
 			t.Fatalf("memory returned %d more times after the old tree was collected", m-n)
+		}
+	})
+}
+
+// Refreshes that ask one after another (suppliers registering in turn)
+// share one loop: memory is returned at once and 2 s later, not ten
+// times each.
+func TestMemoryReturnedByOneLoop(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var m memoryReturner
+		for range 10 {
+			m.request(nil)
+		}
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := m.returns.Load(); n != 2 {
+			t.Fatalf("memory returned %d times for 10 requests at once, want 2", n)
 		}
 	})
 }

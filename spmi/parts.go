@@ -103,7 +103,7 @@ func runKey(o asn1tree.OID, base int) [3]uint32 {
 func splitRuns(p *part) (out []run, ok bool) {
 	var key [3]uint32
 	var prev, cur asn1tree.OID
-	var arena []uint32
+	arena := oidArena{chunk: 4096}
 	p.marks = make([]asn1tree.OID, 0, (len(p.view)+markEvery-1)/markEvery)
 	for i := range p.view {
 		cur = p.view[i].appendOID(cur[:0], p.base)
@@ -111,12 +111,8 @@ func splitRuns(p *part) (out []run, ok bool) {
 			return nil, false
 		}
 		if i%markEvery == 0 {
-			if cap(arena)-len(arena) < len(cur) {
-				arena = make([]uint32, 0, max(4096, len(cur)))
-			}
-			start := len(arena)
-			arena = append(arena, cur[len(p.base):]...)
-			p.marks = append(p.marks, arena[start:len(arena):len(arena)])
+			rel := cur[len(p.base):]
+			p.marks = append(p.marks, arena.add(len(rel), func(o asn1tree.OID) asn1tree.OID { return append(o, rel...) }))
 		}
 		k := runKey(cur, len(p.base))
 		if i == 0 || k != key {

@@ -60,3 +60,22 @@ func (n *Node) Cell() asn1tree.OID {
 	r := n.Parent.row
 	return append(append(r.entry.Clone(), ColumnOffset+n.ASN), r.index...)
 }
+
+// oidArena hands out OIDs from chunks of chunk arcs: one allocation per
+// chunk rather than per OID. An OID it returns has no spare capacity, so
+// appending to it copies.
+type oidArena struct {
+	buf   []uint32
+	chunk int
+}
+
+// add returns the arcs fill appends to an empty OID, need of them at most
+// (more only costs a copy).
+func (a *oidArena) add(need int, fill func(asn1tree.OID) asn1tree.OID) asn1tree.OID {
+	if cap(a.buf)-len(a.buf) < need {
+		a.buf = make([]uint32, 0, max(a.chunk, need))
+	}
+	start := len(a.buf)
+	a.buf = fill(a.buf)
+	return asn1tree.OID(a.buf[start:len(a.buf):len(a.buf)])
+}

@@ -126,57 +126,23 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 			return ok && v[0] > 0
 		})
 
-		var served atomic.Int64 // by the daemon of the current round
-		polled, pollStop := make(chan error, 1), make(chan struct{})
-		go func() {
-			var last uint64
-			for {
-				select {
-				case <-pollStop:
-					polled <- nil
-					return
-				default:
-				}
-				d := cur.Load()
-				v, ok := d.ReadAll(paths)
-				if !ok {
-					continue // between daemons, or not replayed yet
-				}
-				if d == cur.Load() {
-					served.Add(1)
-				}
-				if err := ddstest.CheckBatch(v, last); err != nil {
-					polled <- err
-					return
-				}
-				last = v[0]
-			}
-		}()
-		pollsWhile := func(what string) {
-			t.Helper()
-			testutil.Eventually(t, what, 10*time.Second, func() bool {
-				select {
-				case err := <-polled:
-					close(pollStop)
-					stopSpin(s)
-					t.Fatal(err)
-				default:
-				}
-				return served.Load() >= 20
-			})
+		poll := ddstest.Poll(func() *ddstest.Daemon { return cur.Load().Daemon }, paths)
+		stopAll := func() {
+			poll.Stop()
+			stopSpin(s)
 		}
 		for range restarts {
-			pollsWhile("polls served by the daemon")
+			poll.WaitServed(t, "polls served by the daemon", stopAll)
 			cur.Load().Close()
-			served.Store(0)
+			poll.Restarted()
 			cur.Store(startDaemon(t, run))
 			s.ok("check")
 		}
-		pollsWhile("polls served by the last daemon")
-		close(pollStop)
+		poll.WaitServed(t, "polls served by the last daemon", stopAll)
+		pollErr := poll.Stop()
 		n := stopSpin(s)
-		if err := <-polled; err != nil {
-			t.Fatal(err)
+		if pollErr != nil {
+			t.Fatal(pollErr)
 		}
 		if v, _ := cur.Load().ReadAll(paths); !ddstest.Whole(v) || v[0] != n {
 			t.Fatalf("after %d batches the last daemon serves %v: increments lost", n, v)
