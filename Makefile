@@ -19,37 +19,47 @@ build:
 	$(GO) build -o $(BIN) ./cmd/subagent
 
 # Start the daemon on its embedded defaults (standalone SNMP responder on
-# 127.0.0.1:1161); pass more flags with ARGS="--agentx unix:/var/agentx/master".
+# 127.0.0.1:1161); pass more flags with ARGS="--config my.yaml" or
+# ARGS="--agentx unix:/var/agentx/master". Its state (instance numbers)
+# stays in bin/state, never in the installed service's /var/lib/subagent
+# (a --state-dir in ARGS wins); its run directory is the default one
+# (/run/subagent as root), for ./bin/subagent peek, removed at exit when
+# the daemon made it.
 run: build
-	./$(BIN) run $(ARGS)
+	./$(BIN) run --state-dir $(CURDIR)/bin/state $(ARGS)
 
 # Install what the tests need (net-snmp's snmpd, snmptrapd and tools,
 # smitools, a C compiler, snmp_exporter; dpkg-dev, lintian, systemd and
-# man-db for packaging/), then run every check and test.
+# man-db for packaging/), then run every check and test
+# (scripts/run-tests.sh: each phase announced, the 32-bit codecs run or
+# checked at compile time, nothing left in the system's directories).
 test: test-deps check-fmt vet staticcheck
-	$(GO) test -race -count=1 -timeout 20m $(PKGS)
-	cd $(CLIENT) && $(GO) test -race -count=1 -timeout 10m ./...
-	# 32-bit suppliers share the file layout: the codecs on 386 too.
-	GOARCH=386 $(GO) test -count=1 ./dds/
-	cd $(CLIENT) && GOARCH=386 $(GO) test -count=1 ./ddswire/ ./ddsclient/
+	@GO=$(GO) bash scripts/run-tests.sh
 
 test-deps:
+	@echo "==> test-deps: Debian packages of the tests (net-snmp, smitools, gcc)"
 	bash scripts/install-test-deps.sh
+	@echo "==> test-deps: packaging tools (dpkg-dev, lintian, systemd, man-db)"
 	sh scripts/install-pkg-deps.sh
+	@echo "==> test-deps: staticcheck, built from source (pinned)"
 	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
+	@echo "==> test-deps: snmp_exporter and its generator (libsnmp-dev; built from source, pinned; minutes the first time)"
 	GO=$(GO) sh scripts/install-exporter.sh $(TOOLS)
 
 check-fmt:
+	@echo "==> gofmt"
 	@out=$$(gofmt -l $$(git ls-files '*.go' 2>/dev/null || find . -name '*.go')); \
 	if [ -n "$$out" ]; then echo "gofmt would change:"; echo "$$out"; exit 1; fi
 
 vet:
+	@echo "==> go vet"
 	$(GO) vet $(PKGS)
 	cd $(CLIENT) && $(GO) vet ./...
 
 # honnef.co/go/tools with its default checks; the version is pinned in
 # scripts/install-go-tools.sh.
 staticcheck:
+	@echo "==> staticcheck"
 	GO=$(GO) sh scripts/install-go-tools.sh $(TOOLS)
 	$(TOOLS)/staticcheck $(PKGS)
 	cd $(CLIENT) && $(CURDIR)/$(TOOLS)/staticcheck ./...

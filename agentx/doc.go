@@ -15,6 +15,13 @@
 // transport after one slow answer, so requests are answered straight from an
 // in-memory view on the socket reader and never wait on anything else.
 //
+// All the PDUs of one transaction (the master passes one SNMP request on as
+// several) are answered from one view. With NewWithSource, a new
+// transaction whose GetNext or GetBulk goes on from where a response of the
+// session ended is answered from that response's moment (asn1tree.Walks has
+// the rule and its bounds), so a table read over many requests shows one
+// moment; DataAge tells how old the answers' data was.
+//
 // A Subagent keeps its session alive until its context ends: when the master
 // goes away it dials again with bounded backoff, re-opens, re-registers
 // everything and re-adds its agent capabilities. A session it gives up after

@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"bytes"
 	"context"
+	"fmt"
 	"io"
 	"log/slog"
 	"net"
@@ -12,15 +13,21 @@ import (
 	"runtime"
 	"strings"
 	"sync"
+	"syscall"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
-// ioTimeout bounds every single wait of the fake master.
+// ioTimeout bounds every single wait of the fake master on real sockets.
 const ioTimeout = 5 * time.Second
+
+// bubbleTimeout bounds the waits in a synctest bubble, where waiting costs
+// no real time: far above every timer a test sets.
+const bubbleTimeout = time.Hour
 
 // socketDir returns a directory whose paths fit a Unix socket address
 // (108 bytes), which a long test name in t.TempDir() may not.
@@ -38,12 +45,28 @@ func socketDir(t testing.TB) string {
 }
 
 // fakeMaster is the master side of the protocol, driven step by step by
-// the test goroutine over a real Unix (or TCP) socket.
+// the test goroutine over a real Unix (or TCP) socket, or over in-memory
+// pipes inside a synctest bubble (newPipeMaster).
 type fakeMaster struct {
-	t    *testing.T
-	ln   net.Listener
-	addr string // as given to Config.Address
-	path string // the socket path (Unix only)
+	t      *testing.T
+	ln     net.Listener
+	addr   string        // as given to Config.Address
+	path   string        // the socket path (Unix only)
+	within time.Duration // bounds each wait; 0 means ioTimeout
+
+	// pipes queues the master's ends of the subagent's dials (pipe
+	// master only), as a listen backlog does.
+	pipes chan net.Conn
+
+	mu       sync.Mutex
+	down     bool      // pipe master: dials fail as with no socket
+	attempts []attempt // the subagent's dials (m.start), in order
+}
+
+// attempt is one dial of the subagent's.
+type attempt struct {
+	at  time.Time
+	err error
 }
 
 func newFakeMaster(t *testing.T) *fakeMaster {
@@ -64,9 +87,95 @@ func (m *fakeMaster) listen() {
 	m.t.Cleanup(func() { ln.Close() })
 }
 
+// newPipeMaster is a fakeMaster for a test in a synctest bubble: the
+// subagent (started with m.start) dials it over net.Pipe, so that every
+// timer and deadline on both sides runs on the bubble's clock.
+func newPipeMaster(t *testing.T) *fakeMaster {
+	return &fakeMaster{t: t, addr: "unix:/agentx-test-pipe", within: bubbleTimeout, pipes: make(chan net.Conn, 16)}
+}
+
+func (m *fakeMaster) bound() time.Duration {
+	if m.within == 0 {
+		return ioTimeout
+	}
+	return m.within
+}
+
+// setDown makes a pipe master refuse (true) or take (false) new dials.
+func (m *fakeMaster) setDown(down bool) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	m.down = down
+}
+
+// dialer wraps the subagent's dial: it records every attempt and, for a
+// pipe master, connects to it instead.
+func (m *fakeMaster) dialer(real func(context.Context, string, string) (net.Conn, error)) func(context.Context, string, string) (net.Conn, error) {
+	return func(ctx context.Context, network, address string) (net.Conn, error) {
+		at := time.Now()
+		var c net.Conn
+		var err error
+		if m.pipes == nil {
+			c, err = real(ctx, network, address)
+		} else {
+			c, err = m.dialPipe(ctx)
+		}
+		m.mu.Lock()
+		m.attempts = append(m.attempts, attempt{at, err})
+		m.mu.Unlock()
+		return c, err
+	}
+}
+
+func (m *fakeMaster) dialPipe(ctx context.Context) (net.Conn, error) {
+	m.mu.Lock()
+	down := m.down
+	m.mu.Unlock()
+	if down {
+		return nil, &net.OpError{Op: "dial", Net: "unix", Err: os.NewSyscallError("connect", syscall.ENOENT)}
+	}
+	ours, theirs := net.Pipe()
+	select {
+	case m.pipes <- theirs:
+		return ours, nil
+	case <-ctx.Done():
+		ours.Close()
+		theirs.Close()
+		return nil, ctx.Err()
+	}
+}
+
+// dials returns the subagent's dial attempts so far.
+func (m *fakeMaster) dials() []attempt {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	return append([]attempt(nil), m.attempts...)
+}
+
+// failedDials counts the attempts that failed.
+func (m *fakeMaster) failedDials() int {
+	n := 0
+	for _, a := range m.dials() {
+		if a.err != nil {
+			n++
+		}
+	}
+	return n
+}
+
 // accept waits, bounded, for the subagent to connect.
 func (m *fakeMaster) accept() *masterConn {
 	m.t.Helper()
+	if m.pipes != nil {
+		select {
+		case c := <-m.pipes:
+			m.t.Cleanup(func() { c.Close() })
+			return &masterConn{t: m.t, c: c, br: bufio.NewReader(c), sessionID: 42, within: m.within}
+		case <-time.After(m.bound()):
+			m.t.Fatalf("subagent did not connect within %v", m.bound())
+			return nil
+		}
+	}
 	type res struct {
 		c   net.Conn
 		err error
@@ -82,10 +191,10 @@ func (m *fakeMaster) accept() *masterConn {
 			m.t.Fatalf("accept: %v", r.err)
 		}
 		m.t.Cleanup(func() { r.c.Close() })
-		return &masterConn{t: m.t, c: r.c, br: bufio.NewReader(r.c), sessionID: 42}
-	case <-time.After(ioTimeout):
+		return &masterConn{t: m.t, c: r.c, br: bufio.NewReader(r.c), sessionID: 42, within: m.within}
+	case <-time.After(m.bound()):
 		m.ln.Close() // ends the Accept goroutine
-		m.t.Fatalf("subagent did not connect within %v", ioTimeout)
+		m.t.Fatalf("subagent did not connect within %v", m.bound())
 		return nil
 	}
 }
@@ -96,12 +205,20 @@ type masterConn struct {
 	br        *bufio.Reader
 	sessionID uint32
 	packetID  uint32
+	within    time.Duration // bounds each read and write; 0 means ioTimeout
+}
+
+func (c *masterConn) deadline() time.Time {
+	if c.within == 0 {
+		return time.Now().Add(ioTimeout)
+	}
+	return time.Now().Add(c.within)
 }
 
 // readRaw reads one frame without decoding it.
 func (c *masterConn) readRaw() []byte {
 	c.t.Helper()
-	c.c.SetReadDeadline(time.Now().Add(ioTimeout))
+	c.c.SetReadDeadline(c.deadline())
 	hb := make([]byte, headerLen)
 	if _, err := io.ReadFull(c.br, hb); err != nil {
 		c.t.Fatalf("master read: %v", err)
@@ -140,7 +257,7 @@ func (c *masterConn) expect(typ pduType) *packet {
 // expectEOF checks that the subagent closed the connection.
 func (c *masterConn) expectEOF() {
 	c.t.Helper()
-	c.c.SetReadDeadline(time.Now().Add(ioTimeout))
+	c.c.SetReadDeadline(c.deadline())
 	if n, err := c.br.Read(make([]byte, 1)); err == nil {
 		c.t.Fatalf("read %d more bytes, want the connection closed", n)
 	}
@@ -148,7 +265,7 @@ func (c *masterConn) expectEOF() {
 
 func (c *masterConn) writeRaw(b []byte) {
 	c.t.Helper()
-	c.c.SetWriteDeadline(time.Now().Add(ioTimeout))
+	c.c.SetWriteDeadline(c.deadline())
 	if _, err := c.c.Write(b); err != nil {
 		c.t.Fatalf("master write: %v", err)
 	}
@@ -277,6 +394,8 @@ type running struct {
 	done     chan error
 	logs     *logBuffer
 	baseline int
+	within   time.Duration
+	bubble   bool
 	stopped  bool
 }
 
@@ -294,17 +413,41 @@ func testConfig(addr string) Config {
 	}
 }
 
-// start runs a Subagent; stop (also a cleanup) cancels it, waits for Run
-// and checks that no goroutine it started is left.
+// start runs a Subagent serving testTree that dials cfg.Address itself.
 func start(t *testing.T, cfg Config) *running {
 	t.Helper()
-	r := &running{done: make(chan error, 1), logs: &logBuffer{}, baseline: runtime.NumGoroutine()}
+	return startOn(t, nil, cfg, testTree(t))
+}
+
+// start runs a Subagent serving testTree whose dials m records (and, for
+// a pipe master, takes).
+func (m *fakeMaster) start(cfg Config) *running {
+	m.t.Helper()
+	return startOn(m.t, m, cfg, testTree(m.t))
+}
+
+// startOn runs a Subagent serving view; stop (also a cleanup) cancels it,
+// waits for Run and checks that no goroutine it started is left (in a
+// bubble, synctest.Test checks that).
+func startOn(t *testing.T, m *fakeMaster, cfg Config, view func() asn1tree.View) *running {
+	t.Helper()
+	return startSourceOn(t, m, cfg, asn1tree.Latest(view))
+}
+
+// startSourceOn is startOn for a Subagent made by NewWithSource.
+func startSourceOn(t *testing.T, m *fakeMaster, cfg Config, src asn1tree.Source) *running {
+	t.Helper()
+	r := &running{done: make(chan error, 1), logs: &logBuffer{}, baseline: runtime.NumGoroutine(), within: ioTimeout}
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.NewTextHandler(r.logs, &slog.HandlerOptions{Level: slog.LevelDebug}))
 	}
-	sa, err := New(cfg, testTree(t))
+	sa, err := NewWithSource(cfg, src)
 	if err != nil {
 		t.Fatal(err)
+	}
+	if m != nil {
+		sa.dial = m.dialer(sa.dial)
+		r.within, r.bubble = m.bound(), m.pipes != nil
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	r.sa, r.cancel = sa, cancel
@@ -325,29 +468,49 @@ func (r *running) stop(t *testing.T) {
 		if err != nil {
 			t.Errorf("Run returned %v", err)
 		}
-	case <-time.After(ioTimeout):
-		t.Fatalf("Run did not return within %v of cancel", ioTimeout)
+	case <-time.After(r.within):
+		t.Fatalf("Run did not return within %v of cancel", r.within)
 	}
-	checkGoroutines(t, r.baseline)
+	if !r.bubble {
+		checkGoroutines(t, r.baseline)
+	}
 }
 
 // checkGoroutines waits, bounded, for the goroutine count to fall back to
 // baseline and dumps the stacks when it does not.
 func checkGoroutines(t *testing.T, baseline int) {
 	t.Helper()
-	deadline := time.Now().Add(2 * time.Second)
-	for runtime.NumGoroutine() > baseline {
-		if time.Now().After(deadline) {
-			buf := make([]byte, 1<<16)
-			t.Fatalf("%d goroutines left, %d before the subagent started:\n%s",
-				runtime.NumGoroutine(), baseline, buf[:runtime.Stack(buf, true)])
+	var stacks []byte
+	done := false
+	defer func() {
+		if !done {
+			t.Logf("goroutines:\n%s", stacks)
 		}
-		time.Sleep(10 * time.Millisecond)
-	}
+	}()
+	testutil.Eventually(t, fmt.Sprintf("the goroutine count to fall back to %d", baseline), ioTimeout, func() bool {
+		if runtime.NumGoroutine() <= baseline {
+			return true
+		}
+		buf := make([]byte, 1<<16)
+		stacks = buf[:runtime.Stack(buf, true)]
+		return false
+	})
+	done = true
 }
 
-// waitFor polls cond, bounded by ioTimeout.
+// waitFor polls cond, bounded by ioTimeout. In a bubble use settled:
+// polling would move the clock.
 func waitFor(t *testing.T, what string, cond func() bool) {
 	t.Helper()
 	testutil.Eventually(t, what, ioTimeout, cond)
+}
+
+// settled waits until every goroutine of the bubble is blocked, then
+// checks cond.
+func settled(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	synctest.Wait()
+	if !cond() {
+		t.Fatalf("not %s once the subagent settled", what)
+	}
 }

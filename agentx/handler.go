@@ -13,10 +13,64 @@ type responder struct {
 	scope   *scope
 	views   viewCache
 	cursors []searchRange // GetBulk scratch, reused
+
+	// walks, when set, keeps walks consistent across transactions: a
+	// new transaction that goes on from where a response of this session
+	// (peer) ended is answered from that response's moment.
+	walks *asn1tree.Walks[uint64]
+	peer  uint64
+	names []asn1tree.OID     // a response's varbind names, reused
+	ages  *asn1tree.DataAges // nil: not kept
 }
 
+// newResponder answers from the current view of load for each transaction.
 func newResponder(sc *scope, load func() asn1tree.View) *responder {
-	return &responder{scope: sc, views: viewCache{load: load}}
+	return &responder{scope: sc, views: viewCache{src: asn1tree.Latest(load)}}
+}
+
+// slot returns the view of req's transaction. A new transaction whose
+// GetNext or GetBulk goes on with a walk gets the walk's moment.
+func (r *responder) slot(req *packet, now time.Time) *viewSlot {
+	if s := r.views.find(req.transactionID, now); s != nil {
+		return s
+	}
+	var step asn1tree.Step
+	if first := walkStart(req); first != nil && r.walks != nil {
+		step = r.walks.Lookup(r.peer, first)
+	}
+	return r.views.load(req.transactionID, now, step)
+}
+
+// walkStart is the OID that tells which walk a GetNext or GetBulk goes
+// on with: its first search range's start, for a GetBulk the first
+// repeater's where it has one. nil for other PDUs.
+func walkStart(req *packet) asn1tree.OID {
+	switch {
+	case len(req.ranges) == 0:
+		return nil
+	case req.typ == typeGetNext:
+		return req.ranges[0].start
+	case req.typ == typeGetBulk:
+		return req.ranges[min(int(req.nonRepeaters), len(req.ranges)-1)].start
+	}
+	return nil
+}
+
+// ended records where the response of s's transaction ended, and the age
+// of the data it answered from.
+func (r *responder) ended(s *viewSlot, resp *packet, walk bool, now time.Time) {
+	if r.ages != nil {
+		r.ages.Record(s.view, now)
+	}
+	if !walk || r.walks == nil || s.at == nil || len(resp.varbinds) == 0 {
+		return
+	}
+	for i := range resp.varbinds {
+		r.names = append(r.names, resp.varbinds[i].name)
+	}
+	s.step = r.walks.Record(s.step, r.peer, s.at, r.names)
+	clear(r.names) // they may point into the view's memory
+	r.names = r.names[:0]
 }
 
 // answer fills resp with the Response to req and reports whether one is due
@@ -46,14 +100,19 @@ func (r *responder) answer(req, resp *packet, sessionID uint32, now time.Time) b
 	}
 	switch req.typ {
 	case typeGet:
-		r.get(req, resp, r.views.get(req.transactionID, now))
+		s := r.slot(req, now)
+		r.get(req, resp, s.view)
+		r.ended(s, resp, false, now)
 	case typeGetNext:
-		v := r.views.get(req.transactionID, now)
+		s := r.slot(req, now)
 		for i := range req.ranges {
-			r.next(resp, v, &req.ranges[i])
+			r.next(resp, s.view, &req.ranges[i])
 		}
+		r.ended(s, resp, true, now)
 	case typeGetBulk:
-		r.bulk(req, resp, r.views.get(req.transactionID, now))
+		s := r.slot(req, now)
+		r.bulk(req, resp, s.view)
+		r.ended(s, resp, true, now)
 	case typeTestSet:
 		if len(req.varbinds) > 0 {
 			resp.resError, resp.resIndex = NotWritable, 1 // read-only agent

@@ -8,17 +8,25 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"net"
 	"runtime"
 	"strconv"
 	"strings"
+	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 const tableRows = 200
+
+// servedWithin bounds the wait for the master to serve our subtree: above
+// DefaultBackoffMax, the longest a reconnect waits (TestBackoffIsCapped
+// checks that exactly), with room for a loaded machine.
+const servedWithin = DefaultBackoffMax + 10*time.Second
 
 // integrationTree is the served data: every kind, a numeric-order trap
 // (9 < 10 < 100) and a 200-row, three-column table.
@@ -108,6 +116,7 @@ type integration struct {
 	logs   *logBuffer
 	cancel context.CancelFunc
 	done   chan error
+	failed atomic.Int32 // dials that failed
 }
 
 // startIntegration starts snmpd and a subagent serving integrationTree
@@ -137,6 +146,14 @@ func startIntegrationOn(t *testing.T, s *snmpdtest.Snmpd, cfg Config, view func(
 	if err != nil {
 		t.Fatal(err)
 	}
+	dial := sa.dial
+	sa.dial = func(ctx context.Context, network, address string) (net.Conn, error) {
+		c, err := dial(ctx, network, address)
+		if err != nil {
+			in.failed.Add(1)
+		}
+		return c, err
+	}
 	in.sa = sa
 	baseline := runtime.NumGoroutine()
 	ctx, cancel := context.WithCancel(context.Background())
@@ -149,7 +166,7 @@ func startIntegrationOn(t *testing.T, s *snmpdtest.Snmpd, cfg Config, view func(
 			t.Logf("subagent log:\n%s\nsnmpd log:\n%s", in.logs, s.Log())
 		}
 	})
-	in.waitServed(t, 5*time.Second)
+	in.waitServed(t, servedWithin)
 	return in
 }
 
@@ -168,22 +185,28 @@ func (in *integration) stop(t *testing.T) {
 	}
 }
 
-// waitServed polls snmpget until the master answers for our subtree.
+// waitServed polls snmpget until the master answers for our subtree and
+// returns how long that took.
 func (in *integration) waitServed(t *testing.T, bound time.Duration) time.Duration {
 	t.Helper()
 	begin := time.Now()
-	for {
+	var last string
+	served := false
+	defer func() {
+		if !served {
+			t.Logf("last snmpget: %s", last)
+		}
+	}()
+	testutil.Eventually(t, "the master to serve "+b("3.0").String(), bound, func() bool {
 		ctx, cancel := context.WithTimeout(context.Background(), 2*time.Second)
+		defer cancel()
 		out, _, err := in.snmpd.Cmd(ctx, in.snmpd.Tools.Snmpget, []string{"-t", "0.3", "-r", "0"}, b("3.0").String())
-		cancel()
-		if vars, perr := snmpdtest.Parse(out); err == nil && perr == nil && len(vars) == 1 && vars[0].Type == "INTEGER" {
-			return time.Since(begin)
-		}
-		if time.Since(begin) > bound {
-			t.Fatalf("master did not serve %s within %v (last: %q %v)", b("3.0"), bound, out, err)
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+		vars, perr := snmpdtest.Parse(out)
+		last = fmt.Sprintf("%q %v %v", out, err, perr)
+		return err == nil && perr == nil && len(vars) == 1 && vars[0].Type == "INTEGER"
+	})
+	served = true
+	return time.Since(begin)
 }
 
 func TestIntegrationGetTypes(t *testing.T) {

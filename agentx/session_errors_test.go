@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -124,34 +125,44 @@ func TestShutdownStepsRefused(t *testing.T) {
 }
 
 // A session given up after Open succeeded is closed with a reason before
-// the connection is dropped.
+// the connection is dropped: at once, or RequestTimeout after a Register
+// left unanswered.
 func TestSetupFailureSendsClose(t *testing.T) {
-	m := newFakeMaster(t)
+	synctest.Test(t, testSetupFailureSendsClose)
+}
+
+func testSetupFailureSendsClose(t *testing.T) {
+	m := newPipeMaster(t)
 	cfg := testConfig(m.addr)
-	cfg.RequestTimeout = 300 * time.Millisecond
-	r := start(t, cfg)
+	r := m.start(cfg)
 	cases := []struct {
 		name   string
 		answer func(c *masterConn, reg *packet)
 		reason closeReason
+		after  time.Duration // from the Register to the Close
 	}{
-		{"Register refused", func(c *masterConn, reg *packet) { c.respond(reg, DuplicateRegistration) }, reasonOther},
+		{"Register refused", func(c *masterConn, reg *packet) { c.respond(reg, DuplicateRegistration) }, reasonOther, 0},
 		{"unparseable Response", func(c *masterConn, reg *packet) {
 			raw := appendHeader(nil, &header{typ: typeResponse, flags: flagNetworkByteOrder, sessionID: 42,
 				transactionID: reg.transactionID, packetID: reg.packetID})
 			raw = append(raw, 0, 0, 0, 7) // res.sysUpTime only: 4 bytes short
 			setU32(raw[16:], 4, true)
 			c.writeRaw(raw)
-		}, reasonParseError},
-		{"no Response", func(*masterConn, *packet) {}, reasonTimeouts},
-		{"subagent stopped", func(*masterConn, *packet) { r.cancel() }, reasonShutdown},
+		}, reasonParseError, 0},
+		{"no Response", func(*masterConn, *packet) {}, reasonTimeouts, cfg.RequestTimeout},
+		{"subagent stopped", func(*masterConn, *packet) { r.cancel() }, reasonShutdown, 0},
 	}
 	for _, tc := range cases {
 		c := m.accept()
 		c.respond(c.expect(typeOpen), NoError)
-		tc.answer(c, c.expect(typeRegister))
+		reg := c.expect(typeRegister)
+		asked := time.Now()
+		tc.answer(c, reg)
 		if cl := c.expect(typeClose); cl.reason != tc.reason || cl.sessionID != 42 {
 			t.Errorf("%s: Close %s in session %d, want %s in 42", tc.name, cl.reason, cl.sessionID, tc.reason)
+		}
+		if took := time.Since(asked); took != tc.after {
+			t.Errorf("%s: Close %v after the Register, want %v", tc.name, took, tc.after)
 		}
 		c.expectEOF()
 	}

@@ -5,6 +5,7 @@ import (
 	"net"
 	"os"
 	"testing"
+	"testing/synctest"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -196,7 +197,7 @@ func TestReconnectAfterMasterGoesAway(t *testing.T) {
 	m := newFakeMaster(t)
 	cfg := testConfig(m.addr)
 	cfg.Capabilities = []Capability{{ID: asn1tree.MustParse("1.3.6.1.4.1.32473.4.1"), Description: "caps"}}
-	r := start(t, cfg)
+	r := m.start(cfg)
 
 	// 1: the master closes the connection.
 	c := m.accept()
@@ -218,8 +219,8 @@ func TestReconnectAfterMasterGoesAway(t *testing.T) {
 	m.ln.Close()
 	os.Remove(m.path)
 	c.c.Close()
-	waitFor(t, "a failed retry", func() bool { return r.logs.count("cannot open a session") > 0 })
-	time.Sleep(300 * time.Millisecond) // several retries at 10-50 ms
+	failed := m.failedDials()
+	waitFor(t, "three failed retries", func() bool { return m.failedDials() >= failed+3 })
 	if r.sa.Connected() {
 		t.Error("Connected while the master is down")
 	}
@@ -244,25 +245,45 @@ func TestReconnectAfterMasterGoesAway(t *testing.T) {
 	}
 }
 
+// Pings come every PingInterval (default 15 s); one unanswered for
+// RequestTimeout (default 5 s) closes the session, and the subagent dials
+// again after BackoffMin, the session having lived. Exact on the bubble's
+// clock.
 func TestPingFailureReconnects(t *testing.T) {
-	m := newFakeMaster(t)
+	synctest.Test(t, testPingFailureReconnects)
+}
+
+func testPingFailureReconnects(t *testing.T) {
+	m := newPipeMaster(t)
 	cfg := testConfig(m.addr)
-	cfg.PingInterval = 20 * time.Millisecond
-	cfg.RequestTimeout = 200 * time.Millisecond
-	r := start(t, cfg)
+	cfg.PingInterval, cfg.RequestTimeout = 0, 0
+	r := m.start(cfg)
 	c := m.accept()
 	c.handshake(cfg)
-	for i := 0; i < 3; i++ {
-		c.respond(c.expect(typePing), NoError)
+	up := time.Now()
+	for i := 1; i <= 3; i++ {
+		p := c.expect(typePing)
+		if at := time.Since(up); at != time.Duration(i)*DefaultPingInterval {
+			t.Errorf("Ping %d at %v, want %v", i, at, time.Duration(i)*DefaultPingInterval)
+		}
+		c.respond(p, NoError)
 	}
 	c.expect(typePing) // left unanswered: the subagent must give up on this connection
+	sent := time.Now()
 	if cl := c.expect(typeClose); cl.reason != reasonTimeouts {
 		t.Errorf("Close %s after a Ping timeout, want reasonTimeouts", cl.reason)
 	}
+	if took := time.Since(sent); took != DefaultRequestTimeout {
+		t.Errorf("gave up on the Ping after %v, want %v", took, DefaultRequestTimeout)
+	}
 	c.expectEOF()
+	dropped := time.Now()
 	c = m.accept()
+	if gap := time.Since(dropped); gap != cfg.BackoffMin {
+		t.Errorf("dialed again %v after the drop, want %v", gap, cfg.BackoffMin)
+	}
 	c.handshake(cfg)
-	waitFor(t, "Connected", r.sa.Connected)
+	settled(t, "Connected", r.sa.Connected)
 	if r.logs.count("keep-alive") != 1 {
 		t.Errorf("ping failure not logged once:\n%s", r.logs)
 	}
@@ -353,7 +374,7 @@ func openFDs(t *testing.T) int {
 	t.Helper()
 	fds, err := os.ReadDir("/proc/self/fd")
 	if err != nil {
-		t.Skipf("cannot count file descriptors: %v", err)
+		t.Fatalf("cannot count file descriptors: %v", err)
 	}
 	return len(fds)
 }
@@ -362,10 +383,12 @@ func openFDs(t *testing.T) int {
 func TestNoFDLeakAcrossReconnects(t *testing.T) {
 	m := newFakeMaster(t)
 	cfg := testConfig(m.addr)
-	cfg.RequestTimeout = 100 * time.Millisecond
+	// Long enough for the refusal to arrive first on a loaded machine;
+	// each unanswered Open waits it out.
+	cfg.RequestTimeout = time.Second
 	before := openFDs(t)
 	r := start(t, cfg)
-	for i := 0; i < 10; i++ {
+	for i := 0; i < 6; i++ {
 		c := m.accept()
 		switch i % 3 {
 		case 0: // dropped before Open is answered
@@ -382,7 +405,7 @@ func TestNoFDLeakAcrossReconnects(t *testing.T) {
 	waitFor(t, "dial failures", func() bool { return r.logs.count("connect: no such file") > 0 })
 	r.stop(t)
 	if after := openFDs(t); after > before {
-		t.Errorf("%d descriptors open after 10 failed sessions, %d before", after, before)
+		t.Errorf("%d descriptors open after 6 failed sessions, %d before", after, before)
 	}
 	if n := r.logs.count("openFailed"); n != 1 {
 		t.Errorf("openFailed logged %d times:\n%s", n, r.logs)

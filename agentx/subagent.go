@@ -20,9 +20,15 @@ type Subagent struct {
 	network, address string
 	regs             []Registration // Subtrees and Registrations, in order
 	scope            *scope
-	view             func() asn1tree.View
+	src              asn1tree.Source
+	walks            asn1tree.Walks[uint64] // by session
+	sessions         atomic.Uint64          // sessions opened: each one's number among the walks
+	ages             asn1tree.DataAges
 	log              *slog.Logger
 	running          atomic.Bool
+	// dial connects to the master; tests replace it with an in-memory
+	// pipe whose deadlines run on their own clock.
+	dial func(ctx context.Context, network, address string) (net.Conn, error)
 
 	mu  sync.Mutex
 	cur *session      // open and registered, else nil
@@ -32,9 +38,23 @@ type Subagent struct {
 // New checks cfg and returns a Subagent that answers from view. view is
 // called on the socket reader, once per SNMP request (transactionID), so it
 // must return at once — typically an atomic load of the latest tree.
+// Without moments to go back to, the requests of one walk may see
+// different snapshots: NewWithSource keeps walks consistent.
 func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
 	if view == nil {
 		return nil, errors.New("agentx: New needs a view function")
+	}
+	return NewWithSource(cfg, asn1tree.Latest(view))
+}
+
+// NewWithSource is New answering from src: a new transaction from
+// src(nil), except that one whose GetNext or GetBulk goes on from where a
+// response of the session ended (asn1tree.Walks: all managers behind the
+// master share the session) is answered from that response's moment. src
+// is called like New's view.
+func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
+	if src == nil {
+		return nil, errors.New("agentx: NewWithSource needs a view source")
 	}
 	cfg, err := cfg.withDefaults()
 	if err != nil {
@@ -42,9 +62,15 @@ func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
 	}
 	network, address, _ := ParseAddress(cfg.Address)
 	regs := cfg.registrations()
+	d := &net.Dialer{Timeout: cfg.RequestTimeout}
 	return &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
-		view: view, log: cfg.Logger, up: make(chan struct{})}, nil
+		src: src, log: cfg.Logger, dial: d.DialContext, up: make(chan struct{})}, nil
 }
+
+// DataAge returns how old the data of the answers was, for views that
+// tell (asn1tree.DataTimer): the last answer's, and the largest of the
+// last 30 to 60 seconds.
+func (a *Subagent) DataAge() (last, largest time.Duration) { return a.ages.Get(time.Now()) }
 
 // Connected reports whether a session is open and everything registered.
 func (a *Subagent) Connected() bool {
@@ -103,12 +129,12 @@ const maxLoggedErrors = 8
 // runSession dials, opens and registers, then serves until the session
 // fails or ctx ends. established is set once registration succeeded.
 func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err error) {
-	d := net.Dialer{Timeout: a.cfg.RequestTimeout}
-	conn, err := d.DialContext(ctx, a.network, a.address)
+	conn, err := a.dial(ctx, a.network, a.address)
 	if err != nil {
 		return nil, err
 	}
-	s := newSession(conn, newResponder(a.scope, a.view), a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
+	rsp := &responder{scope: a.scope, views: viewCache{src: a.src}, walks: &a.walks, peer: a.sessions.Add(1), ages: &a.ages}
+	s := newSession(conn, rsp, a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {
 		s.close()

@@ -235,14 +235,17 @@ const (
 type viewSlot struct {
 	tid  uint32
 	view asn1tree.View
-	at   time.Time
-	used bool
+	at   any           // the moment view shows; nil: none the source can return to
+	step asn1tree.Step // the walk the transaction goes on with
+	// loaded is when the view was loaded: the TTL counts from there.
+	loaded time.Time
+	used   bool
 }
 
 // viewCache hands every PDU of one transactionID the same View. It belongs
 // to the session's reader goroutine and needs no lock.
 type viewCache struct {
-	load  func() asn1tree.View
+	src   asn1tree.Source
 	slots [viewCacheSize]viewSlot
 	next  int
 }
@@ -252,25 +255,42 @@ type viewCache struct {
 // (and a tree suppliers have since left) alive.
 func (c *viewCache) expire(now time.Time) {
 	for i := range c.slots {
-		if s := &c.slots[i]; s.used && now.Sub(s.at) >= viewCacheTTL {
+		if s := &c.slots[i]; s.used && now.Sub(s.loaded) >= viewCacheTTL {
 			release(s.view)
 			*s = viewSlot{}
 		}
 	}
 }
 
-func (c *viewCache) get(tid uint32, now time.Time) asn1tree.View {
+// find returns the slot of transaction tid, nil when it has none.
+func (c *viewCache) find(tid uint32, now time.Time) *viewSlot {
 	for i := range c.slots {
 		s := &c.slots[i]
-		if s.used && s.tid == tid && now.Sub(s.at) < viewCacheTTL {
-			return s.view
+		if s.used && s.tid == tid && now.Sub(s.loaded) < viewCacheTTL {
+			return s
 		}
 	}
-	v := c.load()
-	if old := c.slots[c.next].view; old != nil {
-		release(old) // its transaction is over: the session answers in order
+	return nil
+}
+
+// load gives transaction tid a view of the moment step says (nil: the
+// current one), in the slot of the oldest transaction.
+func (c *viewCache) load(tid uint32, now time.Time, step asn1tree.Step) *viewSlot {
+	v, at := c.src(step.At())
+	s := &c.slots[c.next]
+	if s.view != nil {
+		release(s.view) // its transaction is over: the session answers in order
 	}
-	c.slots[c.next] = viewSlot{tid: tid, view: v, at: now, used: true}
+	*s = viewSlot{tid: tid, view: v, at: at, step: step, loaded: now, used: true}
 	c.next = (c.next + 1) % len(c.slots)
-	return v
+	return s
+}
+
+// get returns the view of transaction tid, loading one of the current
+// moment for a new transaction.
+func (c *viewCache) get(tid uint32, now time.Time) asn1tree.View {
+	if s := c.find(tid, now); s != nil {
+		return s.view
+	}
+	return c.load(tid, now, asn1tree.Step{}).view
 }

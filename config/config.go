@@ -1,17 +1,20 @@
 // Package config loads the daemon's settings: the embedded defaults
 // (configs/subagent.yaml), then an optional file, then SUBAGENT_*
 // environment variables, then command-line flags. Defaults and validation
-// live here in one place; a wrong value or an unknown key is an error that
-// names the key and what is allowed.
+// live here in one place; a wrong value, an unknown key or an unknown
+// SUBAGENT_* variable (env.go) is an error that names it and what is
+// allowed.
 package config
 
 import (
 	"bytes"
 	"errors"
 	"fmt"
+	"maps"
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"time"
 
@@ -185,8 +188,10 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 			}
 		}
 	}
-	if len(fileErrs) > 0 {
-		return nil, fmt.Errorf("configuration%s: %w", inFile(file), errors.Join(fileErrs...))
+	// An unknown SUBAGENT_* variable is refused like an unknown key.
+	keys := slices.Concat(known, slices.Collect(maps.Keys(sch.types)))
+	if errs := append(fileErrs, checkEnv(os.Environ(), keys)...); len(errs) > 0 {
+		return nil, fmt.Errorf("configuration%s: %w", inFile(file), errors.Join(errs...))
 	}
 	// Values from the environment and flags, with the file's.
 	if err := sch.checkValues(v.Get); err != nil {
@@ -285,9 +290,9 @@ func (c *Config) finish() error {
 			bad(r.key, "%q is not a regular expression (Go RE2 syntax): %v", r.expr, err)
 		}
 	}
-	if c.DDS.Socket == "" && c.RunDir != "" {
-		c.DDS.Socket = filepath.Join(c.RunDir, "dds.sock")
-	}
+	// An empty dds.socket follows the run directory, which the daemon
+	// settles (daemon.prepareDirs): a run_dir changed after loading is
+	// followed too.
 	if t := c.DDS.StampTimeout; t < 15*time.Second || t > 600*time.Second {
 		bad("dds.stamp_timeout", "%v is not from 15s to 600s", t)
 	}

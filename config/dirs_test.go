@@ -46,8 +46,8 @@ func TestNonRootDefaultsNeverInTmp(t *testing.T) {
 		t.Fatalf("state dir: %q", got)
 	}
 	c, err = load(t, "")
-	if err != nil || c.DDS.Socket != "/run/user/1000/subagent/dds.sock" {
-		t.Fatalf("dds.socket %q, %v", c.DDS.Socket, err)
+	if err != nil || c.RunDir != "/run/user/1000/subagent" || c.DDS.Socket != "" {
+		t.Fatalf("run_dir %q dds.socket %q (want it left to follow the run directory), %v", c.RunDir, c.DDS.Socket, err)
 	}
 
 	asUID(t, 0)

@@ -91,7 +91,8 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 		t.Fatal(err)
 	}
 	r1, _ := ss.Read(ctx)
-	time.Sleep(10 * time.Millisecond)
+	// The second read asks for a snapshot newer than the first (ReadAfter):
+	// no wait makes it one.
 	r2, _ := ss.Read(ctx)
 	if !r2.Values[0].HasRate || r2.Values[0].Change != 100 || r1.Values[0].Value.String() == r2.Values[0].Value.String() {
 		t.Fatalf("second read: %+v after %+v", r2.Values[0], r1.Values[0])

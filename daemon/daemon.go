@@ -97,7 +97,7 @@ type Daemon struct {
 	hot   *hotsets
 	rtl   *rtimeLAN
 
-	private []string // directories made with mkdtemp, removed by Run
+	private []string // directories it made (mkdtemp, or the run directory), removed by Run
 
 	// OnReady, when set, is called once Run serves (sd_notify READY=1).
 	OnReady func()

@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"testing"
@@ -39,5 +40,25 @@ func TestHostErrorsNameTheKey(t *testing.T) {
 		if err == nil || !strings.Contains(err.Error(), tc.key+": ") || !strings.Contains(err.Error(), tc.want) || strings.Contains(err.Error(), tc.goField) {
 			t.Errorf("%s: error %v, want it to name the key and say %q", tc.key, err, tc.want)
 		}
+	}
+}
+
+// A configuration loaded with the defaults and then given other
+// directories (as tests and embedders do) puts the DDS socket in the new
+// run directory, never in the default one.
+func TestDDSSocketFollowsTheRunDirectory(t *testing.T) {
+	fixture, _ := filepath.Abs("../hoststats/testdata")
+	t.Setenv("SUBAGENT_CONFIG", "")
+	c, err := config.Load(nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Host.ProcRoot, c.Host.SysRoot = filepath.Join(fixture, "proc"), filepath.Join(fixture, "sys")
+	c.RunDir, c.StateDir = filepath.Join(t.TempDir(), "run"), t.TempDir()
+	if _, err := New(c, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(c.RunDir, "dds.sock"); c.DDS.Socket != want {
+		t.Fatalf("dds.socket %q, want %q", c.DDS.Socket, want)
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"slices"
+	"sync"
 
 	"github.com/perfagent/subagent/client/trustdir"
 	"github.com/perfagent/subagent/config"
@@ -14,7 +16,9 @@ import (
 // neither XDG_RUNTIME_DIR nor a home) a private one made with mkdtemp,
 // fills dds.socket when it followed the run directory, and checks every
 // directory before anything loads or listens. It returns the private
-// directories, which Run removes when it stops.
+// directories, and the run directory when it made it, which Run removes
+// when it stops: a daemon tried by hand (`make run` as root) leaves no
+// /run/subagent of root's behind for the installed service's user.
 func prepareDirs(c *config.Config, log *slog.Logger) (private []string, err error) {
 	defer func() {
 		if err != nil {
@@ -60,6 +64,10 @@ func prepareDirs(c *config.Config, log *slog.Logger) (private []string, err erro
 			mode           os.FileMode
 		}{"dds.socket directory", "dds.socket", d, 0o750})
 	}
+	if !slices.Contains(private, c.RunDir) && mkdirOwn(c.RunDir, runMode) {
+		madeRunDirs.Store(c.RunDir, true)
+		private = append(private, c.RunDir)
+	}
 	for _, d := range dirs {
 		if err := trustdir.Prepare(d.dir, d.mode); err != nil {
 			return private, fmt.Errorf("%s: %w, or choose another with %s", d.key, err, d.flag)
@@ -68,8 +76,27 @@ func prepareDirs(c *config.Config, log *slog.Logger) (private []string, err erro
 	return private, nil
 }
 
+// madeRunDirs are the run directories that prepareDirs made, not with
+// mkdtemp: removeDirs removes them only when empty, so that a daemon that
+// started on the same directory as this one stopped keeps its sockets.
+var madeRunDirs sync.Map
+
+// mkdirOwn makes dir (and its missing parents, as trustdir.Prepare would)
+// and tells whether this call made dir: of two daemons starting at once,
+// one did. Errors are left for Prepare, which makes and checks dir again.
+func mkdirOwn(dir string, mode os.FileMode) bool {
+	if !filepath.IsAbs(dir) || os.MkdirAll(filepath.Dir(dir), mode.Perm()) != nil {
+		return false
+	}
+	return os.Mkdir(dir, mode.Perm()) == nil
+}
+
 func removeDirs(dirs []string) {
 	for _, d := range dirs {
+		if _, made := madeRunDirs.LoadAndDelete(d); made {
+			os.Remove(d)
+			continue
+		}
 		os.RemoveAll(d)
 	}
 }

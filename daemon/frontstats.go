@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"time"
+
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -10,6 +12,8 @@ import (
 var (
 	AgentXCx   = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: 31}
 	AgentXStat = spmi.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: spmi.SiQuantity, Units: "boolean"}
+	// AgentXAgeStats follow connected.
+	AgentXAgeStats = dataAgeStats(2)
 
 	ResponderCx    = spmi.CxDesc{Name: "snmp", Descr: "Standalone SNMP responder", ASN: 30}
 	ResponderStats = []spmi.StatDesc{
@@ -20,10 +24,33 @@ var (
 		{Name: "toobig", Descr: "tooBig responses", ASN: 5, Max: 10, Val: spmi.SiCounter},
 		{Name: "getbulks", Descr: "GetBulk requests", ASN: 6, Max: 1000, Val: spmi.SiCounter},
 	}
+	// ResponderAgeStats follow ResponderStats.
+	ResponderAgeStats = dataAgeStats(7)
 )
 
-// AgentXExtra reports whether the AgentX session is registered.
+// dataAgeStats describe the age of the data a front end answered from
+// (collected values; the oldest one an answer read), numbered from asn.
+func dataAgeStats(asn uint32) []spmi.StatDesc {
+	return []spmi.StatDesc{
+		{Name: "dataage", Descr: "Age of the oldest value in the last answer",
+			ASN: asn, Max: 10000, Val: spmi.SiQuantity, Units: "ms"},
+		{Name: "maxdataage", Descr: "Largest dataage of the last 30 to 60 seconds",
+			ASN: asn + 1, Max: 10000, Val: spmi.SiQuantity, Units: "ms"},
+	}
+}
+
+func ageValues(last, largest time.Duration) []spmi.Value {
+	return []spmi.Value{spmi.Uint(uint64(last.Milliseconds())), spmi.Uint(uint64(largest.Milliseconds()))}
+}
+
+// AgentXExtra is AgentXStats without data ages: they read 0.
 func AgentXExtra(connected func() bool) Extra {
+	return AgentXStats(connected, func() (last, largest time.Duration) { return 0, 0 })
+}
+
+// AgentXStats reports whether the AgentX session is registered and how old
+// the data of its answers was (agentx.Subagent.DataAge).
+func AgentXStats(connected func() bool, dataAge func() (last, largest time.Duration)) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &AgentXCx)
 		if err != nil {
@@ -33,11 +60,15 @@ func AgentXExtra(connected func() bool) Extra {
 		if connected() {
 			v = 1
 		}
-		return b.Stat(cx, &AgentXStat, spmi.Uint(v))
+		if err := b.Stat(cx, &AgentXStat, spmi.Uint(v)); err != nil {
+			return err
+		}
+		return b.Stats(cx, AgentXAgeStats, ageValues(dataAge()))
 	}
 }
 
-// ResponderExtra reports the standalone responder's counters.
+// ResponderExtra reports the standalone responder's counters and how old
+// the data of its answers was.
 func ResponderExtra(counts func() responder.Counts) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &ResponderCx)
@@ -45,9 +76,12 @@ func ResponderExtra(counts func() responder.Counts) Extra {
 			return err
 		}
 		c := counts()
-		return b.Stats(cx, ResponderStats, []spmi.Value{
+		if err := b.Stats(cx, ResponderStats, []spmi.Value{
 			spmi.Uint(c.InPkts), spmi.Uint(c.InBadCommunityNames), spmi.Uint(c.InASNParseErrs),
 			spmi.Uint(c.OutGetResponses), spmi.Uint(c.OutTooBigs), spmi.Uint(c.InGetBulks),
-		})
+		}); err != nil {
+			return err
+		}
+		return b.Stats(cx, ResponderAgeStats, ageValues(c.DataAge, c.MaxDataAge))
 	}
 }

@@ -48,11 +48,16 @@ func TestRTimeLANWithoutSocketsIsOffAndSaysWhy(t *testing.T) {
 	ctx, cancel := context.WithCancel(t.Context())
 	done := make(chan error, 1)
 	go func() { done <- d.Run(ctx) }()
-	for deadline := time.Now().Add(5 * time.Second); !strings.Contains(logs.String(), "control socket ready"); time.Sleep(10 * time.Millisecond) {
-		if time.Now().After(deadline) {
-			t.Fatalf("daemon did not start:\n%s", logs.String())
+	started := false
+	defer func() {
+		if !started {
+			t.Logf("daemon log:\n%s", logs.String())
 		}
-	}
+	}()
+	testutil.Eventually(t, "the daemon to start (control socket ready)", 10*time.Second, func() bool {
+		return strings.Contains(logs.String(), "control socket ready")
+	})
+	started = true
 	s := d.Hierarchy().Fresh()
 	if _, err := s.Lookup("RTime/LAN/"); err == nil {
 		t.Error("RTime/LAN served without sockets")

@@ -215,12 +215,17 @@ func (s *Server) watch() {
 		case <-t.C:
 		case <-s.reg.faults:
 		}
-		now := time.Now()
-		for _, sup := range s.reg.all() {
-			if why := sup.check(now, s.timeout); why != "" {
-				s.log.Warn("dds: supplier assumed dead", "pid", sup.pid, "vendor", sup.vendor.Name, "why", why)
-				s.kill(sup, true)
-			}
+		s.checkSuppliers(s.reg.now())
+	}
+}
+
+// checkSuppliers removes the suppliers found dead at now (a stamp older
+// than the timeout, a fault).
+func (s *Server) checkSuppliers(now time.Time) {
+	for _, sup := range s.reg.all() {
+		if why := sup.check(now, s.timeout); why != "" {
+			s.log.Warn("dds: supplier assumed dead", "pid", sup.pid, "vendor", sup.vendor.Name, "why", why)
+			s.kill(sup, true)
 		}
 	}
 }

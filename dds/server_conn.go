@@ -114,7 +114,7 @@ func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr unixsock.Peer) (*
 		return nil, err
 	}
 	sup := &supplier{conn: c, pid: cr.PID, uid: cr.UID, init: m, vendor: v,
-		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: time.Now(), window: s.timeout}
+		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: s.reg.now(), window: s.timeout}
 	sup.stamp, _ = LoadStamp(mem)
 	if _, err := s.reg.add(sup); err != nil {
 		sup.gone = true

@@ -38,15 +38,16 @@ func TestServerStaleSocket(t *testing.T) {
 }
 
 func TestServerIntervalAndShutdown(t *testing.T) {
-	s, h := testServer(t, nil)
+	clk := newTestClock()
+	s, h := testServer(t, func(s *Server) { s.reg.now = clk.now })
 	ts := newSupFile(t, guideInit())
 	ts.register(s, spmi.SiSuccess)
 	readAll(t, h, "DDS/IBM/Test/gadgets")
-	time.Sleep(120 * time.Millisecond)
+	clk.advance(120 * time.Millisecond)
 	readAll(t, h, "DDS/IBM/Test/gadgets")
 	hd := DecodeHeader(ts.mem)
-	if hd.Subscrib != 4 || hd.Interval < 100 {
-		t.Fatalf("SiShSubscrib %d, SiShInterval %d; want 4 and >= 100", hd.Subscrib, hd.Interval)
+	if hd.Subscrib != 4 || hd.Interval != 120 {
+		t.Fatalf("SiShSubscrib %d, SiShInterval %d; want 4 and 120 (ms between the reads)", hd.Subscrib, hd.Interval)
 	}
 	s.Close()
 	ts.waitEOF()

@@ -74,12 +74,14 @@ type registry struct {
 	// open batch, so its previous consistent values were served.
 	stale     atomic.Uint64
 	staleWarn time.Duration // failing that long, a batch was left open: log it
+	// now is the clock of stamps and reads; tests set it before serving.
+	now func() time.Time
 }
 
 func newRegistry(maxSup int, lim Limits) *registry {
 	r := &registry{lim: lim, maxSup: maxSup, sups: map[uint64]*supplier{},
 		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, faults: make(chan struct{}, 1),
-		log: slog.New(slog.DiscardHandler), staleWarn: time.Second}
+		log: slog.New(slog.DiscardHandler), staleWarn: time.Second, now: time.Now}
 	r.publish()
 	return r
 }

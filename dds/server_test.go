@@ -140,17 +140,28 @@ func TestServerDuplicateAppliesNothing(t *testing.T) {
 	}
 }
 
+// A supplier whose SiShT stays as it was for longer than the stamp
+// timeout is removed (and told SiShGoAway); one that stamps is kept. The
+// test runs the liveness checks on its clock (the ticker never fires).
 func TestServerStaleStamp(t *testing.T) {
-	s, h := testServer(t, func(s *Server) { s.timeout = 300 * time.Millisecond })
+	clk := newTestClock()
+	s, h := testServer(t, func(s *Server) { s.timeout, s.tick, s.reg.now = 300*time.Millisecond, time.Hour, clk.now })
 	dead := newSupFile(t, guideInit())
 	dead.register(s, spmi.SiSuccess)
 	live := newSupFile(t, otherInit("DDS/IBM/Live", 250))
 	live.register(s, spmi.SiSuccess)
-	stop := time.Now().Add(700 * time.Millisecond)
-	for i := uint64(1); time.Now().Before(stop); i++ {
-		le.PutUint64(live.mem[OffT:], i) // gettimeofday, as far as the daemon cares
-		time.Sleep(20 * time.Millisecond)
+	check := func(stamp uint64, d time.Duration) {
+		le.PutUint64(live.mem[OffT:], stamp) // gettimeofday, as far as the daemon cares
+		clk.advance(d)
+		s.checkSuppliers(clk.now())
 	}
+	for i := range uint64(3) {
+		check(i+1, 100*time.Millisecond)
+	}
+	if lookup(h, "DDS/IBM/Test/") == nil {
+		t.Fatal("removed with its stamp unchanged for the timeout exactly, not longer")
+	}
+	check(4, time.Millisecond)
 	if lookup(h, "DDS/IBM/Test/") != nil {
 		t.Fatal("stale supplier still served")
 	}

@@ -37,7 +37,7 @@ func (c *liveCx) holds(i uint32) bool {
 
 // Pin implements spmi.LiveSource.
 func (l *liveSup) Pin() spmi.LivePin {
-	buf, upTo := l.sup.pin(l, time.Now())
+	buf, upTo := l.sup.pin(l, l.reg.now())
 	return &areaPin{buf: buf, upTo: upTo, l: l}
 }
 

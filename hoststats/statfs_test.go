@@ -9,6 +9,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -51,17 +52,11 @@ func TestHungStatfs(t *testing.T) {
 	wantNoValue(t, s, "FS/home/size")
 
 	once.Do(func() { close(release) })
-	deadline := time.Now().Add(5 * time.Second)
-	for {
+	// Each refresh until one sees the call returned.
+	testutil.Eventually(t, "FS/home to have a value after its statfs returned", 10*time.Second, func() bool {
 		s = build(t, ps, num)
-		if n := node(t, s, "FS/home/size"); n.Value.OK() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatal("FS/home has no value after its statfs returned")
-		}
-		time.Sleep(10 * time.Millisecond)
-	}
+		return node(t, s, "FS/home/size").Value.OK()
+	})
 	if len(s.Failures) != 0 {
 		t.Errorf("failures after recovery: %v", s.Failures)
 	}

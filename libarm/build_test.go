@@ -45,7 +45,7 @@ func built(t testing.TB) string {
 			return
 		}
 		// The SDK sample as the SDK wrote it (K&R main, sleep without
-		// unistd.h): only warnings are relaxed, the source is unchanged.
+		// unistd.h) plus its banner: only warnings are relaxed.
 		if buildErr = cc("-O2", "-w", "-I.", "-o", filepath.Join(buildDir, "sample"), "samples/sample.c",
 			"-L"+buildDir, "-Wl,-rpath,"+buildDir, "-larm"); buildErr != nil {
 			return

@@ -1,10 +1,12 @@
 package libarm
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -13,6 +15,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -57,9 +60,16 @@ func startDaemonB(b *testing.B, dir string, g armring.Geometry) *rtimearm.Regist
 	return reg
 }
 
+// connectWait is ARM_CONNECT_WAIT for the programs that must register
+// before measuring: arm_init waits for the daemon's answer however slow a
+// loaded machine makes it, instead of one attempt of at most 2 s.
+const connectWait = "ARM_CONNECT_WAIT=120"
+
+// cmdIn runs bin against the daemon in run, registered before arm_init
+// returns.
 func cmdIn(run, bin string, args ...string) *exec.Cmd {
 	c := exec.Command(bin, args...)
-	c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+run)
+	c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+run, connectWait)
 	return c
 }
 
@@ -79,16 +89,40 @@ func (d *daemon) value(path string) (spmi.Value, bool) {
 	return n.Value, true
 }
 
-// waitFor polls until path has want, within 10 s.
+// waitFor waits until path has want.
 func (d *daemon) waitFor(path string, want uint64) {
 	d.t.Helper()
-	var v spmi.Value
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		if v, _ = d.value(path); v.OK() && v.Uint64() == want {
-			return
+	testutil.Eventually(d.t, fmt.Sprintf("%s = %d", path, want), time.Minute, func() bool {
+		v, _ := d.value(path)
+		return v.OK() && v.Uint64() == want
+	})
+}
+
+// killInFlight kills c, a running SDK sample, while it is inside its
+// transaction p: stopped (SIGSTOP) at a moment the daemon sees one
+// instance in flight, so that the kill leaves exactly that one. It
+// returns the count at the kill.
+func (d *daemon) killInFlight(c *exec.Cmd, p string) uint64 {
+	d.t.Helper()
+	pid := c.Process.Pid
+	testutil.Eventually(d.t, "the sample stopped inside a transaction", time.Minute, func() bool {
+		if err := syscall.Kill(pid, syscall.SIGSTOP); err != nil {
+			d.t.Fatal(err)
 		}
-	}
-	d.t.Fatalf("%s = %v, want %d", path, v, want)
+		var ws syscall.WaitStatus
+		if _, err := syscall.Wait4(pid, &ws, syscall.WUNTRACED, nil); err != nil || !ws.Stopped() {
+			d.t.Fatalf("waiting for the sample to stop: %v %v", ws, err)
+		}
+		if v, _ := d.value(p + "inflight"); v.Uint64() == 1 {
+			return true
+		}
+		syscall.Kill(pid, syscall.SIGCONT)
+		return false
+	})
+	count, _ := d.value(p + "count")
+	c.Process.Kill()
+	c.Wait()
+	return count.Uint64()
 }
 
 func (d *daemon) cmd(bin string, args ...string) *exec.Cmd { return cmdIn(d.dir, bin, args...) }
@@ -134,20 +168,21 @@ func TestSDKSampleRunsAndLogs(t *testing.T) {
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
-	defer c.Process.Kill()
-	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
-	v, _ := d.value("RTime/ARM/ARMsampleprogram/Sample_transaction/resptime")
-	if ms := v.Uint64(); ms < 990 || ms > 3000 {
+	defer func() { c.Process.Kill(); c.Wait() }()
+	const p = "RTime/ARM/ARMsampleprogram/Sample_transaction/"
+	d.waitFor(p+"count", 2)
+	// sleep(1) inside: a second or more (milliseconds, not another unit).
+	v, _ := d.value(p + "resptime")
+	if ms := v.Uint64(); ms < 990 || ms > 60000 {
 		t.Errorf("resptime %d ms for sleep(1)", ms)
 	}
-	if v, _ := d.value("RTime/ARM/ARMsampleprogram/Sample_transaction/inflight"); v.Uint64() != 1 {
-		t.Errorf("inflight %v, want 1 (the sample sleeps inside its transaction)", v)
-	}
-	c.Process.Signal(syscall.SIGKILL)
-	c.Wait()
 	// Killed inside a transaction: that instance is lost, none invented.
-	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/lost", 1)
-	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/inflight", 0)
+	count := d.killInFlight(c, p)
+	d.waitFor(p+"lost", 1)
+	d.waitFor(p+"inflight", 0)
+	if v, _ := d.value(p + "count"); v.Uint64() != count {
+		t.Errorf("count %v after the kill, was %d", v, count)
+	}
 
 	b, err := os.ReadFile(logf)
 	if err != nil {
@@ -206,23 +241,28 @@ func TestDaemonAbsentThenRestarted(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer os.RemoveAll(run)
-	// No daemon: the program runs, measuring nothing.
+	// No daemon: the program runs, measuring nothing; its ids are valid
+	// (the sample prints a complaint for a negative one) and a whole
+	// transaction passes. Retries every 20 ms (ARM_RETRY) find the daemon.
+	logf := filepath.Join(t.TempDir(), "logfile")
 	c := exec.Command(filepath.Join(dir, "sample"))
-	c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+run)
-	// A file, not a buffer: the sample writes while the test reads.
-	out, err := os.Create(filepath.Join(run, "sample.out"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer out.Close()
-	c.Stdout = out
+	c.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+run, "ARM_LOGFILE="+logf, "ARM_RETRY=0.02")
 	if err := c.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { c.Process.Kill(); c.Wait() }()
-	time.Sleep(1500 * time.Millisecond)
-	if b, _ := os.ReadFile(out.Name()); len(b) != 0 {
-		t.Fatalf("the sample complained without a daemon: %s", b)
+	testutil.Eventually(t, "a transaction of the sample in ARM_LOGFILE", time.Minute, func() bool {
+		b, _ := os.ReadFile(logf)
+		return strings.Contains(string(b), ": arm_stop: ")
+	})
+	b, _ := os.ReadFile(logf)
+	for _, re := range []string{`arm_init: .* = Appl_id <[1-9]\d*>`, `arm_getid: .* = Tran_id <[1-9]\d*>`} {
+		if !regexp.MustCompile(re).Match(b) {
+			t.Fatalf("without a daemon, the log lacks %s (a valid id):\n%s", re, b)
+		}
+	}
+	if strings.Contains(string(b), "arm: connected") {
+		t.Fatalf("connected without a daemon:\n%s", b)
 	}
 	g := armring.Geometry{Slots: 64, Apps: 4, Trans: 8}
 	d := startDaemon(t, run, g)
@@ -361,7 +401,8 @@ func buildStatic(t *testing.T, dir, name, src string) string {
 
 // A program the daemon refuses (here: arm.max_processes is taken) runs as
 // with no daemon: every call succeeds, nothing is printed, the refusal is
-// in ARM_LOGFILE only, and it asks again after 10 s, not every second.
+// in ARM_LOGFILE only, and it asks again after 10 retry periods, then 20,
+// not every period. A refusal ends ARM_CONNECT_WAIT's wait.
 func TestRefusedProgramIsASilentNoOp(t *testing.T) {
 	dir := built(t)
 	run, err := os.MkdirTemp("", "arm")
@@ -377,7 +418,7 @@ func TestRefusedProgramIsASilentNoOp(t *testing.T) {
 	go srv.Serve()
 	defer srv.Close()
 	d := &daemon{dir: run, reg: reg, srv: srv, t: t}
-	occupant := arm.Open(&arm.Options{Socket: filepath.Join(run, "arm.sock"), Retry: time.Hour})
+	occupant := arm.Open(&arm.Options{Socket: filepath.Join(run, "arm.sock"), Retry: time.Hour, Wait: 2 * time.Minute})
 	defer occupant.Close()
 	if !occupant.Connected() {
 		t.Fatal("the occupant did not register")
@@ -390,33 +431,61 @@ func TestRefusedProgramIsASilentNoOp(t *testing.T) {
 	if err != nil || strings.TrimSpace(string(out)) != "done 20" {
 		t.Fatalf("refused load: %v %q, want it to run through saying only done 20", err, out)
 	}
-	if b, _ := os.ReadFile(logf); !strings.Contains(string(b), "arm: the daemon refused this process: 1 processes are registered, the limit (arm.max_processes)") {
-		t.Errorf("ARM_LOGFILE does not show the refusal:\n%s", b)
+	b, _ := os.ReadFile(logf)
+	const refusal = "arm: the daemon refused this process: 1 processes are registered, the limit (arm.max_processes)"
+	// arm_init logs once its registration is over: after one refusal.
+	if before, _, ok := strings.Cut(string(b), ": arm_init: "); !ok || strings.Count(before, refusal) != 1 {
+		t.Errorf("ARM_LOGFILE does not show arm_init returning after exactly one refusal:\n%s", b)
 	}
 	d.waitFor("RTime/ARM/refused", 1)
 	if _, ok := d.value("RTime/ARM/LoadTest"); ok {
 		t.Fatal("a refused program's application is served")
 	}
 
-	// A running program refused: no retry within the first 10 s (it was
-	// one a second), and no output.
+	// A running program refused asks again after 10 retry periods (ARM_RETRY,
+	// 20 ms here), then 20, and prints only the sample's banner. Each
+	// refusal is logged with its time after the sleep before it.
 	outf, err := os.Create(filepath.Join(t.TempDir(), "sample.out"))
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer outf.Close()
+	sampleLog := filepath.Join(t.TempDir(), "sample.log")
 	sc := d.cmd(filepath.Join(dir, "sample"))
+	sc.Env = append(sc.Env, "ARM_LOGFILE="+sampleLog, "ARM_RETRY=0.02")
 	sc.Stdout, sc.Stderr = outf, outf
 	if err := sc.Start(); err != nil {
 		t.Fatal(err)
 	}
 	defer func() { sc.Process.Kill(); sc.Wait() }()
-	d.waitFor("RTime/ARM/refused", 2)
-	time.Sleep(2500 * time.Millisecond) // three retries' worth before this change
-	if v, _ := d.value("RTime/ARM/refused"); v.Uint64() != 2 {
-		t.Errorf("refused %v after 2.5 s, want 2: the refused sample retried at once", v)
+	stamp := regexp.MustCompile(`(?m)^(\d\d):(\d\d):(\d\d)\.(\d{3}): ` + regexp.QuoteMeta(refusal) + `$`)
+	var at [][]string
+	testutil.Eventually(t, "three refusals of the sample in ARM_LOGFILE", time.Minute, func() bool {
+		b, _ := os.ReadFile(sampleLog)
+		at = stamp.FindAllStringSubmatch(string(b), -1)
+		return len(at) >= 3
+	})
+	ms := func(m []string) int {
+		n := 0
+		for i, unit := range []int{3600000, 60000, 1000, 1} {
+			v, _ := strconv.Atoi(m[i+1])
+			n += v * unit
+		}
+		return n
 	}
-	if b, _ := os.ReadFile(outf.Name()); len(b) != 0 {
-		t.Errorf("the refused sample printed %q", b)
+	for i, periods := range []int{10, 20} {
+		// Milliseconds of the local time of day; -1 for their truncation.
+		if gap := (ms(at[i+1]) - ms(at[i]) + 86400000) % 86400000; gap < periods*20-1 {
+			t.Errorf("refusal %d came %d ms after the one before, want at least %d retry periods (%d ms)", i+2, gap, periods, periods*20)
+		}
+	}
+	if v, _ := d.value("RTime/ARM/refused"); v.Uint64() < 4 {
+		t.Errorf("refused %v, want the load's one and the sample's three", v)
+	}
+	b, _ = os.ReadFile(outf.Name())
+	for _, line := range strings.Split(strings.TrimSpace(string(b)), "\n") {
+		if !strings.HasPrefix(line, "arm-sample: ") {
+			t.Errorf("the refused sample printed %q besides its banner", line)
+		}
 	}
 }

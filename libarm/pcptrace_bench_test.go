@@ -15,6 +15,8 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // BenchmarkPCPTracePair is the peer of BenchmarkCStartStop that pays a
@@ -31,7 +33,7 @@ func BenchmarkPCPTracePair(b *testing.B) {
 			seq++
 			ns, err := pm.pairs(b, bin, mode, fmt.Sprintf("armbench-%s-%d", mode, seq))
 			if err != nil {
-				b.Fatalf("%v\n%s", err, pm.logs())
+				b.Fatal(err)
 			}
 			b.ReportMetric(ns, "ns/pair")
 		})
@@ -61,7 +63,7 @@ func (pm *tracePMCD) pairs(b *testing.B, bin, mode, tag string) (float64, error)
 	b.StopTimer()
 	ns, err := strconv.ParseFloat(strings.TrimSpace(line), 64)
 	if err == nil {
-		err = pm.waitCount(tag, uint64(b.N)+1) // +1: the untimed first pair
+		pm.waitCount(b, tag, uint64(b.N)+1) // +1: the untimed first pair
 	}
 	stdin.Close()
 	return ns, errors.Join(err, c.Wait())
@@ -129,15 +131,17 @@ func startTracePMCD(b *testing.B) *tracePMCD {
 		b.Fatal(err)
 	}
 	b.Cleanup(pm.stop)
+	b.Cleanup(func() {
+		if b.Failed() {
+			b.Log(pm.logs())
+		}
+	})
 	want := fmt.Sprintf("value %d", pm.tracePort)
-	for end := time.Now().Add(15 * time.Second); ; time.Sleep(100 * time.Millisecond) {
-		if out, _ := pm.fetch("trace.control.port"); strings.Contains(out, want) {
-			return pm
-		}
-		if time.Now().After(end) {
-			b.Fatalf("the trace PMDA did not come up in 15 s\n%s", pm.logs())
-		}
-	}
+	testutil.Eventually(b, "the trace PMDA to come up", time.Minute, func() bool {
+		out, _ := pm.fetch("trace.control.port")
+		return strings.Contains(out, want)
+	})
+	return pm
 }
 
 func (pm *tracePMCD) path(name string) string { return filepath.Join(pm.dir, name) }
@@ -147,22 +151,22 @@ func (pm *tracePMCD) fetch(metric string) (string, error) {
 	return string(out), err
 }
 
-// waitCount polls trace.transact.count for tag until it is want, within
-// 10 s.
-func (pm *tracePMCD) waitCount(tag string, want uint64) error {
+// waitCount waits until trace.transact.count for tag is want; more fails
+// at once.
+func (pm *tracePMCD) waitCount(b *testing.B, tag string, want uint64) {
 	re := regexp.MustCompile(`or "` + regexp.QuoteMeta(tag) + `"\] value (\d+)`)
-	var out string
-	for end := time.Now().Add(10 * time.Second); time.Now().Before(end); time.Sleep(20 * time.Millisecond) {
-		out, _ = pm.fetch("trace.transact.count")
-		if m := re.FindStringSubmatch(out); m != nil {
-			if got, _ := strconv.ParseUint(m[1], 10, 64); got == want {
-				return nil
-			} else if got > want {
-				break
-			}
+	testutil.Eventually(b, fmt.Sprintf("the trace PMDA to count %d transactions for %q", want, tag), time.Minute, func() bool {
+		out, _ := pm.fetch("trace.transact.count")
+		m := re.FindStringSubmatch(out)
+		if m == nil {
+			return false
 		}
-	}
-	return fmt.Errorf("the trace PMDA did not count %d transactions for %q:\n%s", want, tag, out)
+		got, _ := strconv.ParseUint(m[1], 10, 64)
+		if got > want {
+			b.Fatalf("the trace PMDA counted %d transactions for %q, want %d:\n%s", got, tag, want, out)
+		}
+		return got == want
+	})
 }
 
 func (pm *tracePMCD) logs() string {

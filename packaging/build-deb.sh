@@ -48,14 +48,22 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/debian"
 printf 'Source: subagent\n\nPackage: subagent\nArchitecture: any\n' > "$work/debian/control"
-elfs=$(find "$(cd "$stage" && pwd)/usr" -type f \( -path '*/bin/*' -o -name '*.so.*' \))
+# Matched below the stage (whose own path may hold a bin/, as make deb's
+# bin/deb/root does): the executables and shared libraries alone, for
+# dpkg-shlibdeps warns about every other file, and about files outside a
+# package tree (a directory with DEBIAN).
+install -d -m 0755 "$stage/DEBIAN"
+root=$(cd "$stage" && pwd)
+elfs=
+for f in $(cd "$root" && find usr -type f \( -path 'usr/bin/*' -o -name '*.so.*' \)); do
+	elfs="$elfs $root/$f"
+done
 depends=$(cd "$work" && dpkg-shlibdeps -O -xsubagent $elfs | sed -n 's/^shlibs:Depends=//p')
 [ -n "$depends" ] || { echo "build-deb: dpkg-shlibdeps found no dependencies" >&2; exit 1; }
 # postinst makes the system user with adduser where systemd-sysusers is
 # missing.
 depends="$depends, adduser | systemd"
 
-install -d -m 0755 "$stage/DEBIAN"
 size=$(du -sk --exclude=DEBIAN "$stage" | cut -f1)
 subst "$here/control.in" | sed -e "s|@SIZE@|$size|" -e "s|@DEPENDS@|$(quote "$depends")|" > "$stage/DEBIAN/control"
 subst "$here/shlibs.in" > "$stage/DEBIAN/shlibs"

@@ -31,7 +31,7 @@ var scratch string
 
 func TestMain(m *testing.M) {
 	var err error
-	if scratch, err = os.MkdirTemp("", "subagent-pkg"); err != nil {
+	if scratch, err = os.MkdirTemp("", "sa-pkg"); err != nil {
 		fmt.Fprintln(os.Stderr, err)
 		os.Exit(1)
 	}

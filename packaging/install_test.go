@@ -40,7 +40,11 @@ func TestInstallLayoutAndUninstall(t *testing.T) {
 // the .dist file and leaves the edited one.
 func TestInstallKeepsAnEditedConfiguration(t *testing.T) {
 	heavy(t)
-	dest := filepath.Join(scratch, "edited")
+	// A tree of its own each run: it leaves the edited configuration.
+	dest, err := os.MkdirTemp(scratch, "edited")
+	if err != nil {
+		t.Fatal(err)
+	}
 	makeInstall(t, dest, "install")
 	conf := filepath.Join(dest, "etc/subagent/subagent.yaml")
 	drop := filepath.Join(dest, "etc/snmp/snmpd.conf.d/subagent.conf")

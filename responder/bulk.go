@@ -18,9 +18,11 @@ func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (in
 		o, v, ok := view.Search(name, false, nil)
 		if !ok {
 			w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
+			o = name
 		} else if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
 			return fail(q, w, gosnmp.GenErr, i)
 		}
+		s.names = append(s.names, o)
 		if !w.fits(0, 0) {
 			return tooBig(w)
 		}
@@ -55,8 +57,10 @@ func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (in
 					return fail(q, w, gosnmp.GenErr, n+j)
 				}
 			}
+			s.names = append(s.names, s.cur[j])
 			if !w.fits(0, 0) {
 				w.undo(mark)
+				s.names = s.names[:len(s.names)-1]
 				if count == 0 {
 					return tooBig(w)
 				}

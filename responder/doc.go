@@ -33,7 +33,12 @@
 //     silently and counted in Stats.
 //
 // One goroutine reads, answers and writes, with one reused buffer; the view
-// function is called once per request.
+// source is called once per request. With NewWithSource, a GetNext or
+// GetBulk that goes on from where a response to the same manager (UDP
+// address and port) ended is answered from that response's moment
+// (asn1tree.Walks has the rule and its bounds), so a table read over many
+// requests shows one moment; Stats.DataAge tells how old the answers'
+// data was.
 //
 // The PDU vocabulary (tags, PDU types, error statuses) is gosnmp's. The BER
 // encoding and decoding of messages is done here, because gosnmp v1.47.0's

@@ -2,6 +2,7 @@ package responder
 
 import (
 	"crypto/subtle"
+	"net/netip"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -17,6 +18,8 @@ type scratch struct {
 	ended []bool         // GetBulk: the repeater reached endOfMibView
 	sv    sysView        // the system group before the tree's view
 	why   error          // why the last packet got no answer, for the log
+	from  netip.AddrPort // the manager: walks are told apart by its address
+	names []asn1tree.OID // the response's varbind names, where a walk goes on
 }
 
 // emptyView serves when the view function returns nil.
@@ -52,21 +55,27 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		s.why = errCommunity
 		return nil
 	}
-	view := r.view()
+	first := walkStart(q)
+	var step asn1tree.Step
+	if first != nil {
+		step = r.walks.Lookup(s.from, first)
+	}
+	view, at := r.src(step.At())
 	if view == nil {
-		view = emptyView{}
+		view, at = emptyView{}, nil
 	}
 	// The values are encoded when the switch below ends: what the view
 	// pinned for them (suppliers' values) can then be reused.
 	if rel, ok := view.(interface{ Release() }); ok {
 		defer rel.Release()
 	}
+	// The scratch outlives the request: it must not keep the snapshot
+	// (and a tree suppliers may since have left) alive.
+	defer s.forget()
+	data := view
 	if set.sys != nil {
 		s.sv = sysView{sys: set.sys, main: view, ticks: ticks(r.start, r.now())}
 		view = &s.sv
-		// The scratch outlives the request: it must not keep the
-		// snapshot (and a tree suppliers may since have left) alive.
-		defer func() { s.sv = sysView{} }()
 	}
 	w := &s.resp
 	w.reset(q, set.maxMsgSize)
@@ -77,7 +86,7 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		status, index = get(view, q, w)
 	case gosnmp.GetNextRequest:
 		st.InGetNexts.Add(1)
-		status, index = getNext(view, q, w)
+		status, index = getNext(view, q, s)
 	case gosnmp.GetBulkRequest:
 		st.InGetBulks.Add(1)
 		status, index = getBulk(view, q, s, set.maxRepetitions)
@@ -85,11 +94,42 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		st.InSetRequests.Add(1)
 		status, index = refuseSet(q, w)
 	}
-	return r.finish(w, status, index, s)
+	out, status := r.finish(w, status, index, s)
+	if out != nil && status == 0 {
+		if first != nil && len(s.names) > 0 {
+			r.walks.Record(step, s.from, at, s.names)
+		}
+		st.DataAge.Record(data, r.now())
+	}
+	return out
 }
 
-// finish sends tooBig in place of a response over the size limit.
-func (r *Responder) finish(w *response, status, index int, s *scratch) []byte {
+// walkStart is the OID that tells which walk a GetNext or GetBulk goes
+// on with: its first, for a GetBulk its first repeater's where it has
+// one. nil for other requests.
+func walkStart(q *request) asn1tree.OID {
+	switch {
+	case len(q.names) == 0:
+		return nil
+	case q.pduType == gosnmp.GetNextRequest:
+		return q.names[0]
+	case q.pduType == gosnmp.GetBulkRequest:
+		return q.names[min(max(int(q.a), 0), len(q.names)-1)]
+	}
+	return nil
+}
+
+// forget drops what the scratch refers to of the request's view.
+func (s *scratch) forget() {
+	s.sv = sysView{}
+	clear(s.names)
+	s.names = s.names[:0]
+	clear(s.cur)
+}
+
+// finish sends tooBig in place of a response over the size limit; it
+// returns the message and the status it carries.
+func (r *Responder) finish(w *response, status, index int, s *scratch) ([]byte, int) {
 	st := &r.stats
 	out := w.finish(status, index)
 	if out == nil {
@@ -98,7 +138,7 @@ func (r *Responder) finish(w *response, status, index int, s *scratch) []byte {
 		if out = w.finish(status, index); out == nil {
 			st.SilentDrops.Add(1)
 			s.why = errTooBigToAnswer
-			return nil
+			return nil, status
 		}
 	}
 	switch gosnmp.SNMPError(status) {
@@ -112,7 +152,7 @@ func (r *Responder) finish(w *response, status, index int, s *scratch) []byte {
 		st.OutGenErrs.Add(1)
 	}
 	st.OutGetResponses.Add(1)
-	return out
+	return out, status
 }
 
 // fail turns the response into an error response echoing the request's
@@ -171,7 +211,8 @@ func next(view asn1tree.View, name asn1tree.OID, v1 bool) (asn1tree.OID, asn1tre
 	return o, v, ok
 }
 
-func getNext(view asn1tree.View, q *request, w *response) (int, int) {
+func getNext(view asn1tree.View, q *request, s *scratch) (int, int) {
+	w := &s.resp
 	v1 := q.version == int(gosnmp.Version1)
 	for i, name := range q.names {
 		o, v, ok := next(view, name, v1)
@@ -180,10 +221,12 @@ func getNext(view asn1tree.View, q *request, w *response) (int, int) {
 			return fail(q, w, gosnmp.NoSuchName, i)
 		case !ok:
 			w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
+			s.names = append(s.names, name)
 		default:
 			if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
 				return fail(q, w, gosnmp.GenErr, i)
 			}
+			s.names = append(s.names, o)
 		}
 		if len(w.buf)-w.head > w.max {
 			return tooBig(w)

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"net/netip"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -20,7 +21,8 @@ type Responder struct {
 	cfg   Config       // as given to New; live holds the current settings
 	addr  *net.UDPAddr // resolved listen address
 	live  atomic.Pointer[settings]
-	view  func() asn1tree.View
+	src   asn1tree.Source
+	walks asn1tree.Walks[netip.AddrPort] // by the manager's address
 	log   *slog.Logger
 	stats Stats
 	start time.Time        // sysUpTime counts from here
@@ -32,15 +34,28 @@ type Responder struct {
 	once    sync.Once
 }
 
-// New checks cfg and prepares a responder; nothing is bound until Run.
-// view is called once per request and must be safe for concurrent use.
+// New checks cfg and prepares a responder that answers each request
+// from view(); nothing is bound until Run. view must be safe for
+// concurrent use. Without moments to go back to, the requests of one walk
+// may see different snapshots: NewWithSource keeps walks consistent.
 func New(cfg Config, view func() asn1tree.View, log *slog.Logger) (*Responder, error) {
+	if view == nil {
+		return nil, errors.New("responder: no view function")
+	}
+	return NewWithSource(cfg, asn1tree.Latest(view), log)
+}
+
+// NewWithSource is New answering from src: each request from src(nil),
+// except that a GetNext or GetBulk that continues a walk of the same
+// manager (asn1tree.Walks) is answered from the moment the walk started
+// at. src is called once per request and must be safe for concurrent use.
+func NewWithSource(cfg Config, src asn1tree.Source, log *slog.Logger) (*Responder, error) {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
 		return nil, fmt.Errorf("responder: %w", err)
 	}
-	if view == nil {
-		return nil, errors.New("responder: no view function")
+	if src == nil {
+		return nil, errors.New("responder: no view source")
 	}
 	addr, err := resolveListen(cfg.Listen)
 	if err != nil {
@@ -50,7 +65,7 @@ func New(cfg Config, view func() asn1tree.View, log *slog.Logger) (*Responder, e
 		log = slog.New(slog.DiscardHandler)
 	}
 	r := &Responder{
-		cfg: cfg, addr: addr, view: view, start: time.Now(), now: time.Now,
+		cfg: cfg, addr: addr, src: src, start: time.Now(), now: time.Now,
 		log: log.With("component", "responder"), ready: make(chan struct{}),
 	}
 	set, err := newSettings(cfg)
@@ -154,6 +169,7 @@ func (r *Responder) serve(ctx context.Context, conn *net.UDPConn) error {
 			}
 			return fmt.Errorf("responder: read: %w", err)
 		}
+		s.from = from
 		out := r.handle(buf[:n], &s)
 		if out == nil {
 			if r.log.Enabled(ctx, slog.LevelDebug) {

@@ -1,6 +1,11 @@
 package responder
 
-import "sync/atomic"
+import (
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
 
 // Stats are the responder's counters, named after the SNMPv2-MIB snmp
 // group where one exists. They are safe to read while the responder runs.
@@ -21,6 +26,9 @@ type Stats struct {
 	OutGenErrs          atomic.Uint64
 	SilentDrops         atomic.Uint64 // even a tooBig response would not fit
 	SendErrors          atomic.Uint64 // the socket refused a response
+	// DataAge is how old the data of the answers was, for views that
+	// tell (asn1tree.DataTimer).
+	DataAge asn1tree.DataAges
 }
 
 // Counts is a copy of Stats at one moment.
@@ -29,11 +37,16 @@ type Counts struct {
 	InGetRequests, InGetNexts, InGetBulks, InSetRequests                      uint64
 	OutGetResponses, OutTooBigs, OutNoSuchNames, OutNotWritables, OutGenErrs  uint64
 	SilentDrops, SendErrors                                                   uint64
+	// The age of the last answer's data, and the largest of the last 30
+	// to 60 seconds.
+	DataAge, MaxDataAge time.Duration
 }
 
 // Snapshot copies the counters (each read atomically, not all at once).
 func (s *Stats) Snapshot() Counts {
+	age, maxAge := s.DataAge.Get(time.Now())
 	return Counts{
+		DataAge: age, MaxDataAge: maxAge,
 		InPkts: s.InPkts.Load(), InBadVersions: s.InBadVersions.Load(),
 		InBadCommunityNames: s.InBadCommunityNames.Load(), InASNParseErrs: s.InASNParseErrs.Load(),
 		InNotRequests: s.InNotRequests.Load(), InGetRequests: s.InGetRequests.Load(),

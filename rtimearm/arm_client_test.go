@@ -43,14 +43,14 @@ func TestRefusedAgentRegistersWhenThereIsRoom(t *testing.T) {
 	}
 	go srv.Serve()
 	defer srv.Close()
-	occupant := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour})
+	occupant := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour, Wait: 2 * time.Minute})
 	if !occupant.Connected() {
 		t.Fatal("the first agent did not register")
 	}
 
 	const retry = 10 * time.Millisecond
 	opened := time.Now()
-	a := arm.Open(&arm.Options{Socket: sock, Retry: retry})
+	a := arm.Open(&arm.Options{Socket: sock, Retry: retry, Wait: 2 * time.Minute})
 	defer a.Close()
 	if a.Connected() {
 		t.Fatal("registered beyond arm.max_processes")
@@ -116,7 +116,7 @@ func benchStartStop(b *testing.B, slots uint32, every time.Duration) {
 	ctx, stop := context.WithCancel(context.Background())
 	defer stop()
 	go reg.DrainEvery(ctx, every)
-	a := arm.Open(&arm.Options{Socket: sock})
+	a := arm.Open(&arm.Options{Socket: sock, Wait: 2 * time.Minute})
 	defer a.Close()
 	if !a.Connected() {
 		b.Fatal("not connected")

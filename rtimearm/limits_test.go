@@ -42,7 +42,7 @@ func runClient(spec string) int {
 		fmt.Println("bad spec:", err)
 		return 2
 	}
-	ag := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour})
+	ag := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour, Wait: openWait})
 	defer ag.Close()
 	for i := range napps {
 		app := ag.App(fmt.Sprintf("%s%da%d", prefix, os.Getpid(), i), "")
@@ -74,7 +74,7 @@ func hello(t *testing.T, sock string, h armring.Hello) (net.Conn, int32) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c.SetDeadline(time.Now().Add(5 * time.Second))
+	c.SetDeadline(time.Now().Add(openWait))
 	if _, err := c.Write(h.Marshal()); err != nil {
 		c.Close()
 		return nil, -100
@@ -246,7 +246,7 @@ func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 		t.Errorf("uid 65534 has %d transactions, want its limit %d", trans, lim.MaxTransPerUID)
 	}
 	// Another user is not locked out.
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
 	defer ag.Close()
 	if !ag.Connected() {
 		t.Fatal("root was refused after uid 65534 took its share")
@@ -298,7 +298,7 @@ func TestIdleApplicationIsDroppedAndKeepsItsNumber(t *testing.T) {
 	fx.reg.mu.Unlock()
 	num := spmi.NewNumbering("")
 	run := func(appName string) *arm.Agent {
-		ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+		ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
 		h := ag.App(appName, "").Transaction("t", "").Start()
 		h.Stop(arm.Good)
 		return ag
@@ -349,7 +349,7 @@ func TestLiveApplicationIsNotDropped(t *testing.T) {
 	fx.reg.mu.Lock()
 	fx.reg.now = clk.now
 	fx.reg.mu.Unlock()
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
 	defer ag.Close()
 	ag.App("Live", "").Transaction("t", "")
 	collect(t, fx.reg)
@@ -364,7 +364,7 @@ func TestLiveApplicationIsNotDropped(t *testing.T) {
 func TestDeleteApplication(t *testing.T) {
 	fx := serverWith(t, Limits{MaxApps: 1, MaxTrans: 4}, nil)
 	num := spmi.NewNumbering("")
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour})
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
 	defer ag.Close()
 	tr := ag.App("Del", "").Transaction("t", "")
 	for range 3 {

@@ -13,8 +13,13 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
+
+// openWait bounds how long a test's agent waits to register (Options.Wait):
+// a loaded machine may take longer than one attempt's 2 s.
+const openWait = 2 * time.Minute
 
 type fixture struct {
 	srv    *Server
@@ -41,7 +46,7 @@ func startServerWith(t *testing.T, g armring.Geometry, lim Limits, lg *slog.Logg
 		srv.Close()
 		select {
 		case <-done:
-		case <-time.After(5 * time.Second):
+		case <-time.After(time.Minute):
 			t.Error("Serve did not return after Close")
 		}
 	})
@@ -68,7 +73,7 @@ func stat(t *testing.T, s *spmi.Snapshot, path string) spmi.Value {
 
 func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 	fx := startServer(t, armring.Geometry{Slots: 4096, Apps: 4, Trans: 8})
-	ag := arm.Open(&arm.Options{Socket: fx.socket})
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Wait: openWait})
 	defer ag.Close()
 	if !ag.Connected() {
 		t.Fatal("agent did not connect")
@@ -124,22 +129,17 @@ func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 	// The process goes away with one instance open: it is lost.
 	ag.Close()
 	_ = open
-	deadline := time.Now().Add(5 * time.Second)
-	for time.Now().Before(deadline) {
+	testutil.Eventually(t, "lost 1 and inflight 0 after the process left", time.Minute, func() bool {
 		snap = collect(t, fx.reg)
-		if stat(t, snap, p+"lost").Uint64() == 1 && stat(t, snap, p+"inflight").Uint64() == 0 {
-			return
-		}
-		time.Sleep(20 * time.Millisecond)
-	}
-	t.Fatalf("after the process left: lost %v inflight %v, want 1 and 0", stat(t, snap, p+"lost"), stat(t, snap, p+"inflight"))
+		return stat(t, snap, p+"lost").Uint64() == 1 && stat(t, snap, p+"inflight").Uint64() == 0
+	})
 }
 
 // A full ring drops the details of instances (metric values here) and
 // counts them as lost; the instances themselves are all counted.
 func TestFullRingDropsAndCounts(t *testing.T) {
 	fx := startServer(t, armring.Geometry{Slots: 16, Apps: 1, Trans: 1})
-	ag := arm.Open(&arm.Options{Socket: fx.socket})
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Wait: openWait})
 	defer ag.Close()
 	q := ag.App("a", "").Transaction("t", "", arm.Metric{Field: 1, Type: arm.Counter64, Name: "n"})
 	for range 40 {
@@ -174,7 +174,7 @@ func TestGoAgentReconnectsAndCountsTheGap(t *testing.T) {
 		return srv, reg
 	}
 	srv, reg := newSrv()
-	ag := arm.Open(&arm.Options{Socket: sock, Retry: 20 * time.Millisecond})
+	ag := arm.Open(&arm.Options{Socket: sock, Retry: 20 * time.Millisecond, Wait: openWait})
 	defer ag.Close()
 	tr := ag.App("app", "").Transaction("t", "")
 	h := tr.Start()
@@ -183,21 +183,14 @@ func TestGoAgentReconnectsAndCountsTheGap(t *testing.T) {
 		t.Fatalf("count %d", got)
 	}
 	srv.Close()
-	for end := time.Now().Add(5 * time.Second); ag.Connected() && time.Now().Before(end); {
-		time.Sleep(5 * time.Millisecond)
-	}
-	if ag.Connected() {
-		t.Fatal("the agent did not notice the daemon going away")
-	}
+	testutil.Eventually(t, "the agent to notice the daemon going away", time.Minute, func() bool { return !ag.Connected() })
 	for range 3 { // measured while no daemon runs: lost, and counted
 		h := tr.Start()
 		h.Stop(arm.Good)
 	}
 	srv2, reg2 := newSrv()
 	defer srv2.Close()
-	for end := time.Now().Add(5 * time.Second); !ag.Connected() && time.Now().Before(end); {
-		time.Sleep(5 * time.Millisecond)
-	}
+	testutil.Eventually(t, "the agent to register with the new daemon", time.Minute, ag.Connected)
 	h = tr.Start()
 	h.Stop(arm.Failed)
 	s := collect(t, reg2)

@@ -12,6 +12,8 @@ import (
 
 	"golang.org/x/net/icmp"
 	"golang.org/x/sys/unix"
+
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // netns creates a network namespace that the test removes at its end,
@@ -125,11 +127,25 @@ func TestSilentHostInANamespace(t *testing.T) {
 	go func() { m.Run(ctx); close(done) }()
 	defer func() { cancel(); <-done }()
 
-	until(t, "answers from the host", func() bool { st, _ := statsOf(m, "192.0.2.2"); return st.Responses >= 2 })
+	testutil.Eventually(t, "answers from the host", 10*time.Second, func() bool { st, _ := statsOf(m, "192.0.2.2"); return st.Responses >= 2 })
 	inNS(t, dst, "sysctl", "-q", "-w", "net.ipv4.icmp_echo_ignore_all=1")
-	time.Sleep(400 * time.Millisecond) // replies in flight arrive or time out
+	// Requests sent before the host went silent may still be answered:
+	// wait until each is answered or given up.
+	m.mu.Lock()
+	last := m.match.seq
+	m.mu.Unlock()
+	testutil.Eventually(t, "the requests sent before the switch to be answered or given up", 10*time.Second, func() bool {
+		m.mu.Lock()
+		defer m.mu.Unlock()
+		for seq := range m.match.pending {
+			if seq <= last {
+				return false
+			}
+		}
+		return true
+	})
 	before, _ := statsOf(m, "192.0.2.2")
-	until(t, "ten more requests", func() bool { st, _ := statsOf(m, "192.0.2.2"); return st.Requests >= before.Requests+10 })
+	testutil.Eventually(t, "ten more requests", 10*time.Second, func() bool { st, _ := statsOf(m, "192.0.2.2"); return st.Requests >= before.Requests+10 })
 	after, _ := statsOf(m, "192.0.2.2")
 	if after.Responses != before.Responses {
 		t.Errorf("responses grew from %d to %d while the host ignored echo requests", before.Responses, after.Responses)

@@ -112,6 +112,25 @@ func NotMeasured(path string) (string, bool) {
 	return "", false
 }
 
+// Why tells why a statistic at path has no value, naming what the monitor
+// knows: a name that does not resolve (with the resolver's error) or a
+// send that fails, else no echo reply so far. It answers for the
+// statistics NotMeasured names, while their host has had no reply.
+func (p Provider) Why(path string) (string, bool) {
+	if _, ok := NotMeasured(path); !ok {
+		return "", false
+	}
+	name := strings.Split(strings.Trim(path, "/"), "/")[2]
+	_, hosts := p.M.view()
+	for _, h := range hosts {
+		if h.name == name {
+			why := h.why()
+			return why, why != ""
+		}
+	}
+	return "", false
+}
+
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s
@@ -142,6 +161,18 @@ type hostView struct {
 	asn        uint32
 	addr       netip.Addr
 	stats      Stats
+	problem    string // why requests get no response, when known
+}
+
+// why is what keeps h without a round trip, "" once it has one.
+func (h *hostView) why() string {
+	switch {
+	case h.stats.Responses > 0:
+		return ""
+	case h.problem != "":
+		return "not measured yet: " + h.problem
+	}
+	return "not measured yet: no echo reply from " + h.name + " so far"
 }
 
 // view copies what Collect serves, in number order.
@@ -153,7 +184,7 @@ func (m *Monitor) view() (Counts, []hostView) {
 	out := make([]hostView, 0, len(m.hosts))
 	for _, name := range m.namesLocked() {
 		h := m.hosts[name]
-		out = append(out, hostView{name: h.name, host: h.host, asn: h.asn, addr: h.addr, stats: h.stats})
+		out = append(out, hostView{name: h.name, host: h.host, asn: h.asn, addr: h.addr, stats: h.stats, problem: h.problem})
 	}
 	return c, out
 }

@@ -95,7 +95,7 @@ func (m *Monitor) send(ctx context.Context, name string, now time.Time) {
 		addr, err := m.pick(addrs, err)
 		if err != nil {
 			h.stats.Sent() // a name that does not resolve is a request without response
-			m.problem(h, fmt.Errorf("cannot resolve: %w", err))
+			m.problem(h, fmt.Errorf("cannot resolve %s: %w", h.host, err))
 			return
 		}
 		h.addr, h.resolvedAt = addr, m.clock.Now()
@@ -162,6 +162,11 @@ func (m *Monitor) Handle(v6 bool, b []byte, from netip.Addr, at time.Time) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	v, name, rtt := m.match.Match(v6, id, b, from, at)
+	if v == Answer && rtt > m.set.Timeout {
+		// After the timeout, before Run gave the request up: late, as
+		// it would be a moment later.
+		v = Late
+	}
 	switch v {
 	case Answer:
 		if h := m.hosts[name]; h != nil {

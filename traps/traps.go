@@ -62,6 +62,24 @@ type Sender struct {
 
 // New checks the destinations and starts one worker each; Close stops them.
 func New(dests []Dest, log *slog.Logger) (*Sender, error) {
+	return newSender(dests, log, dialUDP)
+}
+
+// link is one destination's transport: gosnmp over UDP, or a fake in tests.
+type link interface {
+	send(n Notification) error
+	close()
+}
+
+func dialUDP(d Dest) (link, error) {
+	c, err := dial(d)
+	if err != nil {
+		return nil, err // not a nil *conn in a non-nil link
+	}
+	return c, nil
+}
+
+func newSender(dests []Dest, log *slog.Logger, dial func(Dest) (link, error)) (*Sender, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
@@ -73,7 +91,7 @@ func New(dests []Dest, log *slog.Logger) (*Sender, error) {
 			cancel()
 			return nil, fmt.Errorf("trap destination %d (%s): %w", i+1, dests[i].Address, err)
 		}
-		w := &worker{d: d, q: make(chan Notification, d.Queue), log: log.With("trap_destination", d.String())}
+		w := &worker{d: d, q: make(chan Notification, d.Queue), dial: dial, log: log.With("trap_destination", d.String())}
 		s.dests = append(s.dests, w)
 	}
 	for _, w := range s.dests {
@@ -119,9 +137,10 @@ func (s *Sender) Close() {
 }
 
 type worker struct {
-	d   Dest
-	q   chan Notification
-	log *slog.Logger
+	d    Dest
+	q    chan Notification
+	dial func(Dest) (link, error)
+	log  *slog.Logger
 
 	sent, failed, dropped atomic.Uint64
 	down                  atomic.Bool
@@ -140,7 +159,7 @@ func v1Untranslatable(n Notification) bool {
 }
 
 func (w *worker) run(ctx context.Context) {
-	var c *conn
+	var c link
 	defer func() {
 		if c != nil {
 			c.close()
@@ -151,6 +170,9 @@ func (w *worker) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case n := <-w.q:
+			if ctx.Err() != nil {
+				return // Close: select may pick the queue over Done, which drops it
+			}
 			if w.d.Version == "v1" && v1Untranslatable(n) {
 				// A fault of the notification, not of the destination.
 				w.failed.Add(1)
@@ -162,7 +184,7 @@ func (w *worker) run(ctx context.Context) {
 			}
 			var err error
 			if c == nil {
-				c, err = dial(w.d)
+				c, err = w.dial(w.d)
 			}
 			if err == nil {
 				err = c.send(n)

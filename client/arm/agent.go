@@ -5,6 +5,8 @@ import (
 	"hash/fnv"
 	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -15,12 +17,38 @@ import (
 // Options configure an Agent. The zero value finds the daemon as libarm
 // does (Sockets).
 type Options struct {
-	Socket   string        // daemon socket; "" tries Sockets()
-	Prog     string        // program name shown by the daemon; "" is os.Args[0]'s base
-	Disabled bool          // measure nothing (as INVOKE_ARM=false does)
-	Retry    time.Duration // between reconnection attempts, default 1s
+	Socket   string // daemon socket; "" tries Sockets()
+	Prog     string // program name shown by the daemon; "" is os.Args[0]'s base
+	Disabled bool   // measure nothing (as INVOKE_ARM=false does)
+	// Retry is the time between reconnection attempts: 0 takes $ARM_RETRY
+	// (seconds), as libarm does, else 1 s.
+	Retry time.Duration
+	// Wait is how long Open waits for the daemon to answer, registering
+	// or refusing the program, trying every Retry: for a short-lived
+	// program that must not lose its first measurements. 0 takes
+	// $ARM_CONNECT_WAIT (seconds), as libarm's arm_init does, else one
+	// attempt of at most 2 s.
+	Wait time.Duration
 
 	after func(time.Duration) <-chan time.Time // the clock of retries; tests replace it
+}
+
+// ioTimeout bounds one registration's exchange unless Wait is longer.
+const ioTimeout = 2 * time.Second
+
+// envSeconds reads the environment variable name as seconds ("2",
+// "0.05"), at most an hour, as libarm does; ok is false when it is unset
+// or not a number of seconds.
+func envSeconds(name string) (d time.Duration, ok bool) {
+	s := os.Getenv(name)
+	if s == "" || s[0] == '.' || strings.Trim(s, "0123456789.") != "" || strings.Count(s, ".") > 1 {
+		return 0, false
+	}
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, false
+	}
+	return time.Duration(min(v, 3600) * float64(time.Second)), true
 }
 
 // After a refusal the agent waits refusedWait retries, doubling with each
@@ -60,6 +88,12 @@ func Open(opts *Options) *Agent {
 	}
 	if a.opts.Retry <= 0 {
 		a.opts.Retry = time.Second
+		if d, ok := envSeconds("ARM_RETRY"); ok {
+			a.opts.Retry = max(d, 10*time.Millisecond) // never a busy loop on the daemon
+		}
+	}
+	if a.opts.Wait <= 0 {
+		a.opts.Wait, _ = envSeconds("ARM_CONNECT_WAIT")
 	}
 	if a.opts.after == nil {
 		a.opts.after = time.After
@@ -68,10 +102,27 @@ func Open(opts *Options) *Agent {
 		a.opts.Disabled = true
 		return a
 	}
-	res := a.connect()
+	res := a.first()
 	a.wg.Add(1)
 	go a.watch(res)
 	return a
+}
+
+// first is the first registration: one attempt, or with Wait one every
+// Retry until the daemon answers or Wait is over. An attempt may take the
+// rest of the wait: a daemon slow to answer is waited for, not given up on.
+func (a *Agent) first() int {
+	end := time.Now().Add(a.opts.Wait)
+	for {
+		if res := a.connect(max(ioTimeout, time.Until(end))); res != connNone {
+			return res
+		}
+		left := time.Until(end)
+		if left <= 0 {
+			return connNone
+		}
+		<-a.opts.after(min(a.opts.Retry, left))
+	}
 }
 
 // Connected reports whether a daemon is draining this process's records.
@@ -110,10 +161,10 @@ const (
 // connect tries each socket; on success it publishes every name into the
 // new file, carries over the loss of the previous one, and makes it current.
 // A refusal is silent: the program goes on measuring into nothing.
-func (a *Agent) connect() int {
+func (a *Agent) connect(timeout time.Duration) int {
 	res := connNone
 	for _, s := range a.sockets() {
-		r, err := dial(s, a.opts.Prog, 2*time.Second)
+		r, err := dial(s, a.opts.Prog, timeout)
 		if err != nil {
 			var re *refusedError
 			if errors.As(err, &re) {
@@ -180,7 +231,7 @@ func (a *Agent) watch(res int) {
 		case <-a.opts.after(wait):
 		}
 		if a.cur.Load() == nil {
-			res = a.connect()
+			res = a.connect(ioTimeout)
 		}
 	}
 }

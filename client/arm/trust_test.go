@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfagent/subagent/client/internal/testutil"
 )
 
@@ -40,12 +42,41 @@ func TestUntrustedRunDirRefused(t *testing.T) {
 	if err == nil || !strings.Contains(err.Error(), dir) || !strings.Contains(err.Error(), "not trusted") {
 		t.Fatalf("dial: %v, want a refusal naming %s", err, dir)
 	}
-	a := Open(&Options{Retry: 10 * time.Millisecond})
+	// Open's attempt and two retries, each over when the next is scheduled.
+	waits := make(chan time.Duration, 1)
+	fire := make(chan time.Time)
+	a := Open(&Options{Retry: time.Second, after: func(d time.Duration) <-chan time.Time {
+		waits <- d
+		return fire
+	}})
 	defer a.Close()
-	ln.SetDeadline(time.Now().Add(300 * time.Millisecond))
-	if c, err := ln.Accept(); err == nil {
-		c.Close()
+	for i := range 3 {
+		select {
+		case <-waits:
+		case <-time.After(10 * time.Second):
+			t.Fatalf("attempt %d was not followed by a retry", i+1)
+		}
+		if i < 2 {
+			fire <- time.Time{}
+		}
+	}
+	// A connect would be queued on the listener by now: accept without
+	// blocking (Go's listener descriptor is non-blocking).
+	rc, err := ln.SyscallConn()
+	if err != nil {
+		t.Fatal(err)
+	}
+	var fd int
+	var aerr error
+	if err := rc.Control(func(l uintptr) { fd, _, aerr = unix.Accept4(int(l), unix.SOCK_CLOEXEC) }); err != nil {
+		t.Fatal(err)
+	}
+	if aerr == nil {
+		unix.Close(fd)
 		t.Fatal("the library connected to a socket in an untrusted directory")
+	}
+	if aerr != unix.EAGAIN {
+		t.Fatalf("accept: %v", aerr)
 	}
 	if a.cur.Load() != nil {
 		t.Fatal("the agent has a ring from an untrusted directory")

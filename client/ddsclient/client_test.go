@@ -4,6 +4,7 @@ import (
 	"errors"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -107,18 +108,23 @@ func TestSetReadByDaemon(t *testing.T) {
 func TestStampAndGoAway(t *testing.T) {
 	f := newFake(t)
 	g := newGuide()
-	s, _ := start(t, f, g, &Options{AutoStamp: true})
-	before, _ := ddswire.LoadStamp(f.mem)
-	time.Sleep(2 * time.Millisecond)
-	g.gadgets.Set(1)
-	if after, _ := ddswire.LoadStamp(f.mem); after == before {
-		t.Fatal("AutoStamp did not change SiShT")
+	var clk atomic.Int64 // the Stamp clock, in ns
+	clk.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
+	s, _ := start(t, f, g, &Options{AutoStamp: true, now: func() time.Time { return time.Unix(0, clk.Load()) }})
+	// SiShT is the clock's struct timeval: seconds, microseconds.
+	stamped := func() ddswire.Stamp {
+		ns := clk.Load()
+		return ddswire.Stamp{uint64(ns / 1e9), uint64(ns % 1e9 / 1e3)}
 	}
-	before, _ = ddswire.LoadStamp(f.mem)
-	time.Sleep(2 * time.Millisecond)
+	clk.Add(int64(time.Millisecond))
+	g.gadgets.Set(1)
+	if got, _ := ddswire.LoadStamp(f.mem); got != stamped() {
+		t.Fatalf("SiShT %v after a Set with AutoStamp, want %v", got, stamped())
+	}
+	clk.Add(int64(time.Millisecond))
 	s.Update(func() { g.widgets.Set(2) })
-	if after, _ := ddswire.LoadStamp(f.mem); after == before {
-		t.Fatal("Update did not stamp")
+	if got, _ := ddswire.LoadStamp(f.mem); got != stamped() {
+		t.Fatalf("SiShT %v after Update, want %v", got, stamped())
 	}
 	if s.GoAway() || s.Interval() != 0 || s.Subscribers() != 0 {
 		t.Fatal("fresh header fields")

@@ -30,7 +30,8 @@ type fake struct {
 	layout  ddswire.Layout
 	slots   *slots
 	conn    *net.UnixConn
-	addErr  error // reply to the next AddCx
+	handled chan struct{} // closed once conn's handler is done with it
+	addErr  error         // reply to the next AddCx
 	got     []ddswire.Message
 	exited  chan struct{}
 	initErr error
@@ -65,16 +66,18 @@ func (f *fake) serve() {
 		if err != nil {
 			return
 		}
+		done := make(chan struct{})
 		f.mu.Lock()
-		f.conn = c
+		f.conn, f.handled = c, done
 		f.mu.Unlock()
 		f.handle(c)
+		close(done)
 	}
 }
 
 // readInit reads the first frame and the descriptor sent with it.
 func readInit(c *net.UnixConn) (*ddswire.Init, int, error) {
-	m, fds, err := ddswire.RecvMessage(c, ddswire.Limits{}, 5*time.Second)
+	m, fds, err := ddswire.RecvMessage(c, ddswire.Limits{}, time.Minute)
 	if len(fds) != 1 {
 		for _, fd := range fds {
 			unix.Close(fd)
@@ -268,9 +271,17 @@ func (s *slots) Release(off uint32) (uint32, error) {
 	return n, nil
 }
 
-// drop closes the current connection, as a daemon that restarts does.
+// drop closes the current connection, as a daemon that restarts does,
+// and returns once the supplier can see it closed: the descriptor is
+// closed when the handler, blocked reading it, has let go.
 func (f *fake) drop() {
 	f.mu.Lock()
-	defer f.mu.Unlock()
-	f.conn.Close()
+	c, done := f.conn, f.handled
+	f.mu.Unlock()
+	c.Close()
+	select {
+	case <-done:
+	case <-time.After(time.Minute):
+		f.t.Fatal("the fake daemon's handler did not end after its connection closed")
+	}
 }

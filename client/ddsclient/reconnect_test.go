@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/internal/testutil"
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
@@ -26,7 +27,6 @@ func TestReconnectReplays(t *testing.T) {
 		t.Fatalf("sdb at %d before the restart", off)
 	}
 	f.drop()
-	time.Sleep(10 * time.Millisecond)
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -94,7 +94,6 @@ func TestReconnectReplaysSlotZero(t *testing.T) {
 	}
 	a.Counter(reads).Set(7)
 	f.drop()
-	time.Sleep(10 * time.Millisecond)
 	if err := s.Check(); err != nil {
 		t.Fatal(err)
 	}
@@ -119,7 +118,6 @@ func TestReplayRefusedGivesUp(t *testing.T) {
 	f.addErr = spmierr.Errorf(spmierr.SiCallocFailed, "requested slot offset 48 (16 bytes) overlaps a slot in use")
 	f.mu.Unlock()
 	f.drop()
-	time.Sleep(10 * time.Millisecond)
 	err := s.Check()
 	wantSub(t, err, spmierr.SiAssumedDead, "DDS/IBM/sdb", "slot at 48", "refused it: requested slot offset 48", "call Exit")
 	if !s.GoAway() || s.Connected() {
@@ -171,17 +169,12 @@ func TestWatchReconnects(t *testing.T) {
 	g := newGuide()
 	s, _ := start(t, f, g, &Options{Watch: 5 * time.Millisecond})
 	f.drop()
-	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(5 * time.Millisecond) {
+	testutil.Eventually(t, "the watcher to register again", time.Minute, func() bool {
 		f.mu.Lock()
 		n := len(f.inits)
 		f.mu.Unlock()
-		if n == 2 && s.Connected() {
-			break
-		}
-		if time.Now().After(deadline) {
-			t.Fatalf("no re-registration: %d inits", n)
-		}
-	}
+		return n == 2 && s.Connected()
+	})
 	if err := s.Exit(); err != nil {
 		t.Fatal(err)
 	}
@@ -193,7 +186,6 @@ func TestDelCxAfterRestartUsesSameSlot(t *testing.T) {
 	s, _ := start(t, f, g, nil)
 	b := secondOfTwoDisks(t, s, g)
 	f.drop()
-	time.Sleep(10 * time.Millisecond)
 	if err := s.DelCx(b); err != nil { // reconnects first, then deletes 48
 		t.Fatal(err)
 	}

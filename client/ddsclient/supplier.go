@@ -26,6 +26,8 @@ type Options struct {
 	// Watch, if positive, starts a goroutine that calls Check this often,
 	// so a daemon restart is noticed and survived without other calls.
 	Watch time.Duration
+
+	now func() time.Time // the clock of Stamp; tests replace it
 }
 
 // Supplier is a registered supplier. Its methods are safe for concurrent
@@ -61,6 +63,9 @@ func Start(v *Vendor, path string, opt *Options) (*Supplier, error) {
 	}
 	if s.opt.Limits == (ddswire.Limits{}) {
 		s.opt.Limits = ddswire.Ceilings()
+	}
+	if s.opt.now == nil {
+		s.opt.now = time.Now
 	}
 	s.sock = s.opt.Socket
 	if s.sock == "" {
@@ -130,7 +135,7 @@ func (s *Supplier) Registration() uint64 {
 // Stamp writes the current time into SiShT, the daemon's sign of life, as
 // a struct timeval with 64-bit members (the daemon only looks for change).
 func (s *Supplier) Stamp() {
-	now := time.Now()
+	now := s.opt.now()
 	s.shm.stamp(now.Unix(), int64(now.Nanosecond()/1000))
 }
 

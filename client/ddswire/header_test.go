@@ -4,7 +4,6 @@ import (
 	"reflect"
 	"strings"
 	"testing"
-	"unsafe"
 )
 
 func sampleHeader() Header {
@@ -36,46 +35,5 @@ func TestHeaderRoundTrip(t *testing.T) {
 	long := NewHeader(8, 0, 1, 0, "/"+strings.Repeat("x", 100))
 	if n := long.FileName(); len(n) != LenName-1 || long.Name[LenName-1] != 0 {
 		t.Fatalf("long name kept %d bytes", len(n))
-	}
-}
-
-// The Go struct has the C layout on this GOARCH too (on 386 the Go
-// compiler aligns uint64 to 4, which must not matter).
-func TestHeaderStructMirrorsOffsets(t *testing.T) {
-	var h Header
-	for _, f := range []struct {
-		name      string
-		got, want uintptr
-	}{
-		{"Magic", unsafe.Offsetof(h.Magic), OffMagic},
-		{"Major", unsafe.Offsetof(h.Major), OffMajor},
-		{"Minor", unsafe.Offsetof(h.Minor), OffMinor},
-		{"HdrLen", unsafe.Offsetof(h.HdrLen), OffHdrLen},
-		{"AllocLen", unsafe.Offsetof(h.AllocLen), OffAllocLen},
-		{"AreaOff", unsafe.Offsetof(h.AreaOff), OffAreaOff},
-		{"AreaLen", unsafe.Offsetof(h.AreaLen), OffAreaLen},
-		{"PermLen", unsafe.Offsetof(h.PermLen), OffPermLen},
-		{"Gen", unsafe.Offsetof(h.Gen), OffGen},
-		{"PID", unsafe.Offsetof(h.PID), OffPID},
-		{"Flags", unsafe.Offsetof(h.Flags), OffFlags},
-		{"Start", unsafe.Offsetof(h.Start), OffStart},
-		{"Area", unsafe.Offsetof(h.Area), OffArea},
-		{"T", unsafe.Offsetof(h.T), OffT},
-		{"GoAway", unsafe.Offsetof(h.GoAway), OffGoAway},
-		{"Interval", unsafe.Offsetof(h.Interval), OffInterval},
-		{"Subscrib", unsafe.Offsetof(h.Subscrib), OffSubscrib},
-		{"PortNo", unsafe.Offsetof(h.PortNo), OffPortNo},
-		{"Pad", unsafe.Offsetof(h.Pad), OffPad},
-		{"Name", unsafe.Offsetof(h.Name), OffName},
-		{"Batch", unsafe.Offsetof(h.Batch), OffBatch},
-		{"BatchEnd", unsafe.Offsetof(h.BatchEnd), OffBatchEnd},
-		{"Reading", unsafe.Offsetof(h.Reading), OffReading},
-		{"Pad2", unsafe.Offsetof(h.Pad2), OffPad2},
-		{"Res", unsafe.Offsetof(h.Res), OffRes},
-		{"size", unsafe.Sizeof(h), HeaderSize},
-	} {
-		if f.got != f.want {
-			t.Errorf("%s at %d, constant says %d", f.name, f.got, f.want)
-		}
 	}
 }

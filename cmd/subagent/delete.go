@@ -44,8 +44,10 @@ func changeCmd(op, short, long string, do func(*control.Client, context.Context,
 				return errNoRunDir
 			}
 			c, err := control.Dial(cfg.RunDir)
-			if err != nil {
+			if err != nil && noDaemon(err) {
 				return fmt.Errorf("no daemon at %s: %w", control.SocketPath(cfg.RunDir), err)
+			} else if err != nil {
+				return daemonError(cfg.RunDir, err)
 			}
 			defer c.Close()
 			for _, p := range canonicalPaths(args) {

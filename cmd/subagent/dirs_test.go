@@ -65,9 +65,11 @@ func TestDaemonRefusesUntrustedDirs(t *testing.T) {
 }
 
 // A non-root daemon with neither XDG_RUNTIME_DIR nor HOME never uses the
-// old fallbacks /tmp/subagent-<uid> and /tmp/subagent-state-<uid> (here
-// planted 0777 beforehand): it makes private directories, says so, and
-// removes them at exit. Clients without a run directory refuse to guess.
+// old fallbacks $TMPDIR/subagent-<uid> and $TMPDIR/subagent-state-<uid>
+// (here planted 0777 beforehand): it makes private directories in
+// $TMPDIR, says so, and removes them at exit. Clients without a run
+// directory refuse to guess. $TMPDIR is the test's own, so that no run
+// of the test leaves or meets anything in /tmp.
 func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	testutil.RequireRoot(t)
 	e := newEnv(t)
@@ -76,20 +78,24 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	testutil.Traversable(t, filepath.Dir(e.bin))
 	testutil.Traversable(t, e.proc)
 	testutil.Traversable(t, e.sys)
-	planted := []string{"/tmp/subagent-65534", "/tmp/subagent-state-65534"}
+	tmp := filepath.Join(t.TempDir(), "tmp")
+	if err := os.Mkdir(tmp, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	testutil.Traversable(t, tmp)
+	if err := os.Chmod(tmp, 0o1777); err != nil { // like /tmp
+		t.Fatal(err)
+	}
+	planted := []string{filepath.Join(tmp, "subagent-65534"), filepath.Join(tmp, "subagent-state-65534")}
 	for _, d := range planted {
-		if _, err := os.Lstat(d); !errors.Is(err, fs.ErrNotExist) {
-			t.Fatalf("%s exists (%v): remove it; this test plants it", d, err)
-		}
 		if err := os.Mkdir(d, 0o777); err != nil {
 			t.Fatal(err)
 		}
 		if err := os.Chmod(d, 0o777); err != nil {
 			t.Fatal(err)
 		}
-		t.Cleanup(func() { os.RemoveAll(d) })
 	}
-	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "SUBAGENT_CONFIG="} // no HOME, no XDG_*
+	env := []string{"PATH=/usr/sbin:/usr/bin:/sbin:/bin", "SUBAGENT_CONFIG=", "TMPDIR=" + tmp} // no HOME, no XDG_*
 
 	log := &testutil.Buffer{}
 	d := testutil.AsNobody(t, e.bin, "run", "--listen", "none", "--proc-root", e.proc, "--sys-root", e.sys)
@@ -122,7 +128,7 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	}
 	for _, p := range []struct{ dir, prefix string }{{runDir, "subagent-run-"}, {stateDir, "subagent-state-"}} {
 		fi, err := os.Lstat(p.dir)
-		if err != nil || !strings.HasPrefix(filepath.Base(p.dir), p.prefix) || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 ||
+		if err != nil || filepath.Dir(p.dir) != tmp || !strings.HasPrefix(filepath.Base(p.dir), p.prefix) || !fi.IsDir() || fi.Mode().Perm()&0o077 != 0 ||
 			fi.Sys().(*syscall.Stat_t).Uid != testutil.Nobody {
 			t.Fatalf("private directory %s: %v %v, want a %s* directory of uid 65534 closed to others", p.dir, fi, err, p.prefix)
 		}

@@ -10,6 +10,7 @@ import (
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // addFrontends attaches the SNMP front ends the configuration asks for.
@@ -17,11 +18,19 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 	h := d.Hierarchy()
 	// Both front ends answer from a snapshot that is at most min_age old, and
 	// wait at most snmp_wait for a refresh so a slow source never makes the
-	// master drop us.
-	view := func() asn1tree.View { return h.FreshWithin(cfg.Refresh.SNMPWait).View() }
+	// master drop us. A request that goes on with a walk is answered from
+	// the walk's snapshot instead, so a table read request after request
+	// shows one moment.
+	src := func(at any) (asn1tree.View, any) {
+		s, _ := at.(*spmi.Snapshot)
+		if s == nil {
+			s = h.FreshWithin(cfg.Refresh.SNMPWait)
+		}
+		return s.View(), s
+	}
 	if cfg.AgentX != "none" {
 		s := cfg.AgentXSession
-		sub, err := agentx.New(agentx.Config{
+		sub, err := agentx.NewWithSource(agentx.Config{
 			Address:      cfg.AgentX,
 			ID:           cfg.Base,
 			Description:  s.Description,
@@ -32,16 +41,16 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			PingInterval: s.PingInterval,
 			BackoffMax:   s.MaxBackoff,
 			Logger:       log.With("frontend", "agentx"),
-		}, view)
+		}, src)
 		if err != nil {
 			return err
 		}
 		d.AddFrontend(agentxFrontend{sub})
 		d.SetMasterNotify(sub.Notify) // hotset notifications go through the master too
-		d.AddAgentStats(daemon.AgentXExtra(sub.Connected))
+		d.AddAgentStats(daemon.AgentXStats(sub.Connected, sub.DataAge))
 	}
 	if cfg.Listen != "none" {
-		r, err := responder.New(responderConfig(cfg), view, log.With("frontend", "responder"))
+		r, err := responder.NewWithSource(responderConfig(cfg), src, log.With("frontend", "responder"))
 		if err != nil {
 			return err
 		}

@@ -24,7 +24,9 @@ func getCmd() *cobra.Command {
 		Long: "Read the named statistics at once. With --interval and --count, read them\n" +
 			"again every interval and print counters as rates per second (their change\n" +
 			"divided by the elapsed time; times in 1/100 s as percent of time) and\n" +
-			"quantities as levels. --wait waits for a daemon or supplier just started.",
+			"quantities as levels. --wait waits for a daemon or supplier just started.\n\n" +
+			"A path that names no statistic is reported with the nearest path that\n" +
+			"exists; the others are read all the same, and the exit status is 1.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			cfg, err := loadConfig(cmd)
@@ -53,14 +55,25 @@ func getCmd() *cobra.Command {
 				return err
 			}
 			defer r.Close()
-			ss, first, err := readFirst(cmd.Context(), r, paths, deadline)
+			ss, first, unknown, err := readFirst(cmd.Context(), r, paths, deadline)
 			if err != nil {
 				return err
 			}
-			if interval == 0 {
-				return printOnce(os.Stdout, first)
+			// One unknown path does not hide the others' values.
+			for _, it := range unknown {
+				fmt.Fprintf(os.Stderr, "subagent: %v%s\n", it.Err, nearestHint(cmd.Context(), r, it))
 			}
-			return printRates(cmd, os.Stdout, ss, interval, count)
+			switch {
+			case ss == nil:
+			case interval == 0:
+				err = printOnce(os.Stdout, first)
+			default:
+				err = printRates(cmd, os.Stdout, ss, interval, count)
+			}
+			if err == nil && len(unknown) > 0 {
+				err = &exitErr{code: 1, msg: fmt.Sprintf("%d of %d paths name no statistic", len(unknown), len(paths))}
+			}
+			return err
 		},
 	}
 	cmd.Flags().Duration("interval", 0, "read again every interval and print rates")
@@ -94,27 +107,62 @@ func waitForDaemon(ctx context.Context, runDir string, deadline time.Time) {
 	}
 }
 
-// readFirst makes the statset and reads it once; until deadline it tries
-// again while a statistic is missing or has no value.
-func readFirst(ctx context.Context, r spmi.Source, paths []string, deadline time.Time) (*spmi.StatSet, spmi.Reading, error) {
+// readFirst makes the statset of the paths that name statistics and
+// reads it once; the others come back with their errors (SiNotFound,
+// SiBadArgument for a context). Until deadline it tries again while a
+// path names nothing or a statistic has no value. The statset is nil when
+// no path names a statistic.
+func readFirst(ctx context.Context, r spmi.Source, paths []string, deadline time.Time) (*spmi.StatSet, spmi.Reading, []spmi.Item, error) {
 	for {
-		ss, err := spmi.NewStatSet(ctx, r, paths...)
-		var first spmi.Reading
-		if err == nil {
-			first, err = ss.Read(ctx)
-		}
+		ss, first, unknown, err := readKnown(ctx, r, paths)
+		missing := len(unknown) > 0
 		var se *spmi.Error
-		missing := errors.As(err, &se) && se.Code == spmi.SiNotFound
+		if errors.As(err, &se) && se.Code == spmi.SiNotFound {
+			missing = true // gone between the check and the read
+		}
 		if err == nil {
 			for _, v := range first.Values {
 				missing = missing || v.Err != nil
 			}
 		}
 		if !missing || !time.Now().Before(deadline) || ctx.Err() != nil {
-			return ss, first, err
+			return ss, first, unknown, err
 		}
 		time.Sleep(100 * time.Millisecond)
 	}
+}
+
+// readKnown is one try of readFirst.
+func readKnown(ctx context.Context, r spmi.Source, paths []string) (*spmi.StatSet, spmi.Reading, []spmi.Item, error) {
+	ss, err := spmi.NewStatSet(ctx, r, paths...)
+	var se *spmi.Error
+	var unknown []spmi.Item
+	if errors.As(err, &se) {
+		// Some path was refused: which ones, and a statset of the rest.
+		s, err := r.Read(ctx, paths)
+		if err != nil {
+			return nil, spmi.Reading{}, nil, err
+		}
+		var known []string
+		for i, it := range s.Items {
+			if it.Err != nil && it.Err.Code != spmi.SiNoValue {
+				unknown = append(unknown, it)
+			} else {
+				known = append(known, paths[i])
+			}
+		}
+		if len(known) == 0 {
+			return nil, spmi.Reading{}, unknown, nil
+		}
+		ss, err = spmi.NewStatSet(ctx, r, known...)
+		if err != nil {
+			return nil, spmi.Reading{}, unknown, err
+		}
+	} else if err != nil {
+		return nil, spmi.Reading{}, nil, err
+	}
+	first, err := ss.Read(ctx)
+	return ss, first, unknown, err
 }
 
 func printOnce(out io.Writer, r spmi.Reading) error {

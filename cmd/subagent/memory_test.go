@@ -6,6 +6,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"syscall"
 	"testing"
@@ -64,7 +65,18 @@ func TestMemoryReturnsAfterSuppliersLeave(t *testing.T) {
 		}
 	}
 	read("CPU/cpu0/idle")
-	time.Sleep(3 * time.Second) // a few background refreshes settle the heap
+	// Two background refreshes settle the heap.
+	refreshes := func() int {
+		out, _, _ := e.run(append([]string{"get", "Agent/refreshes"}, e.args()...)...)
+		f := strings.Fields(out)
+		n, err := strconv.Atoi(f[min(1, len(f)-1)])
+		if len(f) < 2 || err != nil {
+			t.Fatalf("get Agent/refreshes: %q", out)
+		}
+		return n
+	}
+	settled := refreshes() + 2
+	testutil.Eventually(t, "two background refreshes", 20*time.Second, func() bool { return refreshes() >= settled })
 	idle := rssKB(t, e.daemon.Process.Pid)
 
 	cmd := e.ddsload(t, "-suppliers", "100", "-stats", "1000")

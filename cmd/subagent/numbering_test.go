@@ -106,7 +106,7 @@ func TestMigrationOfThreeStoresKeepsEveryNumber(t *testing.T) {
 			t.Errorf("the log does not say %q:\n%s", log, e.daemonLog)
 		}
 	}
-	ag := arm.Open(&arm.Options{Socket: filepath.Join(e.runDir, arm.SocketName), Retry: 50 * time.Millisecond})
+	ag := arm.Open(&arm.Options{Socket: filepath.Join(e.runDir, arm.SocketName), Retry: 50 * time.Millisecond, Wait: 2 * time.Minute})
 	t.Cleanup(ag.Close)
 	h := ag.App("MigApp", "").Transaction("t", "").Start()
 	h.Stop(arm.Good)

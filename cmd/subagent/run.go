@@ -65,14 +65,21 @@ func runCmd() *cobra.Command {
 			// Under systemd (Type=notify): ready once serving, stopping at
 			// the first signal; reloads are announced in reloadOnHangup.
 			d.OnReady = func() { notify(log, sdnotify.Ready) }
+			stopping := make(chan struct{})
 			go func() {
 				<-ctx.Done()
 				notify(log, sdnotify.Stopping)
+				close(stopping)
 			}()
 			go reloadOnHangup(ctx, cmd, d, log)
 			log.Info("starting", "version", daemon.Version, "pid", os.Getpid(), "config", cfg.File,
 				"run_dir", cfg.RunDir, "state_dir", cfg.StateDir, "agentx", cfg.AgentX, "listen", cfg.Listen, "gc_percent", gc)
-			return d.Run(ctx)
+			err = d.Run(ctx)
+			// STOPPING=1 is sent before the process exits, also when Run
+			// failed on its own.
+			stop()
+			<-stopping
+			return err
 		},
 	}
 	cmd.Flags().String("cpuprofile", "", "write a CPU profile of the daemon to this file until it stops")
@@ -95,6 +102,10 @@ func reloadOnHangup(ctx context.Context, cmd *cobra.Command, d *daemon.Daemon, l
 			if cfg, err := loadConfig(cmd); err != nil {
 				log.Error("reload refused; the running settings stay", "err", err)
 			} else {
+				if cfg.File == "" {
+					// make run: an edited configs/subagent.yaml is not reread.
+					log.Warn("reload: no configuration file (--config or SUBAGENT_CONFIG), so the built-in defaults are reloaded; start the daemon with --config FILE to reload a file")
+				}
 				_ = d.Reload(cfg) // logs either way
 			}
 			// Either way the daemon serves again: systemd must not wait.

@@ -49,8 +49,12 @@ func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
 		// No default run directory for this user: never guess one.
 		fmt.Fprintf(os.Stderr, "subagent: %v; reading this host directly\n", errNoRunDir)
 	default:
-		if c, err := consumer.Open(cfg.RunDir); err == nil {
+		c, err := consumer.Open(cfg.RunDir)
+		if err == nil {
 			return c, nil
+		}
+		if !noDaemon(err) {
+			return nil, fmt.Errorf("%w; --local reads this host directly instead", daemonError(cfg.RunDir, err))
 		}
 		fmt.Fprintf(os.Stderr, "subagent: no daemon at %s; reading this host directly\n", control.SocketPath(cfg.RunDir))
 	}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bufio"
+	"errors"
 	"fmt"
 	"net"
 	"os"
@@ -27,44 +28,89 @@ func runTestMode(spec string) int {
 	return 2
 }
 
-// flood <socket> <connections> <bytes each>: opens the connections, writes
-// the bytes on each (no newline), holds them until stdin closes, and
-// prints how many connected and how many were answered with an error.
+// flood <socket> <connections> <bytes each> <held>: opens the
+// connections, writes the bytes on each (no newline), holds them until
+// stdin closes, and prints how many connected, how many were answered
+// with an error and how many the daemon serves. It waits (at most 30 s)
+// until all but <held> connections are answered or closed, then asks each
+// remaining one for its status: a connection counts as held only when the
+// daemon answers it, so neither a slow daemon nor a loaded machine can be
+// mistaken for one that holds connections.
 func flood(args []string) int {
 	path := args[0]
 	n, _ := strconv.Atoi(args[1])
 	size, _ := strconv.Atoi(args[2])
+	hold, _ := strconv.Atoi(args[3])
 	junk := []byte(strings.Repeat("x", 64<<10))
 	var conns []net.Conn
-	connected, refused := 0, 0
 	for range n {
 		c, err := net.DialTimeout("unix", path, time.Second)
 		if err != nil {
 			continue
 		}
-		connected++
 		conns = append(conns, c)
-		c.SetDeadline(time.Now().Add(2 * time.Second))
+		c.SetWriteDeadline(time.Now().Add(2 * time.Second))
 		for sent := 0; sent < size; sent += len(junk) {
 			if _, err := c.Write(junk); err != nil {
 				break
 			}
 		}
 	}
-	// Give the daemon time to answer or close every connection; those
-	// still open after it are the ones it serves.
-	time.Sleep(500 * time.Millisecond)
-	held := 0
-	for _, c := range conns {
-		c.SetReadDeadline(time.Now().Add(10 * time.Millisecond))
-		line, err := bufio.NewReader(c).ReadString('\n')
-		if strings.Contains(line, `"err"`) {
+	// Each reader reports once: an answer (refused or not), a close, or
+	// stopped by the deadline set below.
+	type outcome struct {
+		i                int
+		refused, stopped bool
+	}
+	outcomes := make(chan outcome, len(conns))
+	for i, c := range conns {
+		go func() {
+			line, err := bufio.NewReader(c).ReadString('\n')
+			outcomes <- outcome{i, strings.Contains(line, `"err"`), errors.Is(err, os.ErrDeadlineExceeded)}
+		}()
+	}
+	refused, open := 0, make([]bool, len(conns))
+	record := func(o outcome) {
+		open[o.i] = o.stopped
+		if o.refused {
 			refused++
-		} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
-			held++
 		}
 	}
-	fmt.Printf("connected %d answered-with-error %d held %d\n", connected, refused, held)
+	deadline := time.After(30 * time.Second)
+	reported := 0
+	for waiting := true; waiting && len(conns)-reported > hold; {
+		select {
+		case o := <-outcomes:
+			record(o)
+			reported++
+		case <-deadline:
+			waiting = false
+		}
+	}
+	// Stop the readers still waiting; each reports, then its connection
+	// is asked for a status.
+	for _, c := range conns {
+		c.SetReadDeadline(time.Now())
+	}
+	for ; reported < len(conns); reported++ {
+		record(<-outcomes)
+	}
+	held := 0
+	for i, c := range conns {
+		if !open[i] {
+			continue
+		}
+		c.SetDeadline(time.Now().Add(10 * time.Second))
+		if _, err := c.Write([]byte("{\"op\":\"status\"}\n")); err != nil {
+			continue
+		}
+		if line, err := bufio.NewReader(c).ReadString('\n'); err == nil && strings.Contains(line, `"status"`) {
+			held++
+		} else if strings.Contains(line, `"err"`) {
+			refused++
+		}
+	}
+	fmt.Printf("connected %d answered-with-error %d held %d\n", len(conns), refused, held)
 	os.Stdout.Sync()
 	bufio.NewReader(os.Stdin).ReadString('\n')
 	return 0

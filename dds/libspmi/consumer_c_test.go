@@ -5,6 +5,7 @@ package libspmi
 import (
 	"context"
 	"fmt"
+	"io"
 	"math"
 	"os"
 	"os/exec"
@@ -17,11 +18,14 @@ import (
 	"testing"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/consumer"
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/hoststats"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -180,28 +184,39 @@ func TestCTraversalSample(t *testing.T) {
 // The guide's data-user example prints its six statistics, last added
 // first, every two seconds: the fixture's levels as they are and its
 // counters (which do not move) as rates of 0; SIGTERM ends it cleanly.
+// Its stdout is a terminal, which the C library line-buffers: the test
+// sees each reading as it is printed.
 func TestCDataUserSample(t *testing.T) {
 	dir := controlRunDir(t)
 	serveControl(t, dir)
 	bothLibs(t, func(t *testing.T, static bool) {
 		cmd := exec.Command(consumerSample(t, "SpmiDataUser", static))
 		cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+dir)
-		var out strings.Builder
-		cmd.Stdout = &out
+		master, slave := openPTY(t)
+		cmd.Stdout = slave
 		if err := cmd.Start(); err != nil {
 			t.Fatal(err)
 		}
-		time.Sleep(3 * time.Second) // two readings
+		slave.Close()
+		var out testutil.Buffer
+		copied := make(chan struct{})
+		go func() { io.Copy(&out, master); close(copied) }() // ends with EIO once the sample is gone
+		readings := func() [][]string {
+			var rows [][]string
+			for _, l := range strings.Split(out.String(), "\n") {
+				if f := strings.Fields(l); len(f) == 6 && f[0] == "0.00" {
+					rows = append(rows, f)
+				}
+			}
+			return rows
+		}
+		eventually(t, "two readings", func() bool { return len(readings()) >= 2 })
 		cmd.Process.Signal(syscall.SIGTERM)
 		if err := cmd.Wait(); err != nil {
 			t.Fatalf("SpmiDataUser: %v\n%s", err, out.String())
 		}
-		var rows [][]string
-		for _, l := range strings.Split(out.String(), "\n") {
-			if f := strings.Fields(l); len(f) == 6 && f[0] == "0.00" {
-				rows = append(rows, f)
-			}
-		}
+		<-copied
+		rows := readings()
 		want := []string{"0.00", "0.00", "14.39", "95.00", "3.00", "1.00"}
 		if len(rows) < 2 {
 			t.Fatalf("readings: %q", out.String())
@@ -276,7 +291,10 @@ func parseReading(t *testing.T, f []string) reading {
 // A statset of a counter and a quantity, read twice: one request per
 // read, the counter's change over the time between the daemon's two
 // snapshots is its rate (what `subagent get --interval` prints: the Go
-// statset's Change/Elapsed), the quantity its level.
+// statset's Change/Elapsed), the quantity its level. The time between
+// the snapshots is within what the test saw: from the end of the first
+// read to the start of the second at least, from the start of the first
+// to the end of the second at most.
 func TestCStatSetRates(t *testing.T) {
 	bothLibs(t, func(t *testing.T, static bool) {
 		dir := controlRunDir(t)
@@ -286,23 +304,29 @@ func TestCStatSetRates(t *testing.T) {
 		d.ok("add Moving/ticks")
 		d.ok("add Moving/level")
 		d.ok("add Mem/Real/%free")
+		t0 := time.Now()
 		first := parseReading(t, d.ok("read"))
+		t1 := time.Now()
 		if first.elapsed != 0 || first.vals["Moving/ticks"][1] != 0 || first.vals["Moving/ticks"][2] != 0 {
 			t.Errorf("first reading has a change or rate: %+v", first)
 		}
-		time.Sleep(300 * time.Millisecond)
+		t2 := time.Now()
 		r := parseReading(t, d.ok("read"))
+		t3 := time.Now()
 		tk := r.vals["Moving/ticks"]
 		// One refresh between the reads (nothing else asks this daemon):
 		// the counter moved by exactly 100.
 		if tk[0]-first.vals["Moving/ticks"][0] != 100 || tk[1] != 100 {
 			t.Errorf("counter: %v after %v, want a change of 100", tk, first.vals["Moving/ticks"])
 		}
-		if r.elapsed < 0.3 || r.elapsed > 5 {
-			t.Errorf("elapsed %v, want the 0.3 s slept and a little", r.elapsed)
+		// Printed in microseconds, cut: 1 µs less at most; and 1 ms of
+		// slack for the wall clock the snapshots are stamped with.
+		if lo, hi := t2.Sub(t1).Seconds()-1e-3, t3.Sub(t0).Seconds()+1e-3; r.elapsed <= 0 || r.elapsed < lo || r.elapsed > hi {
+			t.Errorf("elapsed %v s, want between %v and %v (what the test saw)", r.elapsed, lo, hi)
 		}
-		if want := 100 / r.elapsed; math.Abs(tk[2]-want) > want*1e-3 {
-			t.Errorf("rate %v, want change/elapsed = %v", tk[2], want)
+		// The rate divides by the exact elapsed time, in [printed, printed + 1 µs).
+		if lo, hi := 100/(r.elapsed+1e-6), 100/r.elapsed; tk[2]*(1+1e-6) < lo || tk[2]*(1-1e-6) > hi {
+			t.Errorf("rate %v, want change/elapsed, between %v and %v", tk[2], lo, hi)
 		}
 		if lv := r.vals["Moving/level"]; lv[0] != 42 || lv[1] != 0 || lv[2] != 42 {
 			t.Errorf("quantity: %v, want level 42 and no change", lv)
@@ -322,12 +346,11 @@ func TestCStatSetRates(t *testing.T) {
 			t.Fatal(err)
 		}
 		ss.Read(t.Context())
-		time.Sleep(300 * time.Millisecond)
 		g, err := ss.Read(t.Context())
 		if err != nil {
 			t.Fatal(err)
 		}
-		if g.Values[0].Change != 100 || math.Abs(g.Values[0].Rate-100/g.Elapsed.Seconds()) > 1e-9 || g.Values[1].HasRate {
+		if g.Elapsed <= 0 || g.Values[0].Change != 100 || math.Abs(g.Values[0].Rate-100/g.Elapsed.Seconds()) > 1e-9 || g.Values[1].HasRate {
 			t.Errorf("Go statset disagrees with the C one's rule: %+v", g)
 		}
 	})
@@ -505,4 +528,27 @@ func TestCDaemonRestart(t *testing.T) {
 			t.Errorf("hotset after the restart: %d failed reads, last peers %v", failed, got)
 		}
 	})
+}
+
+// openPTY opens a pseudo-terminal: its master, closed with the test, and
+// its slave, for a child's output.
+func openPTY(t *testing.T) (master, slave *os.File) {
+	t.Helper()
+	m, err := os.OpenFile("/dev/ptmx", os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { m.Close() })
+	if err := unix.IoctlSetPointerInt(int(m.Fd()), unix.TIOCSPTLCK, 0); err != nil {
+		t.Fatal(err)
+	}
+	n, err := unix.IoctlGetInt(int(m.Fd()), unix.TIOCGPTN)
+	if err != nil {
+		t.Fatal(err)
+	}
+	s, err := os.OpenFile(fmt.Sprintf("/dev/pts/%d", n), os.O_RDWR|syscall.O_NOCTTY, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m, s
 }

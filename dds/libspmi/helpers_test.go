@@ -227,7 +227,7 @@ func (s *sup) offset(format string, args ...any) int {
 // eventually polls cond for up to 5 s.
 func eventually(t *testing.T, what string, cond func() bool) {
 	t.Helper()
-	testutil.Eventually(t, what, 5*time.Second, cond)
+	testutil.Eventually(t, what, time.Minute, cond)
 }
 
 func bothLibs(t *testing.T, f func(t *testing.T, static bool)) {

@@ -184,21 +184,25 @@ func TestSpmiExitFromSignalHandlerDuringCall(t *testing.T) {
 	}
 	defer ln.Close()
 	eof := make(chan bool, 1)
+	gotAdd := make(chan struct{})
 	go func() { // a daemon that accepts Init and then never answers
 		c, err := ln.AcceptUnix()
 		if err != nil {
 			return
 		}
 		defer c.Close()
-		_, fds, err := dds.RecvMessage(c, dds.Limits{}, 5*time.Second)
+		_, fds, err := dds.RecvMessage(c, dds.Limits{}, time.Minute)
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
 		if err != nil || dds.WriteMessage(c, dds.NewReply(dds.MsgInit, 1, nil), dds.Limits{}) != nil {
 			return
 		}
-		dds.RecvMessage(c, dds.Limits{}, 5*time.Second) // the AddCx
-		c.SetReadDeadline(time.Now().Add(10 * time.Second))
+		if _, _, err := dds.RecvMessage(c, dds.Limits{}, time.Minute); err != nil { // the AddCx
+			return
+		}
+		close(gotAdd)
+		c.SetReadDeadline(time.Now().Add(time.Minute))
 		_, err = c.Read(make([]byte, 1))
 		eof <- err == io.EOF
 	}()
@@ -206,7 +210,11 @@ func TestSpmiExitFromSignalHandlerDuringCall(t *testing.T) {
 	s.ok("init %s 4096 guide", s.file)
 	s.ok("trap")
 	fmt.Fprintln(s.in, "add 0 1 DDS/IBM/Moretest/Bingo blocked")
-	time.Sleep(100 * time.Millisecond) // let it block waiting for the reply
+	select { // sent: it waits for the reply (or is about to)
+	case <-gotAdd:
+	case <-time.After(time.Minute):
+		t.Fatal("the daemon did not receive the AddCx")
+	}
 	s.cmd.Process.Signal(syscall.SIGTERM)
 	done := make(chan error, 1)
 	go func() { done <- s.cmd.Wait() }()
@@ -215,7 +223,7 @@ func TestSpmiExitFromSignalHandlerDuringCall(t *testing.T) {
 		if err != nil {
 			t.Fatalf("driver: %v", err)
 		}
-	case <-time.After(5 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatal("SpmiExit in the signal handler did not return")
 	}
 	if !<-eof {

@@ -35,7 +35,7 @@ func stopped(t *testing.T, cmd *exec.Cmd, sig os.Signal) {
 		if err != nil {
 			t.Fatalf("%s after %v: %v", cmd.Path, sig, err)
 		}
-	case <-time.After(10 * time.Second):
+	case <-time.After(time.Minute):
 		t.Fatalf("%s ignored %v", cmd.Path, sig)
 	}
 }
@@ -77,13 +77,10 @@ func TestGuideSampleSpmiSupl(t *testing.T) {
 	d := startDaemon(t, "")
 	cmd := startSample(t, bin, d.RunDir)
 	eventually(t, "SpmiSupl registered", func() bool { return d.Node("DDS/IBM/Test/gadgets") != nil })
-	deadline := time.Now().Add(15 * time.Second) // the sample sleeps 5 s first
-	for time.Now().Before(deadline) {
-		if n := d.Node("DDS/IBM/Moretest/SubTest/queue"); n != nil && n.Current().Uint64() == 4 {
-			break
-		}
-		time.Sleep(50 * time.Millisecond)
-	}
+	eventually(t, "queue = 4 (the sample sleeps 5 s first)", func() bool {
+		n := d.Node("DDS/IBM/Moretest/SubTest/queue")
+		return n != nil && n.Current().Uint64() == 4
+	})
 	d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)
 	d.want(t, "DDS/IBM/Test/widgets", "99.2.220.2", 2)
 	d.want(t, "DDS/IBM/Moretest/SubTest/level", "99.2.221.222.1", 3)

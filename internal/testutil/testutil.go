@@ -8,6 +8,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strings"
 	"sync"
 	"syscall"
 	"testing"
@@ -90,4 +91,18 @@ func (s *Buffer) String() string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	return s.b.String()
+}
+
+// Tail returns the last n lines of s, for a failing test's report of a
+// child's log.
+func Tail(s string, n int) string {
+	s = strings.TrimRight(s, "\n")
+	i := len(s)
+	for ; n > 0 && i > 0; n-- {
+		i = strings.LastIndexByte(s[:i], '\n')
+		if i < 0 {
+			return s
+		}
+	}
+	return s[i+1:]
 }

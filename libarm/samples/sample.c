@@ -1,10 +1,24 @@
 /*****************************************************************************/
 /* sample.c - the ARM 2.0 SDK's sample program, as the SDK guide prints it   */
-/* (K&R style included); it builds against our arm.h unchanged.              */
+/* (K&R style included); it builds against our arm.h unchanged. Ours alone: */
+/* banner(), which says on stderr what the program does and where to look.   */
 /*****************************************************************************/
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "arm.h"
+/* The SDK's sample prints nothing and runs until killed: say so first. */
+void banner()
+{
+   const char *d = getenv("SUBAGENT_RUN_DIR");
+   fprintf(stderr, "arm-sample: the ARM 2.0 SDK's sample: a 1-second Sample_transaction, again and again, until killed\n");
+   if (d && *d)
+      fprintf(stderr, "arm-sample: libarm reports it to the subagent daemon at %s/arm.sock", d);
+   else
+      fprintf(stderr, "arm-sample: libarm reports it to the subagent daemon at $XDG_RUNTIME_DIR/subagent/arm.sock, else /run/subagent/arm.sock");
+   fprintf(stderr, " (no daemon there: it measures nothing, silently)\n");
+   fprintf(stderr, "arm-sample: see it: subagent get RTime/ARM/ARMsampleprogram/Sample_transaction/count; ARM_LOGFILE=/dev/stderr logs each call\n");
+}
 int32 appl_id = -1; /* Unique indentifer for the application */
 int32 tran_id = -1; /* Unique identifier for the transaction */
 void init()
@@ -38,6 +52,7 @@ void transaction()
 main()
 {
    int continue_processing = 1;
+   banner();
    init();
    while (continue_processing)
    {

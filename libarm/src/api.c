@@ -43,6 +43,29 @@ static void host_addr(uint8_t out[4])
     freeifaddrs(ifs);
 }
 
+/* env_seconds reads a number of seconds ("2", "0.05") from the
+ * environment into nanoseconds, at most max_s; anything else is def. No
+ * strtod: the application's locale could want a decimal comma. */
+static uint64_t env_seconds(const char *name, uint64_t def, uint64_t max_s)
+{
+    const char *p = getenv(name);
+    uint64_t whole = 0, frac = 0, scale = 1000000000u;
+    if (!p || *p < '0' || *p > '9')
+        return def;
+    for (; *p >= '0' && *p <= '9'; p++)
+        if ((whole = whole * 10 + (uint64_t)(*p - '0')) > max_s)
+            return max_s * 1000000000u;
+    if (*p == '.')
+        for (p++; *p >= '0' && *p <= '9'; p++)
+            if (scale > 1) {
+                scale /= 10;
+                frac += (uint64_t)(*p - '0') * scale;
+            }
+    if (*p)
+        return def;
+    return whole * 1000000000u + frac;
+}
+
 static void setup(void)
 {
     const char *inv = getenv("INVOKE_ARM");
@@ -57,13 +80,17 @@ static void setup(void)
     ar_g.inst = m == MAP_FAILED ? NULL : m;
     host_addr(ar_g.addr);
     ar_g.agent = (uint16_t)getpid();
+    ar_g.retry_ns = env_seconds("ARM_RETRY", 1000000000u, 3600);
+    if (ar_g.retry_ns < 10000000u)
+        ar_g.retry_ns = 10000000u; /* 10 ms: never a busy loop on the daemon */
+    ar_g.wait_ns = env_seconds("ARM_CONNECT_WAIT", 0, 3600);
 }
 
 void ar_setup(void) { pthread_once(&setup_once, setup); }
 
 static void connect_first(void)
 {
-    ar_connect();
+    ar_connect_first(ar_g.wait_ns);
     ar_start_thread();
 }
 

@@ -27,12 +27,14 @@ static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get3
 /* trusted is trustdir.Check (Go) for the directory of socket path p: not
  * a symlink, not writable by group or others, and owned by root or us, or
  * inside a parent owned by root and closed to group and others. Else it
- * sets errno to EACCES, logs why once (ARM_LOGFILE) and returns 0. A
- * missing directory is left to connect, which fails with ENOENT. */
+ * sets errno to EACCES, logs why (ARM_LOGFILE) when the reason is not the
+ * one logged last, and returns 0. A missing directory is left to connect,
+ * which fails with ENOENT. Only the connecting thread calls it: arm_init's
+ * first registration, then the watch thread. */
 static int trusted(const char *p)
 {
-    static atomic_int logged;
-    char d[108], up[108], why[256] = "";
+    static char logged[512];
+    char d[108], up[108], why[256] = "", line[512];
     struct stat st, ps;
     size_t l = strnlen(p, sizeof d - 1);
     memcpy(d, p, l);
@@ -63,8 +65,11 @@ static int trusted(const char *p)
                  (unsigned)st.st_uid, (unsigned)geteuid(), up);
     if (!why[0])
         return 1;
-    if (!atomic_exchange(&logged, 1))
-        ar_log("arm: not connecting to %s: directory %s is not trusted: %s", p, d, why);
+    snprintf(line, sizeof line, "arm: not connecting to %s: directory %s is not trusted: %s", p, d, why);
+    if (strcmp(line, logged) != 0) {
+        memcpy(logged, line, sizeof logged);
+        ar_log("%s", line);
+    }
     errno = EACCES;
     return 0;
 }
@@ -182,9 +187,10 @@ out:
     return r;
 }
 
-/* ar_connect tries each socket once; on success the names are published
- * into the new file and it becomes current. Returns 1 when connected. */
-int ar_connect(void)
+/* ar_connect tries each socket once, each exchange bounded by timeout_ns;
+ * on success the names are published into the new file and it becomes
+ * current. Returns 1 when connected. */
+int ar_connect(uint64_t timeout_ns)
 {
     char paths[3][108];
     int n = sockets(paths);
@@ -194,7 +200,7 @@ int ar_connect(void)
             return 0;
         struct sockaddr_un a = { .sun_family = AF_UNIX };
         memcpy(a.sun_path, paths[i], strnlen(paths[i], sizeof a.sun_path - 1));
-        struct timeval tv = { 2, 0 };
+        struct timeval tv = { (time_t)(timeout_ns / 1000000000u), (suseconds_t)(timeout_ns % 1000000000u / 1000) };
         setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
         setsockopt(s, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
         struct ar_ring *r = NULL;
@@ -217,13 +223,41 @@ int ar_connect(void)
         ar_add64(r, AR_OFF_NOSLOT, atomic_exchange(&ar_g.noslot, 0));
         atomic_store_explicit(&ar_g.ring, r, memory_order_release);
         pthread_mutex_unlock(&ar_g.mu);
+        ar_log("arm: connected to %s", paths[i]);
         return 1;
     }
     return 0;
 }
 
-/* The thread waits for the daemon to close, then retries every second,
- * or more and more rarely while the daemon refuses. */
+static void sleep_ns(uint64_t ns)
+{
+    struct timespec ts = { (time_t)(ns / 1000000000u), (long)(ns % 1000000000u) };
+    while (nanosleep(&ts, &ts) != 0 && errno == EINTR)
+        ;
+}
+
+/* ar_connect_first is arm_init's first registration: one attempt, or with
+ * ARM_CONNECT_WAIT one every retry period until the daemon answers (with
+ * a Welcome or a refusal) or wait_ns is over. An attempt may take the rest
+ * of the wait: a daemon slow to answer is waited for, not given up on. */
+void ar_connect_first(uint64_t wait_ns)
+{
+    uint64_t end = ar_now() + wait_ns;
+    for (;;) {
+        uint64_t now = ar_now(), left = end > now ? end - now : 0;
+        int n = atomic_load(&refusals);
+        if (ar_connect(left > AR_IO_TIMEOUT ? left : AR_IO_TIMEOUT) || atomic_load(&refusals) != n)
+            return;
+        now = ar_now();
+        if (now >= end)
+            return;
+        sleep_ns(end - now < ar_g.retry_ns ? end - now : ar_g.retry_ns);
+    }
+}
+
+/* The thread waits for the daemon to close, then retries every retry
+ * period (ARM_RETRY, 1 s by default), or after 10, 20, ... up to 300
+ * periods while the daemon refuses. */
 static void *watch(void *arg)
 {
     (void)arg;
@@ -241,9 +275,8 @@ static void *watch(void *arg)
             pthread_mutex_unlock(&ar_g.mu);
         }
         int n = atomic_load(&refusals);
-        struct timespec ts = { n == 0 ? 1 : n >= 6 ? 300 : 10 << (n - 1), 0 };
-        nanosleep(&ts, NULL);
-        if (!atomic_load(&ar_g.ring) && (ar_connect() || atomic_load(&refusals) == n))
+        sleep_ns(ar_g.retry_ns * (n == 0 ? 1 : n >= 6 ? 300 : 10u << (n - 1)));
+        if (!atomic_load(&ar_g.ring) && (ar_connect(AR_IO_TIMEOUT) || atomic_load(&refusals) == n))
             atomic_store(&refusals, 0);
     }
     return NULL;

@@ -142,6 +142,8 @@ struct ar_global {
     pthread_mutex_t logmu;
     uint8_t addr[4];
     uint16_t agent; /* the PID, for correlators */
+    uint64_t retry_ns; /* ARM_RETRY: between reconnection attempts */
+    uint64_t wait_ns;  /* ARM_CONNECT_WAIT: how long arm_init waits for the daemon */
 };
 
 extern struct ar_global ar_g;
@@ -163,7 +165,9 @@ void ar_bad_buffer(void);
 void ar_no_slot(void);
 
 /* conn.c */
-int ar_connect(void);
+#define AR_IO_TIMEOUT 2000000000u /* ns: a registration's exchange, unless waiting longer */
+int ar_connect(uint64_t timeout_ns);
+void ar_connect_first(uint64_t wait_ns);
 void ar_start_thread(void);
 
 /* buffer.c */

@@ -11,7 +11,6 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
-	"slices"
 	"strings"
 	"testing"
 )
@@ -45,29 +44,43 @@ func Require(t testing.TB, tools ...string) {
 	}
 }
 
-// BaseDirs returns the directories holding the imported modules: the
-// system's when all of them are installed, otherwise the stand-ins.
+// BaseDirs returns a directory of the test's own holding just the
+// imported modules: the system's copies when all of them are installed,
+// otherwise the stand-ins. The tools never see the rest of a system MIB
+// folder, whose other modules (snmp-mibs-downloader installs about 300,
+// some importing modules kept elsewhere) would make their results depend
+// on the machine.
 func BaseDirs(t testing.TB) []string {
 	t.Helper()
-	var dirs []string
+	var found []string
 	for _, mod := range Imported {
-		d := findModule(mod)
-		if d == "" {
+		f := findModule(mod)
+		if f == "" {
 			return []string{standinDir(t)}
 		}
-		if !slices.Contains(dirs, d) {
-			dirs = append(dirs, d)
+		found = append(found, f)
+	}
+	dir := t.TempDir()
+	for _, f := range found {
+		b, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644); err != nil {
+			t.Fatal(err)
 		}
 	}
-	t.Logf("using the system's IETF modules in %s", strings.Join(dirs, ":"))
-	return dirs
+	t.Logf("using the system's IETF modules %s", strings.Join(found, " "))
+	return []string{dir}
 }
 
+// findModule returns the file of the system's copy of mod, "" when none.
 func findModule(mod string) string {
 	for _, d := range systemDirs {
 		for _, ext := range []string{"", ".txt", ".my", ".mib"} {
-			if st, err := os.Stat(filepath.Join(d, mod+ext)); err == nil && st.Mode().IsRegular() {
-				return d
+			f := filepath.Join(d, mod+ext)
+			if st, err := os.Stat(f); err == nil && st.Mode().IsRegular() {
+				return f
 			}
 		}
 	}

@@ -5,6 +5,9 @@
 //
 // armload -for DURATION runs Start/Stop pairs of "Go Pair"/"pair" on one
 // goroutine in a tight loop for that long and prints "pairs <count>".
+//
+// Either way it first waits up to ARM_CONNECT_WAIT seconds (5 when unset)
+// for the daemon to register it.
 package main
 
 import (
@@ -28,11 +31,8 @@ func main() {
 	}
 	threads, _ := strconv.Atoi(os.Args[1])
 	each, _ := strconv.Atoi(os.Args[2])
-	ag := arm.Open(nil)
+	ag := open()
 	defer ag.Close()
-	for i := 0; i < 50 && !ag.Connected(); i++ {
-		time.Sleep(100 * time.Millisecond)
-	}
 	app := ag.App("Go Load Test", "*")
 	tr := app.Transaction("Load Transaction", "many goroutines",
 		arm.Metric{Field: 1, Type: arm.Counter32, Name: "records written"},
@@ -68,7 +68,7 @@ func tight(span string) {
 		fmt.Fprintln(os.Stderr, "armload -for:", err)
 		os.Exit(2)
 	}
-	ag := arm.Open(nil)
+	ag := open()
 	defer ag.Close()
 	app := ag.App("Go Pair", "")
 	tr := app.Transaction("pair", "")
@@ -81,4 +81,14 @@ func tight(span string) {
 	}
 	app.End()
 	fmt.Println("pairs", pairs, "connected", ag.Connected())
+}
+
+// open registers with the daemon, waiting for its answer: ARM_CONNECT_WAIT
+// when set (Options.Wait 0 reads it), else 5 s.
+func open() *arm.Agent {
+	var opts arm.Options
+	if os.Getenv("ARM_CONNECT_WAIT") == "" {
+		opts.Wait = 5 * time.Second
+	}
+	return arm.Open(&opts)
 }

@@ -1,0 +1,292 @@
+package responder
+
+import (
+	"fmt"
+	"net/netip"
+	"slices"
+	"strings"
+	"sync"
+	"testing"
+	"testing/synctest"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// moment is a handle a momentSource gives out.
+type moment struct {
+	n  uint64
+	at time.Time // when its data was "collected"
+}
+
+// momentSource makes a new moment each time it is asked for the current
+// one. Moment n's table (base.2.<column>.<row>, columns 1 and 2) has the
+// rows n to n+4, every cell holding n: a walk that mixes moments shows
+// cells of other values, and rows with one column only.
+type momentSource struct {
+	mu    sync.Mutex
+	n     uint64
+	fresh int // calls for the current moment
+}
+
+func tableOf(t testing.TB, m *moment) asn1tree.View {
+	var e []asn1tree.Entry[asn1tree.Value]
+	for col := uint32(1); col <= 2; col++ {
+		for row := m.n; row < m.n+5; row++ {
+			e = append(e, asn1tree.Entry[asn1tree.Value]{OID: oid(base).Append(2, col, uint32(row)), Val: asn1tree.Gauge(uint32(m.n))})
+		}
+	}
+	e = append(e, asn1tree.Entry[asn1tree.Value]{OID: oid(base).Append(3, 0), Val: asn1tree.Int(1)})
+	tr, err := asn1tree.Build(e)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return datedView{View: tr, at: m.at}
+}
+
+// datedView tells when its data was collected, as spmi's answers do.
+type datedView struct {
+	asn1tree.View
+	at time.Time
+}
+
+func (v datedView) DataTime() time.Time { return v.at }
+
+func (s *momentSource) source(t testing.TB) asn1tree.Source {
+	return func(at any) (asn1tree.View, any) {
+		m, _ := at.(*moment)
+		if m == nil {
+			s.mu.Lock()
+			s.n++
+			s.fresh++
+			m = &moment{n: s.n, at: time.Now()}
+			s.mu.Unlock()
+		}
+		return tableOf(t, m), m
+	}
+}
+
+func (s *momentSource) current() uint64 {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.n
+}
+
+func newWalkResponder(t testing.TB, src *momentSource) *Responder {
+	t.Helper()
+	r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0"}, src.source(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// askFrom answers one request as if it came from peer.
+func askFrom(t *testing.T, r *Responder, peer netip.AddrPort, req []byte) *gosnmp.SnmpPacket {
+	t.Helper()
+	s := scratch{from: peer}
+	out := r.handle(req, &s)
+	if out == nil {
+		t.Fatalf("no response (%v)", s.why)
+	}
+	return checkResponse(t, r, req, out)
+}
+
+// walkTable walks the table under base.2 one column after the other, as
+// snmptable does, with GetNext or with GetBulk of maxRep repetitions, and
+// calls between after each request. It returns the cells by
+// "column.row" with their values, and the number of requests.
+func walkTable(t *testing.T, r *Responder, peer netip.AddrPort, maxRep uint32, between func()) (map[string]uint64, int) {
+	t.Helper()
+	table := "." + base + ".2."
+	cells := map[string]uint64{}
+	next := base + ".2"
+	for n := 1; n <= 100; n++ {
+		req := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, next)
+		if maxRep > 0 {
+			req = reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 0, maxRep, next)
+		}
+		p := askFrom(t, r, peer, req)
+		between()
+		for _, v := range p.Variables {
+			cell, ok := strings.CutPrefix(v.Name, table)
+			if !ok {
+				return cells, n
+			}
+			cells[cell] = gosnmp.ToBigInt(v.Value).Uint64()
+			next = v.Name
+		}
+	}
+	t.Fatal("the walk does not end")
+	return nil, 0
+}
+
+// checkOneMoment checks that cells are moment n's whole table.
+func checkOneMoment(t *testing.T, what string, cells map[string]uint64, n uint64) {
+	t.Helper()
+	var want []string
+	for col := 1; col <= 2; col++ {
+		for row := n; row < n+5; row++ {
+			want = append(want, fmt.Sprintf("%d.%d", col, row))
+		}
+	}
+	var got []string
+	for c, v := range cells {
+		got = append(got, c)
+		if v != n {
+			t.Errorf("%s: cell %s from moment %d, the walk started at %d", what, c, v, n)
+		}
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("%s: cells %v, moment %d has %v", what, got, n, want)
+	}
+}
+
+// A walk across requests is answered from its first request's moment,
+// while another manager's requests in between make new moments; a new
+// walk gets the current moment.
+func TestWalkAnsweredFromOneMoment(t *testing.T) {
+	for _, c := range []struct {
+		name   string
+		maxRep uint32
+	}{{"GetNext", 0}, {"GetBulk", 3}} {
+		t.Run(c.name, func(t *testing.T) {
+			synctest.Test(t, func(t *testing.T) {
+				src := &momentSource{}
+				r := newWalkResponder(t, src)
+				a := netip.MustParseAddrPort("127.0.0.1:4000")
+				b := netip.MustParseAddrPort("127.0.0.1:4001") // another manager
+				other := func() {
+					// b's requests start walks: a new moment each.
+					askFrom(t, r, b, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base+".2"))
+					time.Sleep(time.Second)
+				}
+				for round := range 2 {
+					start := src.current() + 1
+					before := src.fresh
+					cells, reqs := walkTable(t, r, a, c.maxRep, other)
+					checkOneMoment(t, fmt.Sprintf("walk %d", round+1), cells, start)
+					// One moment for a's walk, one for each request of b's.
+					if got := src.fresh - before; reqs < 3 || got != reqs+1 {
+						t.Errorf("%d current moments for a walk of %d requests, want 1 for it and %d for b's", got, reqs, reqs)
+					}
+				}
+			})
+		})
+	}
+}
+
+// A walk that pauses for longer than the gap goes on from a fresh moment:
+// its rows then show the later moment.
+func TestWalkAfterTheGapIsFresh(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &momentSource{}
+		r := newWalkResponder(t, src)
+		a := netip.MustParseAddrPort("127.0.0.1:4000")
+		get := func(o string) *gosnmp.SnmpPacket {
+			return askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, o))
+		}
+		p := get(base + ".2")
+		if v := gosnmp.ToBigInt(p.Variables[0].Value).Uint64(); v != 1 {
+			t.Fatalf("first request from moment %d", v)
+		}
+		time.Sleep(asn1tree.DefaultWalkGap)
+		p = get(p.Variables[0].Name)
+		if v := gosnmp.ToBigInt(p.Variables[0].Value).Uint64(); v != 1 {
+			t.Fatalf("a request %v after the last goes on from moment %d, want 1", asn1tree.DefaultWalkGap, v)
+		}
+		time.Sleep(asn1tree.DefaultWalkGap + time.Millisecond)
+		p = get(p.Variables[0].Name)
+		if v := gosnmp.ToBigInt(p.Variables[0].Value).Uint64(); v != 2 {
+			t.Fatalf("a request after more than the gap from moment %d, want the fresh 2", v)
+		}
+		// A Get is always of the current moment, and does not end a walk.
+		g := askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetRequest, 0, 0, base+".3.0"))
+		if g.Variables[0].Type != gosnmp.Integer || src.current() != 3 {
+			t.Fatalf("Get answered %v from moment %d", g.Variables[0], src.current())
+		}
+		p = get(p.Variables[0].Name)
+		if v := gosnmp.ToBigInt(p.Variables[0].Value).Uint64(); v != 2 {
+			t.Fatalf("the walk goes on from moment %d after a Get, want 2", v)
+		}
+	})
+}
+
+// The stats tell how old the data of the last answer was, and the largest
+// of the last minute or so: a walk kept on one moment ages with it.
+func TestDataAge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &momentSource{}
+		r := newWalkResponder(t, src)
+		a := netip.MustParseAddrPort("127.0.0.1:4000")
+		p := askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base+".2"))
+		if c := r.Stats().Snapshot(); c.DataAge != 0 || c.MaxDataAge != 0 {
+			t.Errorf("fresh data: age %v, largest %v", c.DataAge, c.MaxDataAge)
+		}
+		time.Sleep(3 * time.Second)
+		askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, p.Variables[0].Name))
+		if c := r.Stats().Snapshot(); c.DataAge != 3*time.Second || c.MaxDataAge != 3*time.Second {
+			t.Errorf("a walk's moment 3 s on: age %v, largest %v", c.DataAge, c.MaxDataAge)
+		}
+		askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetRequest, 0, 0, base+".3.0"))
+		if c := r.Stats().Snapshot(); c.DataAge != 0 || c.MaxDataAge != 3*time.Second {
+			t.Errorf("then a fresh answer: age %v, largest %v", c.DataAge, c.MaxDataAge)
+		}
+		time.Sleep(2 * time.Minute)
+		if c := r.Stats().Snapshot(); c.MaxDataAge != 0 {
+			t.Errorf("2 minutes on the largest age is still %v", c.MaxDataAge)
+		}
+	})
+}
+
+// Following walks allocates nothing per request once grown.
+func TestWalksAllocateNothing(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		tr := fixtureTree(t)
+		m := &moment{n: 1}
+		src := func(any) (asn1tree.View, any) { return tr, m }
+		r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0"}, src, nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		first := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 0, 20, base)
+		cont := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 0, 20, rowOID(10))
+		s := scratch{from: netip.MustParseAddrPort("127.0.0.1:4000")}
+		for range asn1tree.DefaultWalkMax + 1 { // grow the scratch and the walks
+			r.handle(first, &s)
+			r.handle(cont, &s)
+		}
+		if n := testing.AllocsPerRun(100, func() {
+			r.handle(first, &s)
+			r.handle(cont, &s)
+		}); n != 0 {
+			t.Errorf("%v allocations per request", n)
+		}
+	})
+}
+
+// A GetBulk's walk is told by its first repeater, not by a non-repeater
+// (a manager may ask for sysUpTime in every request).
+func TestBulkWalkFollowsTheRepeaters(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := &momentSource{}
+		r := newWalkResponder(t, src)
+		a := netip.MustParseAddrPort("127.0.0.1:4000")
+		p := askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 1, 2, base+".2", base+".2"))
+		last := p.Variables[len(p.Variables)-1].Name
+		askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base)) // another walk
+		p = askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 1, 2, base+".2", last))
+		for _, v := range p.Variables {
+			if got := gosnmp.ToBigInt(v.Value).Uint64(); got != 1 {
+				t.Errorf("%s from moment %d, want the walk's 1", v.Name, got)
+			}
+		}
+		if src.current() != 2 {
+			t.Errorf("%d moments made, want 2", src.current())
+		}
+	})
+}

@@ -1,0 +1,65 @@
+#!/usr/bin/env bash
+# The test phases of `make test`, each announced as it starts: the daemon's
+# module and the client module with -race, then the 32-bit codecs. A
+# watcher fails the run when anything appears in the system's places
+# (/run/subagent, /var/lib/subagent, /tmp/subagent-*) while it runs: tests
+# write only in their own temporary directories.
+#
+# RUN_386=no checks the 32-bit layout without running 386 programs, as on a
+# kernel that cannot (to try that path on a machine that can).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+GO=${GO:-go}
+
+step() { printf '==> %s\n' "$*"; }
+
+watched() { ls -d /run/subagent /var/lib/subagent /tmp/subagent-* 2>/dev/null || true; }
+before=$(watched)
+seen=$(mktemp -d)
+# Polls while this script runs; it stops by itself when the script is gone.
+(
+	while kill -0 $$ 2>/dev/null; do
+		watched >>"$seen/paths"
+		sleep 0.2
+	done
+) &
+watcher=$!
+trap 'kill $watcher 2>/dev/null || true; rm -rf "$seen"' EXIT
+
+step "go test -race: the daemon's module (about 5 minutes; snmpd, snmptrapd and snmp_exporter run on loopback)"
+"$GO" test -race -count=1 -timeout 20m ./...
+step "go test -race: the client module (client/)"
+(cd client && "$GO" test -race -count=1 -timeout 10m ./...)
+
+# 32-bit suppliers share the file layout: the codecs on 386 too, run when
+# this kernel runs 386 programs (some 64-bit kernels have IA32 emulation
+# off, arm64 has none), otherwise built and checked at compile time.
+printf 'package main\n\nfunc main() {}\n' >"$seen/probe.go"
+runs386=no
+if [ "${RUN_386:-}" != no ] && GOARCH=386 "$GO" build -o "$seen/probe" "$seen/probe.go" && "$seen/probe" 2>/dev/null; then
+	runs386=yes
+fi
+if [ $runs386 = yes ]; then
+	step "32-bit: the DDS codecs' tests as 386 programs"
+	GOARCH=386 "$GO" test -count=1 ./dds/
+	(cd client && GOARCH=386 "$GO" test -count=1 ./ddswire/ ./ddsclient/)
+else
+	step "32-bit: 386 programs do not run here (or RUN_386=no); instead: go vet and the test binaries of dds, ddswire and ddsclient built for 386, with SpmiShare's layout checked as they compile (client/ddswire/layout.go)"
+	GOARCH=386 "$GO" vet ./dds/
+	GOARCH=386 "$GO" test -c -o "$seen/dds.test" ./dds/
+	(cd client && GOARCH=386 "$GO" vet ./ddswire/ ./ddsclient/ &&
+		GOARCH=386 "$GO" test -c -o "$seen/ddswire.test" ./ddswire/ &&
+		GOARCH=386 "$GO" test -c -o "$seen/ddsclient.test" ./ddsclient/)
+fi
+
+kill $watcher 2>/dev/null || true
+wait $watcher 2>/dev/null || true
+appeared=$({ sort -u "$seen/paths" 2>/dev/null; watched; } | sort -u | grep -vxF -f <(printf '%s\n' "$before") || true)
+if [ -n "$appeared" ]; then
+	echo "make test: these appeared during the run; tests must write only in their own temporary directories:" >&2
+	printf '  %s\n' $appeared >&2
+	# The run made them: remove what is left so that the next run starts clean.
+	for p in $appeared; do rm -rf -- "$p"; done
+	exit 1
+fi
+step "all tests passed; nothing was left in /run/subagent, /var/lib/subagent or /tmp/subagent-*"
