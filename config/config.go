@@ -75,11 +75,20 @@ type AgentXSession struct {
 	Description  string        `mapstructure:"description"`
 }
 
-// Refresh configures when the hierarchy is rebuilt.
+// Refresh configures when values are read from their sources.
 type Refresh struct {
-	MinAge   time.Duration `mapstructure:"min_age"`
-	Interval time.Duration `mapstructure:"interval"`
-	SNMPWait time.Duration `mapstructure:"snmp_wait"`
+	MinAge   time.Duration  `mapstructure:"min_age"`
+	Interval time.Duration  `mapstructure:"interval"`
+	SNMPWait time.Duration  `mapstructure:"snmp_wait"`
+	Apart    []RefreshApart `mapstructure:"apart"`
+	WarmFor  time.Duration  `mapstructure:"warm_for"`
+}
+
+// RefreshApart gives a top-level context that is costly to read an age of
+// its own: it is read apart from requests, which never wait for it.
+type RefreshApart struct {
+	Context string        `mapstructure:"context"`
+	MaxAge  time.Duration `mapstructure:"max_age"`
 }
 
 // Host configures the host statistics.
@@ -271,8 +280,28 @@ func (c *Config) finish() error {
 	if c.Refresh.MinAge < 0 || c.Refresh.Interval < 0 || c.Refresh.SNMPWait < 0 {
 		bad("refresh", "durations must not be negative")
 	}
+	if c.Refresh.MinAge > 10*time.Second {
+		bad("refresh.min_age", "%v is above 10s; a reader asking for values newer than its last ones waits up to min_age, and clients give up after 30s", c.Refresh.MinAge)
+	}
 	if c.Refresh.SNMPWait > 900*time.Millisecond {
 		bad("refresh.snmp_wait", "%v is above 900ms; the AgentX master gives up after 1s", c.Refresh.SNMPWait)
+	}
+	if w := c.Refresh.WarmFor; w < time.Second || w > 24*time.Hour {
+		bad("refresh.warm_for", "%v is not from 1s to 24h", w)
+	}
+	seen := map[string]bool{}
+	for i, a := range c.Refresh.Apart {
+		key := fmt.Sprintf("refresh.apart[%d]", i)
+		switch {
+		case a.Context == "" || strings.Contains(a.Context, "/"):
+			bad(key+".context", "%q is not the name of a top-level context", a.Context)
+		case seen[a.Context]:
+			bad(key+".context", "%q is listed twice", a.Context)
+		}
+		seen[a.Context] = true
+		if a.MaxAge < time.Second || a.MaxAge > time.Hour {
+			bad(key+".max_age", "%v is not from 1s to 1h", a.MaxAge)
+		}
 	}
 	if c.Host.StatfsTimeout <= 0 {
 		bad("host.statfs_timeout", "%v must be positive", c.Host.StatfsTimeout)

@@ -141,3 +141,35 @@ func TestErrorsSayWhatIsAllowed(t *testing.T) {
 		t.Errorf("bad duration from the environment: %v", err)
 	}
 }
+
+// Contexts read apart: Proc by default; a file's list replaces it, and
+// each item is checked.
+func TestRefreshApart(t *testing.T) {
+	c, err := load(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(c.Refresh.Apart) != 1 || c.Refresh.Apart[0] != (RefreshApart{Context: "Proc", MaxAge: 5 * time.Second}) ||
+		c.Refresh.WarmFor != 10*time.Minute || c.Refresh.SNMPWait != 500*time.Millisecond {
+		t.Fatalf("defaults: %+v", c.Refresh)
+	}
+	c, err = load(t, "refresh:\n  apart:\n    - {context: FS, max_age: 10s}\n")
+	if err != nil || len(c.Refresh.Apart) != 1 || c.Refresh.Apart[0].Context != "FS" {
+		t.Fatalf("a file's list: %+v %v", c.Refresh.Apart, err)
+	}
+	if c, err = load(t, "refresh:\n  apart: []\n"); err != nil || len(c.Refresh.Apart) != 0 {
+		t.Fatalf("an empty list: %+v %v", c.Refresh.Apart, err)
+	}
+	for yaml, want := range map[string]string{
+		"refresh:\n  apart:\n    - {context: Proc, max_age: 100ms}\n":                                  "refresh.apart[0].max_age: 100ms is not from 1s to 1h",
+		"refresh:\n  apart:\n    - {context: Proc/pid, max_age: 5s}\n":                                 `refresh.apart[0].context: "Proc/pid" is not the name of a top-level context`,
+		"refresh:\n  apart:\n    - {context: Proc, max_age: 5s}\n    - {context: Proc, max_age: 9s}\n": `refresh.apart[1].context: "Proc" is listed twice`,
+		"refresh:\n  apart:\n    - {context: Proc, maxage: 5s}\n":                                      "maxage",
+		"refresh:\n  min_age: 11s\n":                                                                   "refresh.min_age: 11s is above 10s",
+		"refresh:\n  warm_for: 0s\n":                                                                   "refresh.warm_for: 0s is not from 1s to 24h",
+	} {
+		if _, err := load(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+}

@@ -106,9 +106,11 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 }
 
 // A statset read through the socket asks for values newer than its
-// previous read: the daemon refreshes even within its minimum age.
+// previous read: the daemon reads them again once the previous ones are
+// min_age old, not sooner.
 func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
-	dir, _ := startServerMinAge(t, time.Hour)
+	const minAge = 200 * time.Millisecond
+	dir, _ := startServerMinAge(t, minAge)
 	c, err := Dial(dir)
 	if err != nil {
 		t.Fatal(err)
@@ -125,15 +127,54 @@ func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if v := r.Values[0]; r.Elapsed <= 0 || !v.HasRate || v.Change != 100 {
-			t.Fatalf("read %d: elapsed %v, %+v", i+2, r.Elapsed, v)
+		if v := r.Values[0]; r.Elapsed < minAge || !v.HasRate || v.Change != 100 {
+			t.Fatalf("read %d: elapsed %v, %+v; want at least %v and one collection's change", i+2, r.Elapsed, v, minAge)
 		}
 	}
-	// A plain get is still served from the cached snapshot.
+}
+
+// A plain get is served from the cached snapshot within the minimum age.
+func TestGetWithinTheMinimumAgeIsCached(t *testing.T) {
+	dir, _ := startServerMinAge(t, time.Hour)
+	c, err := Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
 	a, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
 	b, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
 	if !a.Time.Equal(b.Time) {
 		t.Fatal("get without after refreshed within the minimum age")
+	}
+}
+
+// A reader cannot make the daemon read more often than min_age by asking
+// for values after a time to come: its requests wait instead.
+func TestReadersCannotForceReadings(t *testing.T) {
+	const minAge = 100 * time.Millisecond
+	dir, _ := startServerMinAge(t, minAge)
+	c, err := Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	first, err := c.Read(ctx, []string{"CPU/cpu0/idle"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	start := time.Now()
+	var last spmi.Sample
+	for range 10 {
+		if last, err = c.ReadAfter(ctx, []string{"CPU/cpu0/idle"}, time.Now().Add(time.Hour)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	took := time.Since(start)
+	n := (last.Items[0].Value.Uint64() - first.Items[0].Value.Uint64()) / 100
+	if n < 10 || n > 1+uint64(took/minAge) {
+		t.Fatalf("%d readings for 10 requests in %v, want from 10 to %d (one per min_age)", n, took, 1+took/minAge)
 	}
 }
 

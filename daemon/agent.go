@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"runtime"
+	"strings"
 	"sync"
 	"time"
 
@@ -32,6 +33,9 @@ var (
 	}
 	provStats = []spmi.StatDesc{
 		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "agems", Descr: "Age of the values served now (ms); 0: read when asked for", ASN: 2, Max: 60000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "maxagems", Descr: "Age the values may reach before they are read again (ms)", ASN: 3, Max: 60000, Val: spmi.SiQuantity, Units: "milliseconds"},
+		{Name: "apart", Descr: "1: read apart from requests, which never wait for it", ASN: 4, Max: 1, Val: spmi.SiQuantity, Units: "boolean"},
 	}
 )
 
@@ -88,6 +92,13 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
+	// Ages are those of the providers' top-level contexts, which is what
+	// the hierarchy reads together.
+	ages := map[string]spmi.Ages{}
+	for _, g := range a.h.Ages(b.Now()) {
+		ages[g.Context] = g
+	}
+	ms := func(d time.Duration) spmi.Value { return spmi.Float(float64(d) / float64(time.Millisecond)) }
 	// Providers are numbered by their place in the daemon's list, which is
 	// fixed for a given configuration.
 	for i, name := range a.names() {
@@ -95,11 +106,22 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		v := spmi.NoValue
+		vals := []spmi.Value{spmi.NoValue, spmi.NoValue, spmi.NoValue, spmi.NoValue}
 		if d, ok := st.ProviderDur[name]; ok {
-			v = spmi.Float(float64(d) / float64(time.Millisecond))
+			vals[0] = ms(d)
 		}
-		if err := b.Stat(inst, &provStats[0], v); err != nil {
+		top, _, _ := strings.Cut(name, "/")
+		if g, ok := ages[top]; ok {
+			apart := uint64(0)
+			if g.Apart {
+				apart = 1
+			}
+			if top == agentCx.Name {
+				g.Age = 0 // read now, by this very collection
+			}
+			vals[1], vals[2], vals[3] = ms(g.Age), spmi.Uint(uint64(g.MaxAge/time.Millisecond)), spmi.Uint(apart)
+		}
+		if err := b.Stats(inst, provStats, vals); err != nil {
 			return err
 		}
 	}

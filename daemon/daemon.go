@@ -55,7 +55,15 @@ func NewHierarchy(c *config.Config, num *spmi.Numbering, log *slog.Logger) (*spm
 	if err != nil {
 		return nil, nil, fmt.Errorf("configuration: %w", hostKeyErr(err))
 	}
-	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, Numbering: num, Logger: log, Views: views(c.Views)})
+	maxAge := map[string]time.Duration{}
+	for i, a := range c.Refresh.Apart {
+		if !known[a.Context] {
+			return nil, nil, fmt.Errorf("configuration: refresh.apart[%d].context: %q is not one of %s", i, a.Context, strings.Join(hoststats.Names(), ", "))
+		}
+		maxAge[a.Context] = a.MaxAge
+	}
+	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, MaxAge: maxAge, WarmFor: c.Refresh.WarmFor,
+		Numbering: num, Logger: log, Views: views(c.Views)})
 	for _, p := range provs {
 		h.Add(p)
 	}
@@ -212,7 +220,7 @@ func (d *Daemon) Run(ctx context.Context) error {
 	}
 	srv := &control.Server{H: d.h, Log: d.log, Version: Version, Access: controlAccess(d.cfg.Control)}
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
-	start("refresh", func(ctx context.Context) error { d.refreshLoop(ctx); return nil })
+	start("refresh", func(ctx context.Context) error { d.h.Run(ctx, d.cfg.Refresh.Interval); return nil })
 	start("hotsets", func(ctx context.Context) error { return d.hot.run(ctx, d.h) })
 	if serveDDS != nil {
 		start("dds", serveDDS)
@@ -243,28 +251,6 @@ func (d *Daemon) Run(ctx context.Context) error {
 	wg.Wait()
 	d.log.Info("stopped")
 	return runErr
-}
-
-// refreshLoop refreshes in the background and logs when the set of
-// top-level contexts or the size of the tree changes notably.
-func (d *Daemon) refreshLoop(ctx context.Context) {
-	if d.cfg.Refresh.Interval <= 0 {
-		<-ctx.Done()
-		return
-	}
-	t := time.NewTicker(d.cfg.Refresh.Interval)
-	defer t.Stop()
-	last := d.h.Current().NumStats
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			s := d.h.RefreshBackground()
-			d.log.Debug("refreshed", "statistics", s.NumStats, "previous", last, "took", d.h.Stats().LastTook)
-			last = s.NumStats
-		}
-	}
 }
 
 func (d *Daemon) logServes(s *spmi.Snapshot) {

@@ -77,7 +77,8 @@ func (p Provider) Collect(b *spmi.Builder) error {
 			return err
 		}
 		s := &h.stats
-		resp, avg := spmi.NoValue, spmi.NoValue
+		// No value until the first reply, and readers are told why.
+		resp, avg := spmi.Unmeasured(h.why()), spmi.Unmeasured(h.why())
 		if s.Responses > 0 {
 			resp, avg = spmi.Float(s.LastMillis()), spmi.Float(s.Avg)
 		}
@@ -108,25 +109,6 @@ func NotMeasured(path string) (string, bool) {
 	switch parts[3] {
 	case "resptime", "respavg":
 		return "not measured yet: no echo reply from " + parts[2] + " so far", true
-	}
-	return "", false
-}
-
-// Why tells why a statistic at path has no value, naming what the monitor
-// knows: a name that does not resolve (with the resolver's error) or a
-// send that fails, else no echo reply so far. It answers for the
-// statistics NotMeasured names, while their host has had no reply.
-func (p Provider) Why(path string) (string, bool) {
-	if _, ok := NotMeasured(path); !ok {
-		return "", false
-	}
-	name := strings.Split(strings.Trim(path, "/"), "/")[2]
-	_, hosts := p.M.view()
-	for _, h := range hosts {
-		if h.name == name {
-			why := h.why()
-			return why, why != ""
-		}
 	}
 	return "", false
 }

@@ -11,18 +11,17 @@ import (
 // Builder collects the contexts and statistics of one refresh. Providers
 // add their nodes to it; Finish turns it into an immutable Snapshot.
 type Builder struct {
-	base       asn1tree.OID
-	now        time.Time
-	top        *Node
-	paths      map[string]*Node
-	numbering  *Numbering
-	provider   string
-	failures   map[string]error
-	nstats     int
-	arena      oidArena          // of the nodes' relative OIDs
-	memo       map[string]shared // see Shared
-	background bool
-	views      Views // 0: both
+	base      asn1tree.OID
+	now       time.Time
+	top       *Node
+	paths     map[string]*Node
+	numbering *Numbering
+	provider  string
+	failures  map[string]error
+	nstats    int
+	arena     oidArena          // of the nodes' relative OIDs
+	memo      map[string]shared // see Shared
+	views     Views             // 0: both
 }
 
 // SetViews chooses the views the snapshot serves (ViewBoth by default).
@@ -40,10 +39,6 @@ func NewBuilder(base asn1tree.OID, numbering *Numbering, now time.Time) *Builder
 		paths: map[string]*Node{"": top}, failures: map[string]error{},
 	}
 }
-
-// Background reports whether this refresh is the daemon's own periodic one
-// rather than a read by a consumer.
-func (b *Builder) Background() bool { return b.background }
 
 // Top is the anchor of all contexts.
 func (b *Builder) Top() *Node { return b.top }
@@ -188,7 +183,9 @@ func (b *Builder) Stats(cx *Node, ds []StatDesc, values []Value) error {
 
 // Finish orders the tree and indexes it by OID.
 func (b *Builder) Finish() *Snapshot {
-	return assemble(b.base, b.now, b.finishPart(nil), nil)
+	p := b.finishPart(nil)
+	p.time = b.now
+	return assemble(b.base, b.now, []*part{p})
 }
 
 // finishPart orders the builder's tree and indexes it as one part.

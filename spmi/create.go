@@ -32,9 +32,7 @@ func (h *Hierarchy) Create(path string) (*Node, error) {
 	if n, err := s.Lookup(path); err == nil {
 		return n, nil
 	}
-	h.mu.Lock()
-	provs := append([]Provider(nil), h.providers...)
-	h.mu.Unlock()
+	provs := h.providers()
 	p := cleanPath(path)
 	created := false
 	for _, pr := range provs {

@@ -15,9 +15,7 @@ type Deleter interface {
 // Delete deletes the context at path through the provider that owns it;
 // the next read no longer sees it.
 func (h *Hierarchy) Delete(path string) error {
-	h.mu.Lock()
-	provs := append([]Provider(nil), h.providers...)
-	h.mu.Unlock()
+	provs := h.providers()
 	p := cleanPath(path)
 	for _, pr := range provs {
 		d, ok := pr.(Deleter)

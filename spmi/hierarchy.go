@@ -1,9 +1,9 @@
 package spmi
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -32,8 +32,20 @@ type StableProvider interface {
 
 // Config sets up a Hierarchy.
 type Config struct {
-	Base      asn1tree.OID
-	MinAge    time.Duration // a snapshot younger than this is served as it is
+	Base asn1tree.OID
+	// MinAge is how old values may be when they are served: older ones
+	// are read again first (Fresh), and no reader makes the hierarchy
+	// read them more often (FreshAfter).
+	MinAge time.Duration
+	// MaxAge gives top-level contexts that are costly to read (Proc with
+	// thousands of processes) an age of their own: they are read apart,
+	// in the background, every MaxAge while they are being read (and for
+	// WarmFor after the last read), and no request waits for them.
+	MaxAge map[string]time.Duration
+	// WarmFor is how long after its last read a context with its own
+	// MaxAge is kept that fresh (0: 10 minutes); after that it is read at
+	// the daemon's periodic refresh (Run) and when a read finds it old.
+	WarmFor   time.Duration
 	Numbering *Numbering
 	Logger    *slog.Logger
 	Views     Views // what the SNMP view serves; 0: both (TablesArc)
@@ -41,34 +53,39 @@ type Config struct {
 
 // RefreshStats describe the refreshes a Hierarchy has done.
 type RefreshStats struct {
-	Refreshes   uint64
-	ReadErrors  uint64 // source failures, summed over refreshes
-	LastTook    time.Duration
+	Refreshes   uint64        // snapshots published
+	ReadErrors  uint64        // source failures, summed over the collections
+	LastTook    time.Duration // the last collection of the contexts read on request
 	ProviderDur map[string]time.Duration
 }
 
-// Hierarchy owns the providers and publishes snapshots. It is safe for
-// concurrent use; readers never wait for a refresh unless they ask to.
+// Hierarchy owns the providers and publishes snapshots. Its providers are
+// collected in groups, one per top-level context (providers that add to
+// the same one, RTime/ARM and RTime/LAN, are collected together), each
+// group into a part of its own; a snapshot is the parts of every group,
+// each as old as its group allows. It is safe for concurrent use.
 type Hierarchy struct {
 	cfg Config
 	log *slog.Logger
 
-	mu        sync.Mutex // guards providers and serializes refreshes
-	providers []Provider
-	failing   map[string]string // source -> last error text, to log changes once
+	mu      sync.Mutex // guards groups and their parts, failing, peak; orders publishing
+	groups  []*group
+	failing map[string]string // source -> last error text, to log changes once
+	peak    int               // most statistics since memory was last returned
 
 	// statsMu is separate from mu so that providers may read the
 	// statistics of the previous refresh while a refresh runs.
 	statsMu sync.Mutex
 	stats   RefreshStats
 
-	parts  map[string]*part // the stable providers' last parts, by name
-	peak   int              // most statistics since memory was last returned
-	snap   atomic.Pointer[Snapshot]
-	mem    memoryReturner
-	stale  atomic.Bool   // Invalidate was called since the last refresh began
-	done   chan struct{} // closed when the refresh in flight ends
-	doneMu sync.Mutex
+	snap  atomic.Pointer[Snapshot]
+	mem   memoryReturner
+	stale atomic.Bool // Invalidate was called since the last request refresh began
+
+	flightMu sync.Mutex
+	flight   chan struct{} // closed when the request refresh in flight ends
+
+	wake chan struct{} // a context read apart became warm (Run)
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -79,30 +96,66 @@ func NewHierarchy(cfg Config) *Hierarchy {
 	if cfg.Numbering == nil {
 		cfg.Numbering = NewNumbering("")
 	}
-	return &Hierarchy{cfg: cfg, log: cfg.Logger, failing: map[string]string{}}
+	if cfg.WarmFor <= 0 {
+		cfg.WarmFor = 10 * time.Minute
+	}
+	return &Hierarchy{cfg: cfg, log: cfg.Logger, failing: map[string]string{}, wake: make(chan struct{}, 1)}
 }
 
 // Base is the OID the tree is attached under.
 func (h *Hierarchy) Base() asn1tree.OID { return h.cfg.Base }
 
 // Add registers a provider; its nodes appear from the next refresh on.
+// Providers whose names share the first path element ("RTime/ARM" and
+// "RTime") add to the same top-level context and are collected together.
 func (h *Hierarchy) Add(p Provider) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	h.providers = append(h.providers, p)
+	key, _, _ := strings.Cut(p.Name(), "/")
+	for _, g := range h.groups {
+		if g.name == key && g.stable == nil {
+			if _, ok := p.(StableProvider); !ok {
+				g.provs = append(g.provs, p)
+				return
+			}
+		}
+	}
+	g := &group{name: key, provs: []Provider{p}, maxAge: h.cfg.MaxAge[key], h: h}
+	if sp, ok := p.(StableProvider); ok {
+		g.stable, g.maxAge = sp, 0
+	}
+	h.groups = append(h.groups, g)
 }
 
 // Remove drops the provider with the given name.
 func (h *Hierarchy) Remove(name string) {
 	h.mu.Lock()
 	defer h.mu.Unlock()
-	for i, p := range h.providers {
-		if p.Name() == name {
-			h.providers = append(h.providers[:i:i], h.providers[i+1:]...)
-			delete(h.parts, name)
+	for i, g := range h.groups {
+		for j, p := range g.provs {
+			if p.Name() != name {
+				continue
+			}
+			g.provs = append(g.provs[:j:j], g.provs[j+1:]...)
+			if len(g.provs) == 0 {
+				h.groups = append(h.groups[:i:i], h.groups[i+1:]...)
+			} else {
+				g.dirty = true // read again without it
+			}
 			return
 		}
 	}
+}
+
+// providers lists every provider, in the order added.
+func (h *Hierarchy) providers() []Provider {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []Provider
+	for _, g := range h.groups {
+		out = append(out, g.provs...)
+	}
+	return out
 }
 
 // Stats returns a copy of the refresh statistics.
@@ -117,122 +170,61 @@ func (h *Hierarchy) Stats() RefreshStats {
 	return s
 }
 
+// Ages describes, per top-level context, how old the values of the
+// current snapshot are and how old they may get.
+type Ages struct {
+	Context string
+	Age     time.Duration // at now
+	MaxAge  time.Duration // the context's own age, or MinAge
+	Apart   bool          // read in the background, never waited for
+}
+
+// Ages of the current snapshot's contexts at now.
+func (h *Hierarchy) Ages(now time.Time) []Ages {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	out := make([]Ages, 0, len(h.groups))
+	for _, g := range h.groups {
+		if g.part == nil {
+			continue
+		}
+		a := Ages{Context: g.name, Age: now.Sub(g.part.time), MaxAge: g.maxAge, Apart: g.apart()}
+		if !a.Apart {
+			a.MaxAge = h.cfg.MinAge
+		}
+		if g.stable != nil {
+			a.Age, a.MaxAge = 0, 0 // values read when asked for
+		}
+		out = append(out, a)
+	}
+	return out
+}
+
 // Current returns the last published snapshot without refreshing (nil
 // before the first refresh).
 func (h *Hierarchy) Current() *Snapshot { return h.snap.Load() }
 
-// Refresh builds and publishes a new snapshot now.
-func (h *Hierarchy) Refresh() *Snapshot {
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	return h.refreshLocked(false)
-}
+// Refresh reads every context now, waiting for every part (the first
+// snapshot, tools and tests), and publishes the snapshot.
+func (h *Hierarchy) Refresh() *Snapshot { return h.collect(collectAll) }
 
-// RefreshBackground is Fresh for the daemon's own periodic refresh: the
-// build is marked as nobody's read (Builder.Background), so providers that
-// tell their sources who reads them (DDS's SiShInterval) leave it out.
-func (h *Hierarchy) RefreshBackground() *Snapshot {
-	if s := h.snap.Load(); h.young(s) {
-		return s
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s := h.snap.Load(); h.young(s) {
-		return s
-	}
-	return h.refreshLocked(true)
-}
+// RefreshBackground is the daemon's own periodic refresh (Run): every
+// context older than its age is read again, and nothing waits for a part
+// whose structure changed.
+func (h *Hierarchy) RefreshBackground() *Snapshot { return h.collect(collectDue) }
 
-func (h *Hierarchy) refreshLocked(background bool) *Snapshot {
-	// Cleared before the build: a change during it marks the result stale.
-	h.stale.Store(false)
-	start := time.Now()
-	b := h.builder(start, background)
-	durs := make(map[string]time.Duration, len(h.providers))
-	var stable, gone []*part
-	rebuilt := 0 // statistics of the stable parts this refresh rebuilt
-	for _, p := range h.providers {
-		t0 := time.Now()
-		if sp, ok := p.(StableProvider); ok {
-			old := h.parts[p.Name()]
-			pt, fresh := h.stablePart(sp, start, background)
-			if fresh {
-				rebuilt += pt.nstats
-				if old != nil {
-					gone = append(gone, old)
-				}
-			}
-			stable = append(stable, pt)
-		} else {
-			b.SetProvider(p.Name())
-			if err := p.Collect(b); err != nil {
-				b.Fail(p.Name(), err)
-			}
-		}
-		durs[p.Name()] = time.Since(t0)
+// String summarizes the hierarchy for logs.
+func (h *Hierarchy) String() string {
+	s := h.snap.Load()
+	if s == nil {
+		return "hierarchy (not yet refreshed)"
 	}
-	s := assemble(b.base, start, b.finishPart(nil), stable)
-	h.logFailures(s.Failures)
-	if err := h.cfg.Numbering.Save(); err != nil {
-		h.logOnce("numbering", err)
-	}
-	h.statsMu.Lock()
-	h.stats.Refreshes++
-	h.stats.ReadErrors += uint64(len(s.Failures))
-	h.stats.LastTook = time.Since(start)
-	h.stats.ProviderDur = durs
-	h.statsMu.Unlock()
-	if prev := h.snap.Swap(s); prev != nil {
-		gone = append(gone, prev.main)
-	}
-	h.peak = max(h.peak, s.NumStats)
-	if rebuilt >= bigRebuild {
-		// A large part was rebuilt: its builder's scratch is garbage now,
-		// and so is the part it replaces once nothing holds it; the
-		// runtime would keep their pages until its scavenger gets to them.
-		h.mem.request(gone)
-	} else if shrankMuch(h.peak, s.NumStats) {
-		// Suppliers with many statistics left (at once or one by one
-		// since the largest tree): give the memory of the tree they made
-		// back now, not when the runtime's scavenger gets to it (a
-		// daemon's size should follow what it serves).
-		h.mem.request(gone)
-		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "largest", h.peak)
-		h.peak = s.NumStats
-	}
-	return s
-}
-
-func (h *Hierarchy) builder(now time.Time, background bool) *Builder {
-	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, now)
-	b.SetViews(h.cfg.Views)
-	b.background = background
-	return b
-}
-
-// stablePart returns p's part: the last one while its shape is the same,
-// else a new one (fresh). Called with mu held.
-func (h *Hierarchy) stablePart(p StableProvider, now time.Time, background bool) (pt *part, fresh bool) {
-	shape := p.Shape()
-	if old := h.parts[p.Name()]; old != nil && old.shape == shape {
-		return old, false
-	}
-	b := h.builder(now, background)
-	b.SetProvider(p.Name())
-	if err := p.Collect(b); err != nil {
-		b.Fail(p.Name(), err)
-	}
-	pt = b.finishPart(shape)
-	pt.name = p.Name()
-	if h.parts == nil {
-		h.parts = map[string]*part{}
-	}
-	h.parts[p.Name()] = pt
-	return pt, true
+	return fmt.Sprintf("hierarchy of %d statistics under %s", s.NumStats, s.Base)
 }
 
 // logFailures logs each source when it starts failing, when its error
 // changes and when it recovers: once per change, not once per refresh.
+// Called with mu held.
 func (h *Hierarchy) logFailures(f map[string]error) {
 	for src, err := range f {
 		h.logOnce(src, err)
@@ -254,113 +246,10 @@ func (h *Hierarchy) logOnce(src string, err error) {
 	h.log.Warn("source unreadable; its statistics have no value", "source", src, "err", msg)
 }
 
-// Invalidate makes the next Fresh or FreshWithin refresh whatever the
-// snapshot's age: a provider whose contexts changed (a supplier came or
-// went) calls it so that the next walk sees the change.
+// Invalidate makes the next Fresh or FreshWithin read the contexts again
+// whatever their age: a provider whose contexts changed (a host created,
+// a supplier came or went) calls it so that the next read sees the change.
 func (h *Hierarchy) Invalidate() { h.stale.Store(true) }
-
-// young tells whether s may be served without a refresh.
-func (h *Hierarchy) young(s *Snapshot) bool {
-	return s != nil && time.Since(s.Time) < h.cfg.MinAge && !h.stale.Load()
-}
-
-// Fresh returns a snapshot no older than the minimum age, refreshing when
-// needed; concurrent callers share one refresh.
-func (h *Hierarchy) Fresh() *Snapshot { return h.FreshAfter(time.Time{}) }
-
-// FreshAfter is Fresh for a reader that has seen the snapshot of time t
-// (a statset's previous read): it refreshes, even within the minimum age,
-// unless the snapshot is newer than t.
-func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
-	ok := func(s *Snapshot) bool {
-		return h.young(s) && s.Time.After(t)
-	}
-	if s := h.snap.Load(); ok(s) {
-		return s
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	if s := h.snap.Load(); ok(s) {
-		return s
-	}
-	return h.refreshLocked(false)
-}
-
-// FreshWithin is Fresh for callers that must not wait long (the SNMP front
-// ends, whose master drops a subagent that is slow): when the snapshot is
-// stale it starts a refresh in the background and waits at most wait for
-// it (0: not at all), then serves what it has. Only the first snapshot is
-// always waited for.
-func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
-	s := h.snap.Load()
-	if h.young(s) {
-		return s
-	}
-	if s == nil {
-		return h.Fresh()
-	}
-	h.doneMu.Lock()
-	if h.done == nil {
-		h.done = make(chan struct{})
-		done := h.done
-		go func() {
-			h.Fresh()
-			h.doneMu.Lock()
-			h.done = nil
-			h.doneMu.Unlock()
-			close(done)
-		}()
-	}
-	done := h.done
-	h.doneMu.Unlock()
-	if wait <= 0 {
-		return s
-	}
-	t := time.NewTimer(wait)
-	defer t.Stop()
-	select {
-	case <-done:
-	case <-t.C:
-	}
-	return h.snap.Load()
-}
-
-// Run refreshes every interval until ctx is done (interval <= 0: never).
-func (h *Hierarchy) Run(ctx context.Context, interval time.Duration) {
-	if interval <= 0 {
-		<-ctx.Done()
-		return
-	}
-	t := time.NewTicker(interval)
-	defer t.Stop()
-	for {
-		select {
-		case <-ctx.Done():
-			return
-		case <-t.C:
-			h.RefreshBackground()
-		}
-	}
-}
-
-// Read implements Source on the freshest snapshot.
-func (h *Hierarchy) Read(_ context.Context, paths []string) (Sample, error) {
-	return h.Fresh().Read(paths)
-}
-
-// ReadAfter implements AfterSource.
-func (h *Hierarchy) ReadAfter(_ context.Context, paths []string, t time.Time) (Sample, error) {
-	return h.FreshAfter(t).Read(paths)
-}
-
-// String summarizes the hierarchy for logs.
-func (h *Hierarchy) String() string {
-	s := h.snap.Load()
-	if s == nil {
-		return "hierarchy (not yet refreshed)"
-	}
-	return fmt.Sprintf("hierarchy of %d statistics under %s", s.NumStats, s.Base)
-}
 
 // bigRebuild is the size of a stable part's rebuild after which memory
 // is returned to the system at once.

@@ -1,6 +1,10 @@
 package spmi
 
-import "github.com/perfagent/subagent/asn1tree"
+import (
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+)
 
 // Live statistics. A source that keeps its values itself (a DDS
 // supplier's shared memory) does not copy them at every refresh: its
@@ -48,6 +52,11 @@ func (n *Node) IsLive() bool { return n.live != nil }
 type Answer struct {
 	s    *Snapshot
 	pins []pinned
+	// When the answer began, the part it read last, and the oldest time
+	// of the values it read (see DataTime).
+	now     time.Time
+	touched *part
+	oldest  time.Time
 	// The last entry Search returned: a walk's next Search starts from it
 	// without seeking.
 	last  asn1tree.OID
@@ -61,7 +70,29 @@ type pinned struct {
 }
 
 // Answer starts an answer from the snapshot.
-func (s *Snapshot) Answer() *Answer { return &Answer{s: s} }
+func (s *Snapshot) Answer() *Answer { return &Answer{s: s, now: time.Now()} }
+
+// DataTime is when the oldest values the answer has read so far were read
+// from their sources (live values count as read now); zero before any.
+func (r *Answer) DataTime() time.Time { return r.oldest }
+
+// touch notes that the answer reads a value of part p.
+func (r *Answer) touch(p *part) {
+	if p == r.touched || p == nil {
+		return
+	}
+	r.touched = p
+	t := p.time
+	if p.shape != nil || p.g != nil && p.g.stable != nil {
+		t = r.now // a stable part's values are live
+	}
+	if r.oldest.IsZero() || t.Before(r.oldest) {
+		r.oldest = t
+	}
+	if g := p.g; g != nil && g.apart() {
+		g.h.readApart(g, p, r.now)
+	}
+}
 
 // Snapshot is the snapshot read.
 func (r *Answer) Snapshot() *Snapshot { return r.s }
@@ -115,10 +146,11 @@ func (r *Answer) resolve(e ref) asn1tree.Value {
 
 // Get implements asn1tree.View.
 func (r *Answer) Get(oid asn1tree.OID) (asn1tree.Value, bool) {
-	e, ok := r.s.view.get(oid)
+	e, p, ok := r.s.view.get(oid)
 	if !ok {
 		return asn1tree.Value{}, false
 	}
+	r.touch(p)
 	v := r.resolve(e)
 	return v, v.Kind != asn1tree.NoValue
 }
@@ -141,6 +173,7 @@ func (r *Answer) Search(start asn1tree.OID, include bool, end asn1tree.OID) (asn
 		if len(end) > 0 && asn1tree.Compare(o, end) >= 0 {
 			return nil, asn1tree.Value{}, false
 		}
+		r.touch(rs[p.i].p)
 		if v := r.resolve(rs[p.i].p.view[p.k]); v.Kind != asn1tree.NoValue {
 			r.last, r.at = o, p
 			return o, v, true
@@ -172,3 +205,6 @@ func (n *Node) Current() Value {
 	}
 	return n.live.Pin().Value(n.field)
 }
+
+// The front ends report the age of the data an answer read.
+var _ asn1tree.DataTimer = (*Answer)(nil)

@@ -3,20 +3,23 @@ package spmi
 import (
 	"slices"
 	"sort"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 )
 
-// A snapshot is made of parts: one for the providers collected at every
-// refresh, and one per StableProvider, reused while its shape does not
-// change. Each part has its own sorted view; the snapshot serves them as
+// A snapshot is made of parts: one per group of providers (a top-level
+// context), reused until the group is read again (a StableProvider's while
+// its shape does not change). Each part has its own sorted view; the snapshot serves them as
 // runs (stretches of one part's view under one top-level context or one
 // table class) sorted by OID. Parts own disjoint top-level contexts, so
 // their runs never interleave, and a refresh that reuses a part copies
 // none of its entries.
 type part struct {
-	name     string // the StableProvider's; "" for the collected part
-	shape    any    // StableProvider.Shape when built; nil for the collected part
+	name     string    // its group's: the top-level context
+	g        *group    // nil for a Builder's Finish
+	time     time.Time // when its values were read
+	shape    any       // StableProvider.Shape when built; nil for the others
 	base     asn1tree.OID
 	top      *Node
 	paths    map[string]*Node
@@ -156,17 +159,18 @@ func (rs runs) find(o asn1tree.OID) int {
 	return sort.Search(len(rs), func(h int) bool { return asn1tree.Compare(rs[h].last, o) >= 0 })
 }
 
-func (rs runs) get(o asn1tree.OID) (ref, bool) {
+// get is the entry at o and its part.
+func (rs runs) get(o asn1tree.OID) (ref, *part, bool) {
 	i := rs.find(o)
 	if i == len(rs) {
-		return ref{}, false
+		return ref{}, nil, false
 	}
 	r := rs[i]
 	k := r.seek(o, true)
 	if k >= r.hi || r.p.cmp(k, o) != 0 {
-		return ref{}, false
+		return ref{}, nil, false
 	}
-	return r.p.view[k], true
+	return r.p.view[k], r.p, true
 }
 
 // pos is an entry of the runs: entry k of run i's part's view; i is

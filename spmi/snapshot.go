@@ -14,31 +14,26 @@ import (
 // nodes, their values (live statistics' are read through an Answer), and
 // the view: what is served, by OID.
 type Snapshot struct {
-	Base     asn1tree.OID
+	Base asn1tree.OID
+	// Time is when the values read with requests were read (the oldest of
+	// their parts); contexts read apart (Config.MaxAge) may be older.
 	Time     time.Time
 	Top      *Node
 	Failures map[string]error // sources that could not be read, by name
 	NumStats int
 
-	main  *part            // the providers collected at every refresh
-	route map[string]*part // top-level context -> its stable part
+	parts []*part          // one per group of providers
+	route map[string]*part // top-level context -> its part
 	view  runs
 }
 
-// assemble makes a snapshot of the collected part and the stable parts.
-// A stable part whose top-level contexts clash with another's is left out
-// and named in Failures.
-func assemble(base asn1tree.OID, now time.Time, main *part, stable []*part) *Snapshot {
-	s := &Snapshot{Base: base, Time: now, Top: main.top, Failures: main.failures, NumStats: main.nstats, main: main}
-	viewRuns := [][]run{main.runs}
-	if len(stable) == 0 {
-		s.view, _ = mergeRuns(viewRuns...)
-		return s
-	}
-	s.route = map[string]*part{}
-	s.Failures = maps.Clone(main.failures)
-	top := &Node{Name: main.top.Name, Descr: main.top.Descr, Cx: main.top.Cx, Children: slices.Clone(main.top.Children)}
-	for _, p := range stable {
+// assemble makes a snapshot of the parts. A part whose top-level contexts
+// clash with an earlier one's is left out and named in Failures.
+func assemble(base asn1tree.OID, at time.Time, parts []*part) *Snapshot {
+	s := &Snapshot{Base: base, Time: at, Failures: map[string]error{}, route: map[string]*part{}}
+	top := &Node{Name: "Top", Descr: "Top of the data hierarchy", Cx: &CxDesc{Name: "Top"}}
+	viewRuns := make([][]run, 0, len(parts))
+	for _, p := range parts {
 		if err := clash(top, p.top); err != nil {
 			s.Failures[p.name] = err
 			continue
@@ -49,6 +44,7 @@ func assemble(base asn1tree.OID, now time.Time, main *part, stable []*part) *Sna
 		}
 		maps.Copy(s.Failures, p.failures)
 		s.NumStats += p.nstats
+		s.parts = append(s.parts, p)
 		viewRuns = append(viewRuns, p.runs)
 	}
 	slices.SortFunc(top.Children, func(a, b *Node) int { return cmp.Compare(a.ASN, b.ASN) })
@@ -60,7 +56,7 @@ func assemble(base asn1tree.OID, now time.Time, main *part, stable []*part) *Sna
 	return s
 }
 
-// clash tells why the top-level contexts of a stable part cannot join top.
+// clash tells why the top-level contexts of a part cannot join top.
 func clash(top, add *Node) error {
 	for _, c := range add.Children {
 		for _, o := range top.Children {
@@ -72,17 +68,24 @@ func clash(top, add *Node) error {
 	return nil
 }
 
+// partOf is the part holding path, nil when no part does.
+func (s *Snapshot) partOf(path string) *part {
+	first, _, _ := strings.Cut(cleanPath(path), "/")
+	return s.route[first]
+}
+
 // Lookup finds a context or statistic by path ("CPU/cpu0/idle", "Mem/Real/").
 // A miss creates nothing (see Hierarchy.Create).
 func (s *Snapshot) Lookup(path string) (*Node, error) {
 	p := cleanPath(path)
-	paths := s.main.paths
-	if len(s.route) > 0 {
-		first, _, _ := strings.Cut(p, "/")
-		if sp, ok := s.route[first]; ok {
-			paths = sp.paths
-		}
+	if p == "" {
+		return s.Top, nil
 	}
+	pt := s.partOf(p)
+	if pt == nil {
+		return nil, notFound(path)
+	}
+	paths := pt.paths
 	if n, ok := paths[p]; ok {
 		return n, nil
 	}

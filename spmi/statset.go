@@ -57,8 +57,11 @@ func (r *Answer) Item(p string) Item {
 	case !n.IsStat():
 		it.Err = &Error{Code: SiBadArgument, Msg: "\"" + n.Path + "\" is a context, not a statistic"}
 	default:
+		r.touch(r.s.partOf(it.Path))
 		it.Stat, it.Value = n.Stat, r.Value(n)
-		if !it.Value.OK() {
+		if why := it.Value.Why(); why != "" {
+			it.Err = &Error{Code: SiNoValue, Msg: why}
+		} else if !it.Value.OK() {
 			it.Err = &Error{Code: SiNoValue, Msg: "no value for \"" + n.Path + "\": its source could not be read"}
 		}
 	}

@@ -3,110 +3,147 @@ package spmi
 import (
 	"context"
 	"strings"
+	"sync"
 	"testing"
+	"testing/synctest"
 	"time"
 )
 
-// Reads closer together than the minimum age still see a new snapshot:
-// elapsed is positive and counters have rates.
+// Reads closer together than the minimum age still see a new snapshot,
+// taken once the one they saw is MinAge old: elapsed is MinAge and
+// counters have rates.
 func TestStatSetReadsNewerThanItsPreviousRead(t *testing.T) {
-	p := &countingProvider{}
-	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
-	h.Add(p)
-	ctx := context.Background()
-	ss, err := NewStatSet(ctx, h, "CPU/idle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	r1, _ := ss.Read(ctx)
-	for i := 0; i < 3; i++ {
+	synctest.Test(t, func(t *testing.T) {
+		p := &countingProvider{}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Second})
+		h.Add(p)
+		ctx := context.Background()
+		ss, err := NewStatSet(ctx, h, "CPU/idle")
+		if err != nil {
+			t.Fatal(err)
+		}
+		r1, _ := ss.Read(ctx)
+		for i := 0; i < 3; i++ {
+			r, err := ss.Read(ctx)
+			if err != nil {
+				t.Fatal(err)
+			}
+			v := r.Values[0]
+			if r.Elapsed != time.Second || !v.HasRate || v.Change != 1 || !r.Time.After(r1.Time) {
+				t.Fatalf("read %d: elapsed %v, %+v", i+2, r.Elapsed, v)
+			}
+			r1 = r
+		}
+		// Other readers still get the cached snapshot within the minimum age.
+		calls := p.calls
+		h.Fresh()
+		h.Read(ctx, []string{"CPU/idle"})
+		if p.calls != calls {
+			t.Fatalf("Fresh refreshed within the minimum age")
+		}
+	})
+}
+
+func TestFreshAfterRefreshesOnlyWhenNeeded(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &countingProvider{}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
+		h.Add(p)
+		s1 := h.Fresh()
+		if s := h.FreshAfter(s1.Time.Add(-time.Nanosecond)); s != s1 || p.calls != 1 {
+			t.Fatalf("a snapshot newer than asked was rebuilt (%d calls)", p.calls)
+		}
+		t0 := time.Now()
+		s2 := h.FreshAfter(s1.Time)
+		if s2 == s1 || !s2.Time.After(s1.Time) || p.calls != 2 || time.Since(t0) != time.Hour {
+			t.Fatalf("FreshAfter(its own time): same snapshot %v, %d calls, after %v; want a new one after MinAge", s2 == s1, p.calls, time.Since(t0))
+		}
+	})
+}
+
+// No reader makes the hierarchy read more often than MinAge, whatever
+// time it asks for values after (a time to come, as a hostile client may
+// send): readers in parallel share the readings.
+func TestFreshAfterCannotForceReadings(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		p := &countingProvider{}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Second})
+		h.Add(p)
+		h.Fresh()
+		start := time.Now()
+		var wg sync.WaitGroup
+		for range 4 {
+			wg.Go(func() {
+				for range 20 {
+					h.FreshAfter(time.Now().Add(time.Hour))
+				}
+			})
+		}
+		wg.Wait()
+		took := time.Since(start)
+		if max := 1 + int(took/time.Second); p.calls > max || p.calls < 20 {
+			t.Fatalf("%d readings in %v, want from 20 to %d (one per MinAge)", p.calls, took, max)
+		}
+	})
+}
+
+// Reads an hour apart on the bubble's clock: MinAge is an hour.
+func TestStatSetAddAndDel(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
+		n := uint64(0)
+		h.Add(providerFunc(func(b *Builder) error {
+			n++
+			c, _ := b.Context(nil, &cpuCx)
+			b.Stat(c, &idle, Uint(1000*n))
+			b.Stat(c, &StatDesc{Name: "user", ASN: 1, Val: SiCounter}, Uint(5*n))
+			return b.Stat(c, &StatDesc{Name: "procs", ASN: 2, Val: SiQuantity}, Int(9))
+		}))
+		ctx := context.Background()
+		ss, err := NewStatSet(ctx, h, "CPU/idle")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for path, code := range map[string]Code{"CPU/nope": SiNotFound, "Nope/idle": SiNotFound, "CPU/": SiBadArgument, "/CPU/idle": SiDuplicate} {
+			if err := ss.Add(ctx, path); CodeOf(err) != code || !strings.Contains(err.Error(), strings.Trim(path, "/")) {
+				t.Errorf("Add(%q): %v, want %v naming the path", path, err, code)
+			}
+		}
+		if err := ss.Add(ctx, "CPU/procs"); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.Add(ctx, "CPU/user"); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Join(ss.Paths(), " "); got != "CPU/idle CPU/procs CPU/user" {
+			t.Fatalf("paths %s", got)
+		}
+		if err := ss.Del("CPU/nope"); CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
+			t.Fatalf("Del of a path not in the set: %v", err)
+		}
+		if _, err := ss.Read(ctx); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.Del("CPU/idle/"); err != nil {
+			t.Fatal(err)
+		}
 		r, err := ss.Read(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
-		v := r.Values[0]
-		if r.Elapsed <= 0 || !v.HasRate || v.Change != 1 || !r.Time.After(r1.Time) {
-			t.Fatalf("read %d: elapsed %v, %+v", i+2, r.Elapsed, v)
+		if len(r.Values) != 2 || r.Values[0].Path != "CPU/procs" || r.Values[1].Path != "CPU/user" {
+			t.Fatalf("after Del: %+v", r.Values)
 		}
-		r1 = r
-	}
-	// Other readers still get the cached snapshot within the minimum age.
-	calls := p.calls
-	h.Fresh()
-	h.Read(ctx, []string{"CPU/idle"})
-	if p.calls != calls {
-		t.Fatalf("Fresh refreshed within the minimum age")
-	}
-}
-
-func TestFreshAfterRefreshesOnlyWhenNeeded(t *testing.T) {
-	p := &countingProvider{}
-	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
-	h.Add(p)
-	s1 := h.Fresh()
-	if s := h.FreshAfter(s1.Time.Add(-time.Nanosecond)); s != s1 || p.calls != 1 {
-		t.Fatalf("a snapshot newer than asked was rebuilt (%d calls)", p.calls)
-	}
-	s2 := h.FreshAfter(s1.Time)
-	if s2 == s1 || !s2.Time.After(s1.Time) || p.calls != 2 {
-		t.Fatalf("FreshAfter(its own time) served the same snapshot (%d calls)", p.calls)
-	}
-}
-
-func TestStatSetAddAndDel(t *testing.T) {
-	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
-	n := uint64(0)
-	h.Add(providerFunc(func(b *Builder) error {
-		n++
-		c, _ := b.Context(nil, &cpuCx)
-		b.Stat(c, &idle, Uint(1000*n))
-		b.Stat(c, &StatDesc{Name: "user", ASN: 1, Val: SiCounter}, Uint(5*n))
-		return b.Stat(c, &StatDesc{Name: "procs", ASN: 2, Val: SiQuantity}, Int(9))
-	}))
-	ctx := context.Background()
-	ss, err := NewStatSet(ctx, h, "CPU/idle")
-	if err != nil {
-		t.Fatal(err)
-	}
-	for path, code := range map[string]Code{"CPU/nope": SiNotFound, "Nope/idle": SiNotFound, "CPU/": SiBadArgument, "/CPU/idle": SiDuplicate} {
-		if err := ss.Add(ctx, path); CodeOf(err) != code || !strings.Contains(err.Error(), strings.Trim(path, "/")) {
-			t.Errorf("Add(%q): %v, want %v naming the path", path, err, code)
+		// CPU/user keeps its own previous value after the delete shifted it.
+		if u := r.Values[1]; !u.HasRate || u.Change != 5 {
+			t.Fatalf("CPU/user: %+v", u)
 		}
-	}
-	if err := ss.Add(ctx, "CPU/procs"); err != nil {
-		t.Fatal(err)
-	}
-	if err := ss.Add(ctx, "CPU/user"); err != nil {
-		t.Fatal(err)
-	}
-	if got := strings.Join(ss.Paths(), " "); got != "CPU/idle CPU/procs CPU/user" {
-		t.Fatalf("paths %s", got)
-	}
-	if err := ss.Del("CPU/nope"); CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
-		t.Fatalf("Del of a path not in the set: %v", err)
-	}
-	if _, err := ss.Read(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if err := ss.Del("CPU/idle/"); err != nil {
-		t.Fatal(err)
-	}
-	r, err := ss.Read(ctx)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if len(r.Values) != 2 || r.Values[0].Path != "CPU/procs" || r.Values[1].Path != "CPU/user" {
-		t.Fatalf("after Del: %+v", r.Values)
-	}
-	// CPU/user keeps its own previous value after the delete shifted it.
-	if u := r.Values[1]; !u.HasRate || u.Change != 5 {
-		t.Fatalf("CPU/user: %+v", u)
-	}
-	ss.Del("CPU/procs")
-	ss.Del("CPU/user")
-	if _, err := ss.Read(ctx); CodeOf(err) != SiBadArgument {
-		t.Fatalf("read of an empty set: %v", err)
-	}
+		ss.Del("CPU/procs")
+		ss.Del("CPU/user")
+		if _, err := ss.Read(ctx); CodeOf(err) != SiBadArgument {
+			t.Fatalf("read of an empty set: %v", err)
+		}
+	})
 }
 
 // A statistic added after a read has no previous value: no rate at the

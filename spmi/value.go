@@ -29,6 +29,19 @@ type Value struct {
 // NoValue is the value of a statistic whose source failed.
 var NoValue = Value{}
 
+// Unmeasured is "no value" for a statistic nothing has measured yet, with
+// why (a host created a moment ago: "not measured yet: cannot resolve
+// ..."): readers are told that rather than of a failed source.
+func Unmeasured(why string) Value { return Value{kind: vNone, s: why} }
+
+// Why is the reason a value is missing (Unmeasured), "" when none is known.
+func (v Value) Why() string {
+	if v.kind != vNone {
+		return ""
+	}
+	return v.s
+}
+
 // Uint is an unsigned integer value (counters, sizes).
 func Uint(v uint64) Value { return Value{kind: vUint, u: v} }
 

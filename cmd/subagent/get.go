@@ -193,7 +193,10 @@ func notYet(v spmi.StatValue) (string, bool) {
 	if v.Err == nil || v.Err.Code != spmi.SiNoValue {
 		return "", false
 	}
-	return rtimelan.NotMeasured(v.Path)
+	if _, ok := rtimelan.NotMeasured(v.Path); !ok {
+		return "", false
+	}
+	return v.Err.Msg, true // the daemon's reason: no reply yet, or why not
 }
 
 // statKind is the statistic's value type as a reader sees it: a text, a

@@ -72,13 +72,15 @@ func TestTextStatisticsAreLabelledText(t *testing.T) {
 }
 
 // A statistic with no value because RTime/LAN has not measured its host
-// yet is said so and is not a failure; a failed source still is.
+// yet is said so, with the daemon's reason, and is not a failure; a
+// failed source still is.
 func TestNotMeasuredYetIsNotAFailure(t *testing.T) {
 	resp := &spmi.StatDesc{Name: "resptime", Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3}
 	noValue := &spmi.Error{Code: spmi.SiNoValue, Msg: "no value"}
+	why := &spmi.Error{Code: spmi.SiNoValue, Msg: "not measured yet: cannot resolve nohost.invalid: no such host"}
 	var out bytes.Buffer
-	err := printOnce(&out, spmi.Reading{Values: []spmi.StatValue{{Item: spmi.Item{Path: "RTime/LAN/::1/resptime", Stat: resp, Err: noValue}}}})
-	if err != nil || !strings.Contains(out.String(), "RTime/LAN/::1/resptime  -  not measured yet") {
+	err := printOnce(&out, spmi.Reading{Values: []spmi.StatValue{{Item: spmi.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why}}}})
+	if err != nil || !strings.Contains(out.String(), "RTime/LAN/nohost.invalid/resptime  -  not measured yet: cannot resolve nohost.invalid: no such host") {
 		t.Errorf("not measured: %v %q", err, out.String())
 	}
 	out.Reset()

@@ -195,7 +195,7 @@ func TestTableWalkIsConsistentDuringChurn(t *testing.T) {
 		}
 	}
 	conf := filepath.Join(root, "c.yaml")
-	if err := os.WriteFile(conf, []byte("refresh:\n  min_age: 100ms\n"), 0o600); err != nil {
+	if err := os.WriteFile(conf, []byte("refresh:\n  min_age: 100ms\n  apart: []\n"), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	e.start("--agentx", s.AgentXAddress, "--listen", addr, "--config", conf)

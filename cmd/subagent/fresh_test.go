@@ -1,0 +1,178 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/mib/mibtest"
+)
+
+// cpu0User is CPU/cpu0/user, in 1/100 s: base.CPU(1).cpu0(1).user(1).
+const cpu0User = base + ".1.1.1.0"
+
+// hostStat is a copy of the fixture /proc whose stat file the test
+// rewrites, as the kernel would: cpu0's user time set to a value of the
+// test's.
+type hostStat struct {
+	proc, file string
+	orig       []string
+}
+
+func newHostStat(t *testing.T, e *env) *hostStat {
+	t.Helper()
+	proc := filepath.Join(t.TempDir(), "proc")
+	copyProc(t, e.proc, proc)
+	e.proc = proc
+	b, err := os.ReadFile(filepath.Join(proc, "stat"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &hostStat{proc: proc, file: filepath.Join(proc, "stat"), orig: strings.Split(string(b), "\n")}
+}
+
+// setUser makes cpu0's user time v, replacing the file whole.
+func (h *hostStat) setUser(t *testing.T, v uint64) {
+	t.Helper()
+	lines := append([]string(nil), h.orig...)
+	f := strings.Fields(lines[1])
+	if f[0] != "cpu0" {
+		t.Fatalf("stat line 2 is %q, not cpu0's", lines[1])
+	}
+	f[1] = strconv.FormatUint(v, 10)
+	lines[1] = strings.Join(f, " ")
+	tmp := h.file + ".new"
+	if err := os.WriteFile(tmp, []byte(strings.Join(lines, "\n")), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Rename(tmp, h.file); err != nil {
+		t.Fatal(err)
+	}
+}
+
+// A manager reads what the host shows now, whatever its polling period:
+// under the shipped refresh settings, a poll that comes longer than
+// min_age after the last read returns what /proc/stat holds at that
+// moment, not what it held at the poll before, through the standalone
+// responder, through snmpd and through the control socket.
+func TestPollsReadTheHostNow(t *testing.T) {
+	s := snmpdtest.Start(t, snmpdtest.Options{})
+	addr := fmt.Sprintf("127.0.0.1:%d", snmpdtest.FreeUDPPort(t))
+	e := newEnv(t)
+	host := newHostStat(t, e)
+	e.start("--agentx", s.AgentXAddress, "--listen", addr)
+	waitServed(t, s, idleOID, 10*time.Second)
+	standalone := snmpdtest.Target(t, addr, "public")
+	snmpGet := func(c *snmpdtest.Snmpd) func() string {
+		return func() string {
+			v, err := c.Get(cpu0User)
+			if err != nil || len(v) != 1 {
+				t.Fatalf("snmpget: %v %v", v, err)
+			}
+			return v[0].Value
+		}
+	}
+	readers := []struct {
+		name string
+		get  func() string
+	}{
+		{"standalone", snmpGet(standalone)},
+		{"snmpd", snmpGet(s)},
+		{"control socket", func() string {
+			out, stderr, code := e.run(append([]string{"get", "CPU/cpu0/user"}, e.args()...)...)
+			f := strings.Fields(out)
+			if code != 0 || len(f) < 2 {
+				t.Fatalf("get: exit %d %s%s", code, out, stderr)
+			}
+			return f[1]
+		}},
+	}
+	v := uint64(500000)
+	// Periods longer than min_age (1 s): each poll finds the values old.
+	for _, period := range []time.Duration{1500 * time.Millisecond, 3 * time.Second} {
+		for _, r := range readers {
+			v += 1000
+			host.setUser(t, v)
+			time.Sleep(period) // the manager's polling period
+			if got := r.get(); got != strconv.FormatUint(v, 10) {
+				t.Errorf("%s polled every %v: read %s while the host shows %d", r.name, period, got, v)
+			}
+		}
+	}
+}
+
+// Rates that Prometheus computes from two scrapes of the real
+// snmp_exporter are the host's: each scrape carries the counter as
+// /proc/stat holds it at the scrape, standalone and through snmpd.
+func TestExporterScrapesReadTheHostNow(t *testing.T) {
+	ex := mibtest.InstallExporter(t)
+	mibs, err := filepath.Abs("../../MIBs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	snmpYml := ex.Generate(t, append(mibtest.BaseDirs(t), mibs), filepath.Join(mibs, "snmp_exporter", "generator.yml"))
+	s := snmpdtest.Start(t, snmpdtest.Options{Community: "public"})
+	agent := fmt.Sprintf("127.0.0.1:%d", snmpdtest.FreeUDPPort(t))
+	e := newEnv(t)
+	host := newHostStat(t, e)
+	e.start("--agentx", s.AgentXAddress, "--listen", agent)
+	waitServed(t, s, idleOID, 10*time.Second)
+
+	web := freeTCPAddr(t)
+	log := &testutil.Buffer{}
+	cmd := exec.Command(ex.Exporter, "--config.file="+snmpYml, "--web.listen-address="+web)
+	cmd.Stdout, cmd.Stderr = log, log
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	cpu0 := func(target string) (float64, error) {
+		body, err := scrape("http://" + web + "/snmp?target=" + target + "&module=subagent&auth=public_v2")
+		if err != nil {
+			return 0, err
+		}
+		_, series, err := parseExposition(body)
+		if err != nil {
+			return 0, err
+		}
+		got := find(series, "cpuUser", map[string]string{"cpuName": "cpu0"})
+		if len(got) != 1 {
+			return 0, fmt.Errorf("%d cpuUser series of cpu0", len(got))
+		}
+		return got[0].value, nil
+	}
+	testutil.Eventually(t, "the exporter to answer", 20*time.Second, func() bool { _, err := cpu0(agent); return err == nil })
+
+	v := uint64(700000)
+	for _, target := range []struct{ name, addr string }{{"standalone", agent}, {"snmpd", s.Addr}} {
+		var seen []float64
+		for range 3 {
+			v += 4321
+			host.setUser(t, v)
+			time.Sleep(1500 * time.Millisecond) // the scrape interval, longer than min_age
+			got, err := cpu0(target.addr)
+			if err != nil {
+				t.Fatalf("%s: %v\nexporter:\n%s", target.name, err, log)
+			}
+			if got != float64(v) {
+				t.Errorf("%s scrape: cpuUser{cpu0} %v while the host shows %d", target.name, got, v)
+			}
+			seen = append(seen, got)
+		}
+		if t.Failed() {
+			t.Logf("%s scrapes: %v", target.name, seen)
+		}
+	}
+}

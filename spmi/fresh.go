@@ -1,0 +1,224 @@
+package spmi
+
+import (
+	"context"
+	"time"
+)
+
+// young tells whether s may be served without reading again at now.
+func (h *Hierarchy) young(s *Snapshot, now time.Time) bool {
+	return s != nil && now.Sub(s.Time) < h.cfg.MinAge && !h.stale.Load()
+}
+
+// Fresh returns a snapshot whose values are younger than MinAge, reading
+// them now when needed (concurrent callers share one reading), and waits
+// for the parts whose structure changed (a supplier registered). Contexts
+// read apart (Config.MaxAge) are served as they are.
+func (h *Hierarchy) Fresh() *Snapshot {
+	s := h.freshen(-1)
+	if ch := h.rebuilding(); len(ch) > 0 {
+		for _, c := range ch {
+			<-c
+		}
+		s = h.snap.Load()
+	}
+	return s
+}
+
+// FreshAfter is Fresh for a reader that has seen the snapshot of time t
+// (a statset's previous read) and wants newer values. They come once the
+// values it has seen are MinAge old, never sooner: whatever t a reader
+// sends, the contexts are read at most once per MinAge.
+func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
+	s := h.snap.Load()
+	if now := time.Now(); h.young(s, now) {
+		if s.Time.After(t) {
+			return s
+		}
+		wait := time.NewTimer(s.Time.Add(h.cfg.MinAge).Sub(now))
+		<-wait.C
+	}
+	return h.Fresh()
+}
+
+// FreshWithin is Fresh for the SNMP front ends, whose master drops a
+// subagent that is slow: it waits at most wait (0: not at all) for the
+// values read with requests and serves what it has then; it never waits
+// for a part whose structure changed (rebuilt apart, served when done).
+// Only the first snapshot is always waited for.
+func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
+	if wait < 0 {
+		wait = 0
+	}
+	return h.freshen(wait)
+}
+
+// freshen reads the values of requests when s is not young, waiting at
+// most wait for them (< 0: until done).
+func (h *Hierarchy) freshen(wait time.Duration) *Snapshot {
+	s := h.snap.Load()
+	if h.young(s, time.Now()) {
+		return s
+	}
+	if s == nil {
+		return h.Refresh()
+	}
+	done := h.startReading()
+	switch {
+	case wait < 0:
+		<-done
+	case wait > 0:
+		t := time.NewTimer(wait)
+		defer t.Stop()
+		select {
+		case <-done:
+		case <-t.C:
+		}
+	}
+	return h.snap.Load()
+}
+
+// startReading starts the reading of the values of requests unless one
+// is under way; the channel is closed when it is published.
+func (h *Hierarchy) startReading() chan struct{} {
+	h.flightMu.Lock()
+	defer h.flightMu.Unlock()
+	if h.flight == nil {
+		done := make(chan struct{})
+		h.flight = done
+		go func() {
+			h.collect(collectRequest)
+			h.flightMu.Lock()
+			h.flight = nil
+			h.flightMu.Unlock()
+			close(done)
+		}()
+	}
+	return h.flight
+}
+
+// rebuilding returns the channels of the stable parts rebuilt apart.
+func (h *Hierarchy) rebuilding() []chan struct{} {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var out []chan struct{}
+	for _, g := range h.groups {
+		if g.building != nil && g.stable != nil {
+			out = append(out, g.building)
+		}
+	}
+	return out
+}
+
+// Run is the daemon's background reading until ctx is done: every
+// interval, every context older than its age (RefreshBackground; interval
+// <= 0: never), and each context with its own age every MaxAge while it
+// is read (and WarmFor after), so that its readers never wait for it.
+func (h *Hierarchy) Run(ctx context.Context, interval time.Duration) {
+	last := time.Now()
+	for {
+		now := time.Now()
+		next := h.warmDue(now)
+		if interval > 0 && (next.IsZero() || last.Add(interval).Before(next)) {
+			next = last.Add(interval)
+		}
+		var tick <-chan time.Time
+		var t *time.Timer
+		if !next.IsZero() {
+			t = time.NewTimer(next.Sub(now))
+			tick = t.C
+		}
+		select {
+		case <-ctx.Done():
+			if t != nil {
+				t.Stop()
+			}
+			return
+		case <-tick:
+		case <-h.wake:
+			if t != nil {
+				t.Stop()
+			}
+		}
+		now = time.Now()
+		if interval > 0 && !now.Before(last.Add(interval)) {
+			h.RefreshBackground()
+			last = now
+		}
+		h.readWarm(now)
+	}
+}
+
+// warmDue is when the next context read apart is due; zero when none is
+// read now. A context whose reading is under way is looked at again
+// after its age.
+func (h *Hierarchy) warmDue(now time.Time) time.Time {
+	h.mu.Lock()
+	defer h.mu.Unlock()
+	var next time.Time
+	for _, g := range h.groups {
+		if !g.apart() || g.part == nil || !h.warm(g, now) {
+			continue
+		}
+		due := g.part.time.Add(g.maxAge)
+		if g.building != nil {
+			due = now.Add(g.maxAge)
+		}
+		if next.IsZero() || due.Before(next) {
+			next = due
+		}
+	}
+	return next
+}
+
+// readWarm starts reading the contexts read apart that are due.
+func (h *Hierarchy) readWarm(now time.Time) {
+	h.mu.Lock()
+	var due []*group
+	for _, g := range h.groups {
+		if g.apart() && g.part != nil && h.warm(g, now) && now.Sub(g.part.time) >= g.maxAge {
+			due = append(due, g)
+		}
+	}
+	h.mu.Unlock()
+	for _, g := range due {
+		h.collectApart(g)
+	}
+}
+
+// warm tells whether g was read within WarmFor.
+func (h *Hierarchy) warm(g *group, now time.Time) bool {
+	return now.UnixNano()-g.read.Load() < int64(h.cfg.WarmFor)
+}
+
+// readApart records that an answer read g's part p at now; a part older
+// than its age starts a reading (the first read after a while without
+// any), which the answer does not wait for.
+func (h *Hierarchy) readApart(g *group, p *part, now time.Time) {
+	if ns := now.UnixNano(); g.read.Load() < ns-int64(readMark) {
+		if !h.warm(g, now) {
+			select { // Run looks at the warm contexts again
+			case h.wake <- struct{}{}:
+			default:
+			}
+		}
+		g.read.Store(ns)
+	}
+	if now.Sub(p.time) >= g.maxAge && !g.inflight.Load() {
+		h.collectApart(g)
+	}
+}
+
+// readMark is how precisely the last read of a group is kept: answers
+// store it at most that often.
+const readMark = 100 * time.Millisecond
+
+// Read implements Source on a fresh snapshot.
+func (h *Hierarchy) Read(_ context.Context, paths []string) (Sample, error) {
+	return h.Fresh().Read(paths)
+}
+
+// ReadAfter implements AfterSource.
+func (h *Hierarchy) ReadAfter(_ context.Context, paths []string, t time.Time) (Sample, error) {
+	return h.FreshAfter(t).Read(paths)
+}

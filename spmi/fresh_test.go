@@ -1,0 +1,234 @@
+package spmi
+
+import (
+	"context"
+	"sync"
+	"sync/atomic"
+	"testing"
+	"testing/synctest"
+	"time"
+)
+
+// clockProvider serves one context whose counter is the number of its
+// collections; a collection takes took on the bubble's clock.
+type clockProvider struct {
+	name  string
+	asn   uint32
+	took  time.Duration
+	calls atomic.Int64
+	gate  chan struct{} // when set, a collection waits for it
+}
+
+func (p *clockProvider) Name() string { return p.name }
+func (p *clockProvider) Collect(b *Builder) error {
+	n := p.calls.Add(1)
+	if p.gate != nil {
+		<-p.gate
+	}
+	time.Sleep(p.took)
+	c, err := b.Context(nil, &CxDesc{Name: p.name, Descr: p.name, ASN: p.asn})
+	if err != nil {
+		return err
+	}
+	return b.Stat(c, &StatDesc{Name: "n", Descr: "collections", ASN: 1, Val: SiCounter}, Uint(uint64(n)))
+}
+
+// value reads path through an answer, as a front end does.
+func value(t *testing.T, s *Snapshot, path string) uint64 {
+	t.Helper()
+	it := s.Answer().Item(path)
+	if it.Err != nil {
+		t.Fatalf("%s: %v", path, it.Err)
+	}
+	return it.Value.Uint64()
+}
+
+// A request that finds the values older than MinAge waits for them to be
+// read again; one within MinAge is served at once. The values served
+// were read at most MinAge before the request, at any polling period.
+func TestRequestsWaitForFreshValues(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cpu := &clockProvider{name: "CPU", asn: 1, took: 3 * time.Millisecond}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Second})
+		h.Add(cpu)
+		h.Refresh()
+		for _, period := range []time.Duration{100 * time.Millisecond, time.Second, 6 * time.Second, 300 * time.Second} {
+			time.Sleep(period)
+			asked := time.Now()
+			s := h.FreshWithin(500 * time.Millisecond)
+			if age := asked.Sub(s.Time); age >= time.Second {
+				t.Errorf("polled after %v: values %v old", period, age)
+			}
+			if period >= time.Second && time.Since(asked) != cpu.took {
+				t.Errorf("polled after %v: waited %v, want the reading's %v", period, time.Since(asked), cpu.took)
+			}
+			if period < time.Second && time.Since(asked) != 0 {
+				t.Errorf("polled after %v (within MinAge): waited %v", period, time.Since(asked))
+			}
+		}
+	})
+}
+
+// A context with its own age (Proc) is read apart: requests never wait
+// for it, and while it is read it is kept that fresh in the background
+// (Run); a first read after it went cold starts a reading.
+func TestContextsWithTheirOwnAgeAreReadApart(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cpu := &clockProvider{name: "CPU", asn: 1, took: 2 * time.Millisecond}
+		proc := &clockProvider{name: "Proc", asn: 7, took: 270 * time.Millisecond}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Second,
+			MaxAge: map[string]time.Duration{"Proc": 5 * time.Second}, WarmFor: time.Minute})
+		h.Add(cpu)
+		h.Add(proc)
+		h.Refresh()
+		ctx, cancel := context.WithCancel(context.Background())
+		var wg sync.WaitGroup
+		wg.Go(func() { h.Run(ctx, 30*time.Second) })
+		defer wg.Wait()
+		defer cancel()
+
+		// Polled every 2 s for 40 s: no request waits for Proc, and the
+		// Proc values served are never older than its age plus a reading.
+		for range 20 {
+			time.Sleep(2 * time.Second)
+			asked := time.Now()
+			s := h.FreshWithin(500 * time.Millisecond)
+			if w := time.Since(asked); w > cpu.took {
+				t.Fatalf("a request waited %v (Proc takes %v)", w, proc.took)
+			}
+			r := s.Answer()
+			r.Item("Proc/n")
+			if age := asked.Sub(r.DataTime()); age > 5*time.Second+proc.took {
+				t.Fatalf("Proc values %v old", age)
+			}
+		}
+		// About one reading per 5 s while read, not one per request.
+		if n := proc.calls.Load(); n < 7 || n > 10 {
+			t.Errorf("%d readings of Proc in 40 s, want about 8", n)
+		}
+		// Unread for longer than WarmFor it is read at the periodic
+		// refresh only.
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		before := proc.calls.Load()
+		time.Sleep(2 * time.Minute)
+		synctest.Wait()
+		if n := proc.calls.Load() - before; n != 4 {
+			t.Errorf("%d readings of a cold Proc in 2 minutes, want 4 (every 30 s)", n)
+		}
+		// A read of the cold part is served at once and starts a reading.
+		time.Sleep(10 * time.Second)
+		before = proc.calls.Load()
+		asked := time.Now()
+		h.FreshWithin(500 * time.Millisecond).Answer().Item("Proc/n")
+		if w := time.Since(asked); w > cpu.took {
+			t.Fatalf("the cold read waited %v", w)
+		}
+		synctest.Wait()
+		time.Sleep(proc.took)
+		synctest.Wait()
+		if n := proc.calls.Load() - before; n != 1 {
+			t.Errorf("a cold read started %d readings, want 1", n)
+		}
+		r := h.Current().Answer()
+		r.Item("Proc/n")
+		if age := time.Since(r.DataTime()); age > proc.took {
+			t.Errorf("after the cold read Proc is %v old", age)
+		}
+	})
+}
+
+// A part whose structure changed (a supplier registered) is rebuilt apart:
+// a request is answered from the old one meanwhile; Fresh (the control
+// socket's readers) waits for it.
+func TestStructuralRebuildsAreNotWaitedForBySNMP(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		cpu := &clockProvider{name: "CPU", asn: 1, took: 2 * time.Millisecond}
+		dds := &gated{shaped: &shaped{live100k: newLive100k(), shape: 1}}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Second})
+		h.Add(cpu)
+		h.Add(dds)
+		first := h.Refresh()
+		gate := make(chan struct{})
+		dds.gate = gate
+		dds.shape = 2
+		time.Sleep(time.Second)
+		asked := time.Now()
+		s := h.FreshWithin(500 * time.Millisecond)
+		if w := time.Since(asked); w != cpu.took {
+			t.Fatalf("the request waited %v, want the cheap reading's %v", w, cpu.took)
+		}
+		if s == first || value(t, s, "CPU/n") != 2 {
+			t.Fatal("the cheap values were not read again")
+		}
+		if s.parts[1] != first.parts[1] {
+			t.Fatal("the request waited for the rebuild")
+		}
+		got := make(chan *Snapshot)
+		go func() { got <- h.Fresh() }()
+		synctest.Wait()
+		select {
+		case <-got:
+			t.Fatal("Fresh did not wait for the rebuild")
+		default:
+		}
+		close(gate)
+		if s := <-got; s.parts[1].shape != 2 {
+			t.Fatalf("Fresh returned shape %v", s.parts[1].shape)
+		}
+		time.Sleep(returnFor + returnEvery) // the memory returner's loop ends
+	})
+}
+
+// Providers that add to the same top-level context (RTime/ARM and RTime)
+// are read together into one part.
+func TestProvidersOfOneContextShareAPart(t *testing.T) {
+	h := NewHierarchy(Config{Base: testBase})
+	rtCx := &CxDesc{Name: "RTime", Descr: "Response time", ASN: 13}
+	add := func(name, sub string, asn uint32) {
+		h.Add(namedFunc{name, func(b *Builder) error {
+			rt := b.Lookup("RTime")
+			if rt == nil {
+				var err error
+				if rt, err = b.Context(nil, rtCx); err != nil {
+					return err
+				}
+			}
+			c, err := b.Context(rt, &CxDesc{Name: sub, Descr: sub, ASN: asn})
+			if err != nil {
+				return err
+			}
+			return b.Stat(c, &StatDesc{Name: "x", Descr: "x", ASN: 1, Val: SiQuantity}, Uint(uint64(asn)))
+		}})
+	}
+	add("RTime/ARM", "ARM", 1)
+	add("RTime", "LAN", 2)
+	s := h.Refresh()
+	if len(s.Failures) != 0 || len(s.parts) != 1 {
+		t.Fatalf("failures %v, %d parts", s.Failures, len(s.parts))
+	}
+	if value(t, s, "RTime/ARM/x") != 1 || value(t, s, "RTime/LAN/x") != 2 {
+		t.Fatal("RTime/ARM or RTime/LAN missing")
+	}
+}
+
+// gated is shaped with a collection that waits for gate when set.
+type gated struct {
+	*shaped
+	gate chan struct{}
+}
+
+func (g *gated) Collect(b *Builder) error {
+	if g.gate != nil {
+		<-g.gate
+	}
+	return g.shaped.Collect(b)
+}
+
+type namedFunc struct {
+	name string
+	f    func(b *Builder) error
+}
+
+func (n namedFunc) Name() string             { return n.name }
+func (n namedFunc) Collect(b *Builder) error { return n.f(b) }
