@@ -214,3 +214,85 @@ func BenchmarkBulkLive100k(b *testing.B) {
 		a.Release()
 	}
 }
+
+// hostLike is a provider of the host's cheap contexts: 12 of 50
+// statistics.
+type hostLike struct{}
+
+func (hostLike) Name() string { return "CPU" }
+func (hostLike) Collect(bl *Builder) error {
+	for c := range 12 {
+		cx, err := bl.Context(nil, &CxDesc{Name: fmt.Sprintf("C%d", c), Descr: "x", ASN: uint32(c + 1)})
+		if err != nil {
+			return err
+		}
+		for i := range 50 {
+			if err := bl.Stat(cx, &StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}, Uint(uint64(i))); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// procs5k is Proc with 5,000 processes of 20 statistics.
+type procs5k struct{}
+
+func (procs5k) Name() string { return "Proc" }
+func (procs5k) Collect(bl *Builder) error {
+	p, err := bl.Context(nil, &CxDesc{Name: "Proc", Descr: "Processes", ASN: 50, Inst: SiContInst})
+	if err != nil {
+		return err
+	}
+	stats := make([]StatDesc, 20)
+	vals := make([]Value, 20)
+	for i := range stats {
+		stats[i], vals[i] = StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}, Uint(uint64(i))
+	}
+	for j := range 5000 {
+		inst, err := bl.Instance(p, &CxDesc{Descr: "Process"}, fmt.Sprint(j+1), "", uint32(j+1))
+		if err != nil {
+			return err
+		}
+		if err := bl.Stats(inst, stats, vals); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// BenchmarkGetWhenValuesAreOld is an SNMP Get of a cheap statistic on a
+// host with 100,000 DDS statistics and 5,000 processes (Proc read apart),
+// with the shipped wait: "fresh" finds the values young, "old" finds them
+// older than the minimum age at every request and waits for the cheap
+// contexts to be read again, "cheap-read" is that reading alone (a
+// hierarchy of the cheap contexts only). Old should cost the cheap read
+// plus little: the DDS and Proc parts are reused, not waited for.
+func BenchmarkGetWhenValuesAreOld(b *testing.B) {
+	oid := testBase.Append(3, 7, 0)
+	for _, c := range []struct {
+		name   string
+		minAge time.Duration
+		only   bool
+	}{{"fresh", time.Hour, false}, {"old", time.Nanosecond, false}, {"cheap-read", time.Nanosecond, true}} {
+		b.Run(c.name, func(b *testing.B) {
+			h := NewHierarchy(Config{Base: testBase, MinAge: c.minAge, MaxAge: map[string]time.Duration{"Proc": time.Hour}})
+			h.Add(hostLike{})
+			if !c.only {
+				h.Add(newLive100k())
+				h.Add(procs5k{})
+			}
+			h.Refresh()
+			b.ReportAllocs()
+			for b.Loop() {
+				if c.only {
+					h.Refresh()
+					continue
+				}
+				if _, ok := h.FreshWithin(500 * time.Millisecond).View().Get(oid); !ok {
+					b.Fatal("no value")
+				}
+			}
+		})
+	}
+}

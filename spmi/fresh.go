@@ -5,9 +5,10 @@ import (
 	"time"
 )
 
-// young tells whether s may be served without reading again at now.
-func (h *Hierarchy) young(s *Snapshot, now time.Time) bool {
-	return s != nil && now.Sub(s.Time) < h.cfg.MinAge && !h.stale.Load()
+// young tells whether s may be served without reading again. Since reads
+// only the monotonic clock: it is on every request's path.
+func (h *Hierarchy) young(s *Snapshot) bool {
+	return s != nil && time.Since(s.Time) < h.cfg.MinAge && !h.stale.Load()
 }
 
 // Fresh returns a snapshot whose values are younger than MinAge, reading
@@ -31,11 +32,11 @@ func (h *Hierarchy) Fresh() *Snapshot {
 // sends, the contexts are read at most once per MinAge.
 func (h *Hierarchy) FreshAfter(t time.Time) *Snapshot {
 	s := h.snap.Load()
-	if now := time.Now(); h.young(s, now) {
+	if h.young(s) {
 		if s.Time.After(t) {
 			return s
 		}
-		wait := time.NewTimer(s.Time.Add(h.cfg.MinAge).Sub(now))
+		wait := time.NewTimer(h.cfg.MinAge - time.Since(s.Time))
 		<-wait.C
 	}
 	return h.Fresh()
@@ -57,7 +58,7 @@ func (h *Hierarchy) FreshWithin(wait time.Duration) *Snapshot {
 // most wait for them (< 0: until done).
 func (h *Hierarchy) freshen(wait time.Duration) *Snapshot {
 	s := h.snap.Load()
-	if h.young(s, time.Now()) {
+	if h.young(s) {
 		return s
 	}
 	if s == nil {

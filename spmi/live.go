@@ -52,8 +52,8 @@ func (n *Node) IsLive() bool { return n.live != nil }
 type Answer struct {
 	s    *Snapshot
 	pins []pinned
-	// When the answer began, the part it read last, and the oldest time
-	// of the values it read (see DataTime).
+	// When the answer began (clock), the part it read last, and the
+	// oldest time of the values it read (see DataTime).
 	now     time.Time
 	touched *part
 	oldest  time.Time
@@ -70,7 +70,15 @@ type pinned struct {
 }
 
 // Answer starts an answer from the snapshot.
-func (s *Snapshot) Answer() *Answer { return &Answer{s: s, now: time.Now()} }
+func (s *Snapshot) Answer() *Answer { return &Answer{s: s} }
+
+// clock is when the answer began, taken the first time it is needed.
+func (r *Answer) clock() time.Time {
+	if r.now.IsZero() {
+		r.now = time.Now()
+	}
+	return r.now
+}
 
 // DataTime is when the oldest values the answer has read so far were read
 // from their sources (live values count as read now); zero before any.
@@ -83,14 +91,14 @@ func (r *Answer) touch(p *part) {
 	}
 	r.touched = p
 	t := p.time
-	if p.shape != nil || p.g != nil && p.g.stable != nil {
-		t = r.now // a stable part's values are live
+	if p.g != nil && p.g.stable != nil {
+		t = r.clock() // a stable part's values are live
 	}
 	if r.oldest.IsZero() || t.Before(r.oldest) {
 		r.oldest = t
 	}
 	if g := p.g; g != nil && g.apart() {
-		g.h.readApart(g, p, r.now)
+		g.h.readApart(g, p, r.clock())
 	}
 }
 
