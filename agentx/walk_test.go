@@ -2,69 +2,20 @@ package agentx
 
 import (
 	"fmt"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/asn1tree/walktest"
 )
 
-// moment is a handle a momentSource gives out.
-type moment struct {
-	n  uint32
-	at time.Time // when its data was "collected"
-}
-
-// momentSource makes a new moment each time it is asked for the current
-// one. Moment n's table (20.1.<column>.<row>, columns 2 and 3) has the
-// rows n to n+4, every cell holding n: a walk that mixes moments shows
-// cells of other values, and rows with one column only.
-type momentSource struct {
-	mu    sync.Mutex
-	n     uint32
-	fresh int // calls for the current moment
-}
-
-// datedView tells when its data was collected, as spmi's answers do.
-type datedView struct {
-	asn1tree.View
-	at time.Time
-}
-
-func (v datedView) DataTime() time.Time { return v.at }
-
-func (s *momentSource) source(t testing.TB) asn1tree.Source {
-	return func(at any) (asn1tree.View, any) {
-		m, _ := at.(*moment)
-		if m == nil {
-			s.mu.Lock()
-			s.n++
-			s.fresh++
-			m = &moment{n: s.n, at: time.Now()}
-			s.mu.Unlock()
-		}
-		var e []asn1tree.Entry[asn1tree.Value]
-		for col := uint32(2); col <= 3; col++ {
-			for row := m.n; row < m.n+5; row++ {
-				e = append(e, asn1tree.Entry[asn1tree.Value]{OID: b(fmt.Sprintf("20.1.%d.%d", col, row)), Val: asn1tree.Int(int32(m.n))})
-			}
-		}
-		e = append(e, asn1tree.Entry[asn1tree.Value]{OID: b("30.0"), Val: asn1tree.Int(-1)})
-		tr, err := asn1tree.Build(e)
-		if err != nil {
-			t.Fatal(err)
-		}
-		return datedView{View: tr, at: m.at}, m
-	}
-}
-
-func (s *momentSource) counts() (current uint32, fresh int) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n, s.fresh
+// moments is the source of the walk tests: moment n's table is
+// 20.1.<column>.<row>, columns 2 and 3, rows n to n+4.
+func moments() *walktest.Moments {
+	return &walktest.Moments{Table: b("20.1"), Cols: []uint32{2, 3},
+		Extra: []asn1tree.Entry[asn1tree.Value]{{OID: b("30.0"), Val: asn1tree.Int(-1)}}}
 }
 
 // walker plays the master for managers' requests to one session: each
@@ -80,11 +31,11 @@ type walker struct {
 // PDUs (the master's way with a GetBulk of that many repetitions), or of
 // one GetBulk PDU when bulk. between runs after each request. It returns
 // the cells by "column.row" with their values, and the number of requests.
-func (w *walker) walkTable(passes int, bulk bool, between func()) (map[string]int64, int) {
+func (w *walker) walkTable(passes int, bulk bool, between func()) (map[string]uint64, int) {
 	t := w.t
 	t.Helper()
 	table := b("20.1")
-	cells := map[string]int64{}
+	cells := map[string]uint64{}
 	next := b("20")
 	for reqs := 1; reqs <= 100; reqs++ {
 		w.tid++
@@ -107,34 +58,12 @@ func (w *walker) walkTable(passes int, bulk bool, between func()) (map[string]in
 			if !vb.name.HasPrefix(table) {
 				return cells, reqs
 			}
-			cells[strings.TrimPrefix(vb.name.String(), table.String()+".")] = int64(vb.num)
+			cells[strings.TrimPrefix(vb.name.String(), table.String()+".")] = vb.num
 			next = vb.name
 		}
 	}
 	t.Fatal("the walk does not end")
 	return nil, 0
-}
-
-// checkOneMoment checks that cells are moment n's whole table.
-func checkOneMoment(t *testing.T, what string, cells map[string]int64, n uint32) {
-	t.Helper()
-	var want, got []string
-	for col := 2; col <= 3; col++ {
-		for row := n; row < n+5; row++ {
-			want = append(want, fmt.Sprintf("%d.%d", col, row))
-		}
-	}
-	for c, v := range cells {
-		got = append(got, c)
-		if v != int64(n) {
-			t.Errorf("%s: cell %s from moment %d, the walk started at %d", what, c, v, n)
-		}
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("%s: cells %v, moment %d has %v", what, got, n, want)
-	}
 }
 
 // A manager's walk across transactions is answered from its first
@@ -149,9 +78,9 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 	}{{"GetNext", 1, false}, {"GetBulk as passes of GetNext", 3, false}, {"GetBulk", 4, true}} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				src := &momentSource{}
+				src := moments()
 				var walks asn1tree.Walks[uint64]
-				r := &responder{scope: subtreeScope(testSubtrees...), views: viewCache{src: src.source(t)}, walks: &walks, peer: 1}
+				r := &responder{scope: subtreeScope(testSubtrees...), views: viewCache{src: src.Source(t)}, walks: &walks, peer: 1}
 				w := &walker{t: t, r: r}
 				other := func() {
 					w.tid++ // another manager, behind the same master
@@ -159,10 +88,10 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 					time.Sleep(time.Second)
 				}
 				for round := range 2 {
-					cur, before := src.counts()
+					cur, before := src.Counts()
 					cells, reqs := w.walkTable(c.passes, c.bulk, other)
-					checkOneMoment(t, fmt.Sprintf("walk %d", round+1), cells, cur+1)
-					if _, fresh := src.counts(); reqs < 3 || fresh-before != reqs+1 {
+					src.CheckOneMoment(t, fmt.Sprintf("walk %d", round+1), cells, cur+1)
+					if _, fresh := src.Counts(); reqs < 3 || fresh-before != reqs+1 {
 						t.Errorf("%d current moments for a walk of %d requests, want 1 for it and %d for the other's", fresh-before, reqs, reqs)
 					}
 				}
@@ -170,15 +99,15 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 				// The same request in another session starts a walk.
 				w.tid++
 				first := ask(t, r, &packet{header: header{version: 1, typ: typeGetNext, transactionID: w.tid}, ranges: []searchRange{{start: b("20")}}})
-				cur, _ := src.counts()
+				cur, _ := src.Counts()
 				w.tid++
 				p := ask(t, r, &packet{header: header{version: 1, typ: typeGetNext, transactionID: w.tid}, ranges: []searchRange{{start: first.varbinds[0].name}}})
-				if p.varbinds[0].num != uint64(cur) {
+				if p.varbinds[0].num != cur {
 					t.Fatalf("the walk goes on from moment %d, want %d", p.varbinds[0].num, cur)
 				}
 				r2 := &responder{scope: r.scope, views: viewCache{src: r.views.src}, walks: &walks, peer: 2}
 				p = ask(t, r2, &packet{header: header{version: 1, typ: typeGetNext, transactionID: w.tid + 1}, ranges: []searchRange{{start: p.varbinds[0].name}}})
-				if p.varbinds[0].num != uint64(cur+1) {
+				if p.varbinds[0].num != cur+1 {
 					t.Errorf("another session's request from moment %d, want the fresh %d", p.varbinds[0].num, cur+1)
 				}
 			})
@@ -193,8 +122,8 @@ func TestSubagentWalksPerSession(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		m := newPipeMaster(t)
 		cfg := testConfig(m.addr)
-		src := &momentSource{}
-		r := startSourceOn(t, m, cfg, src.source(t))
+		src := moments()
+		r := startSourceOn(t, m, cfg, src.Source(t))
 		c := m.accept()
 		c.handshake(cfg)
 		settled(t, "Connected", r.sa.Connected)

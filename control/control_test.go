@@ -64,6 +64,18 @@ func startServerMinAge(t *testing.T, minAge time.Duration) (string, context.Canc
 	return dir, cancel
 }
 
+// dialServer starts a server of the given minimum age and dials it.
+func dialServer(t *testing.T, minAge time.Duration) *Client {
+	t.Helper()
+	dir, _ := startServerMinAge(t, minAge)
+	c, err := Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
 func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	dir, _ := startServer(t)
 	c, err := Dial(dir)
@@ -110,12 +122,7 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 // min_age old, not sooner.
 func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
 	const minAge = 200 * time.Millisecond
-	dir, _ := startServerMinAge(t, minAge)
-	c, err := Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialServer(t, minAge)
 	ctx := context.Background()
 	ss, err := spmi.NewStatSet(ctx, c, "CPU/cpu0/idle")
 	if err != nil {
@@ -135,12 +142,7 @@ func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
 
 // A plain get is served from the cached snapshot within the minimum age.
 func TestGetWithinTheMinimumAgeIsCached(t *testing.T) {
-	dir, _ := startServerMinAge(t, time.Hour)
-	c, err := Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialServer(t, time.Hour)
 	ctx := context.Background()
 	a, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
 	b, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
@@ -153,12 +155,7 @@ func TestGetWithinTheMinimumAgeIsCached(t *testing.T) {
 // for values after a time to come: its requests wait instead.
 func TestReadersCannotForceReadings(t *testing.T) {
 	const minAge = 100 * time.Millisecond
-	dir, _ := startServerMinAge(t, minAge)
-	c, err := Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := dialServer(t, minAge)
 	ctx := context.Background()
 	first, err := c.Read(ctx, []string{"CPU/cpu0/idle"})
 	if err != nil {

@@ -12,13 +12,7 @@ import (
 // Errors of the host statistics' configuration name the configuration
 // key and what it allows, never the Go field.
 func TestHostErrorsNameTheKey(t *testing.T) {
-	fixture, _ := filepath.Abs("../hoststats/testdata")
-	t.Setenv("SUBAGENT_CONFIG", "")
-	base, err := config.Load(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	base.Host.ProcRoot, base.Host.SysRoot = filepath.Join(fixture, "proc"), filepath.Join(fixture, "sys")
+	base := fixtureConfig(t)
 	if _, _, err := NewHierarchy(base, nil, nil); err != nil {
 		t.Fatalf("fixture: %v", err)
 	}
@@ -47,6 +41,20 @@ func TestHostErrorsNameTheKey(t *testing.T) {
 // directories (as tests and embedders do) puts the DDS socket in the new
 // run directory, never in the default one.
 func TestDDSSocketFollowsTheRunDirectory(t *testing.T) {
+	c := fixtureConfig(t)
+	c.DDS.Socket, c.RunDir = "", filepath.Join(t.TempDir(), "run")
+	if _, err := New(c, slog.New(slog.DiscardHandler)); err != nil {
+		t.Fatal(err)
+	}
+	if want := filepath.Join(c.RunDir, "dds.sock"); c.DDS.Socket != want {
+		t.Fatalf("dds.socket %q, want %q", c.DDS.Socket, want)
+	}
+}
+
+// fixtureConfig is the default configuration on the fixture /proc and
+// /sys, with directories of the test's own.
+func fixtureConfig(t *testing.T) *config.Config {
+	t.Helper()
 	fixture, _ := filepath.Abs("../hoststats/testdata")
 	t.Setenv("SUBAGENT_CONFIG", "")
 	c, err := config.Load(nil)
@@ -54,11 +62,6 @@ func TestDDSSocketFollowsTheRunDirectory(t *testing.T) {
 		t.Fatal(err)
 	}
 	c.Host.ProcRoot, c.Host.SysRoot = filepath.Join(fixture, "proc"), filepath.Join(fixture, "sys")
-	c.RunDir, c.StateDir = filepath.Join(t.TempDir(), "run"), t.TempDir()
-	if _, err := New(c, slog.New(slog.DiscardHandler)); err != nil {
-		t.Fatal(err)
-	}
-	if want := filepath.Join(c.RunDir, "dds.sock"); c.DDS.Socket != want {
-		t.Fatalf("dds.socket %q, want %q", c.DDS.Socket, want)
-	}
+	c.RunDir, c.StateDir = t.TempDir(), t.TempDir()
+	return c
 }

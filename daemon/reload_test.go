@@ -43,7 +43,7 @@ func TestReloadAppliesAllOrNothing(t *testing.T) {
 }
 
 func TestChangedKeys(t *testing.T) {
-	a := fixtureConfig(t)
+	a := rtlConfig(t)
 	a.Traps = []config.TrapConf{{Address: "127.0.0.1:162", Version: "v2c", Community: "c"}}
 	if got := changedKeys(a, a); len(got) != 0 {
 		t.Fatalf("a config against itself: %v", got)
@@ -104,7 +104,7 @@ func TestReloadableKeysExist(t *testing.T) {
 // A reload applies what it can and names, in one WARN, every changed key
 // that needs a restart, on every reload until the daemon restarts.
 func TestReloadNamesKeysNeedingRestart(t *testing.T) {
-	c := fixtureConfig(t)
+	c := rtlConfig(t)
 	// No run directory: New makes a private one, which is no change of
 	// run_dir or dds.socket to a reload of the same file.
 	c.RunDir, c.DDS.Socket = "", ""

@@ -17,17 +17,9 @@ import (
 	"github.com/perfagent/subagent/rtimelan"
 )
 
-func fixtureConfig(t *testing.T) *config.Config {
-	t.Helper()
-	fixture, _ := filepath.Abs("../hoststats/testdata")
-	t.Setenv("SUBAGENT_CONFIG", "")
-	c, err := config.Load(nil)
-	if err != nil {
-		t.Fatal(err)
-	}
-	c.Host.ProcRoot, c.Host.SysRoot = filepath.Join(fixture, "proc"), filepath.Join(fixture, "sys")
-	c.RunDir, c.StateDir = t.TempDir(), t.TempDir()
-	c.DDS.Socket = filepath.Join(c.RunDir, "dds.sock")
+// rtlConfig is fixtureConfig measuring 127.0.0.1.
+func rtlConfig(t *testing.T) *config.Config {
+	c := fixtureConfig(t)
 	c.RTimeLAN.Hosts = []string{"127.0.0.1"}
 	return c
 }
@@ -36,7 +28,7 @@ func fixtureConfig(t *testing.T) *config.Config {
 // ping_group_range excludes it) the daemon serves everything else and
 // says which sysctl or capability RTime/LAN needs.
 func TestRTimeLANWithoutSocketsIsOffAndSaysWhy(t *testing.T) {
-	c := fixtureConfig(t)
+	c := rtlConfig(t)
 	var logs testutil.Buffer
 	d, err := New(c, slog.New(slog.NewTextHandler(&logs, nil)))
 	if err != nil {
@@ -78,7 +70,7 @@ func TestRTimeLANWithoutSocketsIsOffAndSaysWhy(t *testing.T) {
 
 // A damaged state file turns RTime/LAN off and is left for the operator.
 func TestRTimeLANDamagedStateIsLeftAlone(t *testing.T) {
-	c := fixtureConfig(t)
+	c := rtlConfig(t)
 	file := filepath.Join(c.StateDir, rtimelan.StoreFile)
 	os.WriteFile(file, []byte("{damaged"), 0o644)
 	var logs testutil.Buffer
@@ -97,7 +89,7 @@ func TestRTimeLANDamagedStateIsLeftAlone(t *testing.T) {
 // A reload that turns RTime/LAN off is refused; one that changes hosts
 // is applied.
 func TestRTimeLANReload(t *testing.T) {
-	c := fixtureConfig(t)
+	c := rtlConfig(t)
 	d, err := New(c, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -1,14 +1,13 @@
 package hoststats
 
 import (
-	"io/fs"
 	"math"
-	"os"
 	"path/filepath"
 	"testing"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -120,33 +119,8 @@ func wantRel(t testing.TB, s *spmi.Snapshot, path, rel string) {
 // tests that damage it; FixtureConfig(root) reads the copy.
 func copyFixture(t testing.TB) string {
 	t.Helper()
-	src := filepath.Join(fixtureRoot(t), "testdata")
 	root := t.TempDir()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(root, "testdata", rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, dst)
-		case d.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
+	testutil.CopyTree(t, filepath.Join(fixtureRoot(t), "testdata"), filepath.Join(root, "testdata"))
 	return root
 }
 

@@ -3,9 +3,7 @@ package responder
 import (
 	"fmt"
 	"net/netip"
-	"slices"
 	"strings"
-	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -13,70 +11,24 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/asn1tree/walktest"
 )
 
-// moment is a handle a momentSource gives out.
-type moment struct {
-	n  uint64
-	at time.Time // when its data was "collected"
+// moments is the source of the walk tests: moment n's table is
+// base.2.<column>.<row>, columns 1 and 2, rows n to n+4.
+func moments() *walktest.Moments {
+	return &walktest.Moments{Table: oid(base).Append(2), Cols: []uint32{1, 2},
+		Extra: []asn1tree.Entry[asn1tree.Value]{{OID: oid(base).Append(3, 0), Val: asn1tree.Int(1)}}}
 }
 
-// momentSource makes a new moment each time it is asked for the current
-// one. Moment n's table (base.2.<column>.<row>, columns 1 and 2) has the
-// rows n to n+4, every cell holding n: a walk that mixes moments shows
-// cells of other values, and rows with one column only.
-type momentSource struct {
-	mu    sync.Mutex
-	n     uint64
-	fresh int // calls for the current moment
+func current(src *walktest.Moments) uint64 {
+	n, _ := src.Counts()
+	return n
 }
 
-func tableOf(t testing.TB, m *moment) asn1tree.View {
-	var e []asn1tree.Entry[asn1tree.Value]
-	for col := uint32(1); col <= 2; col++ {
-		for row := m.n; row < m.n+5; row++ {
-			e = append(e, asn1tree.Entry[asn1tree.Value]{OID: oid(base).Append(2, col, uint32(row)), Val: asn1tree.Gauge(uint32(m.n))})
-		}
-	}
-	e = append(e, asn1tree.Entry[asn1tree.Value]{OID: oid(base).Append(3, 0), Val: asn1tree.Int(1)})
-	tr, err := asn1tree.Build(e)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return datedView{View: tr, at: m.at}
-}
-
-// datedView tells when its data was collected, as spmi's answers do.
-type datedView struct {
-	asn1tree.View
-	at time.Time
-}
-
-func (v datedView) DataTime() time.Time { return v.at }
-
-func (s *momentSource) source(t testing.TB) asn1tree.Source {
-	return func(at any) (asn1tree.View, any) {
-		m, _ := at.(*moment)
-		if m == nil {
-			s.mu.Lock()
-			s.n++
-			s.fresh++
-			m = &moment{n: s.n, at: time.Now()}
-			s.mu.Unlock()
-		}
-		return tableOf(t, m), m
-	}
-}
-
-func (s *momentSource) current() uint64 {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.n
-}
-
-func newWalkResponder(t testing.TB, src *momentSource) *Responder {
+func newWalkResponder(t testing.TB, src *walktest.Moments) *Responder {
 	t.Helper()
-	r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0"}, src.source(t), nil)
+	r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0"}, src.Source(t), nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -123,29 +75,6 @@ func walkTable(t *testing.T, r *Responder, peer netip.AddrPort, maxRep uint32, b
 	return nil, 0
 }
 
-// checkOneMoment checks that cells are moment n's whole table.
-func checkOneMoment(t *testing.T, what string, cells map[string]uint64, n uint64) {
-	t.Helper()
-	var want []string
-	for col := 1; col <= 2; col++ {
-		for row := n; row < n+5; row++ {
-			want = append(want, fmt.Sprintf("%d.%d", col, row))
-		}
-	}
-	var got []string
-	for c, v := range cells {
-		got = append(got, c)
-		if v != n {
-			t.Errorf("%s: cell %s from moment %d, the walk started at %d", what, c, v, n)
-		}
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("%s: cells %v, moment %d has %v", what, got, n, want)
-	}
-}
-
 // A walk across requests is answered from its first request's moment,
 // while another manager's requests in between make new moments; a new
 // walk gets the current moment.
@@ -156,7 +85,7 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 	}{{"GetNext", 0}, {"GetBulk", 3}} {
 		t.Run(c.name, func(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
-				src := &momentSource{}
+				src := moments()
 				r := newWalkResponder(t, src)
 				a := netip.MustParseAddrPort("127.0.0.1:4000")
 				b := netip.MustParseAddrPort("127.0.0.1:4001") // another manager
@@ -166,12 +95,13 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 					time.Sleep(time.Second)
 				}
 				for round := range 2 {
-					start := src.current() + 1
-					before := src.fresh
+					start := current(src) + 1
+					_, before := src.Counts()
 					cells, reqs := walkTable(t, r, a, c.maxRep, other)
-					checkOneMoment(t, fmt.Sprintf("walk %d", round+1), cells, start)
+					src.CheckOneMoment(t, fmt.Sprintf("walk %d", round+1), cells, start)
 					// One moment for a's walk, one for each request of b's.
-					if got := src.fresh - before; reqs < 3 || got != reqs+1 {
+					_, fresh := src.Counts()
+					if got := fresh - before; reqs < 3 || got != reqs+1 {
 						t.Errorf("%d current moments for a walk of %d requests, want 1 for it and %d for b's", got, reqs, reqs)
 					}
 				}
@@ -184,7 +114,7 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 // its rows then show the later moment.
 func TestWalkAfterTheGapIsFresh(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := &momentSource{}
+		src := moments()
 		r := newWalkResponder(t, src)
 		a := netip.MustParseAddrPort("127.0.0.1:4000")
 		get := func(o string) *gosnmp.SnmpPacket {
@@ -206,8 +136,8 @@ func TestWalkAfterTheGapIsFresh(t *testing.T) {
 		}
 		// A Get is always of the current moment, and does not end a walk.
 		g := askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetRequest, 0, 0, base+".3.0"))
-		if g.Variables[0].Type != gosnmp.Integer || src.current() != 3 {
-			t.Fatalf("Get answered %v from moment %d", g.Variables[0], src.current())
+		if g.Variables[0].Type != gosnmp.Integer || current(src) != 3 {
+			t.Fatalf("Get answered %v from moment %d", g.Variables[0], current(src))
 		}
 		p = get(p.Variables[0].Name)
 		if v := gosnmp.ToBigInt(p.Variables[0].Value).Uint64(); v != 2 {
@@ -220,7 +150,7 @@ func TestWalkAfterTheGapIsFresh(t *testing.T) {
 // of the last minute or so: a walk kept on one moment ages with it.
 func TestDataAge(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := &momentSource{}
+		src := moments()
 		r := newWalkResponder(t, src)
 		a := netip.MustParseAddrPort("127.0.0.1:4000")
 		p := askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base+".2"))
@@ -247,7 +177,7 @@ func TestDataAge(t *testing.T) {
 func TestWalksAllocateNothing(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		tr := fixtureTree(t)
-		m := &moment{n: 1}
+		m := &walktest.Moment{N: 1}
 		src := func(any) (asn1tree.View, any) { return tr, m }
 		r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0"}, src, nil)
 		if err != nil {
@@ -273,7 +203,7 @@ func TestWalksAllocateNothing(t *testing.T) {
 // (a manager may ask for sysUpTime in every request).
 func TestBulkWalkFollowsTheRepeaters(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		src := &momentSource{}
+		src := moments()
 		r := newWalkResponder(t, src)
 		a := netip.MustParseAddrPort("127.0.0.1:4000")
 		p := askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 1, 2, base+".2", base+".2"))
@@ -285,8 +215,8 @@ func TestBulkWalkFollowsTheRepeaters(t *testing.T) {
 				t.Errorf("%s from moment %d, want the walk's 1", v.Name, got)
 			}
 		}
-		if src.current() != 2 {
-			t.Errorf("%d moments made, want 2", src.current())
+		if current(src) != 2 {
+			t.Errorf("%d moments made, want 2", current(src))
 		}
 	})
 }

@@ -77,3 +77,43 @@ medians() {
       awk -v who="$who" '{printf "%-28s %8d %6s %12.0f %14.3f %14.3f %8.2f %8.2f\n", who, $1, "-", $2, $3, $4, $5, $6}'
   done
 }
+
+# start_snmpd DIR PORT [snmpd options...]: another snmpd master, all of
+# its files in DIR (AgentX socket DIR/master), UDP on 127.0.0.1:PORT, no
+# SMUX port; sets $snmpd (pid). For scripts that need several masters.
+start_snmpd() {
+  local dir=$1 port=$2; shift 2
+  mkdir -p "$dir"
+  cat >"$dir/snmpd.conf" <<CONF
+master agentx
+agentXSocket unix:$dir/master
+agentXPerms 0700 0700
+agentaddress udp:127.0.0.1:$port
+rocommunity public 127.0.0.1
+persistentDir $dir/persist
+CONF
+  SNMP_PERSISTENT_DIR=$dir/persist snmpd -f -Lf "$dir/snmpd.log" -C -c "$dir/snmpd.conf" -I -smux "$@" -p "$dir/snmpd.pid" >"$dir/snmpd.out" 2>&1 &
+  pids+=($!); snmpd=$!
+  for _ in $(seq 100); do [ -S "$dir/master" ] && break; sleep 0.1; done
+  [ -S "$dir/master" ] || { echo "$0: snmpd in $dir did not open its AgentX socket" >&2; cat "$dir/snmpd.log" >&2; exit 1; }
+}
+
+# start_subagent DIR [bin/subagent run flags...]: the daemon on its shipped
+# settings, its run and state directories and its log in DIR; sets $sub
+# (pid).
+start_subagent() {
+  local dir=$1; shift
+  mkdir -p "$dir"
+  ./bin/subagent run --run-dir "$dir/run" --state-dir "$dir/state" --log-level warn "$@" 2>"$dir/subagent.log" &
+  pids+=($!); sub=$!
+}
+
+# wait_served ADDR OID: waits (at most 30 s) until ADDR answers a GET of OID.
+wait_served() {
+  for _ in $(seq 150); do
+    snmpget -v2c -c public -t 1 -r 0 "$1" "$2" 2>/dev/null | grep -qv "No Such" && return 0
+    sleep 0.2
+  done
+  echo "$0: $1 did not serve $2 within 30 s" >&2
+  exit 1
+}

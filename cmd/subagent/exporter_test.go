@@ -37,19 +37,7 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 	e := newEnv(t)
 	e.start("--listen", agent)
 
-	web := freeTCPAddr(t)
-	log := &testutil.Buffer{}
-	cmd := exec.Command(ex.Exporter, "--config.file="+snmpYml, "--web.listen-address="+web)
-	cmd.Stdout, cmd.Stderr = log, log
-	// The exporter dies with the test binary, whatever ends it.
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	web, log := startExporter(t, ex, snmpYml)
 
 	url := "http://" + web + "/snmp?target=" + agent + "&module=subagent&auth=public_v2"
 	var types map[string]string
@@ -148,6 +136,26 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 	if s := find(series, "memRealPctFree", nil); len(s) == 1 && (s[0].value <= 0 || s[0].value > 100) {
 		t.Errorf("memRealPctFree %v is not a percentage", s[0].value)
 	}
+}
+
+// startExporter runs snmp_exporter on snmpYml until the test ends and
+// returns its address and its log.
+func startExporter(t *testing.T, ex mibtest.Exporter, snmpYml string) (string, *testutil.Buffer) {
+	t.Helper()
+	web := freeTCPAddr(t)
+	log := &testutil.Buffer{}
+	cmd := exec.Command(ex.Exporter, "--config.file="+snmpYml, "--web.listen-address="+web)
+	cmd.Stdout, cmd.Stderr = log, log
+	// The exporter dies with the test binary, whatever ends it.
+	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		cmd.Process.Kill()
+		cmd.Wait()
+	})
+	return web, log
 }
 
 func freeTCPAddr(t *testing.T) string {

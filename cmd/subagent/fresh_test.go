@@ -3,11 +3,9 @@ package main
 import (
 	"fmt"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
-	"syscall"
 	"testing"
 	"time"
 
@@ -30,7 +28,7 @@ type hostStat struct {
 func newHostStat(t *testing.T, e *env) *hostStat {
 	t.Helper()
 	proc := filepath.Join(t.TempDir(), "proc")
-	copyProc(t, e.proc, proc)
+	testutil.CopyTree(t, e.proc, proc)
 	e.proc = proc
 	b, err := os.ReadFile(filepath.Join(proc, "stat"))
 	if err != nil {
@@ -126,18 +124,7 @@ func TestExporterScrapesReadTheHostNow(t *testing.T) {
 	e.start("--agentx", s.AgentXAddress, "--listen", agent)
 	waitServed(t, s, idleOID, 10*time.Second)
 
-	web := freeTCPAddr(t)
-	log := &testutil.Buffer{}
-	cmd := exec.Command(ex.Exporter, "--config.file="+snmpYml, "--web.listen-address="+web)
-	cmd.Stdout, cmd.Stderr = log, log
-	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	if err := cmd.Start(); err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() {
-		cmd.Process.Kill()
-		cmd.Wait()
-	})
+	web, log := startExporter(t, ex, snmpYml)
 	cpu0 := func(target string) (float64, error) {
 		body, err := scrape("http://" + web + "/snmp?target=" + target + "&module=subagent&auth=public_v2")
 		if err != nil {

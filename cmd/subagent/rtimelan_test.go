@@ -212,19 +212,27 @@ func checkResptime(t *testing.T, e *env, host string) {
 	}
 }
 
+// pingers opens ICMP sockets of both families for the test, which is
+// skipped, saying why, where this user may not have them.
+func pingers(t *testing.T) *rtimelan.Pinger {
+	t.Helper()
+	p, v6err, err := rtimelan.OpenPinger(nil)
+	if err != nil {
+		t.Skipf("no ICMP socket for this user: %v", err)
+	}
+	t.Cleanup(func() { p.Close() })
+	if v6err != nil || p.V6 == nil {
+		t.Skipf("no IPv6 ICMP socket: %v", v6err)
+	}
+	return p
+}
+
 // An IPv6 host is one instance however it is typed (::1, [::1]), in the
 // configuration, in get and in create; resptime on loopback has
 // sub-millisecond resolution; a host created a moment ago reads "not
 // measured yet" without failing.
 func TestRTimeLANIPv6SpellingsResolutionAndFirstRead(t *testing.T) {
-	p, v6err, err := rtimelan.OpenPinger(nil)
-	if err != nil {
-		t.Skipf("no ICMP socket for this user: %v", err)
-	}
-	defer p.Close()
-	if v6err != nil || p.V6 == nil {
-		t.Skipf("no IPv6 ICMP socket: %v", v6err)
-	}
+	pingers(t)
 	e := newEnv(t)
 	cfgFile := filepath.Join(t.TempDir(), "c.yaml")
 	// One cycle at the start, the next in an hour: a host created later
@@ -282,14 +290,7 @@ func TestRTimeLANIPv6SpellingsResolutionAndFirstRead(t *testing.T) {
 // Another program pinging loopback with its own identifier is not counted
 // as foreign, although a raw socket of the daemon sees its replies.
 func TestRTimeLANIgnoresAnotherProgramsPings(t *testing.T) {
-	p, v6err, err := rtimelan.OpenPinger(nil)
-	if err != nil {
-		t.Skipf("no ICMP socket for this user: %v", err)
-	}
-	defer p.Close()
-	if v6err != nil || p.V6 == nil {
-		t.Skipf("no IPv6 ICMP socket: %v", v6err)
-	}
+	p := pingers(t)
 	e := newEnv(t)
 	e.start("--config", rtimeConfig(t, filepath.Join(t.TempDir(), "c.yaml"), `"127.0.0.1", "[::1]"`, ""))
 	for _, s := range []*rtimelan.Socket{p.V4, p.V6} {

@@ -3,7 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"io/fs"
 	"maps"
 	"os"
 	"path/filepath"
@@ -15,38 +14,9 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"
 )
-
-// copyProc copies the fixture /proc (symlinks as symlinks) into dir.
-func copyProc(t *testing.T, src, dir string) {
-	t.Helper()
-	err := filepath.WalkDir(src, func(p string, d fs.DirEntry, err error) error {
-		if err != nil {
-			return err
-		}
-		rel, _ := filepath.Rel(src, p)
-		dst := filepath.Join(dir, rel)
-		switch {
-		case d.Type()&fs.ModeSymlink != 0:
-			target, err := os.Readlink(p)
-			if err != nil {
-				return err
-			}
-			return os.Symlink(target, dst)
-		case d.IsDir():
-			return os.MkdirAll(dst, 0o755)
-		}
-		b, err := os.ReadFile(p)
-		if err != nil {
-			return err
-		}
-		return os.WriteFile(dst, b, 0o644)
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-}
 
 // commOf is the command name in a /proc/<pid>/stat line.
 func commOf(stat string) string {
@@ -171,7 +141,7 @@ func TestTableWalkIsConsistentDuringChurn(t *testing.T) {
 	e := newEnv(t)
 	root := t.TempDir()
 	proc := filepath.Join(root, "proc")
-	copyProc(t, e.proc, proc)
+	testutil.CopyTree(t, e.proc, proc)
 	comm := map[string]string{}
 	entries, err := os.ReadDir(proc)
 	if err != nil {
