@@ -12,9 +12,10 @@ func (h *Hierarchy) young(s *Snapshot) bool {
 }
 
 // Fresh returns a snapshot whose values are younger than MinAge, reading
-// them now when needed (concurrent callers share one reading), and waits
-// for the parts whose structure changed (a supplier registered). Contexts
-// read apart (Config.MaxAge) are served as they are.
+// them now when needed (concurrent callers share one reading), and with
+// the parts whose structure changed (a supplier registered, even within
+// MinAge) rebuilt. Contexts read apart (Config.MaxAge) are served as they
+// are.
 func (h *Hierarchy) Fresh() *Snapshot {
 	s := h.freshen(-1)
 	if ch := h.rebuilding(); len(ch) > 0 {
@@ -98,8 +99,21 @@ func (h *Hierarchy) startReading() chan struct{} {
 	return h.flight
 }
 
-// rebuilding returns the channels of the stable parts rebuilt apart.
+// rebuilding starts rebuilding the stable parts whose shape changed (a
+// supplier registered since the last reading) and returns the channels
+// of every stable part being rebuilt.
 func (h *Hierarchy) rebuilding() []chan struct{} {
+	var changed []*group
+	h.mu.Lock()
+	for _, g := range h.groups {
+		if g.stable != nil && g.building == nil && g.part != nil && (g.dirty || g.part.shape != g.stable.Shape()) {
+			changed = append(changed, g)
+		}
+	}
+	h.mu.Unlock()
+	for _, g := range changed {
+		h.collectApart(g)
+	}
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	var out []chan struct{}

@@ -232,3 +232,24 @@ type namedFunc struct {
 
 func (n namedFunc) Name() string             { return n.name }
 func (n namedFunc) Collect(b *Builder) error { return n.f(b) }
+
+// A supplier that registers within MinAge of the last reading is seen by
+// the next Fresh (the control socket's readers), which rebuilds the part
+// whose shape changed and waits for it.
+func TestFreshSeesANewShapeWithinMinAge(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dds := &shaped{live100k: newLive100k(), shape: 1}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
+		h.Add(&clockProvider{name: "CPU", asn: 1})
+		h.Add(dds)
+		first := h.Refresh()
+		dds.shape = 2
+		if s := h.FreshWithin(500 * time.Millisecond); s != first {
+			t.Fatal("an SNMP request within MinAge did more than serve the snapshot")
+		}
+		if s := h.Fresh(); s.parts[1].shape != 2 {
+			t.Fatalf("Fresh served shape %v, want the new 2", s.parts[1].shape)
+		}
+		time.Sleep(returnFor + returnEvery) // the memory returner's loop ends
+	})
+}
