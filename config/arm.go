@@ -24,6 +24,11 @@ type ARM struct {
 	AppIdle               time.Duration `mapstructure:"app_idle"`
 	AllowUIDs             []int         `mapstructure:"allow_uids"`
 	AllowGIDs             []int         `mapstructure:"allow_gids"`
+
+	// Hellos of one user on arm.sock: this many at once, then this many a
+	// second (each may cost a ring).
+	HelloBurstPerUID int `mapstructure:"hello_burst_per_uid"`
+	HelloRatePerUID  int `mapstructure:"hello_rate_per_uid"`
 }
 
 // Bounds of the arm settings; the file format allows no more (armring).
@@ -55,6 +60,8 @@ func (a *ARM) check(bad func(key, format string, args ...any)) {
 		{"arm.max_applications", a.MaxApplications, 100000},
 		{"arm.max_transactions", a.MaxTransactions, 1000000},
 		{"arm.max_processes", a.MaxProcesses, 100000},
+		{"arm.hello_burst_per_uid", a.HelloBurstPerUID, 100000},
+		{"arm.hello_rate_per_uid", a.HelloRatePerUID, 10000},
 	} {
 		if f.v < 1 || f.v > f.mx {
 			bad(f.key, "%d is not from 1 to %d", f.v, f.mx)

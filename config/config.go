@@ -11,6 +11,7 @@ import (
 	"errors"
 	"fmt"
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -25,6 +26,7 @@ import (
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/configs"
+	"github.com/perfagent/subagent/dds"
 )
 
 // Config is every setting of the daemon.
@@ -111,7 +113,30 @@ type DDS struct {
 	StampTimeout time.Duration `mapstructure:"stamp_timeout"`
 	MaxSuppliers int           `mapstructure:"max_suppliers"`
 	MaxStatsAll  int           `mapstructure:"max_stats_all"`
-	DDSLimits    `mapstructure:",squash"`
+	// The share of one user other than root and the daemon's own; 0 is a
+	// quarter of the total (docs/SECURITY.md).
+	MaxSuppliersPerUID int              `mapstructure:"max_suppliers_per_uid"`
+	MaxStatsPerUID     int              `mapstructure:"max_stats_per_uid"`
+	Reserve            []DDSReservation `mapstructure:"reserve"`
+	DDSLimits          `mapstructure:",squash"`
+}
+
+// DDSReservation keeps a DDS context name (a vendor's, or a subtree) for
+// some users besides root and the daemon's own (docs/DDS.md).
+type DDSReservation struct {
+	Context string `mapstructure:"context"`
+	ASN     int    `mapstructure:"asn"` // the vendor's enterprise number too; 0: not reserved
+	UIDs    []int  `mapstructure:"uids"`
+	GIDs    []int  `mapstructure:"gids"`
+}
+
+// Reservations is dds.reserve in the supplier server's form.
+func (d DDS) Reservations() []dds.Reservation {
+	out := make([]dds.Reservation, len(d.Reserve))
+	for i, r := range d.Reserve {
+		out[i] = dds.Reservation{Context: r.Context, ASN: uint32(r.ASN), UIDs: UIDs(r.UIDs), GIDs: UIDs(r.GIDs)}
+	}
+	return out
 }
 
 // Log configures logging.
@@ -330,6 +355,28 @@ func (c *Config) finish() error {
 	}
 	if n := c.DDS.MaxSuppliers; n < 1 || n > 10000 {
 		bad("dds.max_suppliers", "%d is not from 1 to 10000", n)
+	}
+	for _, f := range []struct {
+		key, totalKey string
+		v, total      int
+	}{
+		{"dds.max_suppliers_per_uid", "dds.max_suppliers", c.DDS.MaxSuppliersPerUID, c.DDS.MaxSuppliers},
+		{"dds.max_stats_per_uid", "dds.max_stats_all", c.DDS.MaxStatsPerUID, c.DDS.MaxStatsAll},
+	} {
+		if f.v < 0 || f.v > f.total {
+			bad(f.key, "%d is not from 0 (a quarter of %s) to %s (%d)", f.v, f.totalKey, f.totalKey, f.total)
+		}
+	}
+	for i, r := range c.DDS.Reserve {
+		key := fmt.Sprintf("dds.reserve[%d]", i)
+		if r.ASN < 0 || r.ASN > math.MaxUint32 {
+			bad(key+".asn", "%d is not an enterprise number (0 to 4294967295)", r.ASN)
+		}
+		checkIDs(bad, key+".uids", r.UIDs)
+		checkIDs(bad, key+".gids", r.GIDs)
+	}
+	if err := dds.CheckReservations(c.DDS.Reservations()); err != nil {
+		errs = append(errs, err)
 	}
 	c.DDS.checkLimits(bad)
 	c.State.check(bad)

@@ -173,3 +173,33 @@ func TestRefreshApart(t *testing.T) {
 		}
 	}
 }
+
+// The shares of one user (issue of fair shares): defaults, and bad values
+// named by their keys.
+func TestPerUserShares(t *testing.T) {
+	c, err := load(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Control.MaxHotsetsPerUID != 64 || c.Control.MaxHotsetPeerSetsPerUID != 1024 || c.Control.MaxHotsetBytesPerUID != 32<<20 ||
+		c.ARM.HelloBurstPerUID != 64 || c.ARM.HelloRatePerUID != 10 ||
+		c.DDS.MaxStatsPerUID != 0 || c.DDS.MaxSuppliersPerUID != 0 || len(c.DDS.Reserve) != 0 {
+		t.Fatalf("defaults: control %+v, arm hello %d/%d, dds %d/%d %v", c.Control, c.ARM.HelloBurstPerUID, c.ARM.HelloRatePerUID,
+			c.DDS.MaxStatsPerUID, c.DDS.MaxSuppliersPerUID, c.DDS.Reserve)
+	}
+	for yaml, want := range map[string]string{
+		"control:\n  max_hotsets_per_uid: 0\n":                      "control.max_hotsets_per_uid: 0 is not from 1 to 65536",
+		"control:\n  max_hotset_peer_sets_per_uid: -1\n":            "control.max_hotset_peer_sets_per_uid: -1 is not from 1",
+		"control:\n  max_hotset_bytes_per_uid: 2199023255553\n":     "control.max_hotset_bytes_per_uid: 2199023255553 is not from 1 to 1099511627776",
+		"arm:\n  hello_rate_per_uid: 0\n":                           "arm.hello_rate_per_uid: 0 is not from 1 to 10000",
+		"arm:\n  hello_burst_per_uid: 100001\n":                     "arm.hello_burst_per_uid: 100001 is not from 1 to 100000",
+		"dds:\n  max_stats_per_uid: -1\n":                           "dds.max_stats_per_uid: -1 is not from 0 (a quarter of dds.max_stats_all)",
+		"dds:\n  max_suppliers_per_uid: 100000\n":                   "dds.max_suppliers_per_uid: 100000 is not from 0",
+		"dds:\n  reserve:\n    - {context: DDS/Acme, asn: -2}\n":    "dds.reserve[0].asn: -2 is not an enterprise number",
+		"dds:\n  reserve:\n    - {context: DDS/Acme, uids: [-1]}\n": "dds.reserve[0].uids: -1 is not a user or group id",
+	} {
+		if _, err := load(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q: %v, want %q", yaml, err, want)
+		}
+	}
+}

@@ -17,6 +17,13 @@ type Control struct {
 	AdminGIDs      []int  `mapstructure:"admin_gids"`
 	MaxConnections int    `mapstructure:"max_connections"`
 
+	// What one user other than root and the daemon's makes the daemon
+	// hold through all its connections together: runtime hotsets
+	// (docs/SECURITY.md).
+	MaxHotsetsPerUID        int `mapstructure:"max_hotsets_per_uid"`
+	MaxHotsetPeerSetsPerUID int `mapstructure:"max_hotset_peer_sets_per_uid"`
+	MaxHotsetBytesPerUID    int `mapstructure:"max_hotset_bytes_per_uid"`
+
 	// FileMode is Mode parsed.
 	FileMode uint32 `mapstructure:"-"`
 }
@@ -29,6 +36,18 @@ func (c *Control) check(bad func(key, format string, args ...any)) {
 	c.FileMode = uint32(m)
 	if n := c.MaxConnections; n < 4 || n > 4096 {
 		bad("control.max_connections", "%d is not from 4 to 4096", n)
+	}
+	for _, l := range []struct {
+		key      string
+		val, max int
+	}{
+		{"control.max_hotsets_per_uid", c.MaxHotsetsPerUID, 1 << 16},
+		{"control.max_hotset_peer_sets_per_uid", c.MaxHotsetPeerSetsPerUID, 1 << 20},
+		{"control.max_hotset_bytes_per_uid", c.MaxHotsetBytesPerUID, 1 << 40},
+	} {
+		if l.val < 1 || l.val > l.max {
+			bad(l.key, "%d is not from 1 to %d", l.val, l.max)
+		}
 	}
 	checkIDs(bad, "control.allow_uids", c.AllowUIDs)
 	checkIDs(bad, "control.allow_gids", c.AllowGIDs)

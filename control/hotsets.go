@@ -3,8 +3,10 @@ package control
 import (
 	"fmt"
 	"time"
+	"unsafe"
 
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -14,8 +16,8 @@ import (
 // rates; they use the same validation and evaluation as configured ones.
 // Their exceptions are counted in the results; they send no traps.
 
-// Bounds of one connection's hotsets, so that a reader cannot grow the
-// daemon without limit.
+// Bounds of one connection's hotsets; what one user's connections hold
+// together is bounded by its Budget.
 const (
 	MaxSessionHotsets = 64
 	MaxHotsetPeerSets = 256
@@ -67,10 +69,14 @@ type HotItemOut struct {
 	Units string  `json:"units,omitempty"`
 }
 
-// session is what one control connection created.
+// session is what one control connection created, charged to its user.
 type session struct {
+	user    *user
 	hotsets map[int]*sessionHotset
 	nextID  int
+	held    usage
+	peak    int64 // most bytes held: a session that held much returns memory at its end
+	turn    bool  // the user's turn is taken, until the answer is written
 }
 
 type sessionHotset struct {
@@ -78,6 +84,30 @@ type sessionHotset struct {
 	defs   []hotset.Def
 	wire   []HotDef
 	seq    int
+	// pending is what peer sets added since the last read may hold, by
+	// name: the engine bounds them once it has evaluated them.
+	pending map[string]int64
+	bytes   int64 // charged to the user
+}
+
+// hotsetBytes is a hotset's own structures, a peer set's definition
+// besides its strings.
+const (
+	hotsetBytes = 512
+	defBytes    = int64(unsafe.Sizeof(hotset.Def{}) + unsafe.Sizeof(HotDef{}))
+)
+
+// cost is the most memory h may hold until its next read.
+func (h *sessionHotset) cost() int64 {
+	n := hotsetBytes + h.engine.Bound()
+	for _, b := range h.pending {
+		n += b
+	}
+	for i := range h.wire {
+		w := &h.wire[i]
+		n += defBytes + int64(len(w.Stat)+len(w.Feed)+len(w.Excp))
+	}
+	return n
 }
 
 func (s *session) hotset(id int) (*sessionHotset, *spmi.Error) {
@@ -88,21 +118,55 @@ func (s *session) hotset(id int) (*sessionHotset, *spmi.Error) {
 	return h, nil
 }
 
+// charge takes d for ses from its user's budget.
+func (srv *Server) charge(ses *session, d usage) *overBudget {
+	if ob := srv.users.take(ses.user, d); ob != nil {
+		return ob
+	}
+	ses.held = ses.held.plus(d)
+	ses.peak = max(ses.peak, ses.held.bytes)
+	return nil
+}
+
+// recharge brings what h is charged to its cost, with d's counts.
+func (srv *Server) recharge(ses *session, h *sessionHotset, d usage) *overBudget {
+	c := h.cost()
+	d.bytes = c - h.bytes
+	if ob := srv.charge(ses, d); ob != nil {
+		return ob
+	}
+	h.bytes = c
+	return nil
+}
+
+// overBudget answers a refusal and logs it, a line a minute at most per
+// user and setting.
+func (srv *Server) overBudget(who unixsock.Peer, op string, ob *overBudget) Response {
+	srv.refusals.Note(who, "control: over a per-user budget", ob.setting, "op", op)
+	return Response{Err: ob.err}
+}
+
 // hotsetOp runs one of the hotset operations.
-func (srv *Server) hotsetOp(ses *session, req *Request) Response {
+func (srv *Server) hotsetOp(ses *session, req *Request, who caller) Response {
 	switch req.Op {
 	case "hotset.create":
 		if len(ses.hotsets) >= MaxSessionHotsets {
 			return Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d hotsets, the most one may hold", MaxSessionHotsets)}}
 		}
 		e, _ := hotset.New(nil, 1, nil)
+		h := &sessionHotset{engine: e, pending: map[string]int64{}}
+		if ob := srv.recharge(ses, h, usage{hotsets: 1}); ob != nil {
+			return srv.overBudget(who.Peer, req.Op, ob)
+		}
 		ses.nextID++
-		ses.hotsets[ses.nextID] = &sessionHotset{engine: e}
+		ses.hotsets[ses.nextID] = h
 		return Response{ID: ses.nextID}
 	case "hotset.free":
-		if _, err := ses.hotset(req.ID); err != nil {
+		h, err := ses.hotset(req.ID)
+		if err != nil {
 			return Response{Err: err}
 		}
+		srv.charge(ses, usage{hotsets: -1, peerSets: -len(h.defs), bytes: -h.bytes})
 		delete(ses.hotsets, req.ID)
 		return Response{}
 	}
@@ -120,16 +184,25 @@ func (srv *Server) hotsetOp(ses *session, req *Request) Response {
 		}
 		h.seq++
 		d, err := toDef(fmt.Sprintf("s%d", h.seq), req.Hot)
+		var bound int64
 		if err == nil {
-			err = existsNow(d, srv.H.Fresh())
+			bound, err = existsNow(d, srv.H.Fresh())
 		}
+		oldDefs, oldWire := h.defs, h.wire
 		if err == nil {
-			err = h.engine.Replace(append(append([]hotset.Def(nil), h.defs...), d))
+			err = h.engine.Replace(append(oldDefs[:len(oldDefs):len(oldDefs)], d))
 		}
 		if err != nil {
 			return Response{Err: asSpmiError(err)}
 		}
-		h.defs, h.wire = append(h.defs, d), append(h.wire, *req.Hot)
+		h.defs, h.wire = append(oldDefs[:len(oldDefs):len(oldDefs)], d), append(oldWire[:len(oldWire):len(oldWire)], *req.Hot)
+		h.pending[d.Name] = bound
+		if ob := srv.recharge(ses, h, usage{peerSets: 1}); ob != nil {
+			h.engine.Replace(oldDefs) // the others keep their state
+			h.defs, h.wire = oldDefs, oldWire
+			delete(h.pending, d.Name)
+			return srv.overBudget(who.Peer, req.Op, ob)
+		}
 		return Response{ID: len(h.defs) - 1}
 	case "hotset.del":
 		i := req.Index
@@ -140,10 +213,20 @@ func (srv *Server) hotsetOp(ses *session, req *Request) Response {
 		if err := h.engine.Replace(defs); err != nil {
 			return Response{Err: asSpmiError(err)}
 		}
+		delete(h.pending, h.defs[i].Name)
 		h.defs, h.wire = defs, append(append([]HotDef(nil), h.wire[:i]...), h.wire[i+1:]...)
+		srv.recharge(ses, h, usage{peerSets: -1}) // less: always taken
 		return Response{}
 	case "hotset.get":
 		evs := h.engine.Evaluate(srv.H.FreshAfter(req.After))
+		clear(h.pending)
+		if ob := srv.recharge(ses, h, usage{}); ob != nil {
+			// The tree grew under the peer sets: what they hold now
+			// is over the budget, so they start over (and hold little).
+			h.engine.Forget()
+			srv.recharge(ses, h, usage{})
+			return srv.overBudget(who.Peer, req.Op, ob)
+		}
 		return Response{Hot: hotResult(h, evs)}
 	}
 	return Response{Err: asSpmiError(errBadOp(req.Op))}
@@ -175,17 +258,18 @@ func orDefault(s, d string) string {
 }
 
 // existsNow refuses a statistic that matches nothing, as the guide's
-// SpmiAddSetHot does, with the engine's own message (and its suggestion).
-func existsNow(d hotset.Def, snap *spmi.Snapshot) error {
+// SpmiAddSetHot does, with the engine's own message (and its suggestion);
+// else it returns the most memory the peer set may hold on snap.
+func existsNow(d hotset.Def, snap *spmi.Snapshot) (int64, error) {
 	probe, err := hotset.New([]hotset.Def{d}, 1, nil)
 	if err != nil {
-		return err
+		return 0, err
 	}
 	probe.Evaluate(snap)
 	if v := probe.Views(); len(v) == 1 && v[0].Result.Err != nil {
-		return v[0].Result.Err
+		return 0, v[0].Result.Err
 	}
-	return nil
+	return probe.Bound(), nil
 }
 
 func hotResult(h *sessionHotset, evs []hotset.Event) *HotResult {

@@ -27,6 +27,8 @@ type Access struct {
 	Admins  unixsock.Allow
 	// MaxConns bounds open connections (default 64, a quarter per user).
 	MaxConns int
+	// Budget bounds what each user other than the owners holds.
+	Budget Budget
 }
 
 // readers is the full read allow list: the owners, the socket's group,
@@ -38,8 +40,6 @@ func (a Access) readers() unixsock.Allow {
 	}
 	return unixsock.Owners().With(a.Readers.UIDs, append(a.Readers.GIDs, g))
 }
-
-func (a Access) admins() unixsock.Allow { return unixsock.Owners().With(a.Admins.UIDs, a.Admins.GIDs) }
 
 // Listen opens the control socket in runDir (which the daemon has
 // prepared). A peer that may not read is refused with an answer saying so.
@@ -73,6 +73,10 @@ type Server struct {
 	Access  Access
 	// Idle bounds how long a connection may stay silent.
 	Idle time.Duration
+
+	users    *users
+	refusals *unixsock.RefusalLog
+	owners   *unixsock.Allow // nil: unixsock.Owners(); tests make themselves a reader
 }
 
 // Serve answers on l until ctx is done.
@@ -80,7 +84,13 @@ func (s *Server) Serve(ctx context.Context, l *unixsock.Listener) error {
 	if s.Idle == 0 {
 		s.Idle = 30 * time.Second
 	}
-	admins := s.Access.admins()
+	owners := unixsock.Owners()
+	if s.owners != nil {
+		owners = *s.owners
+	}
+	s.users = newUsers(s.Access.Budget, owners)
+	s.refusals = unixsock.NewRefusalLog(s.Log)
+	admins := owners.With(s.Access.Admins.UIDs, s.Access.Admins.GIDs)
 	return l.Serve(ctx, func(ctx context.Context, c *net.UnixConn, p unixsock.Peer) {
 		s.serveConn(c, caller{Peer: p, admin: admins.Admits(p)}, l)
 	})
@@ -96,7 +106,8 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 4096), MaxRequest)
 	enc := json.NewEncoder(c)
-	ses := &session{hotsets: map[int]*sessionHotset{}}
+	ses := &session{user: s.users.join(who.Peer), hotsets: map[int]*sessionHotset{}}
+	defer s.end(ses)
 	for {
 		c.SetDeadline(time.Now().Add(s.Idle))
 		if !sc.Scan() {
@@ -108,6 +119,7 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 			}
 			return
 		}
+		ses.wait()
 		var req Request
 		var resp Response
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
@@ -115,15 +127,46 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 		} else {
 			resp = s.answer(&req, who, ses)
 		}
-		if err := enc.Encode(&resp); err != nil {
+		err := enc.Encode(&resp)
+		ses.done()
+		if err != nil {
 			return
 		}
 	}
 }
 
+// wait takes the user's turn for one request, until its answer is
+// written: a user other than the owners has one request answered at a
+// time, however many connections it opens, so it takes at most one
+// processor and holds at most one answer (a peek of the whole tree).
+func (ses *session) wait() {
+	if !ses.user.exempt && !ses.turn {
+		ses.user.turn.Lock()
+		ses.turn = true
+	}
+}
+
+func (ses *session) done() {
+	if ses.turn {
+		ses.user.turn.Unlock()
+		ses.turn = false
+	}
+}
+
+// end gives back what a session held; after a large one, memory goes
+// back to the system (at once, not when the collector next runs).
+func (s *Server) end(ses *session) {
+	ses.done()
+	ses.hotsets = nil
+	s.users.leave(ses.user, ses.held)
+	if ses.peak >= returnAfter {
+		s.H.ReturnMemory()
+	}
+}
+
 func (s *Server) answer(req *Request, who caller, ses *session) Response {
 	if strings.HasPrefix(req.Op, "hotset.") {
-		return s.hotsetOp(ses, req)
+		return s.hotsetOp(ses, req, who)
 	}
 	switch req.Op {
 	case "peek":
@@ -152,10 +195,12 @@ func (s *Server) answer(req *Request, who caller, ses *session) Response {
 }
 
 // change creates or deletes a context: only admins may, and every change
-// is logged with who asked.
+// is logged with who asked; refusals a line a minute at most per user
+// and operation, paths cut to unixsock.MaxLogText bytes.
 func (s *Server) change(req *Request, who caller) Response {
+	path := unixsock.LogText(req.Path)
 	if !who.admin {
-		s.Log.Warn("control: change refused", "op", req.Op, "path", req.Path, "uid", who.UID, "pid", who.PID)
+		s.refusals.Note(who.Peer, "control: change refused", req.Op+": not an admin (control.admin_uids, control.admin_gids)", "op", req.Op, "path", path)
 		return Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: fmt.Sprintf(
 			"uid %d may not %s: changes are for root and the daemon's user (control.admin_uids, control.admin_gids)", who.UID, req.Op)}}
 	}
@@ -166,9 +211,9 @@ func (s *Server) change(req *Request, who caller) Response {
 		err = s.H.Delete(req.Path)
 	}
 	if err != nil {
-		s.Log.Info("control: change failed", "op", req.Op, "path", req.Path, "uid", who.UID, "pid", who.PID, "err", err)
+		s.Log.Info("control: change failed", "op", req.Op, "path", path, "uid", who.UID, "pid", who.PID, "err", unixsock.LogText(err.Error()))
 		return Response{Err: asSpmiError(err)}
 	}
-	s.Log.Info("control: changed", "op", req.Op, "path", req.Path, "uid", who.UID, "pid", who.PID)
+	s.Log.Info("control: changed", "op", req.Op, "path", path, "uid", who.UID, "pid", who.PID)
 	return Response{}
 }

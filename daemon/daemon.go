@@ -263,12 +263,15 @@ func (d *Daemon) logServes(s *spmi.Snapshot) {
 		"with_values", s.ViewLen(), "contexts", strings.Join(tops, " "), "refresh_took", d.h.Stats().LastTook)
 }
 
-// controlAccess turns the control settings into the socket's access rules.
+// controlAccess turns the control settings into the socket's access rules
+// and per-user budgets.
 func controlAccess(c config.Control) control.Access {
 	return control.Access{
 		Mode: os.FileMode(c.FileMode), Group: c.Group, MaxConns: c.MaxConnections,
 		Readers: unixsock.Allow{UIDs: config.UIDs(c.AllowUIDs), GIDs: config.UIDs(c.AllowGIDs)},
 		Admins:  unixsock.Allow{UIDs: config.UIDs(c.AdminUIDs), GIDs: config.UIDs(c.AdminGIDs)},
+		Budget: control.Budget{Hotsets: c.MaxHotsetsPerUID, PeerSets: c.MaxHotsetPeerSetsPerUID,
+			Bytes: int64(c.MaxHotsetBytesPerUID)},
 	}
 }
 

@@ -16,8 +16,10 @@ func DDSConfig(c *config.Config, log *slog.Logger) dds.ServerConfig {
 		Socket: c.DDS.Socket, Group: c.DDS.Group,
 		AllowUIDs: config.UIDs(c.DDS.AllowUIDs), AllowGIDs: config.UIDs(c.DDS.AllowGIDs),
 		StampTimeout: c.DDS.StampTimeout, MaxSuppliers: c.DDS.MaxSuppliers, MaxStatsAll: c.DDS.MaxStatsAll,
-		Limits: c.DDS.Limits(),
-		Logger: log,
+		MaxSuppliersPerUID: c.DDS.MaxSuppliersPerUID, MaxStatsPerUID: c.DDS.MaxStatsPerUID,
+		Reserve: c.DDS.Reservations(),
+		Limits:  c.DDS.Limits(),
+		Logger:  log,
 	}
 }
 

@@ -68,7 +68,9 @@ func sourceOf(v *cxView) string {
 	return supSource(v.sup)
 }
 
-func supSource(sup *supplier) string { return fmt.Sprintf("dds:%s:pid %d", sup.vendor.Path(), sup.pid) }
+func supSource(sup *supplier) string {
+	return fmt.Sprintf("dds:%s:pid %d", sup.vendor.Path(), sup.peer.PID)
+}
 
 // block adds v's statistics as fields of src: the next v.stats.len()
 // ones, in the order of v.stats (by ASN number).

@@ -27,10 +27,19 @@ type ServerConfig struct {
 	// MaxStatsAll bounds the statistics of all suppliers together, and so
 	// the daemon's memory (0: DefaultMaxStatsAll).
 	MaxStatsAll int
-	IOTimeout   time.Duration // to finish a started frame or a reply
-	OnChange    func()        // after every change of the served contexts; must not block
-	Limits      Limits
-	Logger      *slog.Logger
+	// MaxStatsPerUID and MaxSuppliersPerUID bound what the suppliers of
+	// one user other than root and the daemon's own hold (0: a quarter of
+	// MaxStatsAll and MaxSuppliers), so that no local user can take every
+	// place; the owners are bounded by the totals only.
+	MaxStatsPerUID     int
+	MaxSuppliersPerUID int
+	// Reserve keeps context names for some users; refusals name an item
+	// by its index, as dds.reserve[i].
+	Reserve   []Reservation
+	IOTimeout time.Duration // to finish a started frame or a reply
+	OnChange  func()        // after every change of the served contexts; must not block
+	Limits    Limits
+	Logger    *slog.Logger
 }
 
 // Stamp timeout bounds and defaults (the guide's 15..600 s, default 30).
@@ -63,6 +72,21 @@ func (c ServerConfig) Norm() (ServerConfig, error) {
 	if c.MaxStatsAll <= 0 {
 		c.MaxStatsAll = DefaultMaxStatsAll
 	}
+	if c.MaxStatsPerUID == 0 {
+		c.MaxStatsPerUID = max(1, c.MaxStatsAll/4)
+	}
+	if c.MaxSuppliersPerUID == 0 {
+		c.MaxSuppliersPerUID = max(1, c.MaxSuppliers/4)
+	}
+	if n := c.MaxStatsPerUID; n < 0 || n > c.MaxStatsAll {
+		return c, fmt.Errorf("dds: statistics per user %d, allowed 1..%d (all suppliers')", n, c.MaxStatsAll)
+	}
+	if n := c.MaxSuppliersPerUID; n < 0 || n > c.MaxSuppliers {
+		return c, fmt.Errorf("dds: suppliers per user %d, allowed 1..%d (all)", n, c.MaxSuppliers)
+	}
+	if err := CheckReservations(c.Reserve); err != nil {
+		return c, err
+	}
 	if c.IOTimeout <= 0 {
 		c.IOTimeout = DefaultIOTimeout
 	}
@@ -84,8 +108,9 @@ type Server struct {
 	log     *slog.Logger
 	reg     *registry
 	ln      *unixsock.Listener
-	timeout time.Duration // stamp timeout (tests shorten it)
-	tick    time.Duration // liveness check period
+	refused *unixsock.RefusalLog // registrations over a share or of a reserved name
+	timeout time.Duration        // stamp timeout (tests shorten it)
+	tick    time.Duration        // liveness check period
 
 	mu     sync.Mutex
 	closed bool
@@ -121,10 +146,12 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	}
 	reg := newRegistry(cfg.MaxSuppliers, cfg.Limits)
 	reg.maxAll = cfg.MaxStatsAll
+	reg.share.maxStats, reg.share.maxSups = cfg.MaxStatsPerUID, cfg.MaxSuppliersPerUID
+	reg.share.reserve = newReservations(cfg.Reserve)
 	reg.setOnChange(cfg.OnChange)
 	reg.log = cfg.Logger
 	return &Server{
-		cfg: cfg, log: cfg.Logger, reg: reg,
+		cfg: cfg, log: cfg.Logger, reg: reg, refused: unixsock.NewRefusalLog(cfg.Logger),
 		ln: ln, timeout: cfg.StampTimeout, tick: time.Second,
 		done: make(chan struct{}),
 	}, nil
@@ -224,7 +251,7 @@ func (s *Server) watch() {
 func (s *Server) checkSuppliers(now time.Time) {
 	for _, sup := range s.reg.all() {
 		if why := sup.check(now, s.timeout); why != "" {
-			s.log.Warn("dds: supplier assumed dead", "pid", sup.pid, "vendor", sup.vendor.Name, "why", why)
+			s.log.Warn("dds: supplier assumed dead", "pid", sup.peer.PID, "vendor", sup.vendor.Name, "why", why)
 			s.kill(sup, true)
 		}
 	}

@@ -67,6 +67,7 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			sup, err = s.register(m, fd, c, cr)
 			unix.Close(fd)
 			if err != nil {
+				s.noteRefusal(cr, err)
 				reply(t, 0, err)
 				return
 			}
@@ -96,10 +97,22 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			if sup.faulted.Load() {
 				s.reg.notifyFault()
 			}
+			if err != nil {
+				s.noteRefusal(cr, err)
+			}
 			if !reply(t, v, err) {
 				return
 			}
 		}
+	}
+}
+
+// noteRefusal logs a registration refused at a limit or for a name (at
+// most once a minute per user and reason, as socket refusals are): the
+// supplier is told, and so is the operator.
+func (s *Server) noteRefusal(p unixsock.Peer, err error) {
+	if c := spmi.CodeOf(err); c == spmi.SiCallocFailed || c == spmi.SiDuplicate {
+		s.refused.Note(p, "dds: registration refused", err.Error())
 	}
 }
 
@@ -113,7 +126,7 @@ func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr unixsock.Peer) (*
 	if err != nil {
 		return nil, err
 	}
-	sup := &supplier{conn: c, pid: cr.PID, uid: cr.UID, init: m, vendor: v,
+	sup := &supplier{conn: c, peer: cr, init: m, vendor: v,
 		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: s.reg.now(), window: s.timeout}
 	sup.stamp, _ = LoadStamp(mem)
 	if _, err := s.reg.add(sup); err != nil {

@@ -59,6 +59,7 @@ type registry struct {
 	maxSup  int
 	maxAll  int // statistics of all suppliers together (0: no bound)
 	nstats  int // statistics of the contexts registered
+	share   shares
 	nextID  uint64
 	nextCx  uint64
 	sups    map[uint64]*supplier
@@ -80,7 +81,7 @@ type registry struct {
 
 func newRegistry(maxSup int, lim Limits) *registry {
 	r := &registry{lim: lim, maxSup: maxSup, sups: map[uint64]*supplier{},
-		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, faults: make(chan struct{}, 1),
+		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, share: newShares(), faults: make(chan struct{}, 1),
 		log: slog.New(slog.DiscardHandler), staleWarn: time.Second, now: time.Now}
 	r.publish()
 	return r
@@ -127,10 +128,23 @@ func (r *registry) publish() {
 func (r *registry) add(sup *supplier) (uint64, error) {
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	if len(r.sups) >= r.maxSup {
-		return 0, spmi.Errorf(spmi.SiCallocFailed, "%d suppliers registered, the daemon's limit (dds.max_suppliers)", len(r.sups))
-	}
 	v := sup.vendor
+	// Reserved names first: a refusal names the reservation, whatever
+	// else is wrong.
+	if err := r.share.reservedASN(sup.peer, v); err != nil {
+		return 0, err
+	}
+	for i := range sup.init.Contexts {
+		if err := r.share.reservedPath(sup.peer, "Init", sup.init.Contexts[i].Path); err != nil {
+			return 0, err
+		}
+	}
+	if err := r.share.supRoom(sup.peer.UID); err != nil {
+		return 0, err
+	}
+	if len(r.sups) >= r.maxSup {
+		return 0, spmi.Errorf(spmi.SiCallocFailed, "%d suppliers registered, the daemon's limit (dds.max_suppliers)%s", len(r.sups), top(r.share.sups))
+	}
 	vcx := r.cxs[v.Path()]
 	if vcx != nil && vcx.asn != v.ASN {
 		return 0, spmi.Errorf(spmi.SiDuplicate, "vendor context %s exists with ASN.1 number %d, not %d", v.Path(), vcx.asn, v.ASN)
@@ -156,7 +170,7 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 			n += len(sup.init.Contexts[i].Stats)
 		}
 	}
-	if err := r.roomFor(n, "Init"); err != nil {
+	if err := r.roomFor(sup, n, "Init"); err != nil {
 		return 0, err
 	}
 	sets, tmpls, err := statSets(sup.init)
@@ -182,6 +196,7 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 	r.nextID++
 	sup.id = r.nextID
 	r.sups[sup.id] = sup
+	r.share.addSup(sup.peer.UID, 1)
 	r.publish()
 	return sup.id, nil
 }
@@ -198,14 +213,19 @@ func (r *registry) link(c *regCx, sup *supplier) {
 	r.cxs[c.path] = c
 	sup.ncx++
 	r.nstats += c.stats.len()
+	r.share.addStats(sup.peer.UID, c.stats.len())
 }
 
-// roomFor refuses n more statistics beyond the bound of all suppliers
-// together (dds.max_stats_all), which bounds the daemon's memory.
-func (r *registry) roomFor(n int, what string) error {
+// roomFor refuses sup n more statistics beyond its user's share
+// (dds.max_stats_per_uid) or the bound of all suppliers together
+// (dds.max_stats_all), which bounds the daemon's memory.
+func (r *registry) roomFor(sup *supplier, n int, what string) error {
+	if err := r.share.statsRoom(sup.peer.UID, n, what); err != nil {
+		return err
+	}
 	if r.maxAll > 0 && r.nstats+n > r.maxAll {
-		return spmi.Errorf(spmi.SiCallocFailed, "%s: %d more statistics would make %d from all suppliers, above the daemon's limit of %d (dds.max_stats_all)",
-			what, n, r.nstats+n, r.maxAll)
+		return spmi.Errorf(spmi.SiCallocFailed, "%s: %d more statistics would make %d from all suppliers, above the daemon's limit of %d (dds.max_stats_all)%s",
+			what, n, r.nstats+n, r.maxAll, top(r.share.stats))
 	}
 	return nil
 }
@@ -221,6 +241,7 @@ func (r *registry) unlink(c *regCx) {
 	delete(r.cxs, c.path)
 	c.owner.ncx--
 	r.nstats -= c.stats.len()
+	r.share.addStats(c.owner.peer.UID, -c.stats.len())
 }
 
 // remove drops every context of sup; the vendor context goes with its
@@ -234,6 +255,7 @@ func (r *registry) remove(sup *supplier) {
 	}
 	sup.gone = true
 	delete(r.sups, sup.id)
+	r.share.addSup(sup.peer.UID, -1)
 	for _, c := range r.cxs {
 		if c.owner == sup {
 			r.unlink(c)
@@ -259,6 +281,9 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 	if sup.gone {
 		return 0, spmi.Errorf(spmi.SiAssumedDead, "the supplier was removed")
 	}
+	if err := r.share.reservedPath(sup.peer, "AddCx", m.Path); err != nil {
+		return 0, err
+	}
 	p := r.cxs[parentOf(m.Path)]
 	switch {
 	case p == nil:
@@ -272,7 +297,7 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 	case sup.ncx >= r.lim.MaxContexts:
 		return 0, spmi.Errorf(spmi.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
 	}
-	if err := r.roomFor(len(t.Stats), "AddCx "+m.Path); err != nil {
+	if err := r.roomFor(sup, len(t.Stats), "AddCx "+m.Path); err != nil {
 		return 0, err
 	}
 	off, err := r.slot(sup, m, SlotSize(t))

@@ -16,8 +16,13 @@ import (
 
 // The test binary doubles as a supplier run as another user: with
 // DDS_INIT_TO=<socket> it sends an Init (without a descriptor) and prints
-// the reply's code and message.
+// the reply's code and message; with DDS_GO_SUPPLIER=<socket> it runs Go
+// suppliers (client/ddsclient) as told on stdin (goSuppliers).
 func TestMain(m *testing.M) {
+	if path := os.Getenv("DDS_GO_SUPPLIER"); path != "" {
+		goSuppliers(path, os.Stdin, os.Stdout)
+		os.Exit(0)
+	}
 	if path := os.Getenv("DDS_INIT_TO"); path != "" {
 		c, err := net.DialUnix("unix", nil, &net.UnixAddr{Name: path, Net: "unix"})
 		if err != nil {

@@ -17,8 +17,7 @@ import (
 type supplier struct {
 	id     uint64
 	conn   *net.UnixConn
-	pid    int32
-	uid    uint32
+	peer   unixsock.Peer // who registered it (SO_PEERCRED)
 	init   *Init
 	vendor Vendor
 	slots  *Slots     // guarded by registry.mu

@@ -198,7 +198,7 @@ func (s *supplier) pin(l *liveSup, now time.Time) (c *areaCopy, upTo uint64) {
 	case err != nil:
 		c.release()
 		if !s.faulted.Swap(true) {
-			reg.log.Warn("dds: reading the supplier's file faulted; it will be removed", "pid", s.pid, "vendor", s.vendor.Name, "err", err)
+			reg.log.Warn("dds: reading the supplier's file faulted; it will be removed", "pid", s.peer.PID, "vendor", s.vendor.Name, "err", err)
 		}
 		reg.notifyFault()
 		return nil, 0
@@ -224,7 +224,7 @@ func (s *supplier) pin(l *liveSup, now time.Time) (c *areaCopy, upTo uint64) {
 		s.area(func([]byte) { begun, ended, _ = LoadBatches(s.mem) })
 		reg.log.Warn("dds: a batch of the supplier stays open (SpmiDdsBegin or Update without its end?); "+
 			"serving its last consistent values (logged once per supplier)",
-			"pid", s.pid, "vendor", s.vendor.Name, "since", now.Sub(s.staleSince).Round(time.Millisecond),
+			"pid", s.peer.PID, "vendor", s.vendor.Name, "since", now.Sub(s.staleSince).Round(time.Millisecond),
 			"SiShBatch", begun, "SiShBatchEnd", ended)
 	}
 	if s.last == nil || len(s.last.words) != n {

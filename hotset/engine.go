@@ -3,6 +3,7 @@ package hotset
 import (
 	"sync"
 	"time"
+	"weak"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/spmi"
@@ -60,6 +61,7 @@ type prevVal struct {
 
 // state is one configured hotset with what it remembers between
 // evaluations: counter values for rates and the last event per peer set.
+// It holds no node of a snapshot, so results never keep a snapshot alive.
 type state struct {
 	def    Def
 	prev   map[string]prevVal   // by statistic path
@@ -68,6 +70,10 @@ type state struct {
 	excps  []Exception
 	seq    uint32
 	events uint64 // exceptions and notifications generated
+	// read is the snapshot last evaluated, weakly: evaluating it again
+	// keeps the results (a counter has no rate within one snapshot).
+	read  weak.Pointer[spmi.Snapshot]
+	bound int64 // most bytes the state may hold after evaluating that snapshot
 }
 
 // Engine evaluates the configured hotsets. It is safe for concurrent use:
@@ -148,9 +154,14 @@ func (e *Engine) Evaluate(snap *spmi.Snapshot) []Event {
 	defer e.mu.Unlock()
 	now := e.now()
 	e.evals++
+	read := weak.Make(snap)
 	var evs []Event
 	for _, s := range e.sets {
-		evs = append(evs, s.evaluate(snap, now)...)
+		if s.read == read {
+			continue
+		}
+		s.read = read
+		evs = append(evs, s.evaluate(snap, now, e.keep)...)
 		if n := len(s.excps); n > e.keep {
 			s.excps = append([]Exception(nil), s.excps[n-e.keep:]...)
 		}
@@ -158,8 +169,20 @@ func (e *Engine) Evaluate(snap *spmi.Snapshot) []Event {
 	return evs
 }
 
-func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
+// Forget drops what every hotset remembers (results, exceptions, counter
+// values, frequency limits) and keeps the definitions: the next
+// evaluation starts as the first did.
+func (e *Engine) Forget() {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	for i, s := range e.sets {
+		e.sets[i] = &state{def: s.def, prev: map[string]prevVal{}, last: map[string]time.Time{}, seq: s.seq, events: s.events}
+	}
+}
+
+func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 	d := &s.def
+	s.bound = stateBytes
 	res := Result{Time: snap.Time}
 	if !s.res.Time.IsZero() {
 		res.Elapsed = snap.Time.Sub(s.res.Time)
@@ -182,8 +205,10 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time) []Event {
 	if err != nil {
 		res.Err = err
 		s.res = res
+		s.bound += int64(len(err.Error()))
 		return nil
 	}
+	s.bound += boundOf(d, groups, len(snap.Base), keep)
 	seen := make(map[string]prevVal, len(s.prev))
 	ans := snap.Answer() // one consistent reading of each live source
 	var evs []Event

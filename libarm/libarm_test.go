@@ -268,9 +268,34 @@ func TestDaemonAbsentThenRestarted(t *testing.T) {
 	d := startDaemon(t, run, g)
 	// The library finds the daemon by itself and registers its names.
 	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
+	if n := ringsMapped(t, c.Process.Pid); n != 1 {
+		t.Fatalf("the sample maps %d rings, want 1", n)
+	}
 	d.srv.Close()
 	d2 := startDaemon(t, run, g)
 	d2.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
+	// It let the first daemon's ring go when that daemon went away (it kept
+	// one per restart for its life, each counted against its user).
+	if n := ringsMapped(t, c.Process.Pid); n != 1 {
+		t.Errorf("after a daemon restart the sample maps %d rings, want 1 (the new daemon's)", n)
+	}
+}
+
+// ringsMapped counts the daemon's files (memfds named subagent-arm) that
+// process pid maps.
+func ringsMapped(t *testing.T, pid int) int {
+	t.Helper()
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]bool{}
+	for _, l := range strings.Split(string(b), "\n") {
+		if f := strings.Fields(l); len(f) >= 6 && strings.HasPrefix(f[5], "/memfd:subagent-arm") {
+			files[f[3]+" "+f[4]] = true
+		}
+	}
+	return len(files)
 }
 
 func TestLogFileShowsMetricsAndStatusText(t *testing.T) {
@@ -432,7 +457,7 @@ func TestRefusedProgramIsASilentNoOp(t *testing.T) {
 		t.Fatalf("refused load: %v %q, want it to run through saying only done 20", err, out)
 	}
 	b, _ := os.ReadFile(logf)
-	const refusal = "arm: the daemon refused this process: 1 processes are registered, the limit (arm.max_processes)"
+	const refusal = "arm: the daemon refused this process: 1 rings are held, by registered processes and by processes that still map theirs, the limit (arm.max_processes)"
 	// arm_init logs once its registration is over: after one refusal.
 	if before, _, ok := strings.Cut(string(b), ": arm_init: "); !ok || strings.Count(before, refusal) != 1 {
 		t.Errorf("ARM_LOGFILE does not show arm_init returning after exactly one refusal:\n%s", b)

@@ -66,3 +66,20 @@ func BenchmarkDrainTotals(b *testing.B) {
 		b.Fatalf("count %d after %d drains", c, b.N)
 	}
 }
+
+// shipped is the file geometry of the shipped settings (configs/subagent.yaml).
+var shipped = armring.Geometry{Slots: 16384, Apps: 64, Trans: 512}
+
+// BenchmarkCreateFile is the daemon's cost of one ring at a Hello with the
+// shipped geometry: the memfd, its size, seals, mapping and slots, then
+// freeing it as at the process's departure.
+func BenchmarkCreateFile(b *testing.B) {
+	for range b.N {
+		_, fd, unmap, err := createFile(shipped, 1, 1)
+		if err != nil {
+			b.Fatal(err)
+		}
+		unix.Close(fd)
+		unmap()
+	}
+}

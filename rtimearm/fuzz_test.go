@@ -46,7 +46,7 @@ func FuzzHostileFile(f *testing.F) {
 				t.Errorf("collect: %v", err)
 			}
 			bld.Finish()
-			p.close(reg, time.Now())
+			p.close(reg, time.Now(), true)
 		}()
 		select {
 		case <-done:

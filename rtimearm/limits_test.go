@@ -66,13 +66,15 @@ func serverWith(t *testing.T, lim Limits, log io.Writer) *fixture {
 	return startServerWith(t, armring.Geometry{Slots: 64, Apps: 8, Trans: 16}, lim, lg)
 }
 
-// hello sends a Hello on a new connection and returns the Welcome's status;
-// the connection stays open (a registration lasts as long as it).
+// hello sends a Hello on a new connection and returns the Welcome's status
+// (-100: none); the connection stays open (a registration lasts as long as
+// it). Tests may call it from any goroutine.
 func hello(t *testing.T, sock string, h armring.Hello) (net.Conn, int32) {
 	t.Helper()
 	c, err := net.Dial("unix", sock)
 	if err != nil {
-		t.Fatal(err)
+		t.Error(err)
+		return nil, -100
 	}
 	c.SetDeadline(time.Now().Add(openWait))
 	if _, err := c.Write(h.Marshal()); err != nil {
@@ -86,7 +88,9 @@ func hello(t *testing.T, sock string, h armring.Hello) (net.Conn, int32) {
 	}
 	w, err := armring.DecodeWelcome(body)
 	if err != nil {
-		t.Fatalf("Welcome: %v", err)
+		t.Errorf("Welcome: %v", err)
+		c.Close()
+		return nil, -100
 	}
 	return c, w.Status
 }
@@ -102,15 +106,24 @@ func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
 		}
 	}()
 	ok := 0
-	for range 40 {
-		c, st := hello(t, fx.socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid()), Prog: "greedy"})
-		if st == 0 {
-			ok++
-		}
-		if c != nil {
-			open = append(open, c)
-		}
+	var mu sync.Mutex
+	var wg sync.WaitGroup
+	for range 40 { // at once: each refusal is answered after a pause
+		wg.Add(1)
+		go func() {
+			defer wg.Done()
+			c, st := hello(t, fx.socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid()), Prog: "greedy"})
+			mu.Lock()
+			defer mu.Unlock()
+			if st == 0 {
+				ok++
+			}
+			if c != nil {
+				open = append(open, c)
+			}
+		}()
 	}
+	wg.Wait()
 	if ok != DefaultPerPID {
 		t.Fatalf("one process got %d registrations, want %d", ok, DefaultPerPID)
 	}

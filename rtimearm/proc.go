@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"time"
 
+	"golang.org/x/sys/unix"
+
 	"github.com/perfagent/subagent/client/armring"
 )
 
@@ -15,6 +17,7 @@ type proc struct {
 	prog    string
 	f       *armring.File
 	unmap   func()
+	ring    *ring // its place in the limits (rings.go)
 	tail    uint64
 	closed  bool      // unmapped: only byID may be read
 	drained time.Time // the last drain (or the registration): totals taken are since then
@@ -216,8 +219,12 @@ func (p *proc) inflight(i int) int64 {
 }
 
 // close drains what is left and counts the unfinished instances as lost:
-// the process is gone and they will never complete.
-func (p *proc) close(r *Registry, now time.Time) {
+// the process is gone and they will never complete. With free it also
+// frees the file's pages (MADV_REMOVE punches them out of the memfd):
+// whoever still maps the file then holds only the pages it writes itself,
+// not the ring the daemon filled in for it. Not when the daemon stops:
+// the libraries then count what it did not take as lost.
+func (p *proc) close(r *Registry, now time.Time, free bool) {
 	p.drain(r, now)
 	for i, pt := range p.trans {
 		if pt != nil {
@@ -228,8 +235,10 @@ func (p *proc) close(r *Registry, now time.Time) {
 		r.release(x, now)
 	}
 	p.held = nil
-	r.unreserve(p.uid, p.pid)
 	p.closed = true
+	if free {
+		unix.Madvise(p.f.Bytes(), unix.MADV_REMOVE)
+	}
 	p.unmap()
 }
 

@@ -16,19 +16,34 @@ import (
 // Limits bound the registry in total and per user, so that one local
 // user cannot take what every other program needs (docs/ARM.md). An
 // application or transaction counts against the user of the process that
-// registered it first; a process against its own user and PID.
+// registered it first; a ring (MaxProcs: a registration's file) against
+// the user and PID of the process that received it, until that process
+// has exited or maps it no longer (rings.go).
 type Limits struct {
 	MaxApps, MaxTrans, MaxProcs                   int // in total; MaxProcs 0 is 256
 	MaxAppsPerUID, MaxTransPerUID, MaxProcsPerUID int // of one user; 0 is the total
-	MaxPerPID                                     int // registrations of one process; 0 is DefaultPerPID
+	MaxPerPID                                     int // rings of one process; 0 is DefaultPerPID
 	// AppIdle drops an application no live process holds once it has been
 	// idle this long (its numbers are kept); 0 never does.
 	AppIdle time.Duration
+	// HelloBurst Hellos of one user may reach the limits at once, then
+	// HelloRate a second: each may cost a ring. 0: the defaults below.
+	HelloRate  float64
+	HelloBurst int
 }
 
 // DefaultPerPID lets one process hold a ring for the C library and one for
 // package arm; one program has no use for more.
 const DefaultPerPID = 2
+
+// Defaults of Limits.HelloRate and HelloBurst (arm.hello_rate_per_uid,
+// arm.hello_burst_per_uid): a ring costs the daemon about 2.5 ms of page
+// faults (BenchmarkCreateFile), so one user's Hellos take at most 64 of
+// them at once, then 2.5 % of a CPU.
+const (
+	DefaultHelloRate  = 10
+	DefaultHelloBurst = 64
+)
 
 func (l *Limits) fill() {
 	if l.MaxProcs <= 0 {
@@ -44,10 +59,13 @@ func (l *Limits) fill() {
 	if l.MaxPerPID <= 0 {
 		l.MaxPerPID = DefaultPerPID
 	}
+	if l.HelloRate <= 0 {
+		l.HelloRate = DefaultHelloRate
+	}
+	if l.HelloBurst <= 0 {
+		l.HelloBurst = DefaultHelloBurst
+	}
 }
-
-// usage is what one user holds.
-type usage struct{ procs, apps, trans int }
 
 // limitError is a refusal at a configured limit; key names the setting.
 type limitError struct{ key, msg string }
@@ -66,9 +84,13 @@ type Registry struct {
 	apps     map[string]*app
 	idle     map[*app]bool // applications no live process holds
 	ntrans   int
-	nprocs   int // registered or being registered
 	byUID    map[uint32]*usage
-	byPID    map[int32]int
+	rings    map[*ring]bool // every ring holding a place (rings.go)
+	left     map[*ring]bool // the rings whose registration ended, until released
+	byPID    map[int32]int  // rings by the PID that received them
+	hellos   map[uint32]*helloBucket
+	pruned   time.Time // the last look for departed processes that exited
+	ringSize uint64    // of the rings, in bytes
 	procs    map[uint64]*proc
 	byAgent  map[uint16][]*proc // by PID's low 16 bits, the correlators' agent instance
 	departed []*proc            // removed, still in byAgent until the next DrainAll
@@ -79,6 +101,9 @@ type Registry struct {
 	refused  uint64 // connections refused
 	logged   map[string]bool
 	now      func() time.Time
+	// /proc, as rings.go reads it (procStart, mapsFile); tests replace them
+	startOf  func(pid int32) uint64
+	mapsRing func(pid int32, dev, ino uint64) bool
 	num      *spmi.Numbering // ASN.1 numbers of transactions
 	tot      armring.Totals  // scratch of drains, under mu
 }
@@ -96,7 +121,9 @@ func NewRegistry(lim Limits, weight int, span time.Duration, num *spmi.Numbering
 	lim.fill()
 	return &Registry{lim: lim, weight: float64(weight) / 100, span: span, log: log, num: num,
 		apps: map[string]*app{}, idle: map[*app]bool{}, byUID: map[uint32]*usage{}, byPID: map[int32]int{},
-		procs: map[uint64]*proc{}, byAgent: map[uint16][]*proc{}, logged: map[string]bool{}, now: time.Now}
+		rings: map[*ring]bool{}, left: map[*ring]bool{}, hellos: map[uint32]*helloBucket{},
+		procs: map[uint64]*proc{}, byAgent: map[uint16][]*proc{}, logged: map[string]bool{}, now: time.Now,
+		startOf: procStart, mapsRing: mapsFile}
 }
 
 // Limits returns the limits in force, defaults filled in.
@@ -122,36 +149,6 @@ func (r *Registry) use(uid uint32) *usage {
 func (r *Registry) unuse(uid uint32) {
 	if u := r.byUID[uid]; u != nil && *u == (usage{}) {
 		delete(r.byUID, uid)
-	}
-}
-
-// reserve counts a process about to register against the limits, or
-// returns the reason it may not. The reason names the setting and holds
-// no per-connection number: refusals are logged once per user and reason.
-func (r *Registry) reserve(uid uint32, pid int32) string {
-	switch {
-	case r.nprocs >= r.lim.MaxProcs:
-		return fmt.Sprintf("%d processes are registered, the limit (arm.max_processes)", r.lim.MaxProcs)
-	case r.byUID[uid] != nil && r.byUID[uid].procs >= r.lim.MaxProcsPerUID:
-		return fmt.Sprintf("this user has %d processes registered, the limit (arm.max_processes_per_uid)", r.lim.MaxProcsPerUID)
-	case r.byPID[pid] >= r.lim.MaxPerPID:
-		return fmt.Sprintf("this process has %d registrations, the limit per process", r.lim.MaxPerPID)
-	}
-	r.nprocs++
-	r.use(uid).procs++
-	r.byPID[pid]++
-	return ""
-}
-
-// unreserve undoes reserve when the process is gone or never came.
-func (r *Registry) unreserve(uid uint32, pid int32) {
-	r.nprocs--
-	if u := r.byUID[uid]; u != nil {
-		u.procs--
-		r.unuse(uid)
-	}
-	if r.byPID[pid]--; r.byPID[pid] <= 0 {
-		delete(r.byPID, pid)
 	}
 }
 
@@ -283,16 +280,18 @@ func (r *Registry) DeleteApp(key string) bool {
 	return true
 }
 
-// DrainAll drains every live process.
+// DrainAll drains every live process, then releases the rings of
+// departed ones that have exited.
 func (r *Registry) DrainAll() {
 	r.mu.Lock()
-	defer r.mu.Unlock()
 	now := r.now()
 	for _, p := range r.procs {
 		p.drain(r, now)
 	}
 	r.evict(now)
 	r.forgetDeparted() // what was posted while they lived is drained by now
+	r.mu.Unlock()
+	r.pruneGone()
 }
 
 // DrainEvery drains every live process each interval until ctx is done:

@@ -6,6 +6,9 @@ import (
 	"fmt"
 	"log/slog"
 	"net"
+	"strings"
+	"sync"
+	"sync/atomic"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -29,11 +32,23 @@ type ServerConfig struct {
 // The socket, the allow list, connection limits and refusal logging are
 // unixsock's; the registry's limits decide on each Hello.
 type Server struct {
-	cfg ServerConfig
-	reg *Registry
-	log *slog.Logger
-	ln  *unixsock.Listener
+	cfg     ServerConfig
+	reg     *Registry
+	log     *slog.Logger
+	ln      *unixsock.Listener
+	closing atomic.Bool
+	done    chan struct{} // closed by Close
+	once    sync.Once
+
+	nmu      sync.Mutex // OnChange, at most once per notifyEvery
+	notified time.Time
+	pending  bool
 }
+
+// notifyEvery bounds how often OnChange is called: each call makes the
+// next read of the tree read every context again, so processes coming and
+// going in a flood must not turn every SNMP request into a full refresh.
+const notifyEvery = time.Second
 
 // Connections beyond the registered processes: Hellos in progress. Each
 // is closed within IOTimeout if it says nothing.
@@ -52,7 +67,7 @@ func NewServer(cfg ServerConfig, reg *Registry) (*Server, error) {
 	if cfg.Logger == nil {
 		cfg.Logger = slog.New(slog.DiscardHandler)
 	}
-	s := &Server{cfg: cfg, reg: reg, log: cfg.Logger}
+	s := &Server{cfg: cfg, reg: reg, log: cfg.Logger, done: make(chan struct{})}
 	var admit func(unixsock.Peer) error
 	if len(cfg.AllowUIDs) > 0 || len(cfg.AllowGIDs) > 0 {
 		allow := unixsock.Owners().With(cfg.AllowUIDs, cfg.AllowGIDs)
@@ -89,7 +104,11 @@ func (s *Server) Serve() error {
 
 // Close stops accepting and drops every process (their records left in
 // the rings are drained first).
-func (s *Server) Close() error { return s.ln.Close() }
+func (s *Server) Close() error {
+	s.closing.Store(true)
+	s.once.Do(func() { close(s.done) })
+	return s.ln.Close()
+}
 
 // answerRefusal is every refusal's answer: a Welcome with a negative
 // status, which the libraries turn into measuring nothing.
@@ -97,7 +116,19 @@ func (s *Server) answerRefusal(c *net.UnixConn, reason string) {
 	s.reg.mu.Lock()
 	s.reg.refused++
 	s.reg.mu.Unlock()
-	c.Write((&armring.Welcome{Status: -1, Msg: reason}).Marshal())
+	c.Write((&armring.Welcome{Status: -1, Msg: withSetting(reason)}).Marshal())
+}
+
+// withSetting names the settings behind unixsock's connection limits,
+// whose reasons name none (NewServer derives them from these).
+func withSetting(reason string) string {
+	switch {
+	case strings.HasSuffix(reason, "connections open, the limit per user"):
+		return reason + " (arm.max_processes_per_uid, plus 8 Hellos in progress)"
+	case strings.HasSuffix(reason, "connections are open, the limit"):
+		return reason + " (arm.max_processes, plus 32 Hellos in progress)"
+	}
+	return reason
 }
 
 // Reasons of Hello refusals: fixed texts, since unixsock logs each once
@@ -132,8 +163,11 @@ func (s *Server) handle(_ context.Context, c *net.UnixConn, peer unixsock.Peer) 
 		s.ln.Refuse(c, peer, refusePID)
 		return
 	}
-	p, fd, reason := s.attach(peer, h)
+	p, fd, reason, over := s.attach(peer, h)
 	if reason != "" {
+		if over {
+			s.pause()
+		}
 		s.ln.Refuse(c, peer, reason)
 		return
 	}
@@ -142,7 +176,7 @@ func (s *Server) handle(_ context.Context, c *net.UnixConn, peer unixsock.Peer) 
 	_, _, err = c.WriteMsgUnix(w.Marshal(), unix.UnixRights(fd), nil)
 	unix.Close(fd)
 	if err != nil {
-		s.detach(p)
+		s.detach(p, false)
 		return
 	}
 	s.log.Debug("arm: process attached", "pid", p.pid, "prog", p.prog, "uid", p.uid)
@@ -150,42 +184,85 @@ func (s *Server) handle(_ context.Context, c *net.UnixConn, peer unixsock.Peer) 
 	// The process sends nothing more: EOF (or anything else) means it is gone.
 	var b [64]byte
 	c.Read(b[:])
-	s.detach(p)
+	s.detach(p, true)
 }
 
+// notify calls OnChange now, or once at the end of the current
+// notifyEvery when it was called within it.
 func (s *Server) notify() {
-	if s.cfg.OnChange != nil {
-		s.cfg.OnChange()
+	if s.cfg.OnChange == nil {
+		return
 	}
+	s.nmu.Lock()
+	defer s.nmu.Unlock()
+	if s.pending {
+		return
+	}
+	if wait := time.Until(s.notified.Add(notifyEvery)); wait > 0 {
+		s.pending = true
+		time.AfterFunc(wait, func() {
+			s.nmu.Lock()
+			s.pending, s.notified = false, time.Now()
+			s.nmu.Unlock()
+			s.cfg.OnChange()
+		})
+		return
+	}
+	s.notified = time.Now()
+	s.cfg.OnChange()
 }
 
 // attach creates the process's file and adds it to the registry, or
-// returns why not. The process is counted against the limits before its
+// returns why not. The ring is counted against the limits before its
 // file exists, so concurrent Hellos cannot pass a limit together.
-func (s *Server) attach(peer unixsock.Peer, h armring.Hello) (*proc, int, string) {
+func (s *Server) attach(peer unixsock.Peer, h armring.Hello) (p *proc, fd int, reason string, over bool) {
 	r := s.reg
-	r.mu.Lock()
-	if reason := r.reserve(peer.UID, peer.PID); reason != "" {
-		r.mu.Unlock()
-		return nil, -1, reason
+	rg, reason := r.admit(peer.UID, peer.PID, s.cfg.Geometry.FileLen())
+	if reason != "" {
+		return nil, -1, reason, true
 	}
+	r.mu.Lock()
 	r.nextID++
 	id := r.nextID<<16 | uint64(time.Now().UnixNano()&0xffff)
 	r.mu.Unlock()
 	f, fd, unmap, err := createFile(s.cfg.Geometry, id, peer.PID)
+	var st unix.Stat_t
+	if err == nil {
+		if err = unix.Fstat(fd, &st); err != nil {
+			unix.Close(fd)
+			unmap()
+		}
+	}
 	if err != nil {
 		r.mu.Lock()
-		r.unreserve(peer.UID, peer.PID)
+		r.releaseRing(rg)
 		r.mu.Unlock()
-		return nil, -1, "creating the ring failed: " + errnoText(err)
+		return nil, -1, "creating the ring failed: " + errnoText(err), false
 	}
-	p := &proc{id: id, pid: peer.PID, uid: peer.UID, prog: h.Prog, f: f, unmap: unmap}
+	p = &proc{id: id, pid: peer.PID, uid: peer.UID, prog: h.Prog, f: f, unmap: unmap, ring: rg}
 	r.mu.Lock()
+	rg.dev, rg.ino = st.Dev, st.Ino
 	p.drained = r.now()
 	r.add(p)
 	r.mu.Unlock()
 	s.notify()
-	return p, fd, ""
+	return p, fd, "", false
+}
+
+// overPause is how long a Hello beyond a limit waits for its refusal: a
+// program asking in a loop then sleeps instead of spinning against the
+// daemon (its connection counts against its user meanwhile). The
+// libraries wait 2 s for an answer, and then back off.
+const overPause = 500 * time.Millisecond
+
+// pause waits overPause, or until the server closes.
+func (s *Server) pause() {
+	t := time.NewTimer(overPause)
+	defer t.Stop()
+	select {
+	case <-t.C:
+	case <-s.done:
+	}
 }
 
 // errnoText is err's system error alone: a stable reason to log.
@@ -197,11 +274,15 @@ func errnoText(err error) string {
 	return "error"
 }
 
-func (s *Server) detach(p *proc) {
+// detach ends a registration; received tells whether the process got
+// its file, whose place then lasts until the process lets it go (ring).
+func (s *Server) detach(p *proc, received bool) {
 	r := s.reg
+	stopping := s.closing.Load()
 	r.mu.Lock()
 	if r.remove(p) {
-		p.close(r, r.now())
+		p.close(r, r.now(), !stopping)
+		r.ended(p.ring, received && !stopping)
 	}
 	r.mu.Unlock()
 	s.log.Debug("arm: process detached", "pid", p.pid, "prog", p.prog)

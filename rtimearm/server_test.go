@@ -197,6 +197,9 @@ func TestGoAgentReconnectsAndCountsTheGap(t *testing.T) {
 	if c, f, l := stat(t, s, "RTime/ARM/app/t/count").Uint64(), stat(t, s, "RTime/ARM/app/t/failed").Uint64(), stat(t, s, "RTime/ARM/app/t/lost").Uint64(); c != 0 || f != 1 || l != 3 {
 		t.Fatalf("after the restart: count %d failed %d lost %d, want 0, 1, 3", c, f, l)
 	}
+	// The first daemon's ring was let go (it was kept for the process's
+	// life, one more per restart): only the new daemon's is mapped.
+	testutil.Eventually(t, "one ring mapped here, the new daemon's", time.Minute, func() bool { return ringsMappedHere(t) == 1 })
 }
 
 func TestHelloRefusals(t *testing.T) {

@@ -83,3 +83,9 @@ const (
 	returnEvery = 5 * time.Second
 	returnFor   = time.Minute
 )
+
+// ReturnMemory asks for memory to be given back to the system as after a
+// departure: at once and again a moment later, for what its owner was
+// still dropping. The control socket asks when a session that held much
+// (large runtime hotsets) ends.
+func (h *Hierarchy) ReturnMemory() { h.mem.request(nil) }

@@ -137,11 +137,15 @@ func (a *Agent) Close() {
 	}
 	a.closed = true
 	close(a.done)
-	if r := a.cur.Swap(nil); r != nil {
+	r := a.cur.Swap(nil)
+	if r != nil {
 		r.conn.Close()
 	}
 	a.mu.Unlock()
 	a.wg.Wait()
+	if r != nil {
+		r.drop() // when watch had not yet started on it
+	}
 }
 
 func (a *Agent) sockets() []string {
@@ -176,6 +180,7 @@ func (a *Agent) connect(timeout time.Duration) int {
 		defer a.mu.Unlock()
 		if a.closed {
 			r.conn.Close()
+			r.drop()
 			return connNone
 		}
 		for i, ap := range a.appl {
@@ -208,7 +213,8 @@ func (a *Agent) watch(res int) {
 			r.conn.Read(b[:]) // returns when the daemon closes or Close is called
 			a.cur.CompareAndSwap(r, nil)
 			r.conn.Close()
-			// Completions the daemon did not take are lost: count them.
+			// Completions the daemon did not take are lost: count them,
+			// then let the file go.
 			a.mu.Lock()
 			for i, t := range a.trans {
 				if uint32(i) < r.f.Geometry().Trans {
@@ -216,6 +222,7 @@ func (a *Agent) watch(res int) {
 				}
 			}
 			a.mu.Unlock()
+			r.drop()
 		}
 		switch {
 		case res != connRefused:

@@ -5,7 +5,9 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"sync/atomic"
 	"time"
+	"unsafe"
 
 	"golang.org/x/sys/unix"
 
@@ -31,12 +33,27 @@ func Sockets() []string {
 	return append(out, "/run/subagent/"+SocketName)
 }
 
-// ring is one daemon's file as this process mapped it. Mappings are
-// never unmapped: a handle started under a daemon that went away may still
-// touch its counters.
+// ring is one daemon's file as this process mapped it. A mapping is never
+// unmapped, since a handle started under a daemon that went away may still
+// touch its counters; drop replaces it with private memory instead.
 type ring struct {
-	f    *armring.File
-	conn *net.UnixConn
+	f       *armring.File
+	conn    *net.UnixConn
+	dropped atomic.Bool
+}
+
+// drop lets the daemon's file go once its registration has ended and what
+// the daemon did not take is counted: the mapping becomes private zeroed
+// memory at the same address, in one step, so a late Stop writes there
+// harmlessly and the file is freed (the daemon counts it against this
+// user while this process maps it). On failure the file stays mapped.
+func (r *ring) drop() {
+	if r.dropped.Swap(true) {
+		return
+	}
+	mem := r.f.Bytes()
+	unix.MmapPtr(-1, 0, unsafe.Pointer(unsafe.SliceData(mem)), uintptr(len(mem)),
+		unix.PROT_READ|unix.PROT_WRITE, unix.MAP_PRIVATE|unix.MAP_ANONYMOUS|unix.MAP_FIXED)
 }
 
 // dial registers with the daemon at socket and maps the file it sends.

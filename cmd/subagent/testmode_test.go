@@ -16,7 +16,10 @@ import (
 const testModeEnv = "SUBAGENT_TEST_MODE"
 
 var testModes = map[string]func(args []string) int{
-	"flood": flood,
+	"flood":          flood,
+	"armattack":      armAttack,
+	"hotsets":        hotsetAttack,   // control_budget_test.go
+	"refusedcreates": refusedCreates, // control_budget_test.go
 }
 
 func runTestMode(spec string) int {

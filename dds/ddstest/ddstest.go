@@ -28,10 +28,21 @@ type Daemon struct {
 // the limits lim (zero: the defaults) until the test ends.
 func Start(t testing.TB, runDir string, lim dds.Limits) *Daemon {
 	t.Helper()
+	return StartConfig(t, runDir, dds.ServerConfig{Limits: lim})
+}
+
+// StartConfig is Start with a server configuration of the test's; its
+// socket is runDir/dds.sock and a zero IOTimeout is 2 s.
+func StartConfig(t testing.TB, runDir string, cfg dds.ServerConfig) *Daemon {
+	t.Helper()
 	if runDir == "" {
 		runDir = t.TempDir()
 	}
-	s, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(runDir, "dds.sock"), IOTimeout: 2 * time.Second, Limits: lim})
+	cfg.Socket = filepath.Join(runDir, "dds.sock")
+	if cfg.IOTimeout == 0 {
+		cfg.IOTimeout = 2 * time.Second
+	}
+	s, err := dds.NewServer(cfg)
 	if err != nil {
 		t.Fatal(err)
 	}

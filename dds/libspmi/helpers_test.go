@@ -114,7 +114,13 @@ type lineProc struct {
 // test ends.
 func startLineProc(t *testing.T, bin string, env ...string) *lineProc {
 	t.Helper()
-	cmd := exec.Command(bin)
+	return startLineCmd(t, exec.Command(bin), env...)
+}
+
+// startLineCmd is startLineProc for a command of the caller's (one run
+// as another user).
+func startLineCmd(t *testing.T, cmd *exec.Cmd, env ...string) *lineProc {
+	t.Helper()
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()
 	if err != nil {

@@ -255,6 +255,16 @@ void ar_connect_first(uint64_t wait_ns)
     }
 }
 
+/* drop lets the file of a daemon that went away go, once what it did not
+ * take is counted: the mapping becomes private zeroed memory at the same
+ * address in one step, so an instance started under it still stops
+ * harmlessly, and the file is freed (the daemon counts it against this
+ * user while this process maps it). On failure the file stays mapped. */
+static void drop(struct ar_ring *r)
+{
+    mmap(r->mem, r->len, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+}
+
 /* The thread waits for the daemon to close, then retries every retry
  * period (ARM_RETRY, 1 s by default), or after 10, 20, ... up to 300
  * periods while the daemon refuses. */
@@ -272,6 +282,7 @@ static void *watch(void *arg)
             atomic_store(&ar_g.ring, NULL);
             close(r->sock);
             ar_untaken(r);
+            drop(r);
             pthread_mutex_unlock(&ar_g.mu);
         }
         int n = atomic_load(&refusals);

@@ -78,7 +78,8 @@ _Static_assert(sizeof(struct ar_tran_entry) == AR_TRAN, "tran entry");
 _Static_assert(offsetof(struct ar_tran_entry, types) == 240, "tran types");
 _Static_assert(offsetof(struct ar_tran_entry, names) == 272, "tran names");
 
-/* A daemon's file as mapped here; never unmapped (handles may hold it). */
+/* A daemon's file as mapped here; never unmapped (handles may hold it),
+ * but replaced by private memory once the daemon is gone (conn.c drop). */
 struct ar_ring {
     unsigned char *mem;
     uint64_t len, gen;

@@ -1,10 +1,11 @@
 // Command ddsload registers many Dynamic Data Suppliers with many
 // statistics each, from one process, and keeps their values changing: the
 // load behind scripts/bench-dds-walk.sh. Supplier i serves the context
-// DDS/Load/s<i> (ASN i) with statistics v1..v<stats> (ASN 1..stats); more
-// statistics than -per-context go into subcontexts c1, c2, ... of it, so a
-// supplier can reach the daemon's dds.max_stats_total while each context
-// stays within dds.max_stats.
+// DDS/<vendor>/s<i> (ASN i; vendor Load, enterprise number 32473 unless
+// -vendor and -asn say otherwise) with statistics v1..v<stats> (ASN
+// 1..stats); more statistics than -per-context go into subcontexts c1,
+// c2, ... of it, so a supplier can reach the daemon's dds.max_stats_total
+// while each context stays within dds.max_stats.
 //
 //	go run ./dds/samples/ddsload -suppliers 100 -stats 1000
 //	go run ./dds/samples/ddsload -suppliers 16 -stats 62500 -per-context 1000
@@ -28,14 +29,16 @@ func main() {
 	dir := flag.String("dir", os.TempDir(), "directory of the shared files")
 	every := flag.Duration("every", time.Second, "time between updates")
 	per := flag.Int("per-context", 1000, "statistics per context (at most the daemon's dds.max_stats)")
+	vendor := flag.String("vendor", "Load", "vendor name: the suppliers serve DDS/<vendor>/s<i>")
+	asn := flag.Uint("asn", 32473, "the vendor's enterprise number")
 	flag.Parse()
-	if err := run(*n, *m, max(*per, 1), *dir, *every); err != nil {
+	if err := run(*vendor, uint32(*asn), *n, *m, max(*per, 1), *dir, *every); err != nil {
 		fmt.Fprintln(os.Stderr, "ddsload:", err)
 		os.Exit(1)
 	}
 }
 
-func run(n, m, per int, dir string, every time.Duration) error {
+func run(vendor string, asn uint32, n, m, per int, dir string, every time.Duration) error {
 	sups := make([]*ddsclient.Supplier, 0, n)
 	defer func() {
 		for _, s := range sups {
@@ -44,7 +47,7 @@ func run(n, m, per int, dir string, every time.Duration) error {
 	}()
 	vals := make([][]*ddsclient.Counter, n)
 	for i := range n {
-		v := ddsclient.NewVendor("Load", "Load generator", 32473)
+		v := ddsclient.NewVendor(vendor, "Load generator", asn)
 		cx := v.Context(fmt.Sprintf("s%d", i+1), fmt.Sprintf("Supplier %d", i+1), uint32(i+1))
 		at := cx
 		for j := range m {

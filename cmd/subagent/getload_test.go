@@ -1,0 +1,104 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/perfagent/subagent/internal/testutil"
+)
+
+// maxAttackP99 bounds the 99th percentile of SNMP GETs to the standalone
+// responder while a local user attacks (issue 26: 150 ms to 1.5 s before
+// the per-user bounds; a few ms with them, under 25 ms with -race and both
+// processors of a 2-core host busy; docs/SECURITY.md has the figures).
+const maxAttackP99 = 50 * time.Millisecond
+
+// getLoad sends SNMP GETs of one counter to the standalone responder one
+// after another, in the background, to measure what an attack does to a
+// manager.
+type getLoad struct {
+	oid  string
+	mu   sync.Mutex
+	took []time.Duration
+	errs []error
+	stop chan struct{}
+	done chan struct{}
+}
+
+// snmpClient is a client of the standalone responder at 127.0.0.1:port.
+func snmpClient(t *testing.T, port int, community string) *gosnmp.GoSNMP {
+	t.Helper()
+	g := &gosnmp.GoSNMP{Target: "127.0.0.1", Port: uint16(port), Community: community,
+		Version: gosnmp.Version2c, Timeout: 5 * time.Second, Retries: 0}
+	if err := g.Connect(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { g.Conn.Close() })
+	return g
+}
+
+// sampleGets starts the GETs of oid through g until end.
+func sampleGets(g *gosnmp.GoSNMP, oid string) *getLoad {
+	l := &getLoad{oid: oid, stop: make(chan struct{}), done: make(chan struct{})}
+	go func() {
+		defer close(l.done)
+		for {
+			select {
+			case <-l.stop:
+				return
+			default:
+			}
+			t0 := time.Now()
+			p, err := g.Get([]string{"." + oid})
+			d := time.Since(t0)
+			if err == nil && (len(p.Variables) != 1 || p.Variables[0].Type != gosnmp.Counter64 && p.Variables[0].Type != gosnmp.Counter32) {
+				err = fmt.Errorf("GET %s answered %+v", oid, p.Variables)
+			}
+			l.mu.Lock()
+			l.took = append(l.took, d)
+			if err != nil {
+				l.errs = append(l.errs, err)
+			}
+			l.mu.Unlock()
+		}
+	}()
+	return l
+}
+
+// count is the number of GETs answered or failed so far.
+func (l *getLoad) count() int {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return len(l.took)
+}
+
+// end stops the GETs and returns the median, the 99th percentile and
+// their number; a failed GET fails the test.
+func (l *getLoad) end(t *testing.T, during string) (p50, p99 time.Duration, n int) {
+	t.Helper()
+	close(l.stop)
+	<-l.done
+	if len(l.errs) > 0 {
+		t.Errorf("%d of %d SNMP GETs failed during %s, first: %v", len(l.errs), len(l.took), during, l.errs[0])
+	}
+	s := slices.Clone(l.took)
+	slices.Sort(s)
+	if len(s) == 0 {
+		t.Fatalf("no SNMP GET during %s", during)
+	}
+	return s[len(s)/2], s[len(s)*99/100], len(s)
+}
+
+// quietGets measures n GETs before an attack, for the log.
+func quietGets(t *testing.T, g *gosnmp.GoSNMP, oid string, n int) (p50, p99 time.Duration) {
+	t.Helper()
+	l := sampleGets(g, oid)
+	testutil.Eventually(t, fmt.Sprintf("%d SNMP GETs before the attack", n), time.Minute, func() bool { return l.count() >= n })
+	p50, p99, _ = l.end(t, "the quiet time before")
+	return p50, p99
+}
