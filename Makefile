@@ -74,7 +74,9 @@ BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/libsp
 CLIENT_BENCHPKGS := ./ddsclient/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
-# the end-to-end walk through a real snmpd. Raw results: bin/bench.txt.
+# the end-to-end walks through a real snmpd, then how fresh the values a
+# manager polls are (scripts/bench-fresh.sh, about 35 minutes). Raw
+# results: bin/bench.txt.
 bench: build test-deps
 	bash scripts/install-bench-deps.sh
 	@mkdir -p bin
@@ -84,6 +86,7 @@ bench: build test-deps
 	bash scripts/bench-walk.sh 100
 	bash scripts/bench-dds-walk.sh
 	bash scripts/bench-dds-walk.sh 1 1 16 62500
+	bash scripts/bench-fresh.sh
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) and its
 # snmp_exporter generator configuration (MIBs/snmp_exporter/generator.yml)

@@ -149,7 +149,7 @@ func TestRefreshApart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(c.Refresh.Apart) != 1 || c.Refresh.Apart[0] != (RefreshApart{Context: "Proc", MaxAge: 5 * time.Second}) ||
+	if len(c.Refresh.Apart) != 1 || c.Refresh.Apart[0] != (RefreshApart{Context: "Proc", MaxAge: 30 * time.Second}) ||
 		c.Refresh.WarmFor != 10*time.Minute || c.Refresh.SNMPWait != 500*time.Millisecond {
 		t.Fatalf("defaults: %+v", c.Refresh)
 	}

@@ -175,9 +175,9 @@ func (h *Hierarchy) warmDue(now time.Time) time.Time {
 		if !g.apart() || g.part == nil || !h.warm(g, now) {
 			continue
 		}
-		due := g.part.time.Add(g.maxAge)
+		due := g.part.time.Add(g.age(h.cfg.MinAge))
 		if g.building != nil {
-			due = now.Add(g.maxAge)
+			due = now.Add(g.age(h.cfg.MinAge))
 		}
 		if next.IsZero() || due.Before(next) {
 			next = due
@@ -191,7 +191,7 @@ func (h *Hierarchy) readWarm(now time.Time) {
 	h.mu.Lock()
 	var due []*group
 	for _, g := range h.groups {
-		if g.apart() && g.part != nil && h.warm(g, now) && now.Sub(g.part.time) >= g.maxAge {
+		if g.apart() && g.part != nil && h.warm(g, now) && now.Sub(g.part.time) >= g.age(h.cfg.MinAge) {
 			due = append(due, g)
 		}
 	}
@@ -219,7 +219,7 @@ func (h *Hierarchy) readApart(g *group, p *part, now time.Time) {
 		}
 		g.read.Store(ns)
 	}
-	if now.Sub(p.time) >= g.maxAge && !g.inflight.Load() {
+	if now.Sub(p.time) >= g.age(h.cfg.MinAge) && !g.inflight.Load() {
 		h.collectApart(g)
 	}
 }

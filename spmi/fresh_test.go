@@ -2,6 +2,7 @@ package spmi
 
 import (
 	"context"
+	"slices"
 	"sync"
 	"sync/atomic"
 	"testing"
@@ -252,4 +253,43 @@ func TestFreshSeesANewShapeWithinMinAge(t *testing.T) {
 		}
 		time.Sleep(returnFor + returnEvery) // the memory returner's loop ends
 	})
+}
+
+// A context read apart is read again every 20 times its reading's
+// duration, from MinAge to its MaxAge: cheap on this host it is as fresh
+// as MinAge allows, costly it takes at most 5 % of a core.
+func TestApartAgeFollowsTheReadingsCost(t *testing.T) {
+	for _, c := range []struct {
+		took, want time.Duration
+	}{{10 * time.Millisecond, time.Second}, {250 * time.Millisecond, 5 * time.Second}, {2 * time.Second, 30 * time.Second}} {
+		synctest.Test(t, func(t *testing.T) {
+			proc := &clockProvider{name: "Proc", asn: 7, took: c.took}
+			h := NewHierarchy(Config{Base: testBase, MinAge: time.Second, MaxAge: map[string]time.Duration{"Proc": 30 * time.Second}})
+			h.Add(proc)
+			h.Refresh()
+			ctx, cancel := context.WithCancel(context.Background())
+			var wg sync.WaitGroup
+			wg.Go(func() { h.Run(ctx, time.Hour) })
+			defer wg.Wait()
+			defer cancel()
+			var ages []time.Duration
+			for range 4 * int(c.want/time.Second) {
+				time.Sleep(time.Second)
+				r := h.FreshWithin(0).Answer()
+				r.Item("Proc/n")
+				ages = append(ages, time.Since(r.DataTime()))
+			}
+			if a := h.Ages(time.Now()); len(a) != 1 || a[0].MaxAge != c.want || !a[0].Apart {
+				t.Errorf("a reading of %v: ages %+v, want MaxAge %v", c.took, a, c.want)
+			}
+			if worst := slices.Max(ages); worst > c.want+c.took {
+				t.Errorf("a reading of %v: values up to %v old, want at most %v", c.took, worst, c.want+c.took)
+			}
+			if n := proc.calls.Load(); n < 4 || n > 6 {
+				t.Errorf("a reading of %v: %d readings in 4 ages, want about 4", c.took, n)
+			}
+			cancel()
+			time.Sleep(c.took) // a reading under way ends
+		})
+	}
 }

@@ -12,8 +12,10 @@ type group struct {
 	name   string
 	provs  []Provider     // guarded by Hierarchy.mu
 	stable StableProvider // the group's one provider when it is stable
-	// maxAge is the context's own age (Config.MaxAge): it is collected
-	// apart from requests, in the background; 0: with the requests.
+	// maxAge is the most the context's own age may be (Config.MaxAge): it
+	// is collected apart from requests, in the background; 0: with the
+	// requests. Its age is readCost times its reading's duration, within
+	// [MinAge, maxAge] (age).
 	maxAge time.Duration
 
 	collectMu sync.Mutex // one collection of the group at a time
@@ -25,11 +27,24 @@ type group struct {
 
 	read     atomic.Int64 // unix nanoseconds of the last answer that read the part
 	inflight atomic.Bool  // building is not nil, for answers to check without the lock
+	took     atomic.Int64 // nanoseconds its last reading took
 	h        *Hierarchy
 }
 
 // apart tells whether the group is collected apart from requests.
 func (g *group) apart() bool { return g.maxAge > 0 && g.stable == nil }
+
+// readCost is how many times its reading's duration a context read apart
+// waits before it is read again: its background reading takes at most
+// 1/readCost of one core (5 %), and a context cheap to read on this host
+// (Proc with 300 processes, 15 ms) is as fresh as min_age allows.
+const readCost = 20
+
+// age is how old a group read apart may get before it is read again:
+// readCost times its last reading, from minAge to its maxAge.
+func (g *group) age(minAge time.Duration) time.Duration {
+	return min(max(readCost*time.Duration(g.took.Load()), minAge), g.maxAge)
+}
 
 // collectMode says which groups a collection reads.
 type collectMode int
@@ -64,7 +79,7 @@ func (h *Hierarchy) collect(mode collectMode) *Snapshot {
 		case g.apart():
 			if mode == collectAll || g.dirty {
 				todo = append(todo, g)
-			} else if mode == collectDue && now.Sub(g.part.time) >= g.maxAge {
+			} else if mode == collectDue && now.Sub(g.part.time) >= g.age(h.cfg.MinAge) {
 				apart = append(apart, g)
 			}
 		default:
@@ -79,6 +94,13 @@ func (h *Hierarchy) collect(mode collectMode) *Snapshot {
 	parts := make([]*part, len(todo))
 	for i, g := range todo {
 		parts[i] = h.collectGroup(g, now, memo)
+	}
+	if len(todo) > 0 {
+		// After the groups: the Agent context, read among them, tells
+		// the duration of the reading before this one.
+		h.statsMu.Lock()
+		h.stats.LastTook = time.Since(now)
+		h.statsMu.Unlock()
 	}
 	for _, g := range apart {
 		h.collectApart(g)
@@ -116,15 +138,13 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 	}
 	pt := b.finishPart(shape)
 	pt.name, pt.g, pt.time = g.name, g, now
+	g.took.Store(int64(time.Since(now)))
 	h.statsMu.Lock()
 	if h.stats.ProviderDur == nil {
 		h.stats.ProviderDur = map[string]time.Duration{}
 	}
 	for k, d := range durs {
 		h.stats.ProviderDur[k] = d
-	}
-	if g.stable == nil && !g.apart() {
-		h.stats.LastTook = time.Since(now)
 	}
 	h.statsMu.Unlock()
 	return pt

@@ -39,8 +39,10 @@ type Config struct {
 	MinAge time.Duration
 	// MaxAge gives top-level contexts that are costly to read (Proc with
 	// thousands of processes) an age of their own: they are read apart,
-	// in the background, every MaxAge while they are being read (and for
-	// WarmFor after the last read), and no request waits for them.
+	// in the background, while they are being read (and for WarmFor after
+	// the last read), and no request waits for them. They are read again
+	// every 20 times their last reading's duration (at most 5 % of a
+	// core), from MinAge to MaxAge.
 	MaxAge map[string]time.Duration
 	// WarmFor is how long after its last read a context with its own
 	// MaxAge is kept that fresh (0: 10 minutes); after that it is read at
@@ -55,7 +57,7 @@ type Config struct {
 type RefreshStats struct {
 	Refreshes   uint64        // snapshots published
 	ReadErrors  uint64        // source failures, summed over the collections
-	LastTook    time.Duration // the last collection of the contexts read on request
+	LastTook    time.Duration // the last reading of the contexts read with requests (collect)
 	ProviderDur map[string]time.Duration
 }
 
@@ -175,7 +177,7 @@ func (h *Hierarchy) Stats() RefreshStats {
 type Ages struct {
 	Context string
 	Age     time.Duration // at now
-	MaxAge  time.Duration // the context's own age, or MinAge
+	MaxAge  time.Duration // how old it may get: MinAge, or its own (Config.MaxAge)
 	Apart   bool          // read in the background, never waited for
 }
 
@@ -188,7 +190,7 @@ func (h *Hierarchy) Ages(now time.Time) []Ages {
 		if g.part == nil {
 			continue
 		}
-		a := Ages{Context: g.name, Age: now.Sub(g.part.time), MaxAge: g.maxAge, Apart: g.apart()}
+		a := Ages{Context: g.name, Age: now.Sub(g.part.time), MaxAge: g.age(h.cfg.MinAge), Apart: g.apart()}
 		if !a.Apart {
 			a.MaxAge = h.cfg.MinAge
 		}

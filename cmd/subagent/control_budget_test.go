@@ -15,10 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/gosnmp/gosnmp"
-
 	"github.com/perfagent/subagent/control"
-	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
@@ -58,7 +55,7 @@ func procRootOf(t *testing.T, n int) string {
 // budgetEnv starts a daemon on a /proc of attackProcs processes whose
 // control socket uid 65534 may read, with the standalone responder on
 // 127.0.0.1, and returns an SNMP client of it once it serves.
-func budgetEnv(t *testing.T) (*env, *gosnmp.GoSNMP) {
+func budgetEnv(t *testing.T) (*env, *managers) {
 	t.Helper()
 	testutil.RequireRoot(t)
 	e := newEnv(t)
@@ -70,14 +67,10 @@ func budgetEnv(t *testing.T) (*env, *gosnmp.GoSNMP) {
 	testutil.Traversable(t, filepath.Dir(os.Args[0]))
 	cfg := filepath.Join(t.TempDir(), "c.yaml")
 	os.WriteFile(cfg, []byte("control:\n  mode: \"0666\"\n  allow_uids: [65534]\n"), 0o644)
-	addr := snmpdtest.FreeUDPAddr(t)
-	e.start("--config", cfg, "--listen", addr, "--community", "perf")
-	g := snmpClient(t, portOf(t, addr), "perf")
-	testutil.Eventually(t, "the responder to serve "+idleOID, 20*time.Second, func() bool {
-		p, err := g.Get([]string{"." + idleOID})
-		return err == nil && len(p.Variables) == 1 && p.Variables[0].Type == gosnmp.Counter64
-	})
-	return e, g
+	m, args := startManagers(t)
+	e.start(append([]string{"--config", cfg}, args...)...)
+	m.attach(t, idleOID)
+	return e, m
 }
 
 // readRSS is a process's resident set in KiB.
@@ -200,18 +193,18 @@ func (a *readerAttack) line(t *testing.T, within time.Duration) string {
 // daemon stays small, says which setting refused, gives the memory back
 // when they close, keeps serving root and SNMP.
 func TestReaderHotsetsAreBoundedPerUser(t *testing.T) {
-	e, g := budgetEnv(t)
+	e, m := budgetEnv(t)
 	pid := e.daemon.Process.Pid
 	e.getOK(t, "Proc/pid/10000/rss")
 	idle, err := readRSS(pid)
 	if err != nil {
 		t.Fatal(err)
 	}
-	q50, q99 := quietGets(t, g, idleOID, 1000)
+	q50, q99 := quietGets(t, m.standalone, idleOID, 1000)
 	t.Logf("SNMP GET before the attack: p50 %v, p99 %v (1000 GETs)", q50, q99)
 	a := startReaderAttack(t, "hotsets "+e.runDir+" 16 64 256 Proc/pid/*/rss")
 	watch := watchRSS(pid, 1<<20, a.cmd) // stop at 1 GiB
-	gets := sampleGets(g, idleOID)
+	gets := m.sample(idleOID)
 
 	var made, reads string
 	var refusals []string
@@ -238,13 +231,13 @@ func TestReaderHotsetsAreBoundedPerUser(t *testing.T) {
 		a.stdin.Close()
 		reads = a.waitFor(t, "reads ")
 	}
-	p50, p99, n := gets.end(t, "the hotset attack")
+	figures := gets.end(t, "the hotset attack")
 	peak := watch.end()
 	a.stdin.Close()
 	a.cmd.Wait()
 
 	t.Logf("attacker: %s; %s; %d refusals: %q", made, reads, len(refusals), refusals)
-	t.Logf("daemon RSS: idle %d KiB, peak %d KiB; SNMP GET during the attack: p50 %v, p99 %v (%d GETs)", idle, peak, p50, p99, n)
+	t.Logf("daemon RSS: idle %d KiB, peak %d KiB; SNMP GETs during the attack: %s", idle, peak, figures)
 	if len(refusals) == 0 {
 		t.Error("the attacker was never refused")
 	}
@@ -258,9 +251,6 @@ func TestReaderHotsetsAreBoundedPerUser(t *testing.T) {
 	}
 	if peak > 200<<10 {
 		t.Errorf("daemon RSS peaked at %d KiB, over 200 MiB", peak)
-	}
-	if p99 > maxAttackP99 {
-		t.Errorf("SNMP GETs during the attack: p99 %v, over %v", p99, maxAttackP99)
 	}
 	// Back to within 1.5 times idle within seconds: the daemon gives the
 	// memory back when the connections close (at once and 2 s later), not
@@ -301,14 +291,14 @@ func rootHotset(t *testing.T, runDir string) {
 // at most a few seconds, the log growing by less than 1 MB a minute,
 // SNMP answered meanwhile.
 func TestRefusedChangesCannotFloodTheLog(t *testing.T) {
-	e, g := budgetEnv(t)
+	e, m := budgetEnv(t)
 	before := len(e.daemonLog.String())
 	a := startReaderAttack(t, "refusedcreates "+e.runDir+" 3 61440")
-	gets := sampleGets(g, idleOID)
+	gets := m.sample(idleOID)
 	t0 := time.Now()
 	res := a.line(t, time.Minute)
 	took := time.Since(t0)
-	p50, p99, n := gets.end(t, "the refused creates")
+	figures := gets.end(t, "the refused creates")
 	a.stdin.Close()
 	a.cmd.Wait()
 
@@ -316,8 +306,8 @@ func TestRefusedChangesCannotFloodTheLog(t *testing.T) {
 	fmt.Sscanf(res, "creates %d refused %d", &creates, &refused)
 	log := e.daemonLog.String()[before:]
 	lines := strings.Count(log, "control: change refused")
-	t.Logf("%d refused creates in %v: %d log lines, %d bytes of log; SNMP GET meanwhile: p50 %v, p99 %v (%d GETs)",
-		creates, took.Round(time.Millisecond), lines, len(log), p50, p99, n)
+	t.Logf("%d refused creates in %v: %d log lines, %d bytes of log; SNMP GETs meanwhile: %s",
+		creates, took.Round(time.Millisecond), lines, len(log), figures)
 	if creates < 100 || refused != creates {
 		t.Fatalf("attacker: %q; want at least 100 creates, each refused", res)
 	}
@@ -326,9 +316,6 @@ func TestRefusedChangesCannotFloodTheLog(t *testing.T) {
 	}
 	if limit := int(took.Minutes() * (1 << 20)); len(log) > limit {
 		t.Errorf("the log grew by %d bytes in %v, over 1 MB a minute (%d)", len(log), took, limit)
-	}
-	if p99 > maxAttackP99 {
-		t.Errorf("SNMP GETs during the refused creates: p99 %v, over %v", p99, maxAttackP99)
 	}
 }
 

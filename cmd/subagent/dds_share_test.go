@@ -14,7 +14,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
@@ -93,16 +92,15 @@ func TestEachLocalUserGetsABoundedDDSShare(t *testing.T) {
     - context: DDS/RootVendor
       asn: 9003
 `, testutil.Nobody, testutil.Nobody, otherUser)), 0o644)
-	port := snmpdtest.FreeUDPPort(t)
-	e.start("--config", cfg, "--listen", fmt.Sprintf("127.0.0.1:%d", port), "--community", "perf")
+	m, args := startManagers(t)
+	e.start(append([]string{"--config", cfg}, args...)...)
 	bin := ddsloadBin(t)
 	const oid = base + ".1.1.4.0" // CPU/cpu0/idle
-	g := snmpClient(t, port, "perf")
-	q50, q99 := quietGets(t, g, oid, 1000)
-	gets := sampleGets(g, oid)
-	var p50, p99 time.Duration
-	var n int
-	stopGets := sync.OnceFunc(func() { p50, p99, n = gets.end(t, "the registrations") })
+	m.attach(t, oid)
+	q50, q99 := quietGets(t, m.standalone, oid, 1000)
+	gets := m.sample(oid)
+	var figures string
+	stopGets := sync.OnceFunc(func() { figures = gets.end(t, "the registrations") })
 	defer stopGets()
 
 	// Nobody takes root's vendor name first: refused, though unused.
@@ -134,22 +132,13 @@ func TestEachLocalUserGetsABoundedDDSShare(t *testing.T) {
 	}
 	stopGets()
 	for _, p := range []string{"DDS/RootVendor/s1/v10", "DDS/OtherLoad/s1/v1000", "DDS/NobodyLoad/s1/c63/v62500"} {
-		// Bounded wait: a registration made while SNMP requests had the
-		// DDS part rebuilt apart can reach the control socket up to
-		// refresh.min_age later.
 		testutil.Eventually(t, p+" to be served", 10*time.Second, func() bool {
 			out, _, code := e.run(append([]string{"get", p}, e.args()...)...)
 			return code == 0 && strings.HasPrefix(out, p)
 		})
 	}
 
-	if n < 20 {
-		t.Fatalf("only %d GETs answered while the suppliers registered", n)
-	}
-	t.Logf("GETs before: p50 %v, p99 %v; while nobody filled its share: %d, p50 %v, p99 %v", q50, q99, n, p50, p99)
-	if p99 > maxAttackP99 {
-		t.Errorf("GET p99 %v while nobody filled its share, want at most %v", p99, maxAttackP99)
-	}
+	t.Logf("GETs before: p50 %v, p99 %v; while nobody filled its share: %s", q50, q99, figures)
 }
 
 // Wrong shares and reservations stop the daemon before it starts,

@@ -3,12 +3,15 @@ package main
 import (
 	"fmt"
 	"slices"
+	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
@@ -92,6 +95,60 @@ func (l *getLoad) end(t *testing.T, during string) (p50, p99 time.Duration, n in
 		t.Fatalf("no SNMP GET during %s", during)
 	}
 	return s[len(s)/2], s[len(s)*99/100], len(s)
+}
+
+// managers are the two ways a manager reads the daemon during an attack:
+// the standalone responder, and a real snmpd it is attached to (AgentX).
+type managers struct {
+	snmpd                *snmpdtest.Snmpd
+	standalone, viaSnmpd *gosnmp.GoSNMP
+	standalonePort       int
+}
+
+// startManagers starts snmpd (community perf) and picks the standalone
+// responder's port; args are the daemon's flags for both, and attach
+// makes the clients once the daemon serves.
+func startManagers(t *testing.T) (*managers, []string) {
+	t.Helper()
+	m := &managers{snmpd: snmpdtest.Start(t, snmpdtest.Options{Community: "perf"}), standalonePort: snmpdtest.FreeUDPPort(t)}
+	return m, []string{"--agentx", m.snmpd.AgentXAddress, "--listen", fmt.Sprintf("127.0.0.1:%d", m.standalonePort), "--community", "perf"}
+}
+
+// attach waits until both serve oid and makes their clients.
+func (m *managers) attach(t *testing.T, oid string) {
+	t.Helper()
+	waitServed(t, m.snmpd, oid, 20*time.Second)
+	m.standalone = snmpClient(t, m.standalonePort, "perf")
+	_, port, _ := strings.Cut(m.snmpd.Addr, ":")
+	n, _ := strconv.Atoi(port)
+	m.viaSnmpd = snmpClient(t, n, "perf")
+}
+
+// loads are GETs through both at once.
+type loads struct{ standalone, viaSnmpd *getLoad }
+
+func (m *managers) sample(oid string) loads {
+	return loads{sampleGets(m.standalone, oid), sampleGets(m.viaSnmpd, oid)}
+}
+
+func (l loads) count() int { return min(l.standalone.count(), l.viaSnmpd.count()) }
+
+// end stops both and fails the test when either's 99th percentile passes
+// maxAttackP99; it returns the figures for the log.
+func (l loads) end(t *testing.T, during string) string {
+	t.Helper()
+	var out []string
+	for _, g := range []struct {
+		name string
+		l    *getLoad
+	}{{"standalone", l.standalone}, {"through snmpd", l.viaSnmpd}} {
+		p50, p99, n := g.l.end(t, during)
+		out = append(out, fmt.Sprintf("%s %d GETs p50 %v p99 %v", g.name, n, p50, p99))
+		if p99 > maxAttackP99 {
+			t.Errorf("SNMP GETs %s during %s: p99 %v, over %v", g.name, during, p99, maxAttackP99)
+		}
+	}
+	return strings.Join(out, "; ")
 }
 
 // quietGets measures n GETs before an attack, for the log.

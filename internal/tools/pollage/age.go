@@ -25,6 +25,7 @@ type target struct {
 	client           *gosnmp.GoSNMP
 	oids             []string
 	sumOf            []int // indexes into oids whose values are summed
+	refreshAt        int   // index of -refresh's OID in oids; -1: none
 	// the proc kind's clock rate: the last reading of the process's ticks
 	lastTicks uint64
 	lastAt    time.Time
@@ -34,6 +35,7 @@ type target struct {
 
 type poll struct {
 	age, latency float64 // seconds
+	refresh      float64 // the daemon's Agent/refreshms in the answer, seconds; NaN: not asked
 }
 
 // ucdRaw are net-snmp's UCD-SNMP-MIB ssCpuRaw* scalars by column.
@@ -51,7 +53,7 @@ func (ts *targets) Set(s string) error {
 	if !ok || !ok2 || name == "" {
 		return fmt.Errorf("target %q: want NAME=HOST:PORT/KIND", s)
 	}
-	t := &target{name: name, addr: addr, kind: kind}
+	t := &target{name: name, addr: addr, kind: kind, refreshAt: -1}
 	if p, ok := strings.CutPrefix(kind, "proc:"); ok {
 		pid, err := strconv.Atoi(p)
 		if err != nil || pid <= 0 {
@@ -72,6 +74,7 @@ func ageMain(args []string) error {
 	fresh := fs.Duration("fresh", 0, "also GET again this long after each poll (values then fresh); 0: no")
 	base := fs.String("base", "1.3.6.1.4.1.32473.1", "the daemon's base OID")
 	extra := fs.String("extra", "", "comma-separated OIDs also asked in each GET of the daemon (values not checked, but must exist)")
+	refresh := fs.String("refresh", "", "OID of the daemon's Agent/refreshms, also asked in each GET of the daemon: the refresh the answer waited for, if any (Agent is read after the host's contexts)")
 	community := fs.String("community", "public", "SNMPv2c community")
 	procRoot := fs.String("proc", "/proc", "procfs mount point")
 	verbose := fs.Bool("v", false, "print every poll on stderr")
@@ -105,7 +108,7 @@ func ageMain(args []string) error {
 			return err
 		}
 		defer t.client.Conn.Close()
-		if err := t.ready(*base, extras, *procRoot, cpus); err != nil {
+		if err := t.ready(*base, extras, *refresh, *procRoot, cpus); err != nil {
 			return err
 		}
 	}
@@ -141,15 +144,31 @@ func ageMain(args []string) error {
 		fmt.Println(*title)
 	}
 	fmt.Printf("clock: /proc/stat's CPU times grew %.1f a second over the run, %.4f x 100 x %d processors\n", rate, rate/hz, cpus)
-	fmt.Printf("%-24s %8s %5s %12s %12s %12s %12s\n", "front end", "period", "polls", "age median", "age max", "GET median", "GET p99")
+	fmt.Printf("%-24s %8s %5s %12s %12s %12s %12s", "front end", "period", "polls", "age median", "age max", "GET median", "GET p99")
+	if *refresh != "" {
+		fmt.Printf(" %14s %14s %14s", "refresh median", "GET-refr. med.", "GET-refr. p99")
+	}
+	fmt.Println()
 	row := func(name string, ps []poll) {
-		var ages, lats []float64
+		var ages, lats, refr, over []float64
 		for _, p := range ps {
 			ages = append(ages, p.age)
 			lats = append(lats, p.latency*1e3)
+			if !math.IsNaN(p.refresh) {
+				refr = append(refr, p.refresh*1e3)
+				over = append(over, (p.latency-p.refresh)*1e3)
+			}
 		}
-		fmt.Printf("%-24s %8v %5d %10.3f s %10.3f s %9.3f ms %9.3f ms\n", name, *period, len(ps),
+		fmt.Printf("%-24s %8v %5d %10.3f s %10.3f s %9.3f ms %9.3f ms", name, *period, len(ps),
 			median(ages), maxOf(ages), median(lats), percentile(lats, 99))
+		if *refresh != "" {
+			if len(refr) > 0 {
+				fmt.Printf(" %11.3f ms %11.3f ms %11.3f ms", median(refr), median(over), percentile(over, 99))
+			} else {
+				fmt.Printf(" %14s %14s %14s", "-", "-", "-")
+			}
+		}
+		fmt.Println()
 	}
 	for _, t := range ts {
 		if *fresh > 0 {
@@ -179,21 +198,26 @@ func (t *target) connect(community string) error {
 // ready waits (at most 30 s) until the target serves every OID of its
 // kind, then chooses the OIDs summed (ucd: the ssCpuRaw* columns that add
 // up to /proc/stat's total, checked against it).
-func (t *target) ready(base string, extras []string, procRoot string, cpus int) error {
+func (t *target) ready(base string, extras []string, refresh, procRoot string, cpus int) error {
 	switch t.kind {
 	case "subagent":
 		for i := 1; i <= 8; i++ {
 			t.oids = append(t.oids, fmt.Sprintf("%s.1.0.%d.0", base, i))
 			t.sumOf = append(t.sumOf, i-1)
 		}
-		t.oids = append(t.oids, extras...)
 	case "proc":
 		t.oids = []string{fmt.Sprintf("%s.10.100.%d.3.0", base, t.pid), fmt.Sprintf("%s.10.100.%d.4.0", base, t.pid)}
 		t.sumOf = []int{0, 1}
-		t.oids = append(t.oids, extras...)
 	case "ucd":
 		for _, c := range ucdCols {
 			t.oids = append(t.oids, ucdRaw+strconv.Itoa(c)+".0")
+		}
+	}
+	if t.kind != "ucd" {
+		t.oids = append(t.oids, extras...)
+		if refresh != "" {
+			t.refreshAt = len(t.oids)
+			t.oids = append(t.oids, refresh)
 		}
 	}
 	deadline := time.Now().Add(30 * time.Second)
@@ -325,8 +349,12 @@ func (t *target) poll(procRoot string, hz float64) (poll, error) {
 	for _, i := range t.sumOf {
 		served += vals[i]
 	}
-	if rate <= 0 {
-		return poll{age: math.NaN(), latency: lat}, nil
+	p := poll{age: math.NaN(), latency: lat, refresh: math.NaN()}
+	if t.refreshAt >= 0 {
+		p.refresh = float64(vals[t.refreshAt]) / 1e6 // milliseconds with 3 decimals (DISPLAY-HINT d-3)
 	}
-	return poll{age: (float64(clock) - float64(served)) / rate, latency: lat}, nil
+	if rate > 0 {
+		p.age = (float64(clock) - float64(served)) / rate
+	}
+	return p, nil
 }
