@@ -8,6 +8,7 @@ import (
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/rtimearm"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // ARMNumberingFile is where older versions kept the ASN.1 numbers of ARM
@@ -46,6 +47,7 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 		return nil, err
 	}
 	d.h.Add(reg.Provider())
+	d.AddAgentStats(ARMExtra(reg.RingUse))
 	d.AddReloader(Reloader{Name: "arm", Apply: func(c *config.Config) { reg.SetWeight(c.ARM.Weight) }})
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),
 		"ring_bytes_max", uint64(a.MaxProcesses)*g.FileLen(), "ring_bytes_per_uid_max", uint64(a.MaxProcessesPerUID)*g.FileLen())
@@ -56,4 +58,27 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 		}()
 		return srv.Serve()
 	}, nil
+}
+
+// The ARM server's own statistics, under Agent/arm: not under RTime/ARM,
+// whose further numbers belong to applications.
+var (
+	ARMCx    = spmi.CxDesc{Name: "arm", Descr: "ARM server", ASN: 34}
+	ARMStats = []spmi.StatDesc{
+		{Name: "rings", Descr: "Rings held, by registered and by departed live processes", ASN: 1, Max: 100, Val: spmi.SiQuantity, Units: "rings"},
+		{Name: "ringbytes", Descr: "Size of the rings held", ASN: 2, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},
+		{Name: "ringbytesuid", Descr: "Size of the rings held by the user holding most", ASN: 3, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},
+	}
+)
+
+// ARMExtra reports the ARM server's statistics.
+func ARMExtra(use func() rtimearm.RingUse) Extra {
+	return func(b *spmi.Builder, agent *spmi.Node) error {
+		cx, err := b.Context(agent, &ARMCx)
+		if err != nil {
+			return err
+		}
+		u := use()
+		return b.Stats(cx, ARMStats, []spmi.Value{spmi.Uint(uint64(u.Rings)), spmi.Uint(u.Bytes), spmi.Uint(u.MostByUID)})
+	}
 }

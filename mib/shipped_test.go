@@ -20,6 +20,7 @@ import (
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -129,6 +130,7 @@ func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
 	d.AddAgentStats(daemon.AgentXExtra(func() bool { return false }))
 	d.AddAgentStats(daemon.ResponderExtra(func() responder.Counts { return responder.Counts{} }))
 	d.AddAgentStats(daemon.DDSExtra(func() dds.Stats { return dds.Stats{} }))
+	d.AddAgentStats(daemon.ARMExtra(func() rtimearm.RingUse { return rtimearm.RingUse{} }))
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(d.Hierarchy().Refresh()).Items {
 		if strings.HasPrefix(it.Path, "Agent/") {

@@ -427,3 +427,35 @@ func (r *Registry) byUIDApps(uid uint32) int {
 	}
 	return 0
 }
+
+// Applications numbered by an earlier release took the numbers after
+// RTime/ARM's five statistics; after an upgrade they are served there, so
+// RTime/ARM cannot have gained a statistic.
+func TestApplicationsNumberedBeforeAnUpgradeKeepTheirNumbers(t *testing.T) {
+	fx := serverWith(t, Limits{MaxApps: 8, MaxTrans: 4, AppIdle: time.Hour}, nil)
+	num := spmi.NewNumbering("")
+	apps := []string{"Six", "Seven", "Eight", "Nine"}
+	for i, a := range apps {
+		if err := num.Put(Root, a, uint32(6+i)); err != nil {
+			t.Fatal(err)
+		}
+	}
+	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
+	defer ag.Close()
+	for _, a := range apps {
+		h := ag.App(a, "").Transaction("t", "").Start()
+		h.Stop(arm.Good)
+	}
+	var s *spmi.Snapshot
+	testutil.Eventually(t, "the four applications", 5*time.Second, func() bool {
+		s = collectNum(t, fx.reg, num, time.Now())
+		_, err := s.Lookup("RTime/ARM/Nine/t/count")
+		return err == nil
+	})
+	base := oidOf(t, s, "RTime/ARM")
+	for i, a := range apps {
+		if got, want := oidOf(t, s, "RTime/ARM/"+a), fmt.Sprintf("%s.%d", base, 6+i); got != want {
+			t.Errorf("RTime/ARM/%s at %s, numbered %s before the upgrade", a, got, want)
+		}
+	}
+}

@@ -23,16 +23,16 @@ var (
 	appCx   = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst, Named: true, RowName: "tran"}
 )
 
-// Statistics of RTime/ARM itself.
+// Statistics of RTime/ARM itself. Applications are numbered from the
+// first number after these, and numbers are kept across upgrades: a new
+// statistic of RTime/ARM would take an application's number on hosts
+// that had one. New statistics of the ARM server go under Agent/arm.
 var armStats = []spmi.StatDesc{
 	{Name: "procs", Descr: "Processes registered with the ARM library", ASN: 1, Max: 100, Val: spmi.SiQuantity},
 	{Name: "errors", Descr: "Entries and records refused from ARM processes", ASN: 2, Max: 100, Val: spmi.SiCounter},
 	{Name: "badbuffers", Descr: "ARM data buffers refused by the libraries", ASN: 3, Max: 100, Val: spmi.SiCounter},
 	{Name: "unmeasured", Descr: "Instances the libraries could not measure", ASN: 4, Max: 100, Val: spmi.SiCounter},
 	{Name: "refused", Descr: "Registrations refused", ASN: 5, Max: 100, Val: spmi.SiCounter},
-	{Name: "rings", Descr: "Rings held, by registered and by departed live processes", ASN: 6, Max: 100, Val: spmi.SiQuantity},
-	{Name: "ringbytes", Descr: "Size of the rings held", ASN: 7, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},
-	{Name: "ringbytesuid", Descr: "Size of the rings held by the user holding most", ASN: 8, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},
 }
 
 // Statistics of a transaction: the PTX seven, then ours.
@@ -84,13 +84,8 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	var most uint64
-	for _, u := range r.byUID {
-		most = max(most, u.bytes)
-	}
 	if err := b.Stats(arm, armStats, []spmi.Value{spmi.Uint(uint64(len(r.procs))), spmi.Uint(r.errs),
-		spmi.Uint(r.badBuf), spmi.Uint(r.noSlot), spmi.Uint(r.refused),
-		spmi.Uint(uint64(len(r.rings))), spmi.Uint(r.ringSize), spmi.Uint(most)}); err != nil {
+		spmi.Uint(r.badBuf), spmi.Uint(r.noSlot), spmi.Uint(r.refused)}); err != nil {
 		return err
 	}
 	inflight := r.inflightByTran()

@@ -97,6 +97,24 @@ func (r *Registry) reserve(uid uint32, pid int32, start, size uint64) (*ring, st
 	return rg, ""
 }
 
+// RingUse is what the rings of ARM processes hold.
+type RingUse struct {
+	Rings     int    // held by registered processes and departed ones that still map theirs
+	Bytes     uint64 // their size
+	MostByUID uint64 // the size held by the user holding most
+}
+
+// RingUse reports the rings held now.
+func (r *Registry) RingUse() RingUse {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	u := RingUse{Rings: len(r.rings), Bytes: r.ringSize}
+	for _, b := range r.byUID {
+		u.MostByUID = max(u.MostByUID, b.bytes)
+	}
+	return u
+}
+
 // releaseRing frees a ring's place; releasing it again does nothing.
 func (r *Registry) releaseRing(rg *ring) {
 	if !r.rings[rg] {

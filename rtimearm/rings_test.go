@@ -128,12 +128,8 @@ func TestChurnedRingsCountUntilTheProcessExits(t *testing.T) {
 	if reason := p.hello(r, 65534, 1000, size); reason != "" {
 		t.Fatalf("refused after the churners exited: %s", reason)
 	}
-	if n := stat(t, collect(t, r), "RTime/ARM/rings").Uint64(); n != 2 {
-		t.Errorf("RTime/ARM/rings %d, want 2", n)
-	}
-	s := collect(t, r)
-	if b, m := stat(t, s, "RTime/ARM/ringbytes").Uint64(), stat(t, s, "RTime/ARM/ringbytesuid").Uint64(); b != 2*size || m != size {
-		t.Errorf("ringbytes %d ringbytesuid %d, want %d and %d", b, m, 2*size, size)
+	if u := r.RingUse(); u.Rings != 2 || u.Bytes != 2*size || u.MostByUID != size {
+		t.Errorf("RingUse %+v, want 2 rings, %d bytes, %d by the user holding most", u, 2*size, size)
 	}
 }
 

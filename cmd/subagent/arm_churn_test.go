@@ -294,16 +294,16 @@ func TestARMChurnStaysWithinTheUsersShare(t *testing.T) {
 	}
 	checkReasons(t, reasons)
 	// The daemon counts what they hold, and frees it when they exit.
-	got := armGet(t, a.e, "RTime/ARM/rings", "RTime/ARM/ringbytesuid")
-	if r, _ := strconv.Atoi(got["RTime/ARM/rings"]); r != rings {
-		t.Errorf("RTime/ARM/rings %q, want the %d rings the churners map", got["RTime/ARM/rings"], rings)
+	got := armGet(t, a.e, "Agent/arm/rings", "Agent/arm/ringbytesuid")
+	if r, _ := strconv.Atoi(got["Agent/arm/rings"]); r != rings {
+		t.Errorf("Agent/arm/rings %q, want the %d rings the churners map", got["Agent/arm/rings"], rings)
 	}
-	if b, _ := strconv.ParseInt(got["RTime/ARM/ringbytesuid"], 10, 64); b != size {
-		t.Errorf("RTime/ARM/ringbytesuid %q, want %d", got["RTime/ARM/ringbytesuid"], size)
+	if b, _ := strconv.ParseInt(got["Agent/arm/ringbytesuid"], 10, 64); b != size {
+		t.Errorf("Agent/arm/ringbytesuid %q, want %d", got["Agent/arm/ringbytesuid"], size)
 	}
 	ch.stop()
 	testutil.Eventually(t, "the churners' rings to be released once they exited", time.Minute, func() bool {
-		return armGet(t, a.e, "RTime/ARM/rings")["RTime/ARM/rings"] == "0"
+		return armGet(t, a.e, "Agent/arm/rings")["Agent/arm/rings"] == "0"
 	})
 }
 
