@@ -135,11 +135,10 @@ func (r *responder) get(req, resp *packet, v asn1tree.View) {
 			resp.varbinds = append(resp.varbinds, valueVarBind(name, val))
 			continue
 		}
-		// noSuchInstance for an entry without a value or when an instance
-		// of the same length lives beside the name (a missing row, a
-		// scalar's wrong index); noSuchObject otherwise.
+		// noSuchInstance under an object we serve (asn1tree.Defines),
+		// noSuchObject elsewhere and outside what we registered.
 		typ := vbNoSuchObject
-		if present || r.scope.hasSibling(v, name) {
+		if v != nil && r.scope.contains(name) && asn1tree.Defines(v, name) {
 			typ = vbNoSuchInstance
 		}
 		resp.varbinds = append(resp.varbinds, varbind{typ: typ, name: name})

@@ -206,17 +206,6 @@ func (s *scope) search(v asn1tree.View, start asn1tree.OID, include bool, end as
 	return nil, asn1tree.Value{}, false
 }
 
-// hasSibling reports whether the first entry below o's parent has o's
-// length: a cheap sign that o names a missing instance of a known object.
-func (s *scope) hasSibling(v asn1tree.View, o asn1tree.OID) bool {
-	if len(o) < 2 || !s.contains(o) {
-		return false
-	}
-	parent := o[:len(o)-1]
-	first, _, ok := s.search(v, parent, false, successor(parent))
-	return ok && len(first) == len(o)
-}
-
 // release tells a View that holds resources for its answer (an
 // spmi.Answer pinning suppliers' values) that nothing reads it any more.
 func release(v asn1tree.View) {

@@ -218,8 +218,10 @@ func (hs *hotsets) raise(ev hotset.Event) {
 // base.0.<trap_no>; the VarBinds are the objects of the NOTIFICATION-TYPE
 // in the order of its OBJECTS clause (mib.HotsetTrap: name, peer context,
 // threshold, severity, hottest peer, its compared value, their units, the
-// list of hot peers), then each hot item's statistic instance with its
-// served value, hottest first. Items served as Counter64 are left out:
+// list of hot peers), then each hot item with its served value, hottest
+// first, under the OID the configured views serve it (hotset.ServedOID:
+// its table cell, which the module names, unless only scalars are
+// served). Items served as Counter64 are left out:
 // RFC 3584 3.2 makes a notification holding one untranslatable to SNMPv1,
 // and a master drops it for its v1 sinks; their values are in the list.
 func Notification(base asn1tree.OID, ev hotset.Event, uptime time.Duration) (traps.Notification, error) {

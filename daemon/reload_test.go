@@ -108,6 +108,7 @@ func TestReloadNamesKeysNeedingRestart(t *testing.T) {
 	// No run directory: New makes a private one, which is no change of
 	// run_dir or dds.socket to a reload of the same file.
 	c.RunDir, c.DDS.Socket = "", ""
+	t.Setenv("TMPDIR", t.TempDir()) // where New makes it: never the shared /tmp
 	loaded := *c
 	logs := &testutil.Buffer{}
 	d, err := New(c, slog.New(slog.NewTextHandler(logs, nil)))
@@ -115,8 +116,8 @@ func TestReloadNamesKeysNeedingRestart(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { os.RemoveAll(d.cfg.RunDir) })
-	if d.cfg.RunDir == "" {
-		t.Fatal("New made no private run directory")
+	if d.cfg.RunDir == "" || !strings.HasPrefix(d.cfg.RunDir, os.Getenv("TMPDIR")+"/") {
+		t.Fatalf("New made no private run directory in $TMPDIR: %q", d.cfg.RunDir)
 	}
 	c = &loaded
 	var community string

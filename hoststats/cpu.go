@@ -13,7 +13,7 @@ import (
 
 var (
 	cpuCx      = spmi.CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: spmi.ASNCPU, Inst: spmi.SiCfgInst}
-	cpuTotalCx = spmi.CxDesc{Name: "total", Descr: "All processors together", ASN: 0, Inst: spmi.SiNoInst}
+	cpuTotalCx = spmi.CxDesc{Name: "total", Descr: "All processors together", ASN: 0, Inst: spmi.SiNoInst, Aggregate: true}
 	cpuInstCx  = spmi.CxDesc{Name: "cpuN", Descr: "Logical processor", Inst: spmi.SiNoInst}
 )
 

@@ -83,6 +83,9 @@ func renderChildren(t *testing.T, b *strings.Builder, n *spmi.Node, path, rel st
 			if d.Val == spmi.SiCounter {
 				rng += " /s"
 			}
+			if n.Aggregate() {
+				rng += " per instance" // a sum over the instances
+			}
 			if d.Data == spmi.SiText {
 				rng = ""
 			}

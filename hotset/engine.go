@@ -15,7 +15,7 @@ import (
 type Item struct {
 	Name   string         // the peer context's name ("sda")
 	Path   string         // the statistic's path ("Disk/sda/busy")
-	OID    asn1tree.OID   // the statistic instance's full OID
+	OID    asn1tree.OID   // the OID serving the statistic (ServedOID)
 	Value  float64        // compared with the threshold
 	Units  string         // of Value: the statistic's, "per second" added for counters
 	Served asn1tree.Value // what an SNMP get of OID answers now

@@ -108,7 +108,7 @@ func TestCounterRatesOrderAndMaxResp(t *testing.T) {
 	if names(g.Items) != "sdc,sda" || g.Avail != 3 || g.Parent != "Disk/" {
 		t.Fatalf("feed %s avail %d parent %s, want sdc,sda avail 3 Disk/", names(g.Items), g.Avail, g.Parent)
 	}
-	if g.Items[0].Value != 95 || g.Items[0].OID.String() != testBase.String()+".4.3.6.0" || g.Items[0].Path != "Disk/sdc/busy" {
+	if g.Items[0].Value != 95 || g.Items[0].OID.String() != testBase.String()+".200.1.4.1.16.3" || g.Items[0].Path != "Disk/sdc/busy" {
 		t.Errorf("first item %+v", g.Items[0])
 	}
 	// A counter reset is no rate spike.
@@ -330,5 +330,38 @@ func TestItemUnits(t *testing.T) {
 	}
 	if it := vs[1].Result.Groups[0].Items[0]; it.Units != "per second" || it.Value != 5 {
 		t.Errorf("counter: %+v, want 5 per second", it)
+	}
+}
+
+// A returned item's OID is the one the configured views serve with the
+// item's served value: the table cell when tables are served, the
+// scalar with views: scalars.
+func TestItemOIDIsServed(t *testing.T) {
+	for _, v := range []spmi.Views{spmi.ViewScalars, spmi.ViewTables, spmi.ViewBoth} {
+		f, c := newFake(), newClock()
+		e := mustEngine(t, c, Def{Name: "q", GrandParent: "Disk", Stat: "qlen", Threshold: 5, Feed: FeedThreshold})
+		disks(f, map[string]uint64{"sda": 0, "sdb": 0}, map[string]int64{"sda": 9, "sdb": 7})
+		b := spmi.NewBuilder(testBase, nil, c.t)
+		b.SetViews(v)
+		if err := f.Collect(b); err != nil {
+			t.Fatal(err)
+		}
+		s := b.Finish()
+		e.Evaluate(s)
+		items := e.Views()[0].Result.Groups[0].Items
+		if len(items) != 2 {
+			t.Fatalf("views %d: items %+v", v, items)
+		}
+		want := map[spmi.Views]string{spmi.ViewScalars: ".4.2.7.0", spmi.ViewTables: ".200.1.4.1.17.2", spmi.ViewBoth: ".200.1.4.1.17.2"}[v]
+		if got := items[1].OID.String(); got != testBase.String()+want {
+			t.Errorf("views %d: sdb's OID %s, want base%s", v, got, want)
+		}
+		view := s.View()
+		for _, it := range items {
+			got, ok := view.Get(it.OID)
+			if !ok || got.String() != it.Served.String() {
+				t.Errorf("views %d: %s is served as %v (%v), the item says %v", v, it.OID, got, ok, it.Served)
+			}
+		}
 	}
 }

@@ -60,7 +60,7 @@ func TestProviderServesLastResults(t *testing.T) {
 		"Hotset/qlen/feed/1/name":  "sda",
 		"Hotset/qlen/feed/2/name":  "sdb",
 		"Hotset/qlen/feed/2/value": "7",
-		"Hotset/qlen/feed/1/oid":   testBase.String() + ".4.1.7.0",
+		"Hotset/qlen/feed/1/oid":   testBase.String() + ".200.1.4.1.17.1", // diskQlen.1
 		"Hotset/qlen/excp/1/peers": "sda=9 sdb=7",
 		"Hotset/qlen/excp/1/count": "2",
 		"Hotset/full/groups":       "2",

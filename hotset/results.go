@@ -3,6 +3,7 @@ package hotset
 import (
 	"sort"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -81,10 +82,22 @@ func capped(items []Item, maxResp int, snap *spmi.Snapshot) []Item {
 	out := append([]Item(nil), items...)
 	for i := range out {
 		n := out[i].node
-		out[i].OID, out[i].Served, out[i].node = n.FullOID(snap.Base), n.Stat.SNMPValue(out[i].raw), nil
+		out[i].OID, out[i].Served, out[i].node = ServedOID(n, snap.Base), n.Stat.SNMPValue(out[i].raw), nil
 		out[i].Units = units(n.Stat)
 	}
 	return out
+}
+
+// ServedOID is the OID under which the snapshot serves statistic n, as
+// the module names it: its table cell when the table view is served and
+// n is in a row (SUBAGENT-MIB::diskBusy.3), its scalar otherwise
+// (memRealPctFree.0). A peer is always in a row, so with views: tables
+// its scalar, which is not served, is never used.
+func ServedOID(n *spmi.Node, base asn1tree.OID) asn1tree.OID {
+	if c := n.Cell(); c != nil {
+		return c
+	}
+	return n.FullOID(base)
 }
 
 // units is the unit of a compared value: a counter's is per second.

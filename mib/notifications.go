@@ -140,10 +140,11 @@ var ExampleTrapNumbers = []uint32{1, 2, 3}
 func HotsetTrap(n uint32, users ...string) *Notification {
 	d := fmt.Sprintf("Peers of a hotset with trap number %d crossed its threshold. Sent at most "+
 		"once per the hotset's frequency for each peer set. The VarBinds after snmpTrapOID.0 "+
-		"are the objects listed here, in this order, then the hot peer statistics' instances "+
-		"with their served values, hottest first, up to the hotset's maxresp; an instance "+
-		"served as Counter64 (a counter, a 64-bit level) is left out, since SNMPv1 cannot "+
-		"carry it, and its compared value is in hotsetPeerList. In SNMPv1 this is "+
+		"are the objects listed here, in this order, then the hot peer statistics with their "+
+		"served values, hottest first, up to the hotset's maxresp, each under the OID the "+
+		"agent serves it: its table cell (such as diskQlen.3) when tables are served, its "+
+		"scalar otherwise; one served as Counter64 (a counter, a 64-bit level) is left out, "+
+		"since SNMPv1 cannot carry it, and its compared value is in hotsetPeerList. In SNMPv1 this is "+
 		"enterprise-specific trap %d of the module's enterprise.", n, n)
 	if len(users) > 0 {
 		d += " Sent by: " + strings.Join(users, ", ") + "."

@@ -30,8 +30,11 @@ type class struct {
 	underArc                         uint32
 }
 
-// isRow reports whether n is a row of its parent's table.
-func isRow(n *node) bool { return !n.it.IsStat() && n.parent != nil && n.parent.it.Rows }
+// isRow reports whether n is a row of its parent's table; an aggregate
+// (CPU/total) is not.
+func isRow(n *node) bool {
+	return !n.it.IsStat() && n.parent != nil && n.parent.it.Rows && !n.it.Aggregate
+}
 
 // inRow reports whether n is a row or lies inside one.
 func inRow(n *node) bool {

@@ -20,7 +20,10 @@ type Item struct {
 	Named    bool          // its instances keep their names and numbers: declared
 	Rows     bool          // its subcontexts are table rows (spmi.Node.HasRows)
 	RowName  string        // what its rows are called (spmi.CxDesc.RowName)
-	Stat     *spmi.StatDesc
+	// Aggregate: a context summing the instances beside it (CPU/total),
+	// declared with its statistics as scalars, never a table row.
+	Aggregate bool
+	Stat      *spmi.StatDesc
 }
 
 // IsStat reports whether the item is a statistic.
@@ -42,7 +45,7 @@ func FromSnapshot(s *spmi.Snapshot) Tree {
 		t.Items = append(t.Items, Item{
 			Path: n.Path, Descr: n.Descr, Rel: n.Rel.Clone(),
 			Inst: n.Inst(), Instance: n.Instance, Named: n.Named(), Stat: n.Stat,
-			Rows: n.HasRows(), RowName: n.RowName(),
+			Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate(),
 		})
 		return true
 	})
@@ -77,7 +80,7 @@ func FromEntries(es []spmi.Entry) (Tree, error) {
 			if it.Inst, err = parseInst(e.Inst); err != nil {
 				return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
 			}
-			it.Instance, it.Named, it.Rows, it.RowName = e.Instance, e.Named, e.Rows, e.RowName
+			it.Instance, it.Named, it.Rows, it.RowName, it.Aggregate = e.Instance, e.Named, e.Rows, e.RowName, e.Aggregate
 		}
 		t.Items = append(t.Items, it)
 	}

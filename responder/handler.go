@@ -189,14 +189,10 @@ func get(view asn1tree.View, q *request, w *response) (int, int) {
 	return 0, 0
 }
 
-// missing tells noSuchInstance from noSuchObject: an instance is missing
-// when something exists under its name minus the last arc.
+// missing is the exception for a name without a value (asn1tree.Defines).
 func missing(view asn1tree.View, name asn1tree.OID) gosnmp.Asn1BER {
-	if len(name) > 1 {
-		parent := name[:len(name)-1]
-		if o, _, ok := view.Search(parent, true, nil); ok && o.HasPrefix(parent) {
-			return gosnmp.NoSuchInstance
-		}
+	if asn1tree.Defines(view, name) {
+		return gosnmp.NoSuchInstance
 	}
 	return gosnmp.NoSuchObject
 }

@@ -75,7 +75,7 @@ func TestGetMissingV2c(t *testing.T) {
 		{base + ".1.1.1", gosnmp.NoSuchInstance},   // base.1.1 holds base.1.1.0
 		{base + ".1.1.0.5", gosnmp.NoSuchInstance}, // under an existing entry
 		{base + ".1.99.0", gosnmp.NoSuchObject},    // nothing under base.1.99
-		{base + ".1", gosnmp.NoSuchInstance},       // an inner node: the heuristic says instance
+		{base + ".1", gosnmp.NoSuchObject},         // an inner node, no object: no instance of one
 		{"1.3.6.1.2.1.1.1.0", gosnmp.NoSuchObject},
 		{"0.0", gosnmp.NoSuchObject},
 	}

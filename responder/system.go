@@ -132,6 +132,17 @@ func (v *sysView) Search(start asn1tree.OID, include bool, end asn1tree.OID) (as
 	return mo, mv, mok
 }
 
+// Defines implements asn1tree.Definer: the system group's objects are its
+// entries' names without their one instance arc; the tree's come after.
+func (v *sysView) Defines(name asn1tree.OID) bool {
+	for i := range v.sys.Len() {
+		if o, _ := v.sys.At(i); name.HasPrefix(o[:len(o)-1]) {
+			return true
+		}
+	}
+	return asn1tree.Defines(v.main, name)
+}
+
 // DefaultSysDescr is sysDescr when none is configured: the program, its
 // version and the kernel as uname(2) names it, as net-snmp's is.
 func DefaultSysDescr(program, version string) string {

@@ -236,7 +236,7 @@ func (b *Builder) finishPart(shape any) *part {
 				}
 				continue
 			}
-			if n != b.top && n.HasRows() {
+			if n != b.top && n.HasRows() && !c.Aggregate() {
 				visit(c, fixed, depth+1, append(slices.Clip(index), c.ASN), true)
 			} else {
 				visit(c, append(slices.Clip(fixed), c.ASN), depth, index, false)
@@ -258,6 +258,13 @@ func (b *Builder) finishPart(shape any) *part {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}
 	return p
+}
+
+// Aggregate reports whether a context sums the instances beside it
+// (CxDesc.Aggregate): it is served as scalars in every view, never as a
+// row of its parent's table.
+func (n *Node) Aggregate() bool {
+	return !n.IsStat() && !n.Instance && n.Cx != nil && n.Cx.Aggregate
 }
 
 func truncUTF8(s string, n int) string {

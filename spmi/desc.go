@@ -94,6 +94,11 @@ type CxDesc struct {
 	// ("tran" for the transactions of an ARM application), where the
 	// path has no name for them (TablesArc).
 	RowName string
+	// Aggregate marks a permanent subcontext of an instantiable context
+	// that sums its instances (CPU/total): it is no instance and no row
+	// of the context's table but scalars in every view, so that a sum
+	// over the table counts each value once.
+	Aggregate bool
 }
 
 // StatDesc describes a statistic, as the guide's SpmiStat does, plus what

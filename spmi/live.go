@@ -1,6 +1,7 @@
 package spmi
 
 import (
+	"sort"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -214,5 +215,125 @@ func (n *Node) Current() Value {
 	return n.live.Pin().Value(n.field)
 }
 
-// The front ends report the age of the data an answer read.
-var _ asn1tree.DataTimer = (*Answer)(nil)
+// The front ends report the age of the data an answer read, and tell
+// noSuchInstance from noSuchObject by the objects it serves.
+var (
+	_ asn1tree.DataTimer = (*Answer)(nil)
+	_ asn1tree.Definer   = (*Answer)(nil)
+)
+
+// Defines implements asn1tree.Definer from the snapshot's nodes, not its
+// values: name is under an object when it is under a statistic's scalar
+// (base.rel, served in the configured views) or a column of a table
+// (entry.column) that a row of the table has, with a value now or not.
+func (r *Answer) Defines(name asn1tree.OID) bool {
+	s := r.s
+	if !name.HasPrefix(s.Base) {
+		return false
+	}
+	return s.definesScalar(name[len(s.Base):]) || s.definesColumn(name)
+}
+
+// definesScalar walks rel down the contexts to a statistic.
+func (s *Snapshot) definesScalar(rel asn1tree.OID) bool {
+	cx := s.Top
+	for _, a := range rel {
+		if cx.hasStat(a) {
+			// Rows' statistics are scalars only in the scalar view.
+			return cx.Parent == nil || !cx.Parent.HasRows() || s.views()&ViewScalars != 0
+		}
+		if cx = cx.subcontext(a); cx == nil {
+			return false
+		}
+	}
+	return false
+}
+
+// definesColumn reads name as base.<TablesArc+depth>.<k>.<k fixed
+// arcs>.1.<column>... and looks for a row of that table with the column.
+func (s *Snapshot) definesColumn(name asn1tree.OID) bool {
+	rel := name[len(s.Base):]
+	if len(rel) < 2 || rel[0] < TablesArc || rel[0] > TablesArc+MaxTableDepth {
+		return false
+	}
+	k := int(rel[1])
+	if len(rel) < k+4 || rel[k+2] != 1 {
+		return false
+	}
+	entry, col := name[:len(s.Base)+k+3], rel[k+3]
+	found := false
+	eachRow(s.Top, rel[2:k+2], int(rel[0]-TablesArc), func(row *Node) bool {
+		if row.row != nil && asn1tree.Compare(row.row.entry, entry) == 0 {
+			found = col == ColName || col == ColDescr || col >= ColumnOffset && row.hasStat(col-ColumnOffset)
+		}
+		return !found
+	})
+	return found
+}
+
+// eachRow calls fn, until it returns false, for the rows below n of the
+// tables with depth rows above theirs and the fixed arcs (see TablesArc),
+// as Builder places them: every subcontext of a context with rows is a
+// row. It reports whether fn never returned false.
+func eachRow(n *Node, fixed asn1tree.OID, depth int, fn func(*Node) bool) bool {
+	if n.Parent != nil && n.HasRows() {
+		if depth == 0 && len(fixed) > 0 {
+			return true // rows of a table with fewer fixed arcs
+		}
+		for _, c := range n.Children {
+			if c.IsStat() {
+				continue
+			}
+			if depth == 0 && !fn(c) || depth > 0 && !eachRow(c, fixed, depth-1, fn) {
+				return false
+			}
+		}
+		return true
+	}
+	if len(fixed) == 0 {
+		return true
+	}
+	if c := n.subcontext(fixed[0]); c != nil {
+		return eachRow(c, fixed[1:], depth, fn)
+	}
+	return true
+}
+
+// hasStat reports whether context n has a statistic numbered asn, with a
+// value or not.
+func (n *Node) hasStat(asn uint32) bool {
+	if c := n.childASN(asn); c != nil {
+		return c.IsStat()
+	}
+	return n.block != nil && n.block.blk.IndexASN(asn) >= 0
+}
+
+// subcontext is n's subcontext numbered asn, nil when it has none.
+func (n *Node) subcontext(asn uint32) *Node {
+	if c := n.childASN(asn); c != nil && !c.IsStat() {
+		return c
+	}
+	return nil
+}
+
+// childASN finds a child among Children, which a snapshot keeps in ASN
+// order, without the maps a Builder indexes children with.
+func (n *Node) childASN(asn uint32) *Node {
+	cs := n.Children
+	i := sort.Search(len(cs), func(i int) bool { return cs[i].ASN >= asn })
+	if i < len(cs) && cs[i].ASN == asn {
+		return cs[i]
+	}
+	return nil
+}
+
+// views are the views the snapshot serves: its hierarchy's setting. A
+// Builder's own snapshot (Finish) does not keep its Builder's: both.
+func (s *Snapshot) views() Views {
+	for _, p := range s.parts {
+		if p.g != nil && p.g.h != nil && p.g.h.cfg.Views != 0 {
+			return p.g.h.cfg.Views
+		}
+	}
+	return ViewBoth
+}

@@ -17,6 +17,9 @@ type Entry struct {
 	Cell    string    `json:"cell,omitempty"` // the statistic's OID in the table view
 	RowName string    `json:"row_name,omitempty"`
 	Stat    *StatDesc `json:"stat,omitempty"`
+	// Aggregate: a context summing the instances beside it, served as
+	// scalars, never as a row (CxDesc.Aggregate).
+	Aggregate bool `json:"aggregate,omitempty"`
 }
 
 // Peek lists the node at path and everything below it (all of the
@@ -35,7 +38,7 @@ func Peek(s *Snapshot, path string) ([]Entry, error) {
 		if n == s.Top {
 			return true
 		}
-		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName()}
+		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate()}
 		if c := n.Cell(); c != nil {
 			e.Cell = c.String()
 		}

@@ -12,7 +12,8 @@ import (
 // managers (snmptable, snmp_exporter, collectd) see rows with an index.
 //
 // A context's rows are its direct subcontexts (instances, and permanent
-// ones such as CPU/total, whose number 0 is then its index). Rows of a
+// ones such as an ARM application's transactions), except an aggregate
+// (CxDesc.Aggregate: CPU/total), which is served as scalars. Rows of a
 // row's own rows (ARM transactions under applications, hotset feed rows
 // under hotsets) form a table indexed by both numbers. A table's class is
 // the relative id of the context whose rows it holds without the numbers

@@ -88,6 +88,18 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 			}
 		}
 	}
+	// CPU/total is a scalar beside the table: a sum over the table's
+	// series is the total once, as Prometheus's sum(rate(cpuIdle[1m])).
+	var idle float64
+	for _, r := range find(series, "cpuIdle", nil) {
+		if r.labels["cpuName"] == "total" || r.labels["cpuIndex"] == "0" {
+			t.Errorf("the total is a row of cpuTable: %v", r)
+		}
+		idle += r.value
+	}
+	if tot := find(series, "cpuTotalIdle", nil); len(tot) != 1 || idle < tot[0].value*0.99 || idle > tot[0].value*1.01 {
+		t.Errorf("sum of cpuIdle %v, cpuTotalIdle %v: want equal within 1 %%", idle, tot)
+	}
 	// A process is labelled with its pid; its command is an info metric.
 	if s := find(series, "procPidName", map[string]string{"procPidInstName": "1187"}); len(s) != 1 || s[0].labels["procPidName"] != "java" || s[0].value != 1 {
 		t.Errorf("procPidName of pid 1187: %v, want one series procPidName=\"java\" 1", s)
