@@ -109,9 +109,8 @@ bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/libspmi
 bin/libSpmi.so: $(LIBSPMI_OBJS)
 	$(CC) -shared -pthread -o $@ $^
 
-bin/libSpmi.a: $(LIBSPMI_OBJS)
-	rm -f $@
-	$(AR) rcs $@ $^
+bin/libSpmi.a: $(LIBSPMI_OBJS) scripts/static-lib.sh
+	CC="$(CC)" AR="$(AR)" sh scripts/static-lib.sh $@ $(LIBSPMI_OBJS)
 
 # The sample suppliers of dds/include/samples (the guide's two write their
 # files in /etc, as in the guide), linked with bin/libSpmi.a.
@@ -146,9 +145,8 @@ bin/libarm/%.o: libarm/src/%.c libarm/src/internal.h libarm/arm.h
 bin/libarm.so: $(LIBARM_OBJS)
 	$(CC) -shared -pthread -o $@ $^
 
-bin/libarm.a: $(LIBARM_OBJS)
-	rm -f $@
-	$(AR) rcs $@ $^
+bin/libarm.a: $(LIBARM_OBJS) scripts/static-lib.sh
+	CC="$(CC)" AR="$(AR)" sh scripts/static-lib.sh $@ $(LIBARM_OBJS)
 
 # The SDK's sample is K&R C (implicit int, sleep without <unistd.h>).
 bin/arm-sample: libarm/samples/sample.c libarm/arm.h bin/libarm.a

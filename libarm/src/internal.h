@@ -12,6 +12,10 @@
 
 #include "../arm.h"
 
+/* Only arm.h's names are the library's: the rest stay inside libarm.so,
+ * and scripts/static-lib.sh makes them local in libarm.a. */
+#pragma GCC visibility push(hidden)
+
 /* The shared file. */
 #define AR_MAGIC "ARMRING"
 #define AR_VERSION 2
@@ -180,5 +184,7 @@ void ar_text(const char *s, char *out, size_t n);
 /* log.c */
 void ar_log(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 void ar_log_values(const char *call, const struct ar_app *a, const struct ar_tran *t, int32_t handle, const struct ar_inst *in, uint8_t mask);
+
+#pragma GCC visibility pop
 
 #endif

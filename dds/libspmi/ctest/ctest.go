@@ -72,7 +72,9 @@ func Build(t testing.TB, dir string) *Lib {
 		objs = append(objs, o)
 	}
 	run(t, l.Dir, l.CC, append([]string{"-shared", "-pthread", "-o", filepath.Join(l.Dir, "libSpmi.so")}, objs...)...)
-	run(t, l.Dir, "ar", append([]string{"rcs", filepath.Join(l.Dir, "libSpmi.a")}, objs...)...)
+	// The Makefile's recipe: only the documented names stay global.
+	staticLib := filepath.Join(filepath.Dir(filepath.Dir(src)), "scripts", "static-lib.sh")
+	run(t, l.Dir, "sh", append([]string{staticLib, filepath.Join(l.Dir, "libSpmi.a")}, objs...)...)
 	return l
 }
 
