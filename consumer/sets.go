@@ -38,11 +38,15 @@ func (c *Consumer) NewStatSet(ctx context.Context, paths ...string) (*StatSet, e
 	return &StatSet{c: c, ss: ss}, nil
 }
 
-// Add adds the statistic at path (SpmiPathAddSetStat): SiDuplicate when it
-// is in the set already, SiNotFound when there is no such statistic.
+// Add adds the statistic at path (SpmiPathAddSetStat): SiNotFound when
+// there is no such statistic; one in the set already is counted (RefCount).
 func (s *StatSet) Add(ctx context.Context, path string) error { return s.ss.Add(ctx, path) }
 
-// Del removes the statistic at path (SpmiDelSetStat).
+// RefCount is the number of times path is in the set (the guide's ref_count).
+func (s *StatSet) RefCount(path string) int { return s.ss.RefCount(path) }
+
+// Del removes the statistic at path (SpmiDelSetStat) once removed as often
+// as it was added.
 func (s *StatSet) Del(path string) error { return s.ss.Del(path) }
 
 // Paths lists the set's statistics in the order their values come.

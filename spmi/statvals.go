@@ -13,6 +13,7 @@ import (
 type StatSet struct {
 	src   Source
 	paths []string
+	refs  []int // times each path was added (the guide's ref_count) less 1
 	prev  *Sample
 }
 
@@ -24,7 +25,15 @@ func NewStatSet(ctx context.Context, src Source, paths ...string) (*StatSet, err
 	if err := check(ctx, src, paths); err != nil {
 		return nil, err
 	}
-	return &StatSet{src: src, paths: slices.Clone(paths)}, nil
+	ss := &StatSet{src: src}
+	for _, p := range paths {
+		if i := ss.index(p); i >= 0 {
+			ss.refs[i]++
+			continue
+		}
+		ss.paths, ss.refs = append(ss.paths, p), append(ss.refs, 0)
+	}
+	return ss, nil
 }
 
 // check refuses paths that name no statistic; a statistic whose source
@@ -46,28 +55,44 @@ func check(ctx context.Context, src Source, paths []string) error {
 func (ss *StatSet) Paths() []string { return ss.paths }
 
 // Add adds the statistic at path (SpmiPathAddSetStat). It refuses a path
-// that names no statistic (SiNotFound, SiBadArgument) or is already in
-// the set (SiDuplicate). Its rate starts at the second read after Add.
+// that names no statistic (SiNotFound, SiBadArgument); one already in the
+// set is counted, as the guide's ref_count, and stays until removed as
+// often. Its rate starts at the second read after Add.
 func (ss *StatSet) Add(ctx context.Context, path string) error {
-	if ss.index(path) >= 0 {
-		return Errorf(SiDuplicate, "%q is already in the statset", cleanPath(path))
+	if i := ss.index(path); i >= 0 {
+		ss.refs[i]++
+		return nil
 	}
 	if err := check(ctx, ss.src, []string{path}); err != nil {
 		return err
 	}
 	// The previous sample has no item for it, so no rate at the next read.
-	ss.paths = append(ss.paths, path)
+	ss.paths, ss.refs = append(ss.paths, path), append(ss.refs, 0)
 	return nil
 }
 
-// Del removes the statistic at path from the set (SpmiDelSetStat);
-// SiNotFound when it is not in the set.
+// RefCount is the number of times path is in the set (the guide's
+// ref_count): 0 when it is not.
+func (ss *StatSet) RefCount(path string) int {
+	if i := ss.index(path); i >= 0 {
+		return ss.refs[i] + 1
+	}
+	return 0
+}
+
+// Del removes the statistic at path from the set (SpmiDelSetStat) once it
+// has been removed as often as it was added; SiNotFound when it is not in
+// the set.
 func (ss *StatSet) Del(path string) error {
 	i := ss.index(path)
 	if i < 0 {
 		return Errorf(SiNotFound, "%q is not in the statset", cleanPath(path))
 	}
-	ss.paths = slices.Delete(ss.paths, i, i+1)
+	if ss.refs[i] > 0 {
+		ss.refs[i]--
+		return nil
+	}
+	ss.paths, ss.refs = slices.Delete(ss.paths, i, i+1), slices.Delete(ss.refs, i, i+1)
 	if ss.prev != nil && i < len(ss.prev.Items) {
 		ss.prev.Items = slices.Delete(ss.prev.Items, i, i+1)
 	}

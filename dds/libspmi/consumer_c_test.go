@@ -384,10 +384,11 @@ func TestCConsumerErrors(t *testing.T) {
 			"instantiate_mem":         "185", // SiNotInst
 			"unknown_stat":            "188",
 			"cx_as_stat":              "187",
-			"added_twice":             "193",     // SiDuplicate
-			"before_read":             "189/neg", // SiNoValue, and a negative value
+			"added_twice":             "0/same/2", // counted: the guide's ref_count
+			"before_read":             "189/neg",  // SiNoValue, and a negative value
 			"add_bad_stat_handle":     "187",
-			"del":                     "0",
+			"del":                     "0/1/kept", // one reference left
+			"del_last":                "0",
 			"del_twice":               "188",
 			"read_empty":              "187",
 			"free":                    "0",
@@ -395,6 +396,9 @@ func TestCConsumerErrors(t *testing.T) {
 			"read_freed":              "180",
 			"hot_unknown_stat":        "188", // the daemon's, naming Disk/*/busy
 			"hot_bad_feed":            "187",
+			"hot_added_twice":         "0/same/2/another", // other settings: another peer set
+			"hot_del":                 "0/1/kept",
+			"hot_del_last":            "0/gone",
 			"hot_foreign_vals":        "187",
 			"hot_free":                "0",
 			"hot_free_twice":          "180",

@@ -224,8 +224,13 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
 
    for (int i = 0; i < s->n; i++) {
       if (strcmp(s->v[i]->path, path) == 0) {
-         dds_err(SiDuplicate, "%s is already in the statset", path);
-         return NULL;
+         /* The guide counts the times a statistic is in the set. */
+         if (s->v[i]->pub.ref_count == INT_MAX) {
+            dds_err(SiCallocFailed, "%s is in the statset %d times, the most ref_count counts", path, INT_MAX);
+            return NULL;
+         }
+         s->v[i]->pub.ref_count++;
+         return &s->v[i]->pub;
       }
       total += strlen(s->v[i]->path) * 6 + 3;
    }
@@ -337,6 +342,8 @@ int SpmiDelSetStat(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
       return rc;
    if (!(s = sset_of(StatSet)) || (i = sval_index(s, StatVal)) < 0) {
       rc = SpmiErrno;
+   } else if (s->v[i]->pub.ref_count > 1) {
+      s->v[i]->pub.ref_count--; /* still in the set for its other adds */
    } else {
       free_sval(s->v[i]);
       memmove(s->v + i, s->v + i + 1, (size_t)(s->n - i - 1) * sizeof *s->v);
@@ -874,6 +881,20 @@ struct SpmiHotVals *SpmiAddSetHot(struct SpmiHotSet *HotSet, CONST char *StatNam
    v->pub.max_responses = (short)maxresp;
    v->pub.severity = (short)severity;
    v->pub.trap_no = (short)trap_no;
+   /* The same peer set again (same statistic, grandparent and settings)
+    * is counted, as the guide's ref_count; other settings make another. */
+   for (int k = 0; k < h->n; k++) {
+      struct hval *o = h->v[k];
+      if (strcmp(o->stat, v->stat) == 0 && strcmp(o->feed, v->feed) == 0 && strcmp(o->excp, v->excp) == 0 &&
+          o->pub.grandpa == v->pub.grandpa && o->pub.threshold == threshold && o->pub.frequency == frequency &&
+          o->pub.max_responses == maxresp && o->pub.severity == severity && o->pub.trap_no == trap_no &&
+          o->pub.ref_count < INT_MAX) {
+         o->pub.ref_count++;
+         free_hval(v);
+         cons_unlock();
+         return &o->pub;
+      }
+   }
    if (ensure(h) || hot_call("hotset.add", h->id, 0, v, &ix))
       goto bad;
    if (ix != h->n) {
@@ -910,6 +931,10 @@ int SpmiDelSetHot(struct SpmiHotSet *HotSet, struct SpmiHotVals *HotVal)
    if (i < 0) {
       dds_err(SiBadArgument, "%p is not a peer set SpmiAddSetHot added to this hotset", (void *)HotVal);
       rc = SiBadArgument;
+      goto out;
+   }
+   if (h->v[i]->pub.ref_count > 1) {
+      h->v[i]->pub.ref_count--; /* still in the set for its other adds */
       goto out;
    }
    if ((rc = ensure(h)) || (rc = hot_call("hotset.del", h->id, i, NULL, NULL)))

@@ -39,7 +39,8 @@ static void errors(void)
 {
    struct SpmiStatSet *s2;
    struct SpmiHotSet *h2;
-   struct SpmiStatVals *v;
+   struct SpmiStatVals *v, *v2;
+   struct SpmiHotVals *hv, *hv2, *hv3;
    struct SpmiCxLink fake = {0};
    SpmiCxHdl cpu, bogus = (SpmiCxHdl)(uintptr_t)0x7fff0;
    float f;
@@ -70,14 +71,16 @@ static void errors(void)
    SpmiPathAddSetStat(s2, "CPU", NULL);
    label("cx_as_stat");
    v = SpmiPathAddSetStat(s2, "CPU/cpu0/idle", NULL);
-   SpmiPathAddSetStat(s2, "idle", SpmiPathGetCx("CPU/cpu0", NULL));
-   label("added_twice");
+   v2 = SpmiPathAddSetStat(s2, "idle", SpmiPathGetCx("CPU/cpu0", NULL));
+   printf(" added_twice=%d/%s/%d", SpmiErrno, v && v2 == v ? "same" : "other", v ? v->ref_count : -1);
    f = SpmiGetValue(s2, v);
    printf(" before_read=%d/%s", SpmiErrno, f < -1.0f ? "neg" : "nonneg");
    SpmiAddSetStat(s2, (SpmiStatHdl)(uintptr_t)0x7fff1, cpu);
    label("add_bad_stat_handle");
    SpmiDelSetStat(s2, v);
-   label("del");
+   printf(" del=%d/%d/%s", SpmiErrno, v->ref_count, SpmiFirstVals(s2) == v ? "kept" : "gone");
+   SpmiDelSetStat(s2, v);
+   label("del_last");
    SpmiDelSetStat(s2, v);
    label("del_twice");
    SpmiGetStatSet(s2, TRUE);
@@ -93,6 +96,15 @@ static void errors(void)
    label("hot_unknown_stat");
    SpmiAddSetHot(h2, "busy", SpmiPathGetCx("Disk", NULL), 1, 0, 0, 7, SiHotNoException, 0, 0);
    label("hot_bad_feed");
+   hv = SpmiAddSetHot(h2, "busy", SpmiPathGetCx("Disk", NULL), 1, 0, 0, SiHotAlways, SiHotNoException, 0, 0);
+   hv2 = SpmiAddSetHot(h2, "busy", SpmiPathGetCx("Disk", NULL), 1, 0, 0, SiHotAlways, SiHotNoException, 0, 0);
+   hv3 = SpmiAddSetHot(h2, "busy", SpmiPathGetCx("Disk", NULL), 1, 50, 0, SiHotAlways, SiHotNoException, 0, 0);
+   printf(" hot_added_twice=%d/%s/%d/%s", SpmiErrno, hv && hv2 == hv ? "same" : "other", hv ? hv->ref_count : -1,
+          hv3 && hv3 != hv ? "another" : "same");
+   SpmiDelSetHot(h2, hv);
+   printf(" hot_del=%d/%d/%s", SpmiErrno, hv->ref_count, SpmiFirstHot(h2) == hv ? "kept" : "gone");
+   SpmiDelSetHot(h2, hv);
+   printf(" hot_del_last=%d/%s", SpmiErrno, SpmiFirstHot(h2) == hv3 ? "gone" : "kept");
    SpmiNextHotItem(h2, (struct SpmiHotVals *)&fake, &i, &f, &name);
    label("hot_foreign_vals");
    SpmiFreeHotSet(h2);
