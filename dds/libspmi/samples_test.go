@@ -99,7 +99,11 @@ func TestVolatileSample(t *testing.T) {
 		run := t.TempDir()
 		d := startDaemon(t, run)
 		cmd := startSample(t, bin, run, filepath.Join(t.TempDir(), "hook"))
-		eventually(t, "registered", func() bool { return d.Node("DDS/IBM/Test/gadgets") != nil })
+		// The sample writes its values after SpmiDdsInit returns.
+		eventually(t, "registered and written", func() bool {
+			n := d.Node("DDS/IBM/Test/widgets")
+			return n != nil && n.Current().Uint64() == 42
+		})
 		d.want(t, "DDS/IBM/Test/widgets", "99.2.220.2", 42)
 		for i := 0; i < 2; i++ {
 			cmd.Process.Signal(syscall.SIGUSR1)
