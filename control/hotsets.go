@@ -65,8 +65,13 @@ type HotGroup struct {
 type HotItemOut struct {
 	Name  string  `json:"name"`
 	Path  string  `json:"path"`
-	Value float64 `json:"value"`
+	Value float64 `json:"value"` // compared: a counter's rate per second
 	Units string  `json:"units,omitempty"`
+	// Raw is the value as its source keeps it (a counter's count: the
+	// guide's SpmiHotItems.val); NoRate marks a counter read for the
+	// first time, whose Value is 0 until the next read.
+	Raw    float64 `json:"raw"`
+	NoRate bool    `json:"no_rate,omitempty"`
 }
 
 // session is what one control connection created, charged to its user.
@@ -286,7 +291,7 @@ func hotResult(h *sessionHotset, evs []hotset.Event) *HotResult {
 		for _, g := range v.Result.Groups {
 			hg := HotGroup{Parent: g.Parent, Avail: g.Avail, Items: []HotItemOut{}}
 			for _, it := range g.Items {
-				hg.Items = append(hg.Items, HotItemOut{Name: it.Name, Path: it.Path, Value: it.Value, Units: it.Units})
+				hg.Items = append(hg.Items, HotItemOut{Name: it.Name, Path: it.Path, Value: it.Value, Units: it.Units, Raw: it.Raw, NoRate: it.NoRate})
 			}
 			ps.Groups = append(ps.Groups, hg)
 		}

@@ -19,6 +19,12 @@ type Item struct {
 	Value  float64        // compared with the threshold
 	Units  string         // of Value: the statistic's, "per second" added for counters
 	Served asn1tree.Value // what an SNMP get of OID answers now
+	// Raw is the statistic's value as its source keeps it: a counter's
+	// count (the guide's SpmiHotItems.val), a quantity's level.
+	Raw float64
+	// NoRate: a counter read for the first time, fed by SiHotAlways with
+	// Value 0 until the next evaluation gives it a rate.
+	NoRate bool
 
 	node *spmi.Node // OID and Served are filled for returned items only
 	raw  spmi.Value // the value read, for Served
@@ -214,6 +220,7 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 	var evs []Event
 	for _, g := range groups {
 		vals := make([]Item, 0, len(g.stats))
+		var unrated []Item // counters without a previous value: fed by SiHotAlways only
 		for _, n := range g.stats {
 			if n.Stat.Data == spmi.SiText {
 				res.Err = spmi.Errorf(spmi.SiBadArgument, "%q is text; a hotset compares numbers", n.Path)
@@ -221,19 +228,25 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 			}
 			raw := ans.Value(n)
 			v, ok := s.value(n, raw, snap.Time, seen)
-			if !ok {
-				continue
+			it := Item{Name: n.Parent.Name, Path: n.Path, Value: v, Raw: raw.Float64(), node: n, raw: raw}
+			switch {
+			case ok:
+				vals = append(vals, it)
+			case raw.OK() && d.Feed == FeedAlways:
+				it.NoRate = true
+				unrated = append(unrated, it)
 			}
-			vals = append(vals, Item{Name: n.Parent.Name, Path: n.Path, Value: v, node: n, raw: raw})
 		}
 		order(vals, d.Threshold < 0)
+		order(unrated, false) // by path: their values are all 0
 		hot := beyond(vals, d.Threshold)
 		grp := Group{Parent: g.parent.Path}
 		switch d.Feed {
 		case FeedThreshold:
 			grp.Avail, grp.Items = len(hot), capped(hot, d.MaxResp, snap)
 		case FeedAlways:
-			grp.Avail, grp.Items = len(vals), capped(vals, d.MaxResp, snap)
+			all := append(vals, unrated...)
+			grp.Avail, grp.Items = len(all), capped(all, d.MaxResp, snap)
 		default:
 			grp.Avail = len(hot) // no feed: what exceptions would see
 		}

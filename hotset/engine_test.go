@@ -365,3 +365,30 @@ func TestItemOIDIsServed(t *testing.T) {
 		}
 	}
 }
+
+// A SiHotAlways feed returns every counter from the first evaluation: its
+// raw count (the guide's SpmiHotItems.val), rate 0 marked NoRate, after
+// the rated ones; from the second, rates. A threshold feed waits for rates.
+func TestAlwaysFeedsCountersFromTheFirstRead(t *testing.T) {
+	f, c := newFake(), newClock()
+	e := mustEngine(t, c,
+		Def{Name: "all", GrandParent: "Disk", Stat: "busy", MaxResp: 5, Feed: FeedAlways},
+		Def{Name: "hot", GrandParent: "Disk", Stat: "busy", MaxResp: 5, Threshold: 1, Feed: FeedThreshold})
+	disks(f, map[string]uint64{"sda": 1000, "sdb": 3000}, nil)
+	e.Evaluate(snapAt(f, c.t))
+	vs := e.Views()
+	g := vs[0].Result.Groups[0]
+	if names(g.Items) != "sda,sdb" || g.Avail != 2 || !g.Items[0].NoRate || g.Items[0].Value != 0 || g.Items[0].Raw != 1000 || g.Items[1].Raw != 3000 {
+		t.Fatalf("first SiHotAlways read: %+v", g)
+	}
+	if g := vs[1].Result.Groups[0]; len(g.Items) != 0 || g.Avail != 0 {
+		t.Fatalf("first threshold read: %+v, want nothing until there are rates", g)
+	}
+	c.add(10 * time.Second)
+	disks(f, map[string]uint64{"sda": 2000, "sdb": 3500}, nil)
+	e.Evaluate(snapAt(f, c.t))
+	g = e.Views()[0].Result.Groups[0]
+	if names(g.Items) != "sda,sdb" || g.Items[0].NoRate || g.Items[0].Value != 100 || g.Items[0].Raw != 2000 || g.Items[1].Value != 50 {
+		t.Fatalf("second read: %+v, want rates 100 and 50 with raw counts", g)
+	}
+}

@@ -166,7 +166,7 @@ func TestForget(t *testing.T) {
 		t.Fatalf("after Forget: %+v", v)
 	}
 	step(6000) // the first reading again: no rate
-	if v := e.Views(); len(v[0].Result.Groups[0].Items) != 0 {
+	if v := e.Views(); len(v[0].Result.Groups[0].Items) != 1 || !v[0].Result.Groups[0].Items[0].NoRate {
 		t.Errorf("a counter had a rate right after Forget: %+v", v[0].Result)
 	}
 	step(6000)

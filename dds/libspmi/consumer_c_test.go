@@ -458,8 +458,15 @@ func TestCRuntimeHotset(t *testing.T) {
 		d := startDriver(t, static, dir)
 		d.ok("init")
 		d.ok("hot CPU idle")
-		if got := d.ok("hotread"); len(got) != 0 {
-			t.Errorf("first reading of a counter hotset: %v, want no items (no rates yet)", got)
+		// SiHotAlways: every peer from the first read, the counter in val
+		// (the fixture's idle times), no change yet.
+		if got := d.ok("hotread"); len(got) != 4 {
+			t.Errorf("first reading of a counter hotset: %v, want the four processors", got)
+		}
+		items := d.ok("hotitems")
+		slices.Sort(items)
+		if want := []string{"cpu0:8765432:0", "cpu1:8770011:0", "cpu2:8759876:0", "cpu3:8771234:0"}; !slices.Equal(items, want) {
+			t.Errorf("items of the first read (name:val:val_change): %v, want %v", items, want)
 		}
 		got := d.ok("hotread")
 		slices.Sort(got)
@@ -530,6 +537,32 @@ func TestCDaemonRestart(t *testing.T) {
 		}
 		if failed > 1 || len(got) != 4 {
 			t.Errorf("hotset after the restart: %d failed reads, last peers %v", failed, got)
+		}
+	})
+}
+
+// A hotset created while the daemon is down (as after a restart) is made
+// in the daemon by its first add once the daemon is back.
+func TestCHotSetCreatedWhileTheDaemonIsDown(t *testing.T) {
+	bothLibs(t, func(t *testing.T, static bool) {
+		dir := controlRunDir(t)
+		srv := serveControl(t, dir)
+		d := startDriver(t, static, dir)
+		d.ok("init")
+		srv.stop()
+		d.ok("newhot")
+		serveControl(t, dir)
+		for tries := 0; ; tries++ {
+			l := d.do("hot CPU idle")
+			if strings.HasPrefix(l, "ok") {
+				break
+			}
+			if tries == 1 { // the first call may find the old connection closed
+				t.Fatalf("SpmiAddSetHot with the daemon back: %q", l)
+			}
+		}
+		if got := d.ok("hotread"); len(got) != 4 {
+			t.Errorf("read of the hotset: %v, want the four processors", got)
 		}
 	})
 }

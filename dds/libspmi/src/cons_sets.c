@@ -775,10 +775,9 @@ struct SpmiHotSet *SpmiCreateHotSet(void)
       dds_err(SiCallocFailed, "this process has %d hotsets, the most the library keeps", MAX_SETS);
    } else if (!(n = realloc(hsets, (size_t)(nhsets + 1) * sizeof *n)) || !(hsets = n, h = calloc(1, sizeof *h))) {
       dds_err(SiCallocFailed, "out of memory");
-   } else if (ensure(h)) {
-      free(h);
-      h = NULL;
    } else {
+      /* Made in the daemon by the first add or read (ensure), as after a
+       * restart: created while the daemon is down, it works once it is up. */
       hsets[nhsets++] = h;
    }
    cons_unlock();
@@ -1017,18 +1016,25 @@ static int fill_group(struct hval *v, const struct jdoc *d, int g, double elapse
    for (int e = n ? d->n[items].first : -1; e >= 0; e = d->n[e].next, k++) {
       struct SpmiHotItems *it = &v->pub.items[k];
       const char *name = "";
-      double x = 0;
+      double x = 0, raw = 0;
       if (!json_str(d, json_get(d, e, "name"), &name) || !json_f64(d, json_get(d, e, "value"), &x))
          return -1;
+      if (!json_f64(d, json_get(d, e, "raw"), &raw))
+         raw = x; /* a daemon before raw: its level */
       memset(it, 0, sizeof *it);
       snprintf(it->name, sizeof it->name, "%s", name);
       v->rates[k] = x;
       if (desc && desc->value_type == SiCounter) {
+         /* The guide: val the counter, val_change its change since the
+          * previous read (0 on a first read: no_rate). */
          double ch = x * elapsed;
-         if (desc->data_type == SiFloat)
+         if (desc->data_type == SiFloat) {
+            it->val.f = to_float(raw);
             it->val_change.f = to_float(ch);
-         else
+         } else {
+            it->val.l = to_long(round_half(raw));
             it->val_change.l = to_long(round_half(ch));
+         }
       } else if (desc && desc->data_type == SiFloat) {
          it->val.f = to_float(x);
       } else {

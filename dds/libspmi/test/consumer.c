@@ -8,6 +8,8 @@
  *                         order: path val val_change value
  *   hot <cx> <stat>       SpmiAddSetHot to the one hotset
  *   hotread               SpmiGetHotSet, then "peer=value" items
+ *   hotitems              the first peer set's items: "name:val:val_change"
+ *   newhot                SpmiCreateHotSet, replacing the one hotset
  *   walk                  the guide's traversal from Top: "ok <contexts>
  *                         <statistics>" (at most 100000 steps)
  *   errors                every bad call: "<label> <SpmiErrno>" each
@@ -187,6 +189,21 @@ int main(void)
             fail();
          else
             printf("ok\n");
+      } else if (strcmp(line, "newhot") == 0) {
+         if (!(hs = SpmiCreateHotSet()))
+            fail();
+         else
+            printf("ok\n");
+      } else if (strcmp(line, "hotitems") == 0) {
+         struct SpmiHotVals *v = hs ? SpmiFirstHot(hs) : NULL;
+         if (!v) {
+            fail();
+            continue;
+         }
+         printf("ok");
+         for (int k = 0; k < v->count; k++)
+            printf(" %s:%ld:%ld", v->items[k].name, v->items[k].val.l, v->items[k].val_change.l);
+         printf("\n");
       } else if (strcmp(line, "hotread") == 0) {
          struct SpmiHotVals *v = NULL;
          int i = 0;
