@@ -181,7 +181,7 @@ func TestPerUserShares(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if c.Control.MaxHotsetsPerUID != 64 || c.Control.MaxHotsetPeerSetsPerUID != 1024 || c.Control.MaxHotsetBytesPerUID != 32<<20 ||
+	if c.Control.MaxHotsetsPerUID != 64 || c.Control.MaxHotsetPeerSetsPerUID != 1024 || c.Control.MaxHotsetBytesPerUID != 32<<20 || c.Control.MaxStatsetsPerUID != 64 ||
 		c.ARM.HelloBurstPerUID != 64 || c.ARM.HelloRatePerUID != 10 ||
 		c.DDS.MaxStatsPerUID != 0 || c.DDS.MaxSuppliersPerUID != 0 || len(c.DDS.Reserve) != 0 {
 		t.Fatalf("defaults: control %+v, arm hello %d/%d, dds %d/%d %v", c.Control, c.ARM.HelloBurstPerUID, c.ARM.HelloRatePerUID,
@@ -189,6 +189,7 @@ func TestPerUserShares(t *testing.T) {
 	}
 	for yaml, want := range map[string]string{
 		"control:\n  max_hotsets_per_uid: 0\n":                      "control.max_hotsets_per_uid: 0 is not from 1 to 65536",
+		"control:\n  max_statsets_per_uid: 65537\n":                 "control.max_statsets_per_uid: 65537 is not from 1 to 65536",
 		"control:\n  max_hotset_peer_sets_per_uid: -1\n":            "control.max_hotset_peer_sets_per_uid: -1 is not from 1",
 		"control:\n  max_hotset_bytes_per_uid: 2199023255553\n":     "control.max_hotset_bytes_per_uid: 2199023255553 is not from 1 to 1099511627776",
 		"arm:\n  hello_rate_per_uid: 0\n":                           "arm.hello_rate_per_uid: 0 is not from 1 to 10000",

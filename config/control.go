@@ -18,11 +18,12 @@ type Control struct {
 	MaxConnections int    `mapstructure:"max_connections"`
 
 	// What one user other than root and the daemon's makes the daemon
-	// hold through all its connections together: runtime hotsets
-	// (docs/SECURITY.md).
+	// hold through all its connections together: runtime hotsets and
+	// statsets (docs/SECURITY.md).
 	MaxHotsetsPerUID        int `mapstructure:"max_hotsets_per_uid"`
 	MaxHotsetPeerSetsPerUID int `mapstructure:"max_hotset_peer_sets_per_uid"`
-	MaxHotsetBytesPerUID    int `mapstructure:"max_hotset_bytes_per_uid"`
+	MaxHotsetBytesPerUID    int `mapstructure:"max_hotset_bytes_per_uid"` // statsets' too
+	MaxStatsetsPerUID       int `mapstructure:"max_statsets_per_uid"`
 
 	// FileMode is Mode parsed.
 	FileMode uint32 `mapstructure:"-"`
@@ -44,6 +45,7 @@ func (c *Control) check(bad func(key, format string, args ...any)) {
 		{"control.max_hotsets_per_uid", c.MaxHotsetsPerUID, 1 << 16},
 		{"control.max_hotset_peer_sets_per_uid", c.MaxHotsetPeerSetsPerUID, 1 << 20},
 		{"control.max_hotset_bytes_per_uid", c.MaxHotsetBytesPerUID, 1 << 40},
+		{"control.max_statsets_per_uid", c.MaxStatsetsPerUID, 1 << 16},
 	} {
 		if l.val < 1 || l.val > l.max {
 			bad(l.key, "%d is not from 1 to %d", l.val, l.max)

@@ -15,11 +15,12 @@ import (
 type Budget struct {
 	Hotsets  int   // runtime hotsets at once (control.max_hotsets_per_uid)
 	PeerSets int   // peer sets in them (control.max_hotset_peer_sets_per_uid)
-	Bytes    int64 // memory their definitions and results may take (control.max_hotset_bytes_per_uid)
+	StatSets int   // runtime statsets at once (control.max_statsets_per_uid)
+	Bytes    int64 // memory hotsets and statsets may take (control.max_hotset_bytes_per_uid)
 }
 
 // DefaultBudget is the budget of configs/subagent.yaml.
-var DefaultBudget = Budget{Hotsets: 64, PeerSets: 1024, Bytes: 32 << 20}
+var DefaultBudget = Budget{Hotsets: 64, PeerSets: 1024, StatSets: 64, Bytes: 32 << 20}
 
 func (b Budget) withDefaults() Budget {
 	if b.Hotsets <= 0 {
@@ -27,6 +28,9 @@ func (b Budget) withDefaults() Budget {
 	}
 	if b.PeerSets <= 0 {
 		b.PeerSets = DefaultBudget.PeerSets
+	}
+	if b.StatSets <= 0 {
+		b.StatSets = DefaultBudget.StatSets
 	}
 	if b.Bytes <= 0 {
 		b.Bytes = DefaultBudget.Bytes
@@ -62,16 +66,16 @@ type user struct {
 
 // usage is what is held, or a change of it.
 type usage struct {
-	hotsets, peerSets int
-	bytes             int64
+	hotsets, peerSets, statsets int
+	bytes                       int64
 }
 
 func (a usage) plus(b usage) usage {
-	return usage{a.hotsets + b.hotsets, a.peerSets + b.peerSets, a.bytes + b.bytes}
+	return usage{a.hotsets + b.hotsets, a.peerSets + b.peerSets, a.statsets + b.statsets, a.bytes + b.bytes}
 }
 
 func (a usage) minus(b usage) usage {
-	return usage{a.hotsets - b.hotsets, a.peerSets - b.peerSets, a.bytes - b.bytes}
+	return usage{a.hotsets - b.hotsets, a.peerSets - b.peerSets, a.statsets - b.statsets, a.bytes - b.bytes}
 }
 
 func newUsers(b Budget, owners unixsock.Allow) *users {
@@ -127,8 +131,11 @@ func (us *users) take(u *user, d usage) *overBudget {
 		case d.peerSets > 0 && n.peerSets > b.PeerSets:
 			return refuse("control.max_hotset_peer_sets_per_uid", "uid %d holds %d peer sets in its runtime hotsets, the most one user may; delete some or free a hotset",
 				u.uid, u.held.peerSets)
+		case d.statsets > 0 && n.statsets > b.StatSets:
+			return refuse("control.max_statsets_per_uid", "uid %d holds %d runtime statsets, the most one user may; free one or close a connection that holds some",
+				u.uid, u.held.statsets)
 		case d.bytes > 0 && n.bytes > b.Bytes:
-			return refuse("control.max_hotset_bytes_per_uid", "uid %d's runtime hotsets would take %s with this, over the %s one user may (they take %s); use fewer peer sets, a maxresp, or fewer peers",
+			return refuse("control.max_hotset_bytes_per_uid", "uid %d's runtime hotsets and statsets would take %s with this, over the %s one user may (they take %s); use fewer statistics or peer sets, a maxresp, or fewer peers",
 				u.uid, kib(n.bytes), kib(b.Bytes), kib(u.held.bytes))
 		}
 	}

@@ -178,3 +178,41 @@ func (c *Client) HotsetFree(ctx context.Context, id int) error {
 	_, err := c.call(ctx, Request{Op: "hotset.free", ID: id})
 	return err
 }
+
+// StatSetCreate makes an empty statset in this connection's session.
+func (c *Client) StatSetCreate(ctx context.Context) (int, error) {
+	r, err := c.call(ctx, Request{Op: "statset.create"})
+	if err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+// StatSetAdd adds up to MaxPaths statistics to statset id, all or none,
+// and returns how many it holds.
+func (c *Client) StatSetAdd(ctx context.Context, id int, paths []string) (int, error) {
+	r, err := c.call(ctx, Request{Op: "statset.add", ID: id, Paths: paths})
+	if err != nil {
+		return 0, err
+	}
+	return r.ID, nil
+}
+
+// StatSetGet reads statset id from a snapshot newer than after: one
+// value a statistic, in the order added, without paths or descriptions.
+func (c *Client) StatSetGet(ctx context.Context, id int, after time.Time) (spmi.Sample, error) {
+	r, err := c.call(ctx, Request{Op: "statset.get", ID: id, After: after})
+	if err != nil {
+		return spmi.Sample{}, err
+	}
+	if r.Sample == nil {
+		return spmi.Sample{}, fmt.Errorf("daemon at %s answered statset.get without values", c.path)
+	}
+	return *r.Sample, nil
+}
+
+// StatSetFree deletes statset id.
+func (c *Client) StatSetFree(ctx context.Context, id int) error {
+	_, err := c.call(ctx, Request{Op: "statset.free", ID: id})
+	return err
+}

@@ -29,17 +29,22 @@ func SocketPath(runDir string) string { return filepath.Join(runDir, SocketName)
 type Request struct {
 	// "peek", "get", "status"; "create", "delete" (admins); the session's
 	// hotsets: "hotset.create", "hotset.add", "hotset.del", "hotset.get",
-	// "hotset.free".
+	// "hotset.free"; its statsets: "statset.create", "statset.add" (Paths),
+	// "statset.get" (After), "statset.free".
 	Op    string   `json:"op"`
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
 	// After asks get for values taken after this time (the time of the
 	// caller's previous sample), so that a statset read sees a new snapshot.
 	After time.Time `json:"after,omitzero"`
-	// ID names a hotset of the session (hotset.*), Index a peer set in it.
+	// ID names a hotset or statset of the session, Index a peer set.
 	ID    int     `json:"id,omitempty"`
 	Index int     `json:"index,omitempty"`
 	Hot   *HotDef `json:"hot,omitempty"`
+	// Keep has statset.add take paths the daemon does not serve now
+	// (a library replaying its statset after a restart): their values
+	// carry the error.
+	Keep bool `json:"keep,omitempty"`
 }
 
 // Response answers one Request.
@@ -48,7 +53,7 @@ type Response struct {
 	Peek   []Entry      `json:"peek,omitempty"`
 	Sample *spmi.Sample `json:"sample,omitempty"`
 	Status *Status      `json:"status,omitempty"`
-	ID     int          `json:"id,omitempty"` // of a hotset created, or a peer set added
+	ID     int          `json:"id,omitempty"` // of a set created, a peer set added, a statset's size
 	Hot    *HotResult   `json:"hot,omitempty"`
 }
 

@@ -76,12 +76,13 @@ type HotItemOut struct {
 
 // session is what one control connection created, charged to its user.
 type session struct {
-	user    *user
-	hotsets map[int]*sessionHotset
-	nextID  int
-	held    usage
-	peak    int64 // most bytes held: a session that held much returns memory at its end
-	turn    bool  // the user's turn is taken, until the answer is written
+	user     *user
+	hotsets  map[int]*sessionHotset
+	statsets map[int]*sessionStatSet
+	nextID   int // of hotsets and statsets
+	held     usage
+	peak     int64 // most bytes held: a session that held much returns memory at its end
+	turn     bool  // the user's turn is taken, until the answer is written
 }
 
 type sessionHotset struct {

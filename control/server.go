@@ -106,7 +106,7 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 	sc := bufio.NewScanner(c)
 	sc.Buffer(make([]byte, 4096), MaxRequest)
 	enc := json.NewEncoder(c)
-	ses := &session{user: s.users.join(who.Peer), hotsets: map[int]*sessionHotset{}}
+	ses := &session{user: s.users.join(who.Peer), hotsets: map[int]*sessionHotset{}, statsets: map[int]*sessionStatSet{}}
 	defer s.end(ses)
 	for {
 		c.SetDeadline(time.Now().Add(s.Idle))
@@ -157,7 +157,7 @@ func (ses *session) done() {
 // back to the system (at once, not when the collector next runs).
 func (s *Server) end(ses *session) {
 	ses.done()
-	ses.hotsets = nil
+	ses.hotsets, ses.statsets = nil, nil
 	s.users.leave(ses.user, ses.held)
 	if ses.peak >= returnAfter {
 		s.H.ReturnMemory()
@@ -167,6 +167,9 @@ func (s *Server) end(ses *session) {
 func (s *Server) answer(req *Request, who caller, ses *session) Response {
 	if strings.HasPrefix(req.Op, "hotset.") {
 		return s.hotsetOp(ses, req, who)
+	}
+	if strings.HasPrefix(req.Op, "statset.") {
+		return s.statsetOp(ses, req, who)
 	}
 	switch req.Op {
 	case "peek":

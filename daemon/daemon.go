@@ -271,7 +271,7 @@ func controlAccess(c config.Control) control.Access {
 		Readers: unixsock.Allow{UIDs: config.UIDs(c.AllowUIDs), GIDs: config.UIDs(c.AllowGIDs)},
 		Admins:  unixsock.Allow{UIDs: config.UIDs(c.AdminUIDs), GIDs: config.UIDs(c.AdminGIDs)},
 		Budget: control.Budget{Hotsets: c.MaxHotsetsPerUID, PeerSets: c.MaxHotsetPeerSetsPerUID,
-			Bytes: int64(c.MaxHotsetBytesPerUID)},
+			StatSets: c.MaxStatsetsPerUID, Bytes: int64(c.MaxHotsetBytesPerUID)},
 	}
 }
 

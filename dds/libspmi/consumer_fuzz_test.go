@@ -24,7 +24,7 @@ func jsonCheck(t testing.TB) string {
 	if p, ok := programs["jsoncheck"]; ok {
 		return p
 	}
-	p := lib.Program(t, true, "jsoncheck", []string{"-std=c11", "-O2", "-I" + filepath.Join(lib.Src, "src")},
+	p := lib.Internal(t, "jsoncheck", []string{"-std=c11", "-O2", "-I" + filepath.Join(lib.Src, "src")},
 		filepath.Join(lib.Src, "test", "jsoncheck.c"))
 	programs["jsoncheck"] = p
 	return p

@@ -96,6 +96,17 @@ func (l *Lib) Program(t testing.TB, static bool, name string, extra []string, sr
 	return out
 }
 
+// Internal compiles a test program that calls the library's internal
+// functions, which are local in libSpmi.a: it links the objects.
+func (l *Lib) Internal(t testing.TB, name string, extra []string, srcs ...string) string {
+	t.Helper()
+	objs, _ := filepath.Glob(filepath.Join(l.Dir, "*.o"))
+	out := filepath.Join(l.Dir, name)
+	args := append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...)
+	run(t, "", l.CC, append(append(args, srcs...), objs...)...)
+	return out
+}
+
 // Sample builds dds/include/samples/<name>.c and returns the program. The
 // guide's samples keep their /etc/... shared file names; with a non-empty
 // fileDir the source is first copied with "/etc/" replaced by fileDir, so

@@ -26,7 +26,8 @@
 #include "cons_internal.h"
 
 /* The daemon's bounds for one get (control.MaxPaths) and hotsets. */
-#define SET_MAX_STATS 1000
+#define SET_MAX_STATS 100000 /* control.MaxStatSetPaths */
+#define SET_ADD_PATHS 1000   /* control.MaxPaths: one statset.add */
 #define MAX_SETS      4096
 #define HOT_MAX_PEERS 256
 
@@ -55,6 +56,12 @@ struct sset {
    int           read;      /* SpmiGetStatSet succeeded once */
    double        elapsed;
    int           cursor;    /* SpmiNextValue's */
+   /* The daemon's copy (statset.*): made on connection gen, holding the
+    * first synced paths; made again after a restart or a delete. */
+   int           srv_id;
+   unsigned      srv_gen;
+   int           synced;
+   int           dirty;
 };
 
 struct hval {
@@ -216,7 +223,6 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
    struct dds_buf w = {0};
    struct sval *v;
    int smp, items, it, e, code;
-   size_t total = 64;
    const char *msg;
    char cx[CONS_MAX_PATH], *sl;
    SpmiStatHdl sh;
@@ -232,10 +238,9 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
          s->v[i]->pub.ref_count++;
          return &s->v[i]->pub;
       }
-      total += strlen(s->v[i]->path) * 6 + 3;
    }
-   if (s->n >= SET_MAX_STATS || total + strlen(path) * 6 + 3 > (48u << 10)) {
-      dds_err(SiCallocFailed, "the statset holds %d statistics, the most one read of the daemon may ask for", s->n);
+   if (s->n >= SET_MAX_STATS) {
+      dds_err(SiCallocFailed, "the statset holds %d statistics, the most one statset may (its read is one answer of the daemon)", s->n);
       return NULL;
    }
    json_put_raw(&w, "{\"op\":\"get\",\"paths\":[");
@@ -349,6 +354,8 @@ int SpmiDelSetStat(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
       memmove(s->v + i, s->v + i + 1, (size_t)(s->n - i - 1) * sizeof *s->v);
       s->n--;
       s->cursor = -1;
+      if (i < s->synced)
+         s->dirty = 1; /* the daemon's copy has it: made again at the next read */
    }
    cons_unlock();
    return rc;
@@ -372,6 +379,16 @@ int SpmiFreeStatSet(struct SpmiStatSet *StatSet)
    if (!(s = sset_of(StatSet))) {
       rc = SiInvalidCx;
    } else {
+      /* Its copy in the daemon goes too (one on an older connection
+       * went with it). */
+      if (s->srv_id && cons_ready() == 0 && s->srv_gen == cons_st.gen) {
+         struct dds_buf f = {0};
+         char b[64];
+         snprintf(b, sizeof b, "{\"op\":\"statset.free\",\"id\":%d}", s->srv_id);
+         json_put_raw(&f, b);
+         cons_call(&f, 0);
+      }
+      dds_clear_err();
       for (int i = 0; i < nssets; i++)
          if (ssets[i] == s) {
             ssets[i] = ssets[--nssets];
@@ -470,10 +487,66 @@ static void put_value(union Value *u, enum DataType t, const struct raw *r, doub
       u->l = to_long(raw_f64(r));
 }
 
+/* sync_sset makes the daemon's copy of s hold its paths: made on this
+ * connection (again after a restart or a delete, as hotsets are), then
+ * the paths added since, SET_ADD_PATHS at a time. Paths the daemon no
+ * longer serves are kept ("keep"): their values carry the error. */
+static int sync_sset(struct sset *s)
+{
+   const struct jdoc *d = &cons_st.doc;
+   char b[96];
+   int rc, id;
+
+   if ((rc = cons_ready()))
+      return rc;
+   if (s->srv_gen != cons_st.gen || s->dirty) {
+      if (s->srv_gen == cons_st.gen) { /* a delete: the old copy goes */
+         struct dds_buf f = {0};
+         snprintf(b, sizeof b, "{\"op\":\"statset.free\",\"id\":%d}", s->srv_id);
+         json_put_raw(&f, b);
+         if ((rc = cons_call(&f, 0)) && rc != SiInvalidCx)
+            return rc;
+      }
+      struct dds_buf w = {0};
+      json_put_raw(&w, "{\"op\":\"statset.create\"}");
+      if ((rc = cons_call(&w, 0)))
+         return rc;
+      if (!json_int(d, json_get(d, 0, "id"), &id) || id <= 0) {
+         dds_err(SiOtherErr, "the daemon's answer to statset.create has no id");
+         return SiOtherErr;
+      }
+      s->srv_id = id;
+      s->srv_gen = cons_st.gen;
+      s->synced = 0;
+      s->dirty = 0;
+   }
+   while (s->synced < s->n) {
+      struct dds_buf w = {0};
+      int k = s->synced, end = s->synced;
+      size_t len = 0;
+      snprintf(b, sizeof b, "{\"op\":\"statset.add\",\"id\":%d,\"keep\":true,\"paths\":[", s->srv_id);
+      json_put_raw(&w, b);
+      /* Within the request bound: paths escaped take at most 6 bytes a byte. */
+      while (end < s->n && end - k < SET_ADD_PATHS && len + strlen(s->v[end]->path) * 6 + 3 < (48u << 10))
+         len += strlen(s->v[end++]->path) * 6 + 3;
+      for (int i = k; i < end; i++) {
+         if (i > k)
+            dds_put8(&w, ',');
+         json_put_str(&w, s->v[i]->path);
+      }
+      json_put_raw(&w, "]}");
+      if ((rc = cons_call(&w, 0)))
+         return rc;
+      s->synced = end;
+   }
+   return 0;
+}
+
 static int read_sset(struct sset *s, int force)
 {
    const struct jdoc *d = &cons_st.doc;
    struct dds_buf w = {0};
+   char b[96];
    int smp, items, it, k = 0, e, code;
    const char *t;
    int64_t sec;
@@ -483,25 +556,22 @@ static int read_sset(struct sset *s, int force)
       dds_err(SiBadArgument, "the statset is empty");
       return SiBadArgument;
    }
-   json_put_raw(&w, "{\"op\":\"get\",\"paths\":[");
-   for (int i = 0; i < s->n; i++) {
-      if (i)
-         dds_put8(&w, ',');
-      json_put_str(&w, s->v[i]->path);
-   }
-   dds_put8(&w, ']');
+   if (sync_sset(s))
+      return SpmiErrno;
+   snprintf(b, sizeof b, "{\"op\":\"statset.get\",\"id\":%d", s->srv_id);
+   json_put_raw(&w, b);
    if (force && s->read) { /* a snapshot newer than the previous read's */
       json_put_raw(&w, ",\"after\":");
       json_put_str(&w, s->after);
    }
    dds_put8(&w, '}');
-   if (cons_call(&w, 1))
+   if (cons_call(&w, 0))
       return SpmiErrno;
    smp = json_get(d, 0, "sample");
    items = json_get(d, smp, "Items");
    if (!json_str(d, json_get(d, smp, "Time"), &t) || strlen(t) >= sizeof s->after ||
        parse_time(t, &sec, &nsec) < 0 || json_len(d, items) != s->n) {
-      dds_err(SiOtherErr, "the daemon's answer to get is not a sample of %d values with its time", s->n);
+      dds_err(SiOtherErr, "the daemon's answer to statset.get is not a sample of %d values with its time", s->n);
       return SiOtherErr;
    }
    /* Check every item before changing anything. */

@@ -4,6 +4,8 @@
  *
  *   init                  SpmiInit(15)
  *   add <path>            SpmiPathAddSetStat to the one statset
+ *   addn <prefix> <n> <stat>  adds <prefix><i>/<stat> for i < n
+ *   readsum               SpmiGetStatSet: "ok <values> <sum of val.l>"
  *   read                  SpmiGetStatSet, then per value in the guide's
  *                         order: path val val_change value
  *   hot <cx> <stat>       SpmiAddSetHot to the one hotset
@@ -80,7 +82,7 @@ static void errors(void)
    SpmiAddSetStat(s2, (SpmiStatHdl)(uintptr_t)0x7fff1, cpu);
    label("add_bad_stat_handle");
    SpmiDelSetStat(s2, v);
-   printf(" del=%d/%d/%s", SpmiErrno, v->ref_count, SpmiFirstVals(s2) == v ? "kept" : "gone");
+   printf(" del=%d/%d/%s", SpmiErrno, v ? v->ref_count : -1, v && SpmiFirstVals(s2) == v ? "kept" : "gone");
    SpmiDelSetStat(s2, v);
    label("del_last");
    SpmiDelSetStat(s2, v);
@@ -104,9 +106,9 @@ static void errors(void)
    printf(" hot_added_twice=%d/%s/%d/%s", SpmiErrno, hv && hv2 == hv ? "same" : "other", hv ? hv->ref_count : -1,
           hv3 && hv3 != hv ? "another" : "same");
    SpmiDelSetHot(h2, hv);
-   printf(" hot_del=%d/%d/%s", SpmiErrno, hv->ref_count, SpmiFirstHot(h2) == hv ? "kept" : "gone");
+   printf(" hot_del=%d/%d/%s", SpmiErrno, hv ? hv->ref_count : -1, hv && SpmiFirstHot(h2) == hv ? "kept" : "gone");
    SpmiDelSetHot(h2, hv);
-   printf(" hot_del_last=%d/%s", SpmiErrno, SpmiFirstHot(h2) == hv3 ? "gone" : "kept");
+   printf(" hot_del_last=%d/%s", SpmiErrno, hv && SpmiFirstHot(h2) == hv3 ? "gone" : "kept");
    SpmiNextHotItem(h2, (struct SpmiHotVals *)&fake, &i, &f, &name);
    label("hot_foreign_vals");
    SpmiFreeHotSet(h2);
@@ -149,6 +151,7 @@ static void walk(SpmiCxHdl h, int depth)
 int main(void)
 {
    char line[4096], a[1024], b[1024];
+   int n;
 
    setvbuf(stdout, NULL, _IOLBF, 0);
    while (fgets(line, sizeof line, stdin)) {
@@ -160,11 +163,36 @@ int main(void)
             fail();
          else
             printf("ok\n");
+      } else if (sscanf(line, "addn %1023s %d %1023s", a, &n, b) == 3) {
+         char path[2100];
+         int k;
+         for (k = 0; k < n; k++) {
+            snprintf(path, sizeof path, "%s%d/%s", a, k, b);
+            if (!SpmiPathAddSetStat(ss, path, NULL))
+               break;
+         }
+         if (k < n)
+            fail();
+         else
+            printf("ok\n");
       } else if (sscanf(line, "add %1023s", a) == 1) {
          if (!SpmiPathAddSetStat(ss, a, NULL))
             fail();
          else
             printf("ok\n");
+      } else if (strcmp(line, "readsum") == 0) {
+         struct SpmiStatVals *v;
+         long count = 0, sum = 0;
+         if (SpmiGetStatSet(ss, TRUE) != 0) {
+            fail();
+            continue;
+         }
+         for (v = SpmiFirstVals(ss); v; v = SpmiNextVals(ss, v))
+            if (v->error == SiSuccess) {
+               count++;
+               sum += v->val.l;
+            }
+         printf("ok %ld %ld\n", count, sum);
       } else if (strcmp(line, "read") == 0) {
          struct SpmiStatVals *v = NULL;
          float x;
