@@ -27,7 +27,7 @@ var (
 		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: spmi.SiCounter},
 		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: spmi.SiQuantity, Units: "sources"},
 		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: spmi.SiQuantity, Units: "process ID"},
+		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: spmi.SiQuantity},
 		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
 		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: spmi.SiQuantity, Units: "goroutines"},
 	}
@@ -35,7 +35,7 @@ var (
 		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "agems", Descr: "Age of the values served now (ms); 0: read when asked for", ASN: 2, Max: 60000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "maxagems", Descr: "Age the values may reach before they are read again (ms)", ASN: 3, Max: 60000, Val: spmi.SiQuantity, Units: "milliseconds"},
-		{Name: "apart", Descr: "1: read apart from requests, which never wait for it", ASN: 4, Max: 1, Val: spmi.SiQuantity, Units: "boolean"},
+		{Name: "apart", Descr: "1: read apart from requests, which never wait for it", ASN: 4, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
 	}
 )
 

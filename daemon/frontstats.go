@@ -11,7 +11,7 @@ import (
 // standalone responder, Agent/agentx (31) for the AgentX session.
 var (
 	AgentXCx   = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: 31}
-	AgentXStat = spmi.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: spmi.SiQuantity, Units: "boolean"}
+	AgentXStat = spmi.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool}
 	// AgentXAgeStats follow connected.
 	AgentXAgeStats = dataAgeStats(2)
 
@@ -33,9 +33,9 @@ var (
 func dataAgeStats(asn uint32) []spmi.StatDesc {
 	return []spmi.StatDesc{
 		{Name: "dataage", Descr: "Age of the oldest value in the last answer",
-			ASN: asn, Max: 10000, Val: spmi.SiQuantity, Units: "ms"},
+			ASN: asn, Max: 10000, Val: spmi.SiQuantity, Units: "milliseconds"},
 		{Name: "maxdataage", Descr: "Largest dataage of the last 30 to 60 seconds",
-			ASN: asn + 1, Max: 10000, Val: spmi.SiQuantity, Units: "ms"},
+			ASN: asn + 1, Max: 10000, Val: spmi.SiQuantity, Units: "milliseconds"},
 	}
 }
 

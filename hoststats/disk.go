@@ -26,8 +26,8 @@ var diskStats = []spmi.StatDesc{
 	// io_ticks is in ms; in hundredths of a second its rate is % busy.
 	diskCount("busy", "Time the device was busy (rate: percent busy)", 6, 100, "1/100 s"),
 	{Name: "qlen", Descr: "I/O requests in progress", ASN: 7, Max: 64, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "requests"},
-	diskCount("rtime", "Time spent by all reads", 8, 1000, "ms"),
-	diskCount("wtime", "Time spent by all writes", 9, 1000, "ms"),
+	diskCount("rtime", "Time spent by all reads", 8, 1000, "milliseconds"),
+	diskCount("wtime", "Time spent by all writes", 9, 1000, "milliseconds"),
 }
 
 func diskCount(name, descr string, asn uint32, hi int64, units string) spmi.StatDesc {

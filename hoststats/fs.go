@@ -14,7 +14,8 @@ import (
 )
 
 var (
-	fsCx     = spmi.CxDesc{Name: "FS", Descr: "File system statistics", ASN: spmi.ASNFS, Inst: spmi.SiCfgInst}
+	// An instance's description is its mount point, as the statistic mount.
+	fsCx     = spmi.CxDesc{Name: "FS", Descr: "File system statistics", ASN: spmi.ASNFS, Inst: spmi.SiCfgInst, DescrStat: "mount"}
 	fsInstCx = spmi.CxDesc{Name: "fs", Descr: "Mounted file system", Inst: spmi.SiNoInst}
 )
 

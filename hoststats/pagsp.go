@@ -27,7 +27,7 @@ var pagSpInstStats = []spmi.StatDesc{
 	swapKiB("used", "Used paging space", 2),
 	swapKiB("free", "Free paging space", 3),
 	swapPct("%free", "Free portion of this paging space (percent)", 4),
-	{Name: "priority", Descr: "Priority (higher is used first)", ASN: 5, Min: -32768, Max: 32767, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "priority"},
+	{Name: "priority", Descr: "Priority (higher is used first)", ASN: 5, Min: -32768, Max: 32767, Val: spmi.SiQuantity, Data: spmi.SiLong},
 }
 
 func swapKiB(name, descr string, asn uint32) spmi.StatDesc {

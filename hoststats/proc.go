@@ -14,8 +14,10 @@ import (
 )
 
 var (
-	procCx     = spmi.CxDesc{Name: "Proc", Descr: "Process statistics", ASN: spmi.ASNProc, Inst: spmi.SiNoInst}
-	procPidCx  = spmi.CxDesc{Name: "pid", Descr: "Processes by process ID", ASN: 100, Inst: spmi.SiContInst}
+	procCx = spmi.CxDesc{Name: "Proc", Descr: "Process statistics", ASN: spmi.ASNProc, Inst: spmi.SiNoInst}
+	// An instance is named by its PID and described by its command, as
+	// the statistic name.
+	procPidCx  = spmi.CxDesc{Name: "pid", Descr: "Processes by process ID", ASN: 100, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "name"}
 	procInstCx = spmi.CxDesc{Name: "process", Descr: "Process", Inst: spmi.SiNoInst}
 )
 
@@ -41,7 +43,7 @@ var procInstStats = []spmi.StatDesc{
 	{Name: "syscpu", Descr: "Time executing in kernel mode", ASN: 4, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "1/100 s"},
 	{Name: "rss", Descr: "Resident set size", ASN: 5, Max: 1 << 20, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"},
 	{Name: "threads", Descr: "Number of threads", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "threads"},
-	{Name: "ppid", Descr: "Process ID of the parent", ASN: 7, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "process ID"},
+	{Name: "ppid", Descr: "Process ID of the parent", ASN: 7, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong},
 	{Name: "vsize", Descr: "Virtual memory size", ASN: 8, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"},
 }
 

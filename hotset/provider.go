@@ -19,6 +19,10 @@ const (
 	excpASN = 21
 )
 
+// valueUnits are those of the compared values: they vary with the
+// watched statistic, which Hotset/<h>/stat names.
+const valueUnits = "units of the watched statistic (per second for counters)"
+
 var (
 	hotsetCx = spmi.CxDesc{Name: "Hotset", Descr: "Hotsets: one statistic watched across peers", ASN: ASN, Inst: spmi.SiCfgInst}
 	setTpl   = spmi.CxDesc{Descr: "Hotset"}
@@ -46,18 +50,18 @@ var (
 	feedStats = []spmi.StatDesc{
 		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: spmi.SiQuantity},
 		{Name: "name", Descr: "Name of the peer context", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "value", Descr: "Value compared: rate/s of a counter, else level", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true},
+		{Name: "value", Descr: "Value compared: rate/s of a counter, else level", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true, Units: valueUnits},
 		{Name: "oid", Descr: "OID of the peer statistic's instance", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
 		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
 		{Name: "path", Descr: "Path of the peer statistic", ASN: 6, Val: spmi.SiQuantity, Data: spmi.SiText},
 	}
 	excpStats = []spmi.StatDesc{
-		{Name: "time", Descr: "When it was raised (seconds since 1970)", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds"},
+		{Name: "time", Descr: "When it was raised (seconds since 1970)", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
 		{Name: "severity", Descr: "Severity of the exception", ASN: 2, Max: 10, Val: spmi.SiQuantity},
 		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
 		{Name: "count", Descr: "Peers beyond the threshold (capped by maxresp)", ASN: 4, Max: 10, Val: spmi.SiQuantity},
 		{Name: "name", Descr: "Name of the hottest peer", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "value", Descr: "Value of the hottest peer", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true},
+		{Name: "value", Descr: "Value of the hottest peer", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true, Units: valueUnits},
 		{Name: "peers", Descr: "Peers beyond the threshold with their values", ASN: 7, Val: spmi.SiQuantity, Data: spmi.SiText},
 	}
 )

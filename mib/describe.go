@@ -127,7 +127,9 @@ func (m *model) moduleDescription() string {
 		"(processes) are described once by their context.")
 	b.WriteString("\nScaled floats travel as integers: the value times 10 to the power of its " +
 		"decimal places, declared through the Scaled* conventions whose DISPLAY-HINT shows " +
-		"the decimal point.")
+		"the decimal point; 64-bit ones, which RFC 2579 keeps from DISPLAY-HINTs, state the " +
+		"scale in their UNITS. Booleans are TruthValue and moments DateAndTime (SNMPv2-TC); " +
+		"the SPMI view holds them as 1 and 0 and as seconds since 1970.")
 	if len(m.included) > 0 {
 		fmt.Fprintf(&b, "\nThis module describes only %s.", strings.Join(m.included, ", "))
 	}

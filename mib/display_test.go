@@ -5,11 +5,13 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // net-snmp prints a scaled float in decimal from the integer on the wire,
@@ -19,20 +21,6 @@ func TestScaledValuesShowInDecimal(t *testing.T) {
 	mibtest.Require(t, "snmpget")
 	s := synthetic(t)
 	m := generate(t, mib.FromSnapshot(s), mib.Options{Instances: true})
-	_, dirs := writeModule(t, m)
-	r, err := responder.New(responder.Config{Listen: "127.0.0.1:0", Community: "public"},
-		func() asn1tree.View { return s.View() }, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- r.Run(ctx) }()
-	defer func() { cancel(); <-done }()
-	<-r.Ready()
-	if r.Addr() == nil {
-		t.Fatalf("responder did not start: %v", <-done)
-	}
 	// The values the synthetic provider sets, worked out by hand.
 	want := map[string]string{
 		"memRealPctFree.0": "Gauge32: 12.3 percent",         // 12.34, 1 place
@@ -51,6 +39,27 @@ func TestScaledValuesShowInDecimal(t *testing.T) {
 		"procPid.1.1.0":    "Counter64: 5",
 		"cpuTotalUser.0":   "Counter64: 300 0.01 seconds",
 		"cpuCpu1Idle.0":    "Gauge32: 98.25 percent",
+	}
+	snmpgetShows(t, s, m, want)
+}
+
+// snmpgetShows serves s with the standalone responder and checks what
+// snmpget, loading m, prints for each name of want.
+func snmpgetShows(t *testing.T, s *spmi.Snapshot, m *mib.Module, want map[string]string) {
+	t.Helper()
+	_, dirs := writeModule(t, m)
+	r, err := responder.New(responder.Config{Listen: "127.0.0.1:0", Community: "public"},
+		func() asn1tree.View { return s.View() }, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- r.Run(ctx) }()
+	defer func() { cancel(); <-done }()
+	<-r.Ready()
+	if r.Addr() == nil {
+		t.Fatalf("responder did not start: %v", <-done)
 	}
 	var names []string
 	for n := range want {
@@ -71,4 +80,30 @@ func TestScaledValuesShowInDecimal(t *testing.T) {
 			t.Errorf("%s: snmpget shows %q, want %q", n, got[n], w)
 		}
 	}
+}
+
+// Booleans and times as net-snmp shows them: TruthValue's names for the
+// 1 and 0 of the SPMI view, DateAndTime in UTC for seconds since 1970.
+func TestTruthValuesAndTimesShow(t *testing.T) {
+	mibtest.Require(t, "snmpget")
+	b := spmi.NewBuilder(testBase, nil, time.Unix(0, 0))
+	cx, err := b.Context(nil, &spmi.CxDesc{Name: "Agent", Descr: "Agent", ASN: 12})
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := time.Date(2026, 11, 25, 22, 7, 53, 0, time.UTC)
+	if err := b.Stats(cx, []spmi.StatDesc{
+		{Name: "up", Descr: "Up", ASN: 1, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
+		{Name: "down", Descr: "Down", ASN: 2, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
+		{Name: "since", Descr: "Since", ASN: 3, Max: 1 << 31, Val: spmi.SiQuantity, Form: spmi.FormTime},
+	}, []spmi.Value{spmi.Uint(1), spmi.Uint(0), spmi.Uint(uint64(at.Unix()))}); err != nil {
+		t.Fatal(err)
+	}
+	s := b.Finish()
+	m := generate(t, mib.FromSnapshot(s), mib.Options{})
+	snmpgetShows(t, s, m, map[string]string{
+		"agentUp.0":    "INTEGER: true(1)",
+		"agentDown.0":  "INTEGER: false(2)",
+		"agentSince.0": "STRING: 2026-11-25,22:7:53.0,+0:0",
+	})
 }

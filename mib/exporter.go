@@ -31,8 +31,10 @@ func ExporterModule(mibModule string) string {
 //     so that the scalar view of instances is never walked;
 //   - every table.
 //
-// Each table's INDEX is looked up to its name column, which becomes a
-// label (cpuIndex → cpuName="cpu0"). The overrides drop the index and
+// Each table's INDEX is looked up to its label column (Table.Label: the
+// name column, fsMount for file systems), which becomes a label
+// (cpuIndex → cpuName="cpu0"); processes also get their command
+// (procPidName) beside the pid. The overrides drop the index and
 // name columns (the label carries them), type CounterBasedGauge64 as
 // gauge (the generator reads it as Counter64, a counter) and scale scaled
 // values back to their unit, which the generator otherwise exports raw
@@ -121,11 +123,21 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 
 	b.WriteString("    lookups:\n")
 	for _, tb := range m.Tables {
+		if tb.Label == "" {
+			continue // named by its index alone (Table.Label): a PID
+		}
 		names := make([]string, len(tb.Index))
 		for i, x := range tb.Index {
 			names[i] = yamlName(x)
 		}
 		fmt.Fprintf(&b, "      - source_indexes: [%s]\n        lookup: %s\n", strings.Join(names, ", "), yamlName(tb.Label))
+	}
+	// Processes: a pid alone says nothing on a dashboard, so every series
+	// also carries the command (procPidName="java"); the pid stays.
+	for _, tb := range m.Tables {
+		if col := commandColumn(tb); col != "" {
+			fmt.Fprintf(&b, "      - source_indexes: [%s]\n        lookup: %s\n", yamlName(tb.Index[len(tb.Index)-1]), yamlName(col))
+		}
 	}
 
 	b.WriteString("    overrides:\n")
@@ -152,12 +164,28 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 	}
 	for _, tb := range m.Tables {
 		override(tb.Index[len(tb.Index)-1], "ignore: true")
-		override(tb.Label, "ignore: true")
+		if tb.Label != "" {
+			override(tb.Label, "ignore: true")
+		}
 		for _, c := range tb.Columns {
 			statOverride(c.Name, c.Stat)
 		}
 	}
 	return []byte(b.String()), nil
+}
+
+// commandColumn is the column of a process table's command (the text
+// statistic "name" of Proc/pid/*/), or "" for any other table.
+func commandColumn(tb Table) string {
+	if tb.Pattern != "Proc/pid/*/" {
+		return ""
+	}
+	for _, c := range tb.Columns {
+		if c.Stat.Name == "name" && c.Stat.Data == spmi.SiText {
+			return c.Name
+		}
+	}
+	return ""
 }
 
 // splitPath is a path's components: "CPU/*/" -> [CPU *].

@@ -2,9 +2,11 @@ package mib_test
 
 import (
 	"bytes"
+	"math"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -115,7 +117,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 	}
 	// Contexts without rows are walked whole, the scalars of the others
 	// one by one.
-	for _, w := range []string{"mem", "agentAgentx", "pagSpPctFree", "procLoadavg1", "cpuTable", "procPidTable"} {
+	for _, w := range []string{"mem", "agentAgentx", "pagSpTotalPctFree", "procLoadavg1", "cpuTable", "procPidTable"} {
 		if !slices.Contains(c.walk, w) {
 			t.Errorf("walk lacks %s: %v", w, c.walk)
 		}
@@ -164,35 +166,40 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		t.Fatalf("only %d row statistics in the reference tree", rows)
 	}
 
+	// One lookup per table labelled by a column (processes by their
+	// index: the pid), and the processes' command.
 	if len(c.lookups) != len(m.Tables) {
-		t.Errorf("%d lookups for %d tables", len(c.lookups), len(m.Tables))
+		t.Errorf("%d lookups for %d tables, want as many (procPidName for procPidTable)", len(c.lookups), len(m.Tables))
 	}
 	for _, tb := range m.Tables {
 		if !slices.Contains(c.walk, tb.Name) {
 			t.Errorf("table %s is not walked", tb.Name)
 		}
-		if got := c.lookups[tb.Label]; !slices.Equal(got, tb.Index) {
+		if got := c.lookups[tb.Label]; tb.Label != "" && !slices.Equal(got, tb.Index) {
 			t.Errorf("lookup %s from %v, want from %v", tb.Label, got, tb.Index)
 		}
 	}
-	if got := c.lookups["procPidInstName"]; !slices.Equal(got, []string{"procPidIndex"}) {
-		t.Errorf("processes' name label from %v, want procPidIndex", got)
+	if got := c.lookups["fsMount"]; !slices.Equal(got, []string{"fsIndex"}) {
+		t.Errorf("file systems' label from %v, want fsIndex to fsMount", got)
+	}
+	if got := c.lookups["procPidName"]; !slices.Equal(got, []string{"procPidIndex"}) {
+		t.Errorf("processes' command label from %v, want procPidIndex", got)
 	}
 
 	want := map[string]map[string]string{
-		"cpuIndex":        {"ignore": "true"},
-		"cpuName":         {"ignore": "true"},
-		"procPidInstName": {"ignore": "true"},
-		"fsSize":          {"type": "gauge"},
-		"fsInodes":        {"type": "gauge"},
-		"memRealPctFree":  {"scale": "0.01"},
-		"fsPctUsed":       {"scale": "0.01"},
-		"procLoadavg1":    {"scale": "0.01"},
-		"agentRefreshms":  {"scale": "0.001"},
+		"cpuIndex":       {"ignore": "true"},
+		"cpuName":        {"ignore": "true"},
+		"fsMount":        {"ignore": "true"},
+		"fsSize":         {"type": "gauge"},
+		"fsInodes":       {"type": "gauge"},
+		"memRealPctFree": {"scale": "0.01"},
+		"fsPctUsed":      {"scale": "0.01"},
+		"procLoadavg1":   {"scale": "0.01"},
+		"agentRefreshms": {"scale": "0.001"},
 		// Counters, plain gauges, text and descriptions are left as the
 		// generator reads them.
 		"cpuIdle": nil, "memVirtPagein": nil, "memRealFree": nil, "lanSpeed": nil,
-		"fsMount": nil, "procPidName": nil, "cpuDescr": nil,
+		"fsName": nil, "procPidName": nil, "cpuDescr": nil,
 	}
 	for name, w := range want {
 		if got := c.overrides[name]; !sameMap(got, w) {
@@ -302,6 +309,9 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 		"      scale: 0.01\n",
 		"- name: appTranCount\n      oid: 1.3.6.1.4.1.32473.1.201.1.20.1.13\n      type: counter\n",
 		"      - labelname: appIndex\n        type: gauge\n      - labelname: appTranIndex\n        type: gauge\n",
+		// A process's series carry its pid and its command.
+		"      lookups:\n      - labels:\n        - procPidIndex\n        labelname: procPidInstName\n        oid: 1.3.6.1.4.1.32473.1.200.2.10.100.1.2\n        type: DisplayString\n" +
+			"      - labels:\n        - procPidIndex\n        labelname: procPidName\n        oid: 1.3.6.1.4.1.32473.1.200.2.10.100.1.12\n        type: DisplayString\n",
 		"      lookups:\n      - labels:\n        - appIndex\n        labelname: appName\n        oid: 1.3.6.1.4.1.32473.1.200.1.20.1.2\n        type: DisplayString\n" +
 			"      - labels:\n        - appIndex\n        - appTranIndex\n        labelname: appTranName\n        oid: 1.3.6.1.4.1.32473.1.201.1.20.1.2\n        type: DisplayString\n",
 	} {
@@ -326,5 +336,127 @@ func TestExporterConfigQuotesYAMLWords(t *testing.T) {
 	_, text := exporterConfigOf(t, m, tree)
 	if !strings.Contains(string(text), `- "on"  # On/`) {
 		t.Errorf("the context on is not quoted:\n%s", text)
+	}
+}
+
+const shippedCollectdFile = "../MIBs/collectd/subagent.conf"
+
+// The shipped collectd snippet names its numeric OIDs in comments
+// ("# cpuIdle"): each is that object of the shipped module (a scalar with
+// its .0), a table's rows are named by its name column, scaled values get
+// Scale 10^-N and counters none (collectd ignores Scale on them). The
+// real collectd reads it in cmd/subagent (TestCollectdThroughSnmpPlugin).
+func TestShippedCollectdSnippetMatchesTheModule(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{})
+	objects := map[string]mib.Object{}
+	for _, o := range m.Objects {
+		objects[o.Name] = o
+	}
+	stats := map[string]*spmi.StatDesc{} // by path, and by column name
+	for i := range tree.Items {
+		if it := &tree.Items[i]; it.IsStat() {
+			stats[it.Path] = it.Stat
+		}
+	}
+	tableOf := map[string]mib.Table{} // column -> its table
+	for _, tb := range m.Tables {
+		for _, c := range tb.Columns {
+			tableOf[c.Name] = tb
+			stats[c.Name] = c.Stat
+		}
+	}
+	b, err := os.ReadFile(shippedCollectdFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	type ref struct{ oid, name string }
+	var (
+		data, scale     string
+		table           bool
+		values, inst    []ref
+		blocks, checked int
+	)
+	for n, line := range strings.Split(string(b), "\n") {
+		line = strings.TrimSpace(line)
+		if line == "" || line[0] == '#' {
+			continue
+		}
+		code, comment, _ := strings.Cut(line, "#")
+		key, rest, _ := strings.Cut(strings.TrimSpace(code), " ")
+		var refs []ref
+		if f := strings.Fields(rest); len(f) > 0 && strings.HasPrefix(f[0], `"1.3.6.`) {
+			names := strings.Fields(comment)
+			if len(names) != len(f) {
+				t.Errorf("line %d: %d OIDs named %v", n+1, len(f), names)
+				continue
+			}
+			for i := range f {
+				refs = append(refs, ref{strings.Trim(f[i], `"`), names[i]})
+			}
+		}
+		switch key {
+		case "<Data":
+			data, scale, table, values, inst = strings.Trim(rest, `">`), "", false, nil, nil
+		case "Table":
+			table = rest == "true"
+		case "Scale":
+			scale = rest
+		case "Values":
+			values = refs
+		case "PluginInstanceOID", "TypeInstanceOID", "Instance":
+			inst = refs
+		case "</Data>":
+			blocks++
+			if len(values) == 0 {
+				t.Errorf("Data %q has no Values", data)
+			}
+			if table && len(inst) != 1 {
+				t.Errorf("Data %q: a table's rows need their name column as instance", data)
+			}
+			for _, r := range append(values, inst...) {
+				o, ok := objects[r.name]
+				if !ok {
+					t.Errorf("Data %q: %s is no object of the module", data, r.name)
+					continue
+				}
+				want := o.OID.String()
+				if !table {
+					want += ".0"
+				}
+				if r.oid != want {
+					t.Errorf("Data %q: %s is %s, the module has %s", data, r.name, r.oid, want)
+				}
+			}
+			for _, r := range values {
+				tb, inTable := tableOf[r.name]
+				if inTable != table {
+					t.Errorf("Data %q: %s in a block with Table %v", data, r.name, table)
+					continue
+				}
+				if name := tb.OID.Append(1, 2).String(); table && len(inst) == 1 && inst[0].oid != name {
+					t.Errorf("Data %q: %s's rows named by %s, not by its name column %s", data, tb.Name, inst[0].oid, name)
+					inst = nil // said once
+				}
+				d := stats[r.name] // a column's
+				if !table {
+					d = stats[objects[r.name].Path]
+				}
+				if d == nil {
+					t.Errorf("Data %q: %s is no statistic", data, r.name)
+					continue
+				}
+				checked++
+				switch want := strconv.FormatFloat(math.Pow10(-int(d.Scale)), 'f', -1, 64); {
+				case d.Val == spmi.SiCounter && scale != "":
+					t.Errorf("Data %q: Scale %s on the counter %s, which collectd does not scale", data, scale, r.name)
+				case d.Scale > 0 && scale != want:
+					t.Errorf("Data %q: %s is served ×10^%d, Scale %q, want %s", data, r.name, d.Scale, scale, want)
+				}
+			}
+		}
+	}
+	if blocks < 20 || checked < 30 {
+		t.Fatalf("%s: %d Data blocks, %d values checked", shippedCollectdFile, blocks, checked)
 	}
 }

@@ -49,9 +49,12 @@ type Table struct {
 	OID     asn1tree.OID // of the table
 	Pattern string       // the rows' paths: CPU/*/
 	Index   []string     // the INDEX objects, outermost first
-	Label   string       // the column with the instance's name (cpuName)
-	Descr   string       // the column with its description (cpuDescr)
-	Columns []Column     // the statistics
+	// Label is the column that names a row for people: the name column
+	// (cpuName), or the statistic its description repeats (fsMount, not
+	// the shortened fsName); "" where the name is the index (a PID).
+	Label   string
+	Descr   string   // the column with its description (cpuDescr), "" if none
+	Columns []Column // the statistics
 }
 
 // Column is one statistic of a table.
@@ -95,10 +98,11 @@ type model struct {
 }
 
 type group struct {
-	name    string
-	arc     uint32 // under prefixGroups: the top-level ASN
-	top     *node
-	members []string
+	name       string
+	arc        uint32 // under prefixGroups: the top-level ASN; under prefixFrontEndGroups: Deployment.GroupArc
+	top        *node
+	members    []string
+	deployment int // index in Deployments of a front end's group, -1 for a context's
 }
 
 // Generate writes the module describing t. It fails, writing nothing, when

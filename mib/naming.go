@@ -29,11 +29,14 @@ func (m *model) fixedNames() []string {
 	out := []string{
 		m.prefix + "MIB", m.prefix + "Notifications", m.prefix + "Conformance",
 		m.prefix + "Compliances", m.prefix + "Groups", m.prefix + "Compliance",
-		m.prefix + "HotsetGroups",
+		m.prefix + "HotsetGroups", m.prefix + "FrontEndGroups",
 		"hotsetObjects", "hotsetObjectsGroup", "hotsetNotificationsGroup",
 	}
 	for _, o := range NotifyObjects() {
 		out = append(out, o.Name)
+	}
+	for _, d := range Deployments {
+		out = append(out, m.prefix+d.Name+"Compliance")
 	}
 	for _, n := range m.notifications() {
 		out = append(out, n.Name)
@@ -53,11 +56,27 @@ func (m *model) fixedNames() []string {
 	return out
 }
 
-// name gives every declared node its descriptor. The plain form comes
-// from the path; a plain form that is too long, claimed by more than one
-// node or taken by the module itself gets the relative-id suffix on every
-// claimant, so which node keeps a name never depends on order. Comparison
-// ignores case. A path that cannot become a valid descriptor is an error.
+// name gives every declared node its descriptor, then the tables theirs.
+// Names are chosen by rules, in this order, comparing without case:
+//
+//  1. The plain form comes from the path (plainDescriptor); a table's
+//     objects from its stem (plan).
+//  2. A statistic of a context whose rows a table holds, whose plain form
+//     is also that of a column of the table, says Total after the
+//     context (PagSp/size, the sum over all swap devices, is
+//     pagSpTotalSize; pagSpSize is the column), as the aggregate
+//     CPU/total/idle is cpuTotalIdle.
+//  3. A table's object whose plain form is taken by the module (the
+//     notification objects hotsetName, hotsetThreshold, ...) or by a
+//     scalar says Entry after the stem: hotsetEntryThreshold.
+//
+// Every name these give is the same whatever the order of the items.
+// What no rule settles — a plain form too long, still claimed by more
+// than one node or taken, which trees of DDS suppliers can make — gets
+// the relative-id suffix as a last resort (memRealFreeR2x1x2), on every
+// claimant, so which node keeps a name never depends on order; the
+// shipped module has none (TestNoSuffixInTheShippedModule). A path that
+// cannot become a valid descriptor is an error.
 func (m *model) name() error {
 	used := map[string]bool{}
 	for _, s := range m.fixedNames() {
@@ -68,16 +87,19 @@ func (m *model) name() error {
 	if m.fixedHot {
 		used["hotset"] = true
 	}
+	m.plan()
 	var decl []*node
 	plain := map[*node]string{}
-	claims := map[string]int{}
 	for _, n := range m.nodes {
 		if n.declared {
-			p := plainDescriptor(n.comps, n.it.Rel)
 			decl = append(decl, n)
-			plain[n] = p
-			claims[strings.ToLower(p)]++
+			plain[n] = plainDescriptor(n.comps, n.it.Rel)
 		}
+	}
+	m.totals(plain)
+	claims := map[string]int{}
+	for _, n := range decl {
+		claims[strings.ToLower(plain[n])]++
 	}
 	var clash []*node
 	for _, n := range decl {
@@ -113,6 +135,32 @@ func (m *model) name() error {
 	return m.nameGroups(used)
 }
 
+// totals applies rule 2 of name: a context's statistic that would take
+// the plain form of a column of the table of its rows says Total.
+func (m *model) totals(plain map[*node]string) {
+	cols := map[*node]map[string]bool{} // rows' parent -> its table's plain forms
+	for _, c := range m.classes {
+		if !c.picked {
+			continue
+		}
+		for _, r := range c.rows {
+			if cols[r.parent] == nil {
+				cols[r.parent] = map[string]bool{}
+			}
+			for _, s := range append([]string{c.plain.name, c.plain.descr}, c.plain.cols...) {
+				if s != "" {
+					cols[r.parent][strings.ToLower(s)] = true
+				}
+			}
+		}
+	}
+	for n, p := range plain {
+		if n.it.IsStat() && cols[n.parent][strings.ToLower(p)] {
+			plain[n] = plainDescriptor(n.parent.comps, n.parent.it.Rel) + "Total" + statWord(n)
+		}
+	}
+}
+
 func badPath(path string, err error) error {
 	return fmt.Errorf("mib: path %q cannot become a valid descriptor: %w", path, err)
 }
@@ -133,36 +181,76 @@ func unused(used map[string]bool, plain string, rel asn1tree.OID) (string, error
 
 // nameGroups makes one OBJECT-GROUP per top-level context that declares
 // statistics, named after it ("cpuGroup") and numbered by its ASN.1
-// number, so groups keep their OIDs as contexts come and go.
+// number, so groups keep their OIDs as contexts come and go. The context
+// of a front end (Deployments: Agent/snmp/) gets a group of its own
+// ("agentSnmpGroup"), out of its top-level context's, so that each
+// deployment's compliance lists only what that deployment serves.
 func (m *model) nameGroups(used map[string]bool) error {
+	front := map[*node]int{} // front end's context -> index in Deployments
+	for i, d := range Deployments {
+		for _, n := range m.nodes {
+			if n.declared && n.it.Path == d.Context {
+				front[n] = i
+			}
+		}
+	}
+	add := func(n *node, members []string, dep int, arc uint32, oid asn1tree.OID) error {
+		if len(members) == 0 {
+			return nil
+		}
+		name := n.name + "Group"
+		if len(name) > MaxDescriptor || used[strings.ToLower(name)] {
+			var err error
+			if name, err = unused(used, n.name+"Group", oid); err != nil {
+				return badPath(n.it.Path, fmt.Errorf("its group: %w", err))
+			}
+		}
+		used[strings.ToLower(name)] = true
+		m.groups = append(m.groups, group{name: name, arc: arc, top: n, members: members, deployment: dep})
+		return nil
+	}
+	var fronts []*node
 	for _, n := range m.nodes {
 		if !n.declared || n.parent != nil {
 			continue
 		}
+		var members []string
+		var walk func(c *node)
+		walk = func(c *node) {
+			if _, ok := front[c]; ok {
+				fronts = append(fronts, c)
+				return
+			}
+			if c.it.IsStat() {
+				members = append(members, c.name)
+			}
+			for _, k := range c.children {
+				if k.declared {
+					walk(k)
+				}
+			}
+		}
+		walk(n)
+		for _, c := range m.classes {
+			if c.picked && c.key[0] == n.it.Rel[0] {
+				members = append(members, c.members()...)
+			}
+		}
+		if err := add(n, members, -1, n.it.Rel[0], asn1tree.OID{ConformanceArc, groupsArc, n.it.Rel[0]}); err != nil {
+			return err
+		}
+	}
+	for _, n := range fronts {
 		var members []string
 		walkDeclared(n, func(c *node) {
 			if c.it.IsStat() {
 				members = append(members, c.name)
 			}
 		})
-		for _, c := range m.classes {
-			if c.picked && c.key[0] == n.it.Rel[0] {
-				members = append(members, c.members()...)
-			}
+		d := Deployments[front[n]]
+		if err := add(n, members, front[n], d.GroupArc, asn1tree.OID{ConformanceArc, frontEndGroupsArc, d.GroupArc}); err != nil {
+			return err
 		}
-		if len(members) == 0 {
-			continue
-		}
-		arc := n.it.Rel[0]
-		name := n.name + "Group"
-		if len(name) > MaxDescriptor || used[strings.ToLower(name)] {
-			var err error
-			if name, err = unused(used, n.name+"Group", asn1tree.OID{ConformanceArc, 2, arc}); err != nil {
-				return badPath(n.it.Path, fmt.Errorf("its group: %w", err))
-			}
-		}
-		used[strings.ToLower(name)] = true
-		m.groups = append(m.groups, group{name: name, arc: arc, top: n, members: members})
 	}
 	return nil
 }

@@ -11,6 +11,12 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611252200Z", Descr: "Names chosen by rules, never numbered: a context's own " +
+		"statistic beside a column of the same name says Total (pagSpTotalSize), a column whose " +
+		"name the module holds says Entry (hotsetEntryName). Columns that repeat another or the " +
+		"index are gone (procPidInstName, procPidDescr, fsDescr). CPU/total and any aggregate are " +
+		"scalars, no row. RTime/ARM and Agent/arm declared. TruthValue, DateAndTime, index ranges, " +
+		"UNITS in milliseconds, and one compliance per deployment (standalone, AgentX)."},
 	{Date: "202611231900Z", Descr: "Tables: every instantiable context's instances as the rows " +
 		"of a conceptual table under subagentTables, so that one module names every host's tree; " +
 		"instances are declared as scalars only on request. Quantities are never Counter64 " +

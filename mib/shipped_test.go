@@ -7,10 +7,13 @@ import (
 	"net/netip"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/arm"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
@@ -32,7 +35,9 @@ const shippedFile = "../MIBs/" + mib.DefaultModule + ".txt"
 
 // referenceTree is what the shipped module describes: the hoststats
 // fixture host (the same on every machine) under the default base, plus
-// the daemon's own Agent context.
+// what the daemon adds with its shipped configuration (Agent, RTime,
+// Hotset), so that it names every object a daemon serves (docs/MIB.md,
+// Coverage).
 func referenceTree(t testing.TB) mib.Tree {
 	t.Helper()
 	cfg := defaultConfig(t)
@@ -50,22 +55,27 @@ func referenceTree(t testing.TB) mib.Tree {
 	}
 	tree := mib.FromSnapshot(s)
 	tree.Items = append(tree.Items, agentItems(t, cfg)...)
-	tree.Items = append(tree.Items, classItems(t, h)...)
+	tree.Items = append(tree.Items, classItems(t, cfg, h)...)
 	return tree
 }
 
-// classItems adds the classes every daemon has whatever the host: RTime/LAN
-// with one host and Hotset with one hotset whose feed and exception tables
-// have a row, so that the shipped module declares their tables. Fakes
-// stand in for the network and the clock; only the shapes matter.
-func classItems(t testing.TB, host *spmi.Hierarchy) []mib.Item {
+// classItems adds the classes every daemon has with its shipped
+// configuration, whatever the host: RTime/ARM with one application and
+// one transaction, RTime/LAN with one host and Hotset with one hotset whose
+// feed and exception tables have a row, so that the shipped module
+// declares their statistics and tables. They come from the daemon's own
+// providers, so a statistic added there is declared here; a fake stands
+// in for the network, and only the shapes matter.
+func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.Item {
 	t.Helper()
+	reg := armRegistry(t, cfg)
 	store, err := rtimelan.OpenStore(nil)
 	if err != nil {
 		t.Fatal(err)
 	}
-	mon := rtimelan.NewMonitor(rtimelan.Settings{Interval: time.Minute, MaxRate: 10, Weight: 75, Timeout: time.Second,
-		Hosts: []string{"gw.example.org"}, MaxHosts: 16}, store, noNetwork{}, nil, nil)
+	set := cfg.RTimeLAN.Settings()
+	set.Hosts = []string{"gw.example.org"}
+	mon := rtimelan.NewMonitor(set, store, noNetwork{}, nil, nil)
 	eng, err := hotset.New([]hotset.Def{{Name: "queues", GrandParent: "Disk", Stat: "qlen", Threshold: 1, MaxResp: 2,
 		Frequency: hotset.MinFrequency, Feed: hotset.FeedAlways, Excp: hotset.ExcpException, Severity: 1, TrapNo: 1}}, 10, nil)
 	if err != nil {
@@ -73,6 +83,7 @@ func classItems(t testing.TB, host *spmi.Hierarchy) []mib.Item {
 	}
 	eng.Evaluate(host.Refresh())
 	h := spmi.NewHierarchy(spmi.Config{Base: host.Base()})
+	h.Add(reg.Provider()) // before RTime/LAN, as the daemon adds them
 	h.Add(rtimelan.Provider{M: mon})
 	h.Add(hotset.Provider{E: eng})
 	var out []mib.Item
@@ -81,10 +92,59 @@ func classItems(t testing.TB, host *spmi.Hierarchy) []mib.Item {
 			out = append(out, it)
 		}
 	}
-	if len(out) == 0 {
-		t.Fatal("no RTime/LAN or Hotset context")
+	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/"} {
+		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
+			t.Fatalf("the reference tree lacks %s", p)
+		}
 	}
 	return out
+}
+
+// The ARM template: an application with one transaction without
+// application-defined metrics, whose types (and so columns) each
+// application chooses.
+const armTemplateApp, armTemplateTran = "Application", "Transaction"
+
+// armRegistry is the daemon's RTime/ARM registry, fed through its real
+// server by the Go ARM library with one measured transaction.
+func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
+	t.Helper()
+	a := cfg.ARM
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions, MaxProcs: a.MaxProcesses},
+		a.Weight, a.Window, nil, nil)
+	sock := filepath.Join(t.TempDir(), "arm.sock")
+	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: sock,
+		Geometry: armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)}}, reg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	go srv.Serve()
+	t.Cleanup(func() { srv.Close() })
+	ag := arm.Open(&arm.Options{Socket: sock, Prog: "reference", Wait: 30 * time.Second})
+	t.Cleanup(ag.Close)
+	if !ag.Connected() {
+		t.Fatal("the ARM library did not register with the server")
+	}
+	h := ag.App(armTemplateApp, "").Transaction(armTemplateTran, "").Start()
+	h.Stop(arm.Good)
+	path := "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count"
+	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		b := spmi.NewBuilder(cfg.Base, nil, time.Now())
+		if err := reg.Provider().Collect(b); err != nil {
+			t.Fatal(err)
+		}
+		s := b.Finish()
+		if n, err := s.Lookup(path); err == nil && n.Value.Uint64() == 1 {
+			return reg
+		}
+		if time.Now().After(deadline) {
+			errs := "none"
+			if n, err := s.Lookup("RTime/ARM/errors"); err == nil {
+				errs = n.Value.String()
+			}
+			t.Fatalf("%s did not reach 1 (RTime/ARM/errors %s)", path, errs)
+		}
+	}
 }
 
 // noNetwork is a transport that sends nowhere.

@@ -33,8 +33,15 @@ func (tc scaledTC) name() string {
 // statistics get a DISPLAY-HINT through a textual convention; Counter64
 // ones cannot (RFC 2579 section 3.1 forbids hints on Counter64, and
 // CounterBasedGauge64 is already a convention), so their UNITS name the
-// scaled unit instead ("0.01 seconds").
+// scaled unit instead ("0.01 seconds"). Booleans and times are
+// SNMPv2-TC's TruthValue and DateAndTime, which need no UNITS.
 func statSyntax(d *spmi.StatDesc) syntax {
+	switch d.Form {
+	case spmi.FormBool:
+		return syntax{Name: "TruthValue"}
+	case spmi.FormTime:
+		return syntax{Name: "DateAndTime"}
+	}
 	k := d.SNMPKind()
 	s := syntax{Units: d.Units}
 	switch k {
@@ -46,8 +53,9 @@ func statSyntax(d *spmi.StatDesc) syntax {
 		if d.Val == spmi.SiQuantity {
 			s.Name = "CounterBasedGauge64"
 		}
-		if d.Scale > 0 && s.Units != "" {
-			s.Units = scaleFactor(d.Scale) + " " + s.Units
+		if d.Scale > 0 {
+			// Without units the factor alone still says the scale.
+			s.Units = strings.TrimSpace(scaleFactor(d.Scale) + " " + s.Units)
 		}
 		return s
 	case asn1tree.Integer32:
@@ -60,6 +68,22 @@ func statSyntax(d *spmi.StatDesc) syntax {
 		s.TC, s.Name = tc, tc.name()
 	}
 	return s
+}
+
+// indexSyntax is the SYNTAX of the index object of c's table: the rows'
+// numbers. spmi numbers instances from 1 (and PIDs, ifindexes and cpuN+1
+// start at 1; the aggregate CPU/total, numbered 0, is no row), but a DDS
+// supplier numbers its contexts itself and may use 0.
+func (c *class) indexSyntax() string {
+	if len(c.key) > 0 && c.key[0] == spmi.ASNDDS {
+		return "Unsigned32 (0..4294967295)"
+	}
+	for _, r := range c.rows {
+		if r.it.Rel[len(r.it.Rel)-1] == 0 {
+			return "Unsigned32 (0..4294967295)"
+		}
+	}
+	return "Unsigned32 (1..4294967295)"
 }
 
 // scaled writes v with scale decimal places: (12345, 2) -> "123.45".
@@ -92,7 +116,7 @@ func statDescription(path string, d *spmi.StatDesc) string {
 		descr = d.Name
 	}
 	fmt.Fprintf(&b, "%s (%s). %s", sentence(descr), path, kindSentence(d))
-	if d.Data != spmi.SiText {
+	if d.Data != spmi.SiText && d.Form == spmi.FormNumber {
 		b.WriteString(" " + scaleRange(d))
 	}
 	b.WriteString(" Absent (no instance, no cell) while it has no value: its source could not be read " +
@@ -104,6 +128,10 @@ func statDescription(path string, d *spmi.StatDesc) string {
 func kindSentence(d *spmi.StatDesc) string {
 	var b strings.Builder
 	switch {
+	case d.Form == spmi.FormBool:
+		return "A truth value: true(1) or false(2) (the SPMI view and subagent get show 1 and 0)."
+	case d.Form == spmi.FormTime:
+		return "A moment, in UTC (the SPMI view and subagent get show it in seconds since 1970)."
 	case d.Data == spmi.SiText:
 		return "Text."
 	case d.Val == spmi.SiCounter:

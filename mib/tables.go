@@ -3,6 +3,7 @@ package mib
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -21,13 +22,25 @@ type class struct {
 	cols    []*node // one statistic per column, by ASN
 	picked  bool
 
+	// hasName, hasDescr: the rows have name and description columns
+	// (spmi.RowColumns); label is the statistic the description repeats.
+	hasName, hasDescr bool
+	label             string
+
+	plain                            names  // before collisions (plan)
 	stem                             string // descriptor stem: cpu, rTimeARMTran
-	table, entry, index, name, descr string
+	table, entry, index, name, descr string // name, descr: "" without the column
 	seq                              string // the entry's SEQUENCE type
 	colNames                         []string
 	parentsIndex                     []string // INDEX objects of the enclosing tables
 	under                            string   // descriptor of the table's parent node
 	underArc                         uint32
+}
+
+// names are a table's descriptors before collisions.
+type names struct {
+	table, entry, index, name, descr string
+	cols                             []string
 }
 
 // isRow reports whether n is a row of its parent's table; an aggregate
@@ -86,7 +99,8 @@ func (m *model) findClasses() {
 		id := spmi.TableEntry(depth, key).String()
 		c := byKey[id]
 		if c == nil {
-			c = &class{key: key, depth: depth, pattern: pat, rowName: n.parent.it.RowName}
+			c = &class{key: key, depth: depth, pattern: pat, rowName: n.parent.it.RowName,
+				hasName: !n.parent.it.NameIsNumber, hasDescr: n.parent.it.DescrStat == "", label: n.parent.it.DescrStat}
 			byKey[id] = c
 			cols[c] = map[uint32]*node{}
 			m.classes = append(m.classes, c)
@@ -116,18 +130,11 @@ func (m *model) findClasses() {
 	slices.SortFunc(m.classes, func(a, b *class) int { return asn1tree.Compare(a.entryOID(), b.entryOID()) })
 }
 
-// nameClasses gives the tables their descriptors, after the tree's nodes
-// have theirs: a stem from the pattern without its "*"s, then Table,
-// Entry, Index, Name, Descr and one column per statistic. A clash with a
-// name taken gets the suffix of the table's OID.
-func (m *model) nameClasses(used map[string]bool) error {
-	take := func(plain string, oid asn1tree.OID) (string, error) {
-		if len(plain) <= MaxDescriptor && !used[strings.ToLower(plain)] {
-			used[strings.ToLower(plain)] = true
-			return plain, nil
-		}
-		return unused(used, plain, oid)
-	}
+// plan works out the plain descriptors of the picked tables, before
+// any node is named (the rules of naming.go need them): a stem from the
+// pattern without its "*"s, then Table, Entry, Index, Name, Descr and one
+// column per statistic.
+func (m *model) plan() {
 	for _, c := range m.classes {
 		if !c.picked {
 			continue
@@ -146,21 +153,11 @@ func (m *model) nameClasses(used map[string]bool) error {
 			comps = append(comps, rn)
 		}
 		c.stem = plainDescriptor(comps, c.key)
-		entry := c.entryOID()
-		var err error
-		name := func(sfx string, arc ...uint32) string {
-			if err != nil {
-				return ""
-			}
-			var s string
-			s, err = take(c.stem+sfx, append(entry.Clone(), arc...))
-			return s
-		}
 		// A statistic called name or descr (a process's command) keeps
 		// its word; the instance's columns then say Inst.
 		words := map[string]bool{}
 		for _, s := range c.cols {
-			words[componentWord(s.comps[len(s.comps)-1])] = true
+			words[statWord(s)] = true
 		}
 		inst := func(w string) string {
 			if words[w] || words["Inst"+w] {
@@ -168,11 +165,64 @@ func (m *model) nameClasses(used map[string]bool) error {
 			}
 			return w
 		}
-		c.table, c.entry = name("Table"), name("Entry", 0)
-		c.index = name(inst("Index"), spmi.ColIndex)
-		c.name, c.descr = name(inst("Name"), spmi.ColName), name(inst("Descr"), spmi.ColDescr)
+		p := names{table: c.stem + "Table", entry: c.stem + "Entry", index: c.stem + inst("Index")}
+		if c.hasName {
+			p.name = c.stem + inst("Name")
+		}
+		if c.hasDescr {
+			p.descr = c.stem + inst("Descr")
+		}
 		for _, s := range c.cols {
-			c.colNames = append(c.colNames, name(componentWord(s.comps[len(s.comps)-1]), spmi.ColumnOffset+s.it.Rel[len(s.it.Rel)-1]))
+			p.cols = append(p.cols, c.stem+statWord(s))
+		}
+		c.plain = p
+	}
+}
+
+// statWord is the word of a statistic's own name: "PctFree" for %free,
+// "N" and its ASN.1 number when the name has no usable character.
+func statWord(s *node) string {
+	if w := componentWord(s.comps[len(s.comps)-1]); w != "" {
+		return w
+	}
+	return "N" + strconv.FormatUint(uint64(s.it.Rel[len(s.it.Rel)-1]), 10)
+}
+
+// nameClasses gives the tables their descriptors, after the tree's nodes
+// have theirs. A table's object whose plain descriptor is taken says
+// Entry after the stem (hotsetEntryThreshold: hotsetThreshold is a
+// notification object); the table and entry themselves, or an Entry form
+// taken too, get the suffix of their OID.
+func (m *model) nameClasses(used map[string]bool) error {
+	for _, c := range m.classes {
+		if !c.picked {
+			continue
+		}
+		entry := c.entryOID()
+		var err error
+		name := func(plain, word string, arc ...uint32) string {
+			if err != nil || plain == "" {
+				return ""
+			}
+			if len(plain) <= MaxDescriptor && !used[strings.ToLower(plain)] {
+				used[strings.ToLower(plain)] = true
+				return plain
+			}
+			if alt := c.stem + "Entry" + word; word != "" && len(alt) <= MaxDescriptor && !used[strings.ToLower(alt)] {
+				used[strings.ToLower(alt)] = true
+				return alt
+			}
+			var s string
+			s, err = unused(used, plain, append(entry.Clone(), arc...))
+			return s
+		}
+		word := func(plain string) string { return strings.TrimPrefix(plain, c.stem) }
+		p := c.plain
+		c.table, c.entry = name(p.table, ""), name(p.entry, "", 0)
+		c.index = name(p.index, word(p.index), spmi.ColIndex)
+		c.name, c.descr = name(p.name, word(p.name), spmi.ColName), name(p.descr, word(p.descr), spmi.ColDescr)
+		for i, s := range c.cols {
+			c.colNames = append(c.colNames, name(p.cols[i], word(p.cols[i]), spmi.ColumnOffset+s.it.Rel[len(s.it.Rel)-1]))
 		}
 		if err != nil {
 			return badPath(strings.Join(c.pattern, "/"), err)
@@ -278,7 +328,12 @@ func (m *model) writeTable(add addFunc, c *class) {
 		fmt.Sprintf("The instances of %s, one row each, with the statistics of each as columns. The same "+
 			"values are served as scalars under the context (%s<instance>/<statistic>).", of, of), c.under, c.underArc))
 	indexes := append(append([]string(nil), c.parentsIndex...), c.index)
-	seq := []string{c.index + " Unsigned32", c.name + " DisplayString", c.descr + " DisplayString"}
+	seq := []string{c.index + " Unsigned32"}
+	for _, x := range []string{c.name, c.descr} {
+		if x != "" {
+			seq = append(seq, x+" DisplayString")
+		}
+	}
 	for i, s := range c.cols {
 		seq = append(seq, c.colNames[i]+" "+statSyntax(s.it.Stat).Name)
 	}
@@ -286,12 +341,16 @@ func (m *model) writeTable(add addFunc, c *class) {
 		c.entry, ind, c.seq, ind, ind, ind, quoted(ind+ind, "One instance of "+of+"."), ind, strings.Join(indexes, ", "), ind, c.table)
 	entryText += "\n" + c.seq + " ::= SEQUENCE {\n" + ind + strings.Join(seq, ",\n"+ind) + "\n}\n"
 	add(c.entry, entry, "OBJECT-TYPE", "", c.seq, entryText)
-	add(c.index, entry.Append(spmi.ColIndex), "OBJECT-TYPE", "", "Unsigned32", objectType(c.index, "Unsigned32", "", "not-accessible",
+	add(c.index, entry.Append(spmi.ColIndex), "OBJECT-TYPE", "", c.indexSyntax(), objectType(c.index, c.indexSyntax(), "", "not-accessible",
 		"The instance's number: the number below "+of+" in the scalar view, kept across restarts where the context keeps its numbers.", c.entry, spmi.ColIndex))
-	add(c.name, entry.Append(spmi.ColName), "OBJECT-TYPE", "", "DisplayString", objectType(c.name, "DisplayString", "", "read-only",
-		"The instance's name, as in its path ("+of+"<name>/).", c.entry, spmi.ColName))
-	add(c.descr, entry.Append(spmi.ColDescr), "OBJECT-TYPE", "", "DisplayString", objectType(c.descr, "DisplayString", "", "read-only",
-		"The instance's description.", c.entry, spmi.ColDescr))
+	if c.name != "" {
+		add(c.name, entry.Append(spmi.ColName), "OBJECT-TYPE", "", "DisplayString", objectType(c.name, "DisplayString", "", "read-only",
+			"The instance's name, as in its path ("+of+"<name>/).", c.entry, spmi.ColName))
+	}
+	if c.descr != "" {
+		add(c.descr, entry.Append(spmi.ColDescr), "OBJECT-TYPE", "", "DisplayString", objectType(c.descr, "DisplayString", "", "read-only",
+			"The instance's description.", c.entry, spmi.ColDescr))
+	}
 	for i, s := range c.cols {
 		syn := statSyntax(s.it.Stat)
 		arc := spmi.ColumnOffset + s.it.Rel[len(s.it.Rel)-1]
@@ -315,7 +374,13 @@ func columnUnits(d *spmi.StatDesc, syn syntax) string {
 
 // tableMembers are a class's accessible objects, for its context's group.
 func (c *class) members() []string {
-	return append([]string{c.name, c.descr}, c.colNames...)
+	var out []string
+	for _, x := range []string{c.name, c.descr} {
+		if x != "" {
+			out = append(out, x)
+		}
+	}
+	return append(out, c.colNames...)
 }
 
 func (m *model) hasTables() bool {
@@ -339,6 +404,11 @@ func (m *model) tableList() []Table {
 			Index: append(append([]string(nil), c.parentsIndex...), c.index), Label: c.name, Descr: c.descr}
 		for i, s := range c.cols {
 			t.Columns = append(t.Columns, Column{Name: c.colNames[i], Stat: s.it.Stat, Kind: s.it.Stat.SNMPKind(), Scale: s.it.Stat.Scale})
+			// The statistic the description repeats names the row better
+			// than a name, unless there is none (its index names it).
+			if c.hasName && s.comps[len(s.comps)-1] == c.label {
+				t.Label = c.colNames[i]
+			}
 		}
 		out = append(out, t)
 	}

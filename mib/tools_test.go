@@ -70,14 +70,21 @@ func checkWithTools(t *testing.T, file string, dirs []string, m *mib.Module, tre
 		}
 	}
 
-	// Every definition, name to numeric; statistics with their instance.
+	// Every definition, name to numeric; statistics with their instance
+	// (.0, or row 1 in a table: an index's range starts at 1).
 	var names, numeric []string
 	for _, o := range m.Objects {
 		names = append(names, m.Name+"::"+o.Name)
 		numeric = append(numeric, "."+o.OID.String())
 		if o.Macro == "OBJECT-TYPE" {
-			names = append(names, m.Name+"::"+o.Name+".0")
-			numeric = append(numeric, "."+o.OID.String()+".0")
+			inst := ".0"
+			for _, tb := range m.Tables {
+				if o.OID.HasPrefix(tb.OID) && len(o.OID) > len(tb.OID)+1 {
+					inst = ".1"
+				}
+			}
+			names = append(names, m.Name+"::"+o.Name+inst)
+			numeric = append(numeric, "."+o.OID.String()+inst)
 		}
 	}
 	got = mibtest.Translate(t, env, dirs, m.Name, []string{"-On"}, names)
@@ -129,6 +136,14 @@ func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
 	if w.Units == "" && d.Val == spmi.SiCounter && d.Data != spmi.SiText {
 		w.Units = "events" // every counter says what it counts
 	}
+	switch d.Form {
+	case spmi.FormBool:
+		w.TC, w.Syntax, w.Units = "TruthValue", "INTEGER {true(1), false(2)}", ""
+		return w
+	case spmi.FormTime:
+		w.TC, w.Syntax, w.Hint, w.Units = "DateAndTime", "OCTET STRING (8 | 11)", "2d-1d-1d,1d:1d:1d.1d,1a1d:1d", ""
+		return w
+	}
 	switch d.SNMPKind() {
 	case asn1tree.OctetString:
 		w.TC, w.Syntax, w.Hint, w.Units = "DisplayString", "OCTET STRING (0..255)", "255a", ""
@@ -137,8 +152,8 @@ func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
 		if d.Val == spmi.SiQuantity {
 			w.TC = "CounterBasedGauge64"
 		}
-		if d.Scale > 0 && d.Units != "" {
-			w.Units = "0." + strings.Repeat("0", int(d.Scale)-1) + "1 " + d.Units
+		if d.Scale > 0 {
+			w.Units = strings.TrimSpace("0." + strings.Repeat("0", int(d.Scale)-1) + "1 " + d.Units)
 		}
 	case asn1tree.Integer32, asn1tree.Gauge32:
 		w.Syntax = d.SNMPKind().String()

@@ -23,7 +23,11 @@ type Item struct {
 	// Aggregate: a context summing the instances beside it (CPU/total),
 	// declared with its statistics as scalars, never a table row.
 	Aggregate bool
-	Stat      *spmi.StatDesc
+	// NameIsNumber and DescrStat: its rows' table has no name or no
+	// description column (spmi.RowColumns).
+	NameIsNumber bool
+	DescrStat    string
+	Stat         *spmi.StatDesc
 }
 
 // IsStat reports whether the item is a statistic.
@@ -42,11 +46,15 @@ func FromSnapshot(s *spmi.Snapshot) Tree {
 		if n == s.Top {
 			return true
 		}
-		t.Items = append(t.Items, Item{
+		it := Item{
 			Path: n.Path, Descr: n.Descr, Rel: n.Rel.Clone(),
 			Inst: n.Inst(), Instance: n.Instance, Named: n.Named(), Stat: n.Stat,
 			Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate(),
-		})
+		}
+		if !n.IsStat() && n.Cx != nil {
+			it.NameIsNumber, it.DescrStat = n.Cx.NameIsNumber, n.Cx.DescrStat
+		}
+		t.Items = append(t.Items, it)
 		return true
 	})
 	return t
@@ -81,6 +89,7 @@ func FromEntries(es []spmi.Entry) (Tree, error) {
 				return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
 			}
 			it.Instance, it.Named, it.Rows, it.RowName, it.Aggregate = e.Instance, e.Named, e.Rows, e.RowName, e.Aggregate
+			it.NameIsNumber, it.DescrStat = e.NameIsNumber, e.DescrStat
 		}
 		t.Items = append(t.Items, it)
 	}

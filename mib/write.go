@@ -112,7 +112,7 @@ type importFrom struct {
 // importList is what the module uses, by source module.
 func (m *model) importList() []importFrom {
 	smi := []string{"MODULE-IDENTITY", "OBJECT-IDENTITY", "OBJECT-TYPE", "NOTIFICATION-TYPE", "Integer32"}
-	var gauge, counter, wide bool
+	var gauge, counter, wide, truth, date bool
 	for _, s := range m.declaredStats() {
 		switch statSyntax(s).Name {
 		case "Gauge32":
@@ -121,6 +121,10 @@ func (m *model) importList() []importFrom {
 			counter = true
 		case "CounterBasedGauge64":
 			wide = true
+		case "TruthValue":
+			truth = true
+		case "DateAndTime":
+			date = true
 		}
 	}
 	for _, tc := range m.tcs {
@@ -141,6 +145,12 @@ func (m *model) importList() []importFrom {
 	tc := []string{"DisplayString"}
 	if len(m.tcs) > 0 {
 		tc = []string{"TEXTUAL-CONVENTION", "DisplayString"}
+	}
+	if truth {
+		tc = append(tc, "TruthValue")
+	}
+	if date {
+		tc = append(tc, "DateAndTime")
 	}
 	out := []importFrom{{"SNMPv2-SMI", smi}, {"SNMPv2-TC", tc},
 		{"SNMPv2-CONF", []string{"MODULE-COMPLIANCE", "OBJECT-GROUP", "NOTIFICATION-GROUP"}}}

@@ -1,11 +1,33 @@
 #!/bin/sh
 # Installs what the integration tests run: net-snmp's snmpd, snmptrapd and
-# command-line tools, smilint, and a C compiler (cgo, -race). Quiet and
-# successful when everything is already there; as root it installs the
-# missing Debian packages, otherwise it prints the command and fails.
+# command-line tools, smilint, and a C compiler (cgo, -race); then, if it
+# can, collectd with its snmp plugin (collectd-core) for the collectd test.
+# Quiet and successful when everything is already there; as root it
+# installs the missing Debian packages, otherwise it prints the command and
+# fails. collectd is optional: when it cannot be installed this says so and
+# succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
 packages="snmpd snmp snmptrapd smitools gcc libc6-dev"
+# collectd-core alone starts no daemon (its service needs
+# /etc/collectd/collectd.conf, which the collectd package ships); the
+# snmp plugin's libnetsnmp comes with snmp above.
+optional="collectd-core"
+collectd_ok() {
+	for f in snmp csv logfile; do [ -f "/usr/lib/collectd/$f.so" ] || return 1; done
+	[ -x /usr/sbin/collectd ]
+}
+# install_optional installs collectd-core when missing, reporting (never
+# failing) when it cannot.
+install_optional() {
+	collectd_ok && return 0
+	echo "install-test-deps: missing: collectd(collectd-core), for TestCollectdThroughSnmpPlugin" >&2
+	if (. "$(dirname "$0")/apt-lib.sh" && apt_install install-test-deps $optional) && collectd_ok; then
+		echo "install-test-deps: installed $optional" >&2
+	else
+		echo "install-test-deps: could not install $optional; TestCollectdThroughSnmpPlugin will skip" >&2
+	fi
+}
 
 # command -> Debian package providing it (snmpd/snmptrapd live in /usr/sbin).
 missing=""
@@ -24,7 +46,10 @@ check_all() {
 }
 
 check_all
-[ -z "$missing" ] && exit 0
+if [ -z "$missing" ]; then
+	install_optional
+	exit 0
+fi
 
 echo "install-test-deps: missing:$missing" >&2
 . "$(dirname "$0")/apt-lib.sh"
@@ -54,3 +79,4 @@ if [ -n "$missing" ]; then
 	exit 1
 fi
 echo "install-test-deps: installed $packages" >&2
+install_optional

@@ -99,6 +99,14 @@ type CxDesc struct {
 	// of the context's table but scalars in every view, so that a sum
 	// over the table counts each value once.
 	Aggregate bool
+	// NameIsNumber: an instance's name is its number (a process's PID),
+	// so the table of the rows has no name column (ColName): it would
+	// repeat the index.
+	NameIsNumber bool
+	// DescrStat names the statistic whose value an instance's description
+	// repeats (FS: "mount", Proc/pid: "name"), so the table of the rows
+	// has no description column (ColDescr).
+	DescrStat string
 }
 
 // StatDesc describes a statistic, as the guide's SpmiStat does, plus what
@@ -120,7 +128,25 @@ type StatDesc struct {
 	// Wide marks quantities that can exceed 32 bits; they are served as a
 	// 64-bit gauge (CounterBasedGauge64 on the Counter64 wire type).
 	Wide bool
+	// Form says what a long quantity's number stands for, where the SNMP
+	// view serves it as a textual convention rather than the number
+	// (SNMPValue); the SPMI view keeps the number.
+	Form Form
 }
+
+// Form is what a long quantity's number stands for (StatDesc.Form).
+type Form uint8
+
+const (
+	// FormNumber: the number itself.
+	FormNumber Form = iota
+	// FormBool: 0 false, any other value true; served as TruthValue
+	// (SNMPv2-TC: true(1), false(2)).
+	FormBool
+	// FormTime: seconds since 1970 (UTC); served as DateAndTime
+	// (SNMPv2-TC), 11 octets in UTC.
+	FormTime
+)
 
 func checkName(kind, name, descr string) error {
 	switch {
@@ -157,6 +183,12 @@ func (d *StatDesc) Validate() error {
 	}
 	if d.Min > d.Max {
 		return Errorf(SiBadArgument, "statistic %q: low scale %d above high scale %d", d.Name, d.Min, d.Max)
+	}
+	if d.Form > FormTime {
+		return Errorf(SiBadArgument, "statistic %q: form %d unknown", d.Name, d.Form)
+	}
+	if d.Form != FormNumber && (d.Val != SiQuantity || d.Data != SiLong || d.Scale != 0 || d.Wide) {
+		return Errorf(SiBadArgument, "statistic %q: a boolean or a time is an unscaled long quantity", d.Name)
 	}
 	return nil
 }

@@ -264,7 +264,8 @@ func (s *Snapshot) definesColumn(name asn1tree.OID) bool {
 	found := false
 	eachRow(s.Top, rel[2:k+2], int(rel[0]-TablesArc), func(row *Node) bool {
 		if row.row != nil && asn1tree.Compare(row.row.entry, entry) == 0 {
-			found = col == ColName || col == ColDescr || col >= ColumnOffset && row.hasStat(col-ColumnOffset)
+			name, descr := row.rowColumns()
+			found = col == ColName && name || col == ColDescr && descr || col >= ColumnOffset && row.hasStat(col-ColumnOffset)
 		}
 		return !found
 	})

@@ -20,6 +20,10 @@ type Entry struct {
 	// Aggregate: a context summing the instances beside it, served as
 	// scalars, never as a row (CxDesc.Aggregate).
 	Aggregate bool `json:"aggregate,omitempty"`
+	// NameIsNumber and DescrStat: the table of its rows leaves out the
+	// name or description column (CxDesc, RowColumns).
+	NameIsNumber bool   `json:"name_is_number,omitempty"`
+	DescrStat    string `json:"descr_stat,omitempty"`
 }
 
 // Peek lists the node at path and everything below it (all of the
@@ -44,6 +48,9 @@ func Peek(s *Snapshot, path string) ([]Entry, error) {
 		}
 		if !n.IsStat() {
 			e.Inst = n.Inst().String()
+			if n.Cx != nil {
+				e.NameIsNumber, e.DescrStat = n.Cx.NameIsNumber, n.Cx.DescrStat
+			}
 		}
 		out = append(out, e)
 		return true

@@ -25,15 +25,9 @@ func NewStatSet(ctx context.Context, src Source, paths ...string) (*StatSet, err
 	if err := check(ctx, src, paths); err != nil {
 		return nil, err
 	}
-	ss := &StatSet{src: src}
-	for _, p := range paths {
-		if i := ss.index(p); i >= 0 {
-			ss.refs[i]++
-			continue
-		}
-		ss.paths, ss.refs = append(ss.paths, p), append(ss.refs, 0)
-	}
-	return ss, nil
+	// Each path given is a value of its own (`get A A` prints two);
+	// Add counts a path added again.
+	return &StatSet{src: src, paths: slices.Clone(paths), refs: make([]int, len(paths))}, nil
 }
 
 // check refuses paths that name no statistic; a statistic whose source

@@ -22,7 +22,8 @@ import (
 //
 //	base.<TablesArc+depth>.<number of fixed arcs>.<fixed arcs>.1 (the entry)
 //
-// whose columns are ColIndex (not served), ColName and ColDescr, and a
+// whose columns are ColIndex (not served), ColName and ColDescr (unless
+// they would repeat the index or a statistic: RowColumns), and a
 // statistic with number a at ColumnOffset+a; a cell is column.<index...>.
 // No arc of a table's OID is a row's number, so none ends in 0 (which
 // SMIv2 forbids).
@@ -61,6 +62,24 @@ func (n *Node) RowName() string {
 		return ""
 	}
 	return n.Cx.RowName
+}
+
+// RowColumns says whether the rows of a context with the description cx
+// have a name column and a description column: not where they would only
+// repeat the index (CxDesc.NameIsNumber) or a statistic (CxDesc.DescrStat).
+func RowColumns(cx *CxDesc) (name, descr bool) {
+	if cx == nil {
+		return true, true
+	}
+	return !cx.NameIsNumber, cx.DescrStat == ""
+}
+
+// rowColumns is RowColumns of row c's table.
+func (c *Node) rowColumns() (name, descr bool) {
+	if c.Parent == nil {
+		return true, true
+	}
+	return RowColumns(c.Parent.Cx)
 }
 
 // TableEntry is the base-relative OID of the entry of the table of depth
@@ -108,8 +127,13 @@ func (t *tableCells) row(c *Node, depth int, key, index asn1tree.OID) {
 		t.keys = append(t.keys, uint64(id)<<32|uint64(col))
 		t.cells = append(t.cells, e)
 	}
-	add(ColName, ref{n: c, j: -1})
-	add(ColDescr, ref{n: c, j: -1})
+	name, descr := c.rowColumns()
+	if name {
+		add(ColName, ref{n: c, j: -1})
+	}
+	if descr {
+		add(ColDescr, ref{n: c, j: -1})
+	}
 	for _, s := range c.Children {
 		if s.IsStat() && s.ASN <= ^uint32(0)-ColumnOffset && s.hasView() {
 			add(ColumnOffset+s.ASN, ref{n: s, j: -1})

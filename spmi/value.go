@@ -3,6 +3,7 @@ package spmi
 import (
 	"math"
 	"strconv"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 )
@@ -144,12 +145,18 @@ func counterChange(prev, cur Value) float64 {
 //     served as negative, clamped to 32 bits);
 //   - wide quantities, which can really pass 2^32 in their unit:
 //     CounterBasedGauge64 (RFC 2856) on the Counter64 wire type;
-//   - other quantities: Gauge32.
+//   - other quantities: Gauge32;
+//   - booleans (FormBool): Integer32 carrying a TruthValue;
+//   - times (FormTime): OctetString carrying a DateAndTime.
 //
 // A quantity is otherwise never Counter64, so managers do not compute
 // rates of levels. Floats are served as integers scaled by 10^Scale.
 func (d *StatDesc) SNMPKind() asn1tree.Kind {
 	switch {
+	case d.Form == FormBool:
+		return asn1tree.Integer32
+	case d.Form == FormTime:
+		return asn1tree.OctetString
 	case d.Data == SiText:
 		return asn1tree.OctetString
 	case d.Val == SiCounter:
@@ -175,6 +182,15 @@ func FitsGauge32(max int64, scale uint8) bool {
 func (d *StatDesc) SNMPValue(v Value) asn1tree.Value {
 	if !v.OK() {
 		return asn1tree.Value{}
+	}
+	switch d.Form {
+	case FormBool:
+		if v.Float64() != 0 {
+			return asn1tree.Int(1) // TruthValue true
+		}
+		return asn1tree.Int(2) // false
+	case FormTime:
+		return asn1tree.Str(DateAndTime(time.Unix(int64(v.Uint64()), 0)))
 	}
 	k := d.SNMPKind()
 	if k == asn1tree.OctetString {
@@ -214,4 +230,14 @@ func (d *StatDesc) SNMPValue(v Value) asn1tree.Value {
 		}
 		return asn1tree.Gauge(uint32(min(u, math.MaxUint32)))
 	}
+}
+
+// DateAndTime is t as SNMPv2-TC's DateAndTime: 11 octets in UTC (year in
+// two octets, month, day, hour, minutes, seconds, deciseconds, '+', 0, 0),
+// so that a manager shows the moment whatever its time zone.
+func DateAndTime(t time.Time) string {
+	t = t.UTC()
+	y := t.Year()
+	return string([]byte{byte(y >> 8), byte(y), byte(t.Month()), byte(t.Day()),
+		byte(t.Hour()), byte(t.Minute()), byte(t.Second()), byte(t.Nanosecond() / 1e8), '+', 0, 0})
 }

@@ -70,20 +70,20 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 	}
 	// The index and name columns are labels, not metrics; instance names
 	// never make metric names.
-	for _, name := range []string{"cpuName", "cpuIndex", "fsName", "procPidInstName", "cpuCpu0Idle", "fsRootSize"} {
+	for _, name := range []string{"cpuName", "cpuIndex", "fsMount", "cpuCpu0Idle", "fsRootSize"} {
 		if _, ok := types[name]; ok {
 			t.Errorf("metric %s exported", name)
 		}
 	}
 
 	// Labels: the instance's name beside its number, on every row.
-	for name, label := range map[string]string{"cpuIdle": "cpuName", "diskBusy": "diskName", "lanIbyte": "lanName", "fsSize": "fsName", "procPidUsercpu": "procPidInstName"} {
+	for name, label := range map[string]string{"cpuIdle": "cpuName", "diskBusy": "diskName", "lanIbyte": "lanName", "fsSize": "fsMount", "procPidUsercpu": "procPidName"} {
 		rows := find(series, name, nil)
 		if len(rows) < 2 {
 			t.Errorf("%s: %d series, want one per instance", name, len(rows))
 		}
 		for _, s := range rows {
-			if s.labels[label] == "" || s.labels[strings.TrimSuffix(strings.TrimSuffix(label, "InstName"), "Name")+"Index"] == "" {
+			if s.labels[label] == "" || s.labels[strings.TrimSuffix(strings.TrimSuffix(label, "Mount"), "Name")+"Index"] == "" {
 				t.Errorf("%s series without %s and its index: %v", name, label, s.labels)
 			}
 		}
@@ -100,9 +100,20 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 	if tot := find(series, "cpuTotalIdle", nil); len(tot) != 1 || idle < tot[0].value*0.99 || idle > tot[0].value*1.01 {
 		t.Errorf("sum of cpuIdle %v, cpuTotalIdle %v: want equal within 1 %%", idle, tot)
 	}
-	// A process is labelled with its pid; its command is an info metric.
-	if s := find(series, "procPidName", map[string]string{"procPidInstName": "1187"}); len(s) != 1 || s[0].labels["procPidName"] != "java" || s[0].value != 1 {
+	// A process's series carry its pid and its command, on every
+	// procPid metric; the command is still an info metric of its own.
+	if s := find(series, "procPidName", map[string]string{"procPidIndex": "1187"}); len(s) != 1 || s[0].labels["procPidName"] != "java" || s[0].value != 1 {
 		t.Errorf("procPidName of pid 1187: %v, want one series procPidName=\"java\" 1", s)
+	}
+	for _, name := range []string{"procPidUsercpu", "procPidRss"} {
+		if s := find(series, name, map[string]string{"procPidIndex": "1187", "procPidName": "java"}); len(s) != 1 {
+			t.Errorf("%s{procPidIndex=\"1187\",procPidName=\"java\"}: %d series, want 1; all: %v", name, len(s), find(series, name, nil))
+		}
+		for _, s := range find(series, name, nil) {
+			if s.labels["procPidName"] == "" || s.labels["procPidIndex"] == "" {
+				t.Errorf("%s series without the pid and the command: %v", name, s.labels)
+			}
+		}
 	}
 
 	// Values: what `subagent get` reads, scaled back to the unit (the
@@ -120,9 +131,10 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 		{"cpuIdle", map[string]string{"cpuName": "cpu0"}, "CPU/cpu0/idle", 0},
 		{"cpuUser", map[string]string{"cpuName": "cpu1"}, "CPU/cpu1/user", 0},
 		{"diskRblk", map[string]string{"diskName": "sda"}, "Disk/sda/rblk", 0},
-		{"fsSize", map[string]string{"fsName": "root"}, "FS/root/size", 0},
-		{"fsPctUsed", map[string]string{"fsName": "home"}, "FS/home/%used", 0.005},
-		{"procPidRss", map[string]string{"procPidInstName": "1187"}, "Proc/pid/1187/rss", 0},
+		{"fsSize", map[string]string{"fsMount": "/"}, "FS/root/size", 0},
+		{"fsPctUsed", map[string]string{"fsMount": "/home"}, "FS/home/%used", 0.005},
+		{"procPidRss", map[string]string{"procPidIndex": "1187", "procPidName": "java"}, "Proc/pid/1187/rss", 0},
+		{"procPidUsercpu", map[string]string{"procPidIndex": "1187", "procPidName": "java"}, "Proc/pid/1187/usercpu", 0},
 	}
 	var paths []string
 	for _, c := range checks {

@@ -92,7 +92,7 @@ func TestTablesWithSnmptable(t *testing.T) {
 		for _, c := range []struct{ ctx, table, name, stat string }{
 			{"CPU/", "cpuTable", "cpuName", "cpuIdle"},
 			{"Disk/", "diskTable", "diskName", "diskBusy"},
-			{"Proc/pid/", "procPidTable", "procPidInstName", "procPidState"},
+			{"Proc/pid/", "procPidTable", "index", "procPidState"}, // named by their PID, the index
 		} {
 			// CPU/total sums the rows: scalars, no row of its own.
 			want := slices.DeleteFunc(e.instances(t, c.ctx), func(n string) bool { return c.ctx+n == "CPU/total" })
