@@ -117,9 +117,14 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		}
 		return val
 	}
-	errmsg := spmi.NoValue
-	if r.Err != nil {
+	// Empty after an evaluation without error; before the first, the
+	// reason says so rather than "its source could not be read".
+	errmsg := spmi.Unmeasured("not evaluated yet: hotsets are evaluated every hotset.interval")
+	switch {
+	case r.Err != nil:
 		errmsg = spmi.Text(r.Err.Error())
+	case evaluated:
+		errmsg = spmi.Text("")
 	}
 	vals := []spmi.Value{
 		spmi.Text(d.Path()), spmi.Int(int64(d.Threshold)), spmi.Uint(uint64(d.MaxResp)),

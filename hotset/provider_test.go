@@ -1,6 +1,7 @@
 package hotset
 
 import (
+	"strings"
 	"testing"
 	"time"
 
@@ -40,6 +41,9 @@ func TestProviderServesLastResults(t *testing.T) {
 	if n, _ := s.Lookup("Hotset/qlen/count"); n == nil || n.Value.OK() {
 		t.Fatalf("before any evaluation count should have no value: %v", n)
 	}
+	if smp, _ := s.Read([]string{"Hotset/qlen/errmsg"}); smp.Items[0].Err == nil || !strings.Contains(smp.Items[0].Err.Msg, "not evaluated yet") {
+		t.Errorf("errmsg before any evaluation: %+v, want the reason", smp.Items[0])
+	}
 	h.Invalidate() // the snapshot is young: make Tick refresh once
 	before := f.collects
 	evs := e.Tick(h)
@@ -59,6 +63,7 @@ func TestProviderServesLastResults(t *testing.T) {
 		"Hotset/qlen/avail":        "2",
 		"Hotset/qlen/trapno":       "9",
 		"Hotset/qlen/error":        "0",
+		"Hotset/qlen/errmsg":       "", // no error: empty, not "could not be read"
 		"Hotset/qlen/feed/1/name":  "sda",
 		"Hotset/qlen/feed/2/name":  "sdb",
 		"Hotset/qlen/feed/2/value": "7",

@@ -280,5 +280,8 @@ func valueText(d *spmi.StatDesc, v spmi.Value) string {
 	if d.Data == spmi.SiFloat && !v.IsText() {
 		return strconv.FormatFloat(v.Float64(), 'f', int(d.Scale), 64)
 	}
+	if v.IsText() && v.String() == "" {
+		return `""` // an empty text is a value: the columns stay readable
+	}
 	return v.String()
 }
