@@ -280,7 +280,7 @@ func TestARMChurnStaysWithinTheUsersShare(t *testing.T) {
 	ch := startARMAttackers(t, churners, fmt.Sprintf("%s churn %d %d", a.sock, churnFor, most))
 	var results []string
 	var reasons map[string]bool
-	gets := a.m.sample(idleOID)
+	gets := a.m.sample(t, idleOID)
 	results, reasons = ch.attack(t)
 	figures := gets.end(t, "the churn")
 	rings, size := ringsMapped(t, ch.pids())
@@ -318,7 +318,7 @@ func TestARMHelloFloodDoesNotStarveSNMP(t *testing.T) {
 	fl := startARMAttackers(t, flooders, fmt.Sprintf("%s flood %d 1", a.sock, floodFor))
 	var results []string
 	var reasons map[string]bool
-	gets := a.m.sample(idleOID)
+	gets := a.m.sample(t, idleOID)
 	results, reasons = fl.attack(t)
 	figures := gets.end(t, "the Hello flood")
 	t.Logf("during the Hello flood: %s; flooders %q; refused: %v", figures, results, reasons)

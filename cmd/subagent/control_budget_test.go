@@ -204,7 +204,7 @@ func TestReaderHotsetsAreBoundedPerUser(t *testing.T) {
 	t.Logf("SNMP GET before the attack: p50 %v, p99 %v (1000 GETs)", q50, q99)
 	a := startReaderAttack(t, "hotsets "+e.runDir+" 16 64 256 Proc/pid/*/rss")
 	watch := watchRSS(pid, 1<<20, a.cmd) // stop at 1 GiB
-	gets := m.sample(idleOID)
+	gets := m.sample(t, idleOID)
 
 	var made, reads string
 	var refusals []string
@@ -294,7 +294,7 @@ func TestRefusedChangesCannotFloodTheLog(t *testing.T) {
 	e, m := budgetEnv(t)
 	before := len(e.daemonLog.String())
 	a := startReaderAttack(t, "refusedcreates "+e.runDir+" 3 61440")
-	gets := m.sample(idleOID)
+	gets := m.sample(t, idleOID)
 	t0 := time.Now()
 	res := a.line(t, time.Minute)
 	took := time.Since(t0)

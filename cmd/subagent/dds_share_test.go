@@ -98,7 +98,7 @@ func TestEachLocalUserGetsABoundedDDSShare(t *testing.T) {
 	const oid = base + ".1.1.4.0" // CPU/cpu0/idle
 	m.attach(t, oid)
 	q50, q99 := quietGets(t, m.standalone, oid, 1000)
-	gets := m.sample(oid)
+	gets := m.sample(t, oid)
 	var figures string
 	stopGets := sync.OnceFunc(func() { figures = gets.end(t, "the registrations") })
 	defer stopGets()

@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"runtime"
 	"slices"
 	"strconv"
 	"strings"
@@ -20,6 +22,28 @@ import (
 // the per-user bounds; a few ms with them, under 25 ms with -race and both
 // processors of a 2-core host busy; docs/SECURITY.md has the figures).
 const maxAttackP99 = 50 * time.Millisecond
+
+// attackP99Bound is maxAttackP99 on a machine that ran no more than one
+// runnable task per processor before the attack; on one that other work
+// already keeps busier (a CI neighbour, stress loops), the bound grows by
+// that ratio, up to 4 times, and the test says so: the attack must not be
+// what slows a manager down, which a busy machine does by itself.
+func attackP99Bound(t *testing.T) time.Duration {
+	t.Helper()
+	b, err := os.ReadFile("/proc/loadavg")
+	var load float64
+	if err == nil {
+		fmt.Sscanf(string(b), "%f", &load)
+	}
+	ratio := load / float64(runtime.NumCPU())
+	if ratio <= 1 {
+		return maxAttackP99
+	}
+	ratio = min(ratio, 4)
+	bound := time.Duration(float64(maxAttackP99) * ratio)
+	t.Logf("the machine was busy before the attack (load %.2f on %d processors): p99 bound %v instead of %v", load, runtime.NumCPU(), bound, maxAttackP99)
+	return bound
+}
 
 // getLoad sends SNMP GETs of one counter to the standalone responder one
 // after another, in the background, to measure what an attack does to a
@@ -124,17 +148,20 @@ func (m *managers) attach(t *testing.T, oid string) {
 	m.viaSnmpd = snmpClient(t, n, "perf")
 }
 
-// loads are GETs through both at once.
-type loads struct{ standalone, viaSnmpd *getLoad }
+// loads are GETs through both at once, and the p99 they must keep.
+type loads struct {
+	standalone, viaSnmpd *getLoad
+	bound                time.Duration
+}
 
-func (m *managers) sample(oid string) loads {
-	return loads{sampleGets(m.standalone, oid), sampleGets(m.viaSnmpd, oid)}
+func (m *managers) sample(t *testing.T, oid string) loads {
+	return loads{sampleGets(m.standalone, oid), sampleGets(m.viaSnmpd, oid), attackP99Bound(t)}
 }
 
 func (l loads) count() int { return min(l.standalone.count(), l.viaSnmpd.count()) }
 
 // end stops both and fails the test when either's 99th percentile passes
-// maxAttackP99; it returns the figures for the log.
+// its bound; it returns the figures for the log.
 func (l loads) end(t *testing.T, during string) string {
 	t.Helper()
 	var out []string
@@ -144,8 +171,8 @@ func (l loads) end(t *testing.T, during string) string {
 	}{{"standalone", l.standalone}, {"through snmpd", l.viaSnmpd}} {
 		p50, p99, n := g.l.end(t, during)
 		out = append(out, fmt.Sprintf("%s %d GETs p50 %v p99 %v", g.name, n, p50, p99))
-		if p99 > maxAttackP99 {
-			t.Errorf("SNMP GETs %s during %s: p99 %v, over %v", g.name, during, p99, maxAttackP99)
+		if p99 > l.bound {
+			t.Errorf("SNMP GETs %s during %s: p99 %v, over %v", g.name, during, p99, l.bound)
 		}
 	}
 	return strings.Join(out, "; ")
