@@ -120,7 +120,10 @@ type Stat struct {
 // PathGetCx returns the context at path (SpmiPathGetCx); "" is Top. A
 // path that is not there is SiNotFound: reading creates nothing.
 func (c *Consumer) PathGetCx(ctx context.Context, path string) (Context, error) {
-	es, err := c.peek(ctx, path)
+	if strings.Trim(path, "/") == "" {
+		return Context{Name: "Top", Descr: "Top of the data hierarchy"}, nil
+	}
+	es, err := c.level(ctx, path, true)
 	if err != nil {
 		return Context{}, err
 	}
@@ -134,7 +137,7 @@ func (c *Consumer) PathGetCx(ctx context.Context, path string) (Context, error) 
 // (SpmiFirstCx, SpmiNextCx); instantiable contexts show the instances the
 // daemon has now.
 func (c *Consumer) Children(ctx context.Context, path string) ([]Context, error) {
-	es, err := c.peek(ctx, path)
+	es, err := c.level(ctx, path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +153,7 @@ func (c *Consumer) Children(ctx context.Context, path string) ([]Context, error)
 // Stats lists the statistics of the context at path (SpmiFirstStat,
 // SpmiNextStat).
 func (c *Consumer) Stats(ctx context.Context, path string) ([]Stat, error) {
-	es, err := c.peek(ctx, path)
+	es, err := c.level(ctx, path, false)
 	if err != nil {
 		return nil, err
 	}
@@ -179,6 +182,42 @@ func (c *Consumer) Instantiate(ctx context.Context, path string) error {
 
 func (c *Consumer) peek(ctx context.Context, path string) ([]spmi.Entry, error) {
 	return do(c, func(cl *control.Client) ([]spmi.Entry, error) { return cl.Peek(ctx, path) })
+}
+
+// level lists path and the entries one level below it, a page at a time,
+// so that a context of 20,000 processes costs pages, not the subtree; a
+// node alone is one small page (only).
+func (c *Consumer) level(ctx context.Context, path string, only bool) ([]spmi.Entry, error) {
+	var out []spmi.Entry
+	from := ""
+	for {
+		limit := 0
+		if only {
+			limit = 1
+		}
+		page, more, err := c.PeekPage(ctx, path, 1, from, limit)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, page...)
+		if !more || only || len(page) == 0 {
+			return out, nil
+		}
+		from = page[len(page)-1].Rel
+	}
+}
+
+// PeekPage lists depth levels below path (0: all) a page at a time: the
+// entries after the relative id from ("": from path itself), at most
+// limit (control.MaxPeekPage when 0); more says entries remain.
+func (c *Consumer) PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmi.Entry, bool, error) {
+	var more bool
+	es, err := do(c, func(cl *control.Client) ([]spmi.Entry, error) {
+		es, m, err := cl.PeekPage(ctx, path, depth, from, limit)
+		more = m
+		return es, err
+	})
+	return es, more, err
 }
 
 // direct keeps the entries one level below path.

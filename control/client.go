@@ -96,6 +96,20 @@ func (c *Client) Peek(ctx context.Context, path string) ([]Entry, error) {
 	return r.Peek, nil
 }
 
+// PeekPage lists depth levels below path (0: all), the entries after the
+// relative id from ("": from path itself), at most limit (MaxPeekPage
+// when 0); more says entries remain (ask again from the last one's Rel).
+func (c *Client) PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]Entry, bool, error) {
+	if limit <= 0 {
+		limit = MaxPeekPage
+	}
+	r, err := c.call(ctx, Request{Op: "peek", Path: path, Depth: depth, From: from, Limit: limit})
+	if err != nil {
+		return nil, false, err
+	}
+	return r.Peek, r.More, nil
+}
+
 // Read implements spmi.Source.
 func (c *Client) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
 	return c.ReadAfter(ctx, paths, time.Time{})

@@ -19,7 +19,10 @@ const SocketName = "subagent.sock"
 const (
 	MaxRequest = 64 << 10
 	MaxPaths   = 1000
-	maxLine    = 64 << 20
+	// MaxPeekPage bounds a page of peek entries: about 300 bytes each, a
+	// page stays under 1 MiB.
+	MaxPeekPage = 2000
+	maxLine     = 64 << 20
 )
 
 // SocketPath is the control socket of a run directory.
@@ -41,6 +44,12 @@ type Request struct {
 	ID    int     `json:"id,omitempty"`
 	Index int     `json:"index,omitempty"`
 	Hot   *HotDef `json:"hot,omitempty"`
+	// Peek in pages: Depth levels below Path (0: all), the entries after
+	// the relative id From (the last of the previous page), at most Limit
+	// (0: all, up to MaxPeekPage when Depth or From is set).
+	Depth int    `json:"depth,omitempty"`
+	From  string `json:"from,omitempty"`
+	Limit int    `json:"limit,omitempty"`
 	// Keep has statset.add take paths the daemon does not serve now
 	// (a library replaying its statset after a restart): their values
 	// carry the error.
@@ -51,6 +60,7 @@ type Request struct {
 type Response struct {
 	Err    *spmi.Error  `json:"err,omitempty"`
 	Peek   []Entry      `json:"peek,omitempty"`
+	More   bool         `json:"more,omitempty"` // a peek page: entries remain after it
 	Sample *spmi.Sample `json:"sample,omitempty"`
 	Status *Status      `json:"status,omitempty"`
 	ID     int          `json:"id,omitempty"` // of a set created, a peer set added, a statset's size

@@ -13,6 +13,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -173,12 +174,22 @@ func (s *Server) answer(req *Request, who caller, ses *session) Response {
 	}
 	switch req.Op {
 	case "peek":
-		snap := s.H.Fresh()
-		entries, err := Peek(snap, req.Path)
+		var from asn1tree.OID
+		if req.From != "" {
+			var err error
+			if from, err = asn1tree.Parse(req.From); err != nil {
+				return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("peek from %q: %v", unixsock.LogText(req.From), err)}}
+			}
+		}
+		limit := req.Limit
+		if limit < 0 || limit > MaxPeekPage || limit == 0 && (req.Depth != 0 || from != nil) {
+			limit = MaxPeekPage
+		}
+		entries, more, err := spmi.PeekPage(s.H.Fresh(), req.Path, max(req.Depth, 0), from, limit)
 		if err != nil {
 			return Response{Err: asSpmiError(err)}
 		}
-		return Response{Peek: entries}
+		return Response{Peek: entries, More: more}
 	case "get":
 		if len(req.Paths) == 0 || len(req.Paths) > MaxPaths {
 			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("get needs 1 to %d paths", MaxPaths)}}

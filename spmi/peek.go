@@ -1,5 +1,7 @@
 package spmi
 
+import "github.com/perfagent/subagent/asn1tree"
+
 // Entry is one line of peek output: a context or a statistic.
 type Entry struct {
 	Path  string `json:"path"`
@@ -29,31 +31,55 @@ type Entry struct {
 // Peek lists the node at path and everything below it (all of the
 // hierarchy for an empty path) in ASN order.
 func Peek(s *Snapshot, path string) ([]Entry, error) {
+	out, _, err := PeekPage(s, path, 0, nil, 0)
+	return out, err
+}
+
+// PeekPage lists the node at path and what lies below it, depth levels
+// down (0: all), in ASN order: the entries after the relative id from
+// (the last one of the previous page; nil: from the node itself), at
+// most limit of them (0: all). more says that entries remain, so that a
+// listing of any size costs one page at a time.
+func PeekPage(s *Snapshot, path string, depth int, from asn1tree.OID, limit int) (out []Entry, more bool, err error) {
 	start := s.Top
 	if path != "" && path != "/" {
-		n, err := s.Lookup(path)
-		if err != nil {
-			return nil, err
+		if start, err = s.Lookup(path); err != nil {
+			return nil, false, err
 		}
-		start = n
 	}
-	var out []Entry
-	Walk(start, func(n *Node) bool {
-		if n == s.Top {
-			return true
-		}
-		e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate()}
-		if c := n.Cell(); c != nil {
-			e.Cell = c.String()
-		}
-		if !n.IsStat() {
-			e.Inst = n.Inst().String()
-			if n.Cx != nil {
-				e.NameIsNumber, e.DescrStat = n.Cx.NameIsNumber, n.Cx.DescrStat
+	var visit func(n *Node, level int) bool
+	visit = func(n *Node, level int) bool {
+		if n != s.Top {
+			switch {
+			case from == nil || asn1tree.Compare(n.Rel, from) > 0:
+				if limit > 0 && len(out) == limit {
+					more = true
+					return false
+				}
+				out = append(out, entryOf(s, n))
+			case !from.HasPrefix(n.Rel):
+				return true // n and all below it come before from
 			}
 		}
-		out = append(out, e)
-		return true
-	})
-	return out, nil
+		if depth > 0 && level == depth {
+			return true
+		}
+		return n.EachChild(func(c *Node) bool { return visit(c, level+1) })
+	}
+	visit(start, 0)
+	return out, more, nil
+}
+
+func entryOf(s *Snapshot, n *Node) Entry {
+	e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate()}
+	if c := n.Cell(); c != nil {
+		e.Cell = c.String()
+	}
+	if !n.IsStat() {
+		e.Inst = n.Inst().String()
+		if n.Cx != nil {
+			e.NameIsNumber, e.DescrStat = n.Cx.NameIsNumber, n.Cx.DescrStat
+		}
+	}
+	return e
 }

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/consumer"
 	"github.com/perfagent/subagent/control"
@@ -22,6 +23,8 @@ import (
 type reader interface {
 	spmi.Source
 	Peek(ctx context.Context, path string) ([]control.Entry, error)
+	// PeekPage is a page of a listing (control.Client.PeekPage).
+	PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]control.Entry, bool, error)
 	io.Closer
 }
 
@@ -38,6 +41,16 @@ func (l localReader) ReadAfter(ctx context.Context, paths []string, t time.Time)
 }
 func (l localReader) Peek(_ context.Context, path string) ([]control.Entry, error) {
 	return control.Peek(l.h.Fresh(), path)
+}
+func (l localReader) PeekPage(_ context.Context, path string, depth int, from string, limit int) ([]control.Entry, bool, error) {
+	var f asn1tree.OID
+	if from != "" {
+		var err error
+		if f, err = asn1tree.Parse(from); err != nil {
+			return nil, false, err
+		}
+	}
+	return spmi.PeekPage(l.h.Fresh(), path, depth, f, limit)
 }
 func (l localReader) Close() error { return nil }
 

@@ -383,17 +383,30 @@ static int entry_path(const struct jdoc *d, int e, char *out, size_t n, int *is_
    return 1;
 }
 
-/* Asks the daemon for the context at c's path and what is below it;
- * returns the index of the entries array (-2 when there are none) or -1
- * with the error set (SiDeleted when it is gone). */
-static int peek(struct cons_cx *c)
+/* Asks the daemon for a page of the context at c's path and one level
+ * below it: from the node itself (from "") or the entries after the
+ * relative id from, at most limit (PEEK_PAGE when 0), so that a context
+ * of 20,000 processes costs pages of a bounded size, never the subtree;
+ * *more says entries remain. Returns the index of the entries array (-2
+ * when there are none) or -1 with the error set (SiDeleted when it is
+ * gone). */
+#define PEEK_PAGE 1000 /* about 300 bytes an entry: 0.3 MB a page */
+static int peek_page(struct cons_cx *c, const char *from, int limit, int *more)
 {
    struct dds_buf w = {0};
-   int rc, a;
+   char b[64];
+   int rc, a, m;
 
+   *more = 0;
    dds_put8(&w, '{');
    json_put_raw(&w, "\"op\":\"peek\",\"path\":");
    json_put_str(&w, c->path);
+   snprintf(b, sizeof b, ",\"depth\":1,\"limit\":%d", limit > 0 ? limit : PEEK_PAGE);
+   json_put_raw(&w, b);
+   if (from && *from) {
+      json_put_raw(&w, ",\"from\":");
+      json_put_str(&w, from);
+   }
    dds_put8(&w, '}');
    if ((rc = cons_call(&w, 1)) != 0) {
       if (rc == SiNotFound && *c->path && c->info) {
@@ -402,6 +415,8 @@ static int peek(struct cons_cx *c)
       }
       return -1;
    }
+   if ((m = json_get(&cons_st.doc, 0, "more")) >= 0 && cons_st.doc.n[m].type == J_TRUE)
+      *more = 1;
    a = json_get(&cons_st.doc, 0, "peek");
    if (a < 0)
       return -2;
@@ -412,14 +427,21 @@ static int peek(struct cons_cx *c)
    return a;
 }
 
+/* The context at c's path (the first entry) and at most one below it. */
+static int peek(struct cons_cx *c)
+{
+   int more;
+   return peek_page(c, NULL, 1, &more);
+}
+
 /* Lists c: its own description, its subcontexts (made or updated; those
  * no longer there marked deleted) and, when cxl or stl is given, the new
  * listing of subcontexts or statistics. 0 or an SPMI code. */
 static int list(struct cons_cx *c, int want_cx, int want_st)
 {
    const struct jdoc *d = &cons_st.doc;
-   char p[CONS_MAX_PATH];
-   int a, is_cx, ci = -1, nl = 0, ns = 0, cap = 0, scap = 0;
+   char p[CONS_MAX_PATH], from[CONS_MAX_PATH] = "";
+   int a, is_cx, ci = -1, nl = 0, ns = 0, cap = 0, scap = 0, more = 0;
    struct SpmiCxLink *links = NULL;
    struct SpmiStatLink *slinks = NULL;
    size_t plen = strlen(c->path);
@@ -428,50 +450,62 @@ static int list(struct cons_cx *c, int want_cx, int want_st)
       if (cxs[i] == c)
          ci = i;
    busy = ci;
-   if ((a = peek(c)) == -1)
-      return SpmiErrno;
    for (int i = 0; i < ncx; i++)
       cxs[i]->seen = 0;
-   for (int e = a >= 0 ? d->n[a].first : -1; e >= 0; e = d->n[e].next) {
-      const char *rest;
-      if (!entry_path(d, e, p, sizeof p, &is_cx))
-         continue;
-      if (strcmp(p, c->path) == 0) {
-         if (is_cx && *c->path)
-            describe(c, d, e);
-         continue;
-      }
-      if (plen && (strncmp(p, c->path, plen) != 0 || p[plen] != '/'))
-         continue; /* not below c: a daemon's mistake, ignored */
-      rest = p + (plen ? plen + 1 : 0);
-      if (strchr(rest, '/'))
-         continue; /* deeper */
-      if (is_cx) {
-         int k = slot_at(p);
-         if (k < 0)
-            goto fail;
-         describe(cxs[k], d, e);
-         cxs[k]->seen = 1;
-         if (want_cx) {
-            if (nl == cap) {
-               struct SpmiCxLink *n = realloc(links, (size_t)(cap = cap ? cap * 2 : 16) * sizeof *n);
+   for (;;) { /* a page at a time, from the last entry's relative id */
+      char prev[sizeof from];
+      memcpy(prev, from, sizeof prev);
+      if ((a = peek_page(c, from, 0, &more)) == -1)
+         goto fail;
+      for (int e = a >= 0 ? d->n[a].first : -1; e >= 0; e = d->n[e].next) {
+         const char *rest, *rel;
+         if (json_str(d, json_get(d, e, "rel"), &rel) && strlen(rel) < sizeof from)
+            snprintf(from, sizeof from, "%s", rel);
+         if (!entry_path(d, e, p, sizeof p, &is_cx))
+            continue;
+         if (strcmp(p, c->path) == 0) {
+            if (is_cx && *c->path)
+               describe(c, d, e);
+            continue;
+         }
+         if (plen && (strncmp(p, c->path, plen) != 0 || p[plen] != '/'))
+            continue; /* not below c: a daemon's mistake, ignored */
+         rest = p + (plen ? plen + 1 : 0);
+         if (strchr(rest, '/'))
+            continue; /* deeper */
+         if (is_cx) {
+            int k = slot_at(p);
+            if (k < 0)
+               goto fail;
+            describe(cxs[k], d, e);
+            cxs[k]->seen = 1;
+            if (want_cx) {
+               if (nl == cap) {
+                  struct SpmiCxLink *n = realloc(links, (size_t)(cap = cap ? cap * 2 : 16) * sizeof *n);
+                  if (!n)
+                     goto oom;
+                  links = n;
+               }
+               links[nl++] = (struct SpmiCxLink){NULL, cx_handle(k)};
+            }
+         } else if (want_st) {
+            SpmiStatHdl h = cons_stat_of(d, json_get(d, e, "stat"));
+            if (!h)
+               goto fail;
+            if (ns == scap) {
+               struct SpmiStatLink *n = realloc(slinks, (size_t)(scap = scap ? scap * 2 : 16) * sizeof *n);
                if (!n)
                   goto oom;
-               links = n;
+               slinks = n;
             }
-            links[nl++] = (struct SpmiCxLink){NULL, cx_handle(k)};
+            slinks[ns++] = (struct SpmiStatLink){NULL, h};
          }
-      } else if (want_st) {
-         SpmiStatHdl h = cons_stat_of(d, json_get(d, e, "stat"));
-         if (!h)
-            goto fail;
-         if (ns == scap) {
-            struct SpmiStatLink *n = realloc(slinks, (size_t)(scap = scap ? scap * 2 : 16) * sizeof *n);
-            if (!n)
-               goto oom;
-            slinks = n;
-         }
-         slinks[ns++] = (struct SpmiStatLink){NULL, h};
+      }
+      if (!more || a < 0)
+         break;
+      if (strcmp(prev, from) == 0) { /* a page that does not advance: never loop */
+         dds_err(SiOtherErr, "the daemon's listing of %s does not advance past %s", *c->path ? c->path : "Top", from);
+         goto fail;
       }
    }
    for (int i = 0; i < ncx; i++) { /* subcontexts gone since */
