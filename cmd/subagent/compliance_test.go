@@ -3,7 +3,6 @@ package main
 import (
 	"fmt"
 	"os"
-	"path/filepath"
 	"regexp"
 	"slices"
 	"strconv"
@@ -11,7 +10,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
@@ -105,13 +103,7 @@ func walkDeployment(t *testing.T, d mib.Deployment, ping bool) []snmpdtest.Var {
     frequency: 5m
     feed_type: always
 `
-	if ping {
-		conf += "rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [127.0.0.1]\n"
-	}
-	file := filepath.Join(t.TempDir(), "c.yaml")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
+	file := populatedConfig(t, conf, ping)
 	var c *snmpdtest.Snmpd
 	switch d.Name {
 	case "Standalone":
@@ -126,27 +118,7 @@ func walkDeployment(t *testing.T, d mib.Deployment, ping bool) []snmpdtest.Var {
 		t.Fatalf("no way to start the %s deployment", d.Name)
 	}
 
-	sup, loads, _ := pumpSupplier(t, e)
-	setLoads(sup, loads, 90, 95, 10)
-	ag := armAgent(t, e)
-	if !ag.Connected() {
-		t.Fatalf("the ARM agent did not register\n%s", e.daemonLog)
-	}
-	tr := ag.App("Payroll", "").Transaction("Lookup", "by name")
-	for range 2 {
-		h := tr.Start()
-		h.Stop(arm.Good)
-	}
-	armWait(t, e, "RTime/ARM/Payroll/Lookup/count", "2")
-	if ping {
-		rtlWait(t, e, "RTime/LAN/127.0.0.1/responses", func(f float64) bool { return f >= 1 })
-	}
-	waitValue(t, e, "Hotset/hotpumps/groups", "1", 30*time.Second)
-	for _, ctx := range []string{"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/"} {
-		if len(e.instances(t, ctx)) == 0 {
-			t.Fatalf("no rows under %s", ctx)
-		}
-	}
+	populate(t, e, ping)
 	vars, err := c.BulkWalk(base, 25)
 	if err != nil {
 		t.Fatalf("%s walk: %v", d.Name, err)

@@ -63,44 +63,8 @@ func coverViews(t *testing.T, views string, ping bool) {
 	s := snmpdtest.Start(t, snmpdtest.Options{})
 	addr := fmt.Sprintf("127.0.0.1:%d", snmpdtest.FreeUDPPort(t))
 	e := newEnv(t)
-	conf := "views: " + views + "\n" + coverYAML
-	if ping {
-		conf += "rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [127.0.0.1]\n"
-	}
-	file := filepath.Join(t.TempDir(), "c.yaml")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress, "--listen", addr)
-
-	// Every provider with rows and values.
-	sup, loads, _ := pumpSupplier(t, e)
-	setLoads(sup, loads, 90, 95, 10)
-	volatileSupplier(t, e)
-	ag := armAgent(t, e)
-	if !ag.Connected() {
-		t.Fatalf("the ARM agent did not register\n%s", e.daemonLog)
-	}
-	tr := ag.App("Payroll", "").Transaction("Lookup", "by name",
-		arm.Metric{Field: 1, Type: arm.Gauge32, Name: "queue"}, arm.Metric{Field: 2, Type: arm.Counter32, Name: "bytes"},
-		arm.Metric{Field: 7, Type: arm.String32, Name: "user"})
-	parent := tr.Start()
-	parent.Set(1, 5)
-	parent.Set(2, 100)
-	parent.SetString("alice")
-	child := tr.StartChild(parent.Correlator())
-	child.Stop(arm.Good)
-	parent.Stop(arm.Good)
-	armWait(t, e, "RTime/ARM/Payroll/Lookup/count", "2")
-	if ping {
-		rtlWait(t, e, "RTime/LAN/127.0.0.1/responses", func(f float64) bool { return f >= 1 })
-	}
-	waitValue(t, e, "Hotset/hotpumps/groups", "1", 30*time.Second)
-	for _, ctx := range []string{"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/"} {
-		if len(e.instances(t, ctx)) == 0 {
-			t.Fatalf("no rows under %s", ctx)
-		}
-	}
+	e.start("--config", populatedConfig(t, "views: "+views+"\n"+coverYAML, ping), "--agentx", s.AgentXAddress, "--listen", addr)
+	populate(t, e, ping)
 
 	// The module of this daemon, and what it serves.
 	own, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB")
@@ -486,4 +450,55 @@ func TestExactNameRules(t *testing.T) {
 			t.Errorf("%s with index %s: exact %v, want %v", c.name, c.index, got, c.want)
 		}
 	}
+}
+
+// populatedConfig writes a configuration of conf, plus RTime/LAN's
+// 127.0.0.1 when ping, for populate.
+func populatedConfig(t *testing.T, conf string, ping bool) string {
+	t.Helper()
+	if ping {
+		conf += "rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [127.0.0.1]\n"
+	}
+	file := filepath.Join(t.TempDir(), "c.yaml")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return file
+}
+
+// populate gives a daemon started with populatedConfig every provider
+// with rows and values: a DDS supplier with hot pumps and one with
+// volatile instances, an ARM application with metrics and a correlated
+// child, RTime/LAN's 127.0.0.1 (when ping), and the hotpumps hotset's
+// feed and exception rows.
+func populate(t *testing.T, e *env, ping bool) {
+	t.Helper()
+	sup, loads, _ := pumpSupplier(t, e)
+	setLoads(sup, loads, 90, 95, 10)
+	volatileSupplier(t, e)
+	ag := armAgent(t, e)
+	if !ag.Connected() {
+		t.Fatalf("the ARM agent did not register\n%s", e.daemonLog)
+	}
+	tr := ag.App("Payroll", "").Transaction("Lookup", "by name",
+		arm.Metric{Field: 1, Type: arm.Gauge32, Name: "queue"}, arm.Metric{Field: 2, Type: arm.Counter32, Name: "bytes"},
+		arm.Metric{Field: 7, Type: arm.String32, Name: "user"})
+	parent := tr.Start()
+	parent.Set(1, 5)
+	parent.Set(2, 100)
+	parent.SetString("alice")
+	child := tr.StartChild(parent.Correlator())
+	child.Stop(arm.Good)
+	parent.Stop(arm.Good)
+	armWait(t, e, "RTime/ARM/Payroll/Lookup/count", "2")
+	if ping {
+		rtlWait(t, e, "RTime/LAN/127.0.0.1/responses", func(f float64) bool { return f >= 1 })
+	}
+	waitValue(t, e, "Hotset/hotpumps/groups", "1", 30*time.Second)
+	for _, ctx := range []string{"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/"} {
+		if len(e.instances(t, ctx)) == 0 {
+			t.Fatalf("no rows under %s", ctx)
+		}
+	}
+
 }
