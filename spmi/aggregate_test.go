@@ -12,22 +12,7 @@ func aggTree(t *testing.T, v Views) *Snapshot {
 	t.Helper()
 	b := NewBuilder(testBase, nil, time.Now())
 	b.SetViews(v)
-	must := func(err error) {
-		t.Helper()
-		if err != nil {
-			t.Fatal(err)
-		}
-	}
-	cpu, err := b.Context(nil, &cpuCx)
-	must(err)
-	tot, err := b.Context(cpu, &CxDesc{Name: "total", Descr: "All processors", ASN: 0, Aggregate: true})
-	must(err)
-	must(b.Stat(tot, &idle, Uint(300)))
-	for i, name := range []string{"cpu0", "cpu1"} {
-		c, err := b.Instance(cpu, &cpuInst, name, "", uint32(i+1))
-		must(err)
-		must(b.Stat(c, &idle, Uint(uint64(100*(i+1)))))
-	}
+	addCPU(t, b, &CxDesc{Name: "total", Descr: "All processors", ASN: 0, Aggregate: true})
 	return b.Finish()
 }
 

@@ -17,6 +17,29 @@ var (
 	totalCx = CxDesc{Name: "total", Descr: "All processors", ASN: 0}
 )
 
+// addCPU adds CPU with total (0: idle 300) and two processors (idle 100
+// and 200).
+func addCPU(t *testing.T, b *Builder, total *CxDesc) {
+	t.Helper()
+	cpu, err := b.Context(nil, &cpuCx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	tot, err := b.Context(cpu, total)
+	if err == nil {
+		err = b.Stat(tot, &idle, Uint(300))
+	}
+	for i := 0; err == nil && i < 2; i++ {
+		var c *Node
+		if c, err = b.Instance(cpu, &cpuInst, fmt.Sprintf("cpu%d", i), "", uint32(i+1)); err == nil {
+			err = b.Stat(c, &idle, Uint(uint64(100*(i+1))))
+		}
+	}
+	if err != nil {
+		t.Fatal(err)
+	}
+}
+
 // tableTree: CPU with total (0) and two processors; RTime/ARM with two
 // applications, one of them with two transactions.
 func tableTree(t *testing.T, v Views) *Snapshot {
@@ -29,16 +52,7 @@ func tableTree(t *testing.T, v Views) *Snapshot {
 			t.Fatal(err)
 		}
 	}
-	cpu, err := b.Context(nil, &cpuCx)
-	must(err)
-	tot, err := b.Context(cpu, &totalCx)
-	must(err)
-	must(b.Stat(tot, &idle, Uint(300)))
-	for i := range 2 {
-		c, err := b.Instance(cpu, &cpuInst, fmt.Sprintf("cpu%d", i), "", uint32(i+1))
-		must(err)
-		must(b.Stat(c, &idle, Uint(uint64(100*(i+1)))))
-	}
+	addCPU(t, b, &totalCx)
 	rt, err := b.Context(nil, &rtCx)
 	must(err)
 	arm, err := b.Context(rt, &appsCx)

@@ -63,6 +63,24 @@ func getValues(t *testing.T, e *env, paths ...string) map[string]string {
 	return m
 }
 
+// getFloats is getValues as numbers; a path whose value is no number is
+// an error of the test and left out.
+func getFloats(t *testing.T, e *env, paths ...string) map[string]float64 {
+	t.Helper()
+	out := map[string]float64{}
+	vals := getValues(t, e, paths...)
+	for _, p := range paths {
+		v := vals[p]
+		f, err := strconv.ParseFloat(v, 64)
+		if err != nil {
+			t.Errorf("subagent get %s: %q", p, v)
+			continue
+		}
+		out[p] = f
+	}
+	return out
+}
+
 func atLeast(t *testing.T, what, got string, min uint64) {
 	t.Helper()
 	if v, err := strconv.ParseUint(got, 10, 64); err != nil || v < min {
