@@ -8,7 +8,9 @@
 //   - arm and armring: the ARM API and its shared file (docs/ARM.md);
 //   - ddswire: the DDS formats the library shares with the daemon;
 //   - spmierr: the SPMI error type and codes both return;
-//   - trustdir: the trust checks of the daemon's run directory.
+//   - trustdir: the trust checks of the daemon's run directory;
+//   - rundir: where the run directory is, in the one order of the
+//     daemon, the CLI and every client library.
 //
 // The daemon's module requires this one through a replace directive to
 // the client directory of the same checkout; the module's go.mod says

@@ -25,6 +25,7 @@ import (
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/configs"
 	"github.com/perfagent/subagent/dds"
 )
@@ -33,6 +34,9 @@ import (
 type Config struct {
 	BaseOID       string        `mapstructure:"base_oid"`
 	RunDir        string        `mapstructure:"run_dir"`
+	// RunDirDefault: run_dir was not configured, so RunDir is the
+	// default of a daemon of this user; clients look further (rundir.Find).
+	RunDirDefault bool `mapstructure:"-"`
 	StateDir      string        `mapstructure:"state_dir"`
 	State         State         `mapstructure:"state"`
 	AgentX        string        `mapstructure:"agentx"`
@@ -266,7 +270,7 @@ func (c *Config) finish() error {
 	}
 	c.Base = base
 	if c.RunDir == "" {
-		c.RunDir = defaultRunDir()
+		c.RunDir, c.RunDirDefault = defaultRunDir(), true
 	}
 	if c.StateDir == "" {
 		c.StateDir = defaultStateDir()
@@ -408,17 +412,9 @@ func (c *Config) finish() error {
 var geteuid = os.Geteuid
 
 // defaultRunDir is the run directory of a daemon of this user, "" when
-// there is none that only this user could have made: never a fixed name
-// in /tmp, which another user can create first.
-func defaultRunDir() string {
-	if geteuid() == 0 {
-		return "/run/subagent"
-	}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
-		return filepath.Join(d, "subagent")
-	}
-	return ""
-}
+// there is none that only this user could have made (client/rundir, the
+// one owner of the order).
+func defaultRunDir() string { return rundir.DefaultFor(geteuid(), os.Getenv("XDG_RUNTIME_DIR")) }
 
 // defaultStateDir is like defaultRunDir for the state directory.
 func defaultStateDir() string {

@@ -25,7 +25,7 @@ type EnvVar struct {
 // finds them in the tree).
 var OtherEnv = []EnvVar{
 	{Name: "SUBAGENT_CONFIG", ReadBy: "Load: the configuration file when --config is not given"},
-	{Name: "SUBAGENT_RUN_DIR", Key: "run_dir", ReadBy: "the client module (ddsclient, arm), libSpmi and libarm"},
+	{Name: "SUBAGENT_RUN_DIR", Key: "run_dir", ReadBy: "the client module (rundir: ddsclient, arm), the consumer package, libSpmi and libarm"},
 	{Name: "SUBAGENT_DDS_SOCKET", Key: "dds.socket", ReadBy: "ddsclient and libSpmi"},
 	{Name: "SUBAGENT_TEST_MODE", ReadBy: "cmd/subagent's test binary, run as a helper program"},
 	{Name: "SUBAGENT_ARGS", ReadBy: "scripts/bench-walk.sh and bench-walk-ab.sh: more daemon flags"},

@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -36,11 +37,17 @@ type Consumer struct {
 	gen int // connections made, so hotsets know when to replay
 }
 
-// Open connects to the daemon whose run directory is runDir.
+// Open connects to the daemon whose run directory is runDir; "" finds it
+// as libSpmi and every client library do (client/rundir:
+// $SUBAGENT_RUN_DIR, else this user's default, then /run/subagent). No
+// daemon there is SiInitFailed, as SpmiInit's.
 func Open(runDir string) (*Consumer, error) {
+	if runDir == "" {
+		runDir = rundir.Find(control.SocketName)
+	}
 	c, err := control.Dial(runDir)
 	if err != nil {
-		return nil, fmt.Errorf("consumer: %w", err)
+		return nil, initFailed(runDir, err)
 	}
 	return &Consumer{runDir: runDir, c: c, gen: 1}, nil
 }
@@ -64,12 +71,18 @@ func (c *Consumer) client() (*control.Client, int, error) {
 	if c.c == nil {
 		cl, err := control.Dial(c.runDir)
 		if err != nil {
-			return nil, c.gen, fmt.Errorf("consumer: %w", err)
+			return nil, c.gen, initFailed(c.runDir, err)
 		}
 		c.c = cl
 		c.gen++
 	}
 	return c.c, c.gen, nil
+}
+
+// initFailed is the guide's SiInitFailed for a daemon that cannot be
+// reached, with the cause (errors.Is sees fs.ErrNotExist, ECONNREFUSED).
+func initFailed(runDir string, err error) error {
+	return &spmi.Error{Code: spmi.SiInitFailed, Msg: fmt.Sprintf("no daemon answers at %s: %v", control.SocketPath(runDir), err), Err: err}
 }
 
 // failed drops a connection that broke, so that the next call dials again.
@@ -96,6 +109,10 @@ func do[T any](c *Consumer, f func(*control.Client) (T, error)) (T, error) {
 	v, err := f(cl)
 	if err != nil {
 		c.failed(cl, err)
+		var se *spmi.Error
+		if !errors.As(err, &se) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
+			err = initFailed(c.runDir, err) // the connection broke: the daemon went away
+		}
 	}
 	return v, err
 }

@@ -1,6 +1,8 @@
 package consumer
 
 import (
+	"errors"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -179,5 +181,30 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 	}
 	if err := hs.Free(ctx); spmi.CodeOf(err) != spmi.SiInvalidCx {
 		t.Errorf("freed twice: %v, want SiInvalidCx", err)
+	}
+}
+
+// Open("") finds the daemon as libSpmi does ($SUBAGENT_RUN_DIR first);
+// no daemon, on Open or after it went away, is the guide's SiInitFailed,
+// through which errors.Is still sees the cause.
+func TestOpenFindsTheDaemonAndTypesItsAbsence(t *testing.T) {
+	dir := runDir(t)
+	t.Setenv("SUBAGENT_RUN_DIR", dir)
+	if _, err := Open(""); spmi.CodeOf(err) != spmi.SiInitFailed || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dir) {
+		t.Fatalf("Open with no daemon: %v, want SiInitFailed naming %s", err, dir)
+	}
+	d := serve(t, dir)
+	c, err := Open("")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	if _, err := c.PathGetCx(t.Context(), "CPU"); err != nil {
+		t.Fatal(err)
+	}
+	d.stop()
+	_, err = c.PathGetCx(t.Context(), "CPU")
+	if spmi.CodeOf(err) != spmi.SiInitFailed {
+		t.Errorf("a call after the daemon stopped: %v, want SiInitFailed", err)
 	}
 }

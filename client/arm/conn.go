@@ -12,6 +12,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/client/trustdir"
 )
 
@@ -19,18 +20,14 @@ import (
 const SocketName = "arm.sock"
 
 // Sockets lists where the daemon's socket may be, in the order tried:
-// $SUBAGENT_RUN_DIR alone when set; otherwise the run directory a daemon of
-// this user would have ($XDG_RUNTIME_DIR/subagent), then root's. Never a
-// fixed name in /tmp, which another user could make first.
+// the run directories of rundir.Candidates ($SUBAGENT_RUN_DIR alone when
+// set; else this user's default, then the system daemon's).
 func Sockets() []string {
-	if d := os.Getenv("SUBAGENT_RUN_DIR"); d != "" {
-		return []string{filepath.Join(d, SocketName)}
-	}
 	var out []string
-	if d := os.Getenv("XDG_RUNTIME_DIR"); os.Geteuid() != 0 && filepath.IsAbs(d) {
-		out = append(out, filepath.Join(d, "subagent", SocketName))
+	for _, d := range rundir.Candidates() {
+		out = append(out, filepath.Join(d, SocketName))
 	}
-	return append(out, "/run/subagent/"+SocketName)
+	return out
 }
 
 // ring is one daemon's file as this process mapped it. A mapping is never

@@ -12,6 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/client/trustdir"
 )
 
@@ -21,35 +22,16 @@ import (
 var ErrDisconnected = errors.New("dds client: connection to the daemon lost")
 
 // SocketPath is the daemon's socket the library uses when no path is
-// given: $SUBAGENT_DDS_SOCKET, else $SUBAGENT_RUN_DIR/dds.sock, else the
-// daemon's default run directory (config.defaultRunDir) for this user:
-// /run/subagent for root, else $XDG_RUNTIME_DIR/subagent. Since a supplier
-// cannot know the daemon's uid, an existing socket in a trusted directory
-// (trustdir.Check) among those defaults wins, /run/subagent first
-// (docs/DDS.md §5 q6). Never a fixed name in /tmp: another user could
-// make it first.
+// given: $SUBAGENT_DDS_SOCKET, else dds.sock in the run directory
+// rundir.Find gives ($SUBAGENT_RUN_DIR alone when set; else the first of
+// this user's default and the system daemon's /run/subagent that holds
+// the socket in a trusted directory, else this user's default). Never a
+// fixed name in /tmp: another user could make it first.
 func SocketPath() string {
 	if p := os.Getenv("SUBAGENT_DDS_SOCKET"); p != "" {
 		return p
 	}
-	if d := os.Getenv("SUBAGENT_RUN_DIR"); d != "" {
-		return filepath.Join(d, "dds.sock")
-	}
-	dirs := []string{"/run/subagent"}
-	if d := os.Getenv("XDG_RUNTIME_DIR"); filepath.IsAbs(d) {
-		dirs = append(dirs, filepath.Join(d, "subagent"))
-	}
-	for _, d := range dirs {
-		fi, err := os.Stat(filepath.Join(d, "dds.sock"))
-		if err == nil && fi.Mode()&os.ModeSocket != 0 && trustdir.Check(d) == nil {
-			return filepath.Join(d, "dds.sock")
-		}
-	}
-	def := dirs[len(dirs)-1] // the daemon's own default for our uid
-	if os.Geteuid() == 0 {
-		def = dirs[0]
-	}
-	return filepath.Join(def, "dds.sock")
+	return filepath.Join(rundir.Find("dds.sock"), "dds.sock")
 }
 
 // conn is one registration connection: strictly request and reply.

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/internal/testutil"
+	"github.com/perfagent/subagent/client/rundir"
 )
 
 // untrusted makes dir look made by another user: owned by uid 65534, and
@@ -67,25 +68,21 @@ func TestUntrustedRunDirRefused(t *testing.T) {
 	}
 }
 
-// The default search skips a socket in an untrusted directory.
-func TestSocketPathSkipsUntrusted(t *testing.T) {
-	f := newFake(t)
-	xdg := filepath.Dir(filepath.Dir(f.sock))
-	sub := filepath.Join(xdg, "subagent")
-	if err := os.Rename(filepath.Dir(f.sock), sub); err != nil {
-		t.Fatal(err)
+// The default socket is $SUBAGENT_DDS_SOCKET, else dds.sock where
+// rundir.Find looks (its tests cover the order and the trust checks).
+func TestSocketPathFollowsTheRunDirectoryOrder(t *testing.T) {
+	t.Setenv("SUBAGENT_DDS_SOCKET", "/x/d.sock")
+	if p := SocketPath(); p != "/x/d.sock" {
+		t.Fatalf("with SUBAGENT_DDS_SOCKET: %s", p)
 	}
 	t.Setenv("SUBAGENT_DDS_SOCKET", "")
+	dir := t.TempDir()
+	t.Setenv("SUBAGENT_RUN_DIR", dir)
+	if p := SocketPath(); p != filepath.Join(dir, "dds.sock") {
+		t.Fatalf("with SUBAGENT_RUN_DIR: %s", p)
+	}
 	t.Setenv("SUBAGENT_RUN_DIR", "")
-	t.Setenv("XDG_RUNTIME_DIR", xdg)
-	if fi, err := os.Stat("/run/subagent/dds.sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		t.Fatal("a daemon's socket exists at /run/subagent/dds.sock: the search would find it first; stop that daemon")
-	}
-	if p := SocketPath(); p != filepath.Join(sub, "dds.sock") {
-		t.Fatalf("trusted %s: SocketPath %s", sub, p)
-	}
-	untrusted(t, sub, 0o777)
-	if p := SocketPath(); p == filepath.Join(sub, "dds.sock") {
-		t.Fatalf("SocketPath chose %s in an untrusted directory", p)
+	if p, want := SocketPath(), filepath.Join(rundir.Find("dds.sock"), "dds.sock"); p != want {
+		t.Fatalf("SocketPath %s, rundir.Find gives %s", p, want)
 	}
 }

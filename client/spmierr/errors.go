@@ -58,9 +58,15 @@ func (c Code) String() string { return fmt.Sprintf("%s (%d)", c.Name(), int(c)) 
 type Error struct {
 	Code Code   `json:"code"`
 	Msg  string `json:"msg"`
+	// Err is the cause, when there is one on this side of the socket (a
+	// failed connect under SiInitFailed): errors.Is sees through to it.
+	Err error `json:"-"`
 }
 
 func (e *Error) Error() string { return e.Code.String() + ": " + e.Msg }
+
+// Unwrap returns the cause.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Is lets errors.Is match on the code alone: errors.Is(err, &Error{Code: SiDuplicate}).
 func (e *Error) Is(target error) bool {

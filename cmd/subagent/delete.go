@@ -36,12 +36,9 @@ func changeCmd(op, short, long string, do func(*control.Client, context.Context,
 		Long:  long,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
+			cfg, err := clientConfig(cmd)
 			if err != nil {
 				return err
-			}
-			if cfg.RunDir == "" {
-				return errNoRunDir
 			}
 			c, err := control.Dial(cfg.RunDir)
 			if err != nil && noDaemon(err) {

@@ -142,7 +142,8 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 		}
 	}
 
-	// Clients: no run directory is an error, not a guess; SUBAGENT_RUN_DIR works.
+	// Clients: with no run directory of this user's, the system daemon's
+	// (client/rundir), never a name in /tmp; SUBAGENT_RUN_DIR works.
 	client := func(extraEnv []string, args ...string) (string, int) {
 		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
 		defer cancel()
@@ -159,7 +160,7 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 		}
 		return string(b), code
 	}
-	if out, code := client(nil, "delete", "RTime/LAN/example.org"); code == 0 || !strings.Contains(out, "no run directory: set SUBAGENT_RUN_DIR or --run-dir") {
+	if out, code := client(nil, "delete", "RTime/LAN/example.org"); code == 0 || !strings.Contains(out, "no daemon at /run/subagent/subagent.sock") || strings.Contains(out, tmp) {
 		t.Fatalf("delete without a run directory: exit %d\n%s", code, out)
 	}
 	if out, code := client([]string{"SUBAGENT_RUN_DIR=" + runDir}, "get", "Agent/uptime"); code != 0 || strings.Contains(out, "no daemon") {

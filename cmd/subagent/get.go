@@ -29,7 +29,7 @@ func getCmd() *cobra.Command {
 			"exists; the others are read all the same, and the exit status is 1.",
 		Args: cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
+			cfg, err := clientConfig(cmd)
 			if err != nil {
 				return err
 			}

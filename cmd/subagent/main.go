@@ -8,7 +8,9 @@ import (
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 )
 
@@ -49,4 +51,15 @@ func rootCmd() *cobra.Command {
 
 func loadConfig(cmd *cobra.Command) (*config.Config, error) {
 	return config.Load(cmd.Flags())
+}
+
+// clientConfig is the configuration of a command that asks the daemon: a
+// run directory not configured is found as every client library finds
+// it (rundir.Find: this user's default, then the system daemon's).
+func clientConfig(cmd *cobra.Command) (*config.Config, error) {
+	cfg, err := loadConfig(cmd)
+	if err == nil && cfg.RunDirDefault {
+		cfg.RunDir = rundir.Find(control.SocketName)
+	}
+	return cfg, err
 }

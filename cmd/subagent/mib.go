@@ -20,7 +20,7 @@ func mibCmd() *cobra.Command {
 			"The base OID is the served tree's; --base-oid given here overrides it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
-			cfg, err := loadConfig(cmd)
+			cfg, err := clientConfig(cmd)
 			if err != nil {
 				return err
 			}

@@ -19,7 +19,7 @@ func peekCmd() *cobra.Command {
 			"the relative dotted-decimal id and the full OID.",
 		Args: cobra.MaximumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := loadConfig(cmd)
+			cfg, err := clientConfig(cmd)
 			if err != nil {
 				return err
 			}

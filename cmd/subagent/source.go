@@ -2,7 +2,6 @@ package main
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"io"
 	"os"
@@ -55,13 +54,7 @@ func (l localReader) PeekPage(_ context.Context, path string, depth int, from st
 func (l localReader) Close() error { return nil }
 
 func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
-	local, _ := cmd.Flags().GetBool("local")
-	switch {
-	case local:
-	case cfg.RunDir == "":
-		// No default run directory for this user: never guess one.
-		fmt.Fprintf(os.Stderr, "subagent: %v; reading this host directly\n", errNoRunDir)
-	default:
+	if local, _ := cmd.Flags().GetBool("local"); !local {
 		c, err := consumer.Open(cfg.RunDir)
 		if err == nil {
 			return c, nil
@@ -86,10 +79,6 @@ func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
 	}
 	return localReader{h: h}, nil
 }
-
-// errNoRunDir is what client commands say when the configuration names no
-// run directory (a non-root user without XDG_RUNTIME_DIR).
-var errNoRunDir = errors.New("no run directory: set SUBAGENT_RUN_DIR or --run-dir")
 
 // readOnly keeps a local reader from writing the daemon's state file.
 func readOnly(n *spmi.Numbering) *spmi.Numbering { return n.Detached() }

@@ -16,6 +16,8 @@ import (
 
 	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/dds/ddstest"
+	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // A SIGKILLed supplier is removed at once (socket EOF); started again on
@@ -113,30 +115,47 @@ func TestDaemonRestartReplays(t *testing.T) {
 	})
 }
 
-// The library finds the socket as the Go library and the daemon do:
-// SUBAGENT_RUN_DIR (the other tests), else an existing socket among the
-// default run directories.
+// The library finds the socket as the Go library and the daemon do
+// (client/rundir): SUBAGENT_RUN_DIR (the other tests), else this user's
+// default run directory, then the system daemon's. Root's default is
+// /run/subagent whatever XDG_RUNTIME_DIR says; another user's is
+// $XDG_RUNTIME_DIR/subagent.
 func TestDefaultSocketSearch(t *testing.T) {
+	testutil.RequireRoot(t)
 	if fi, err := os.Stat("/run/subagent/dds.sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
 		t.Skip("a daemon's socket exists at /run/subagent/dds.sock: the search would find it first")
 	}
 	xdg := t.TempDir()
-	if err := os.Mkdir(filepath.Join(xdg, "subagent"), 0o700); err != nil {
+	testutil.Traversable(t, xdg)
+	run := filepath.Join(xdg, "subagent")
+	if err := os.Mkdir(run, 0o755); err != nil {
 		t.Fatal(err)
 	}
+	d := &daemon{ddstest.StartConfig(t, run, dds.ServerConfig{Mode: 0o666, AllowUIDs: []uint32{testutil.Nobody}})}
 	t.Setenv("SUBAGENT_DDS_SOCKET", "")
 	t.Setenv("SUBAGENT_RUN_DIR", "")
 	t.Setenv("XDG_RUNTIME_DIR", xdg)
-	want := client.SocketPath() // with no socket yet: the default for our uid
-	s := startSup(t, false, "", "XDG_RUNTIME_DIR="+xdg)
-	s.fails(siInitFailed, []string{want}, "init %s 4096 guide", s.file)
 
-	d := startDaemon(t, filepath.Join(xdg, "subagent"))
-	if got := client.SocketPath(); got != filepath.Join(d.RunDir, "dds.sock") {
-		t.Fatalf("Go library's socket %s", got)
+	// Root: the system daemon's directory, not the one in XDG_RUNTIME_DIR.
+	if got := client.SocketPath(); got != "/run/subagent/dds.sock" {
+		t.Errorf("Go library's socket for root: %s", got)
 	}
-	s.ok("init %s 4096 guide", s.file)
+	r := startSup(t, false, "", "XDG_RUNTIME_DIR="+xdg)
+	r.fails(siInitFailed, []string{"/run/subagent/dds.sock"}, "init %s 4096 guide", r.file)
+
+	// Another user: its own default, $XDG_RUNTIME_DIR/subagent.
+	bin := program(t, "driver", false)
+	testutil.Traversable(t, filepath.Dir(bin))
+	files := t.TempDir()
+	testutil.Traversable(t, files)
+	if err := os.Chown(files, testutil.Nobody, testutil.Nobody); err != nil {
+		t.Fatal(err)
+	}
+	n := &sup{lineProc: startLineCmd(t, testutil.AsNobody(t, bin), "SUBAGENT_DDS_SOCKET=", "SUBAGENT_RUN_DIR=", "XDG_RUNTIME_DIR="+xdg),
+		file: filepath.Join(files, "SpmiSupl_hook")}
+	n.ok("init %s 4096 guide", n.file)
 	d.want(t, "DDS/IBM/Test/gadgets", "99.2.220.1", 0)
+	n.ok("exit")
 }
 
 // When SiShGoAway is set (by the daemon after a stamp timeout or a fault,

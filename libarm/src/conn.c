@@ -74,9 +74,11 @@ static int trusted(const char *p)
     return 0;
 }
 
-/* Candidate sockets, as package arm's Sockets: $SUBAGENT_RUN_DIR alone,
- * else this user's default run directory ($XDG_RUNTIME_DIR/subagent),
- * then root's; never a fixed name in /tmp. Untrusted ones are left out. */
+/* Candidate sockets in the order of client/rundir (package arm's Sockets):
+ * $SUBAGENT_RUN_DIR alone, else this user's default run directory
+ * ($XDG_RUNTIME_DIR/subagent; root's is /run/subagent), then the system
+ * daemon's /run/subagent; never a fixed name in /tmp. Untrusted ones are
+ * left out. */
 static int sockets(char out[3][108])
 {
     int n = 0;

@@ -70,12 +70,13 @@ static int trusted(const char *p, char *why, size_t n)
    return 0;
 }
 
-/* dds_run_socket finds the daemon's socket called name: in
- * $SUBAGENT_RUN_DIR, else an existing socket in a trusted directory among
- * the daemon's default run directories (/run/subagent,
- * $XDG_RUNTIME_DIR/subagent), else the default for our own uid: a client
- * cannot know the daemon's uid. Never a fixed name in /tmp, which another
- * user could make first. */
+/* dds_run_socket finds the daemon's socket called name in the order of
+ * client/rundir (one order for the daemon, the CLI and every library):
+ * $SUBAGENT_RUN_DIR alone; else this user's default run directory
+ * (/run/subagent for root, $XDG_RUNTIME_DIR/subagent for others), then
+ * the system daemon's /run/subagent; the first holding the socket in a
+ * trusted directory, else the first. Never a fixed name in /tmp, which
+ * another user could make first. */
 void dds_run_socket(const char *name, char *out, size_t n)
 {
    const char *e = getenv("SUBAGENT_RUN_DIR");
@@ -87,18 +88,18 @@ void dds_run_socket(const char *name, char *out, size_t n)
       snprintf(out, n, "%s/%s", e, name);
       return;
    }
-   dirs[nd++] = "/run/subagent";
    e = getenv("XDG_RUNTIME_DIR");
-   if (e && e[0] == '/') {
+   if (geteuid() != 0 && e && e[0] == '/') {
       snprintf(xdg, sizeof xdg, "%s/subagent", e);
       dirs[nd++] = xdg;
    }
+   dirs[nd++] = "/run/subagent";
    for (int i = 0; i < nd; i++) {
       snprintf(out, n, "%s/%s", dirs[i], name);
       if (is_socket(dirs[i], name) && trusted(out, why, sizeof why))
          return;
    }
-   snprintf(out, n, "%s/%s", dirs[geteuid() == 0 ? 0 : nd - 1], name);
+   snprintf(out, n, "%s/%s", dirs[0], name);
 }
 
 /* $SUBAGENT_DDS_SOCKET, else dds.sock in the run directory. */
