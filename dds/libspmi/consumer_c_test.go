@@ -75,7 +75,7 @@ func serveControl(t *testing.T, dir string) *controlDaemon {
 	return &controlDaemon{dir: dir, stop: controltest.Serve(t, dir, h)}
 }
 
-func controlRunDir(t *testing.T) string {
+func controlRunDir(t testing.TB) string {
 	t.Helper()
 	dir := filepath.Join(t.TempDir(), "run")
 	if err := os.Mkdir(dir, 0o750); err != nil {
@@ -232,7 +232,7 @@ func TestCDataUserSample(t *testing.T) {
 // driver is a running test/consumer.c.
 type driver struct{ *lineProc }
 
-func startDriver(t *testing.T, static bool, runDir string) *driver {
+func startDriver(t testing.TB, static bool, runDir string) *driver {
 	t.Helper()
 	lib := library(t)
 	buildMu.Lock()

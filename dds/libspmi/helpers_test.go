@@ -104,7 +104,7 @@ func (d *daemon) want(t *testing.T, path, rel string, v uint64) {
 // lineProc is a running C test program driven one command line at a
 // time, each answered with one line.
 type lineProc struct {
-	t     *testing.T
+	t     testing.TB
 	cmd   *exec.Cmd
 	in    io.WriteCloser
 	lines chan string
@@ -112,14 +112,14 @@ type lineProc struct {
 
 // startLineProc runs bin with env added to ours; it is killed when the
 // test ends.
-func startLineProc(t *testing.T, bin string, env ...string) *lineProc {
+func startLineProc(t testing.TB, bin string, env ...string) *lineProc {
 	t.Helper()
 	return startLineCmd(t, exec.Command(bin), env...)
 }
 
 // startLineCmd is startLineProc for a command of the caller's (one run
 // as another user).
-func startLineCmd(t *testing.T, cmd *exec.Cmd, env ...string) *lineProc {
+func startLineCmd(t testing.TB, cmd *exec.Cmd, env ...string) *lineProc {
 	t.Helper()
 	cmd.Env = append(os.Environ(), env...)
 	in, err := cmd.StdinPipe()

@@ -90,7 +90,7 @@ func TestCTraversalAnswersStaySmall(t *testing.T) {
 
 // lineProxy forwards connections at sock to target and records the
 // longest line the target answered.
-func lineProxy(t *testing.T, sock, target string) *atomic.Int64 {
+func lineProxy(t testing.TB, sock, target string) *atomic.Int64 {
 	t.Helper()
 	ln, err := net.Listen("unix", sock)
 	if err != nil {

@@ -5,7 +5,8 @@
  *   init                  SpmiInit(15)
  *   add <path>            SpmiPathAddSetStat to the one statset
  *   addn <prefix> <n> <stat>  adds <prefix><i>/<stat> for i < n
- *   readsum               SpmiGetStatSet: "ok <values> <sum of val.l>"
+ *   readsum [newest]      SpmiGetStatSet (Force TRUE; FALSE with newest):
+ *                         "ok <values> <sum of val.l>"
  *   read                  SpmiGetStatSet, then per value in the guide's
  *                         order: path val val_change value
  *   hot <cx> <stat>       SpmiAddSetHot to the one hotset
@@ -13,7 +14,7 @@
  *   hotitems              the first peer set's items: "name:val:val_change"
  *   newhot                SpmiCreateHotSet, replacing the one hotset
  *   walk                  the guide's traversal from Top: "ok <contexts>
- *                         <statistics>" (at most 100000 steps)
+ *                         <statistics>" (at most 2000000 of each)
  *   errors                every bad call: "<label> <SpmiErrno>" each
  *   exit                  SpmiExit
  */
@@ -134,13 +135,13 @@ static void walk(SpmiCxHdl h, int depth)
    struct SpmiCxLink *l;
    struct SpmiStatLink *sl;
 
-   for (sl = SpmiFirstStat(h); sl && nst < 100000; sl = SpmiNextStat(sl)) {
+   for (sl = SpmiFirstStat(h); sl && nst < 2000000; sl = SpmiNextStat(sl)) {
       struct SpmiStat *st = SpmiGetStat(sl->stat);
       char *p = SpmiStatGetPath(h, sl->stat, 0);
       if (st && p)
          nst++;
    }
-   for (l = SpmiFirstCx(h); l && ncx < 100000 && depth < 64; l = SpmiNextCx(l)) {
+   for (l = SpmiFirstCx(h); l && ncx < 2000000 && depth < 64; l = SpmiNextCx(l)) {
       struct SpmiCx *c = SpmiGetCx(l->context);
       if (c && SpmiGetCx(c->parent))
          ncx++;
@@ -180,10 +181,10 @@ int main(void)
             fail();
          else
             printf("ok\n");
-      } else if (strcmp(line, "readsum") == 0) {
+      } else if (strcmp(line, "readsum") == 0 || strcmp(line, "readsum newest") == 0) {
          struct SpmiStatVals *v;
          long count = 0, sum = 0;
-         if (SpmiGetStatSet(ss, TRUE) != 0) {
+         if (SpmiGetStatSet(ss, strcmp(line, "readsum") == 0) != 0) {
             fail();
             continue;
          }
