@@ -17,7 +17,7 @@ const AgentASN = spmi.ASNAgent
 
 var (
 	agentCx = spmi.CxDesc{Name: "Agent", Descr: "The subagent's own health", ASN: AgentASN}
-	provCx  = spmi.CxDesc{Name: "prov", Descr: "Statistics providers", ASN: 20, Inst: spmi.SiCfgInst}
+	provCx  = spmi.CxDesc{Name: "prov", Descr: "Statistics providers", ASN: spmi.ASNAgentProv, Inst: spmi.SiCfgInst}
 	provTpl = spmi.CxDesc{Descr: "Statistics provider"}
 
 	agentStats = []spmi.StatDesc{

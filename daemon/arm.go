@@ -63,7 +63,7 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 // The ARM server's own statistics, under Agent/arm: not under RTime/ARM,
 // whose further numbers belong to applications.
 var (
-	ARMCx    = spmi.CxDesc{Name: "arm", Descr: "ARM server", ASN: 34}
+	ARMCx    = spmi.CxDesc{Name: "arm", Descr: "ARM server", ASN: spmi.ASNAgentARM}
 	ARMStats = []spmi.StatDesc{
 		{Name: "rings", Descr: "Rings held, by registered and by departed live processes", ASN: 1, Max: 100, Val: spmi.SiQuantity, Units: "rings"},
 		{Name: "ringbytes", Descr: "Size of the rings held", ASN: 2, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},

@@ -50,7 +50,7 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 
 // The supplier server's own statistics, under Agent/dds.
 var (
-	DDSCx    = spmi.CxDesc{Name: "dds", Descr: "Dynamic Data Supplier server", ASN: 33}
+	DDSCx    = spmi.CxDesc{Name: "dds", Descr: "Dynamic Data Supplier server", ASN: spmi.ASNAgentDDS}
 	DDSStats = []spmi.StatDesc{
 		{Name: "suppliers", Descr: "Suppliers registered", ASN: 1, Max: 256, Val: spmi.SiQuantity, Units: "suppliers"},
 		{Name: "stalereads", Descr: "Reads that served older values: a batch stayed open", ASN: 2, Max: 10, Val: spmi.SiCounter, Units: "reads"},

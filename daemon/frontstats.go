@@ -10,12 +10,12 @@ import (
 // The SNMP front ends report under Agent: Agent/snmp (30) for the
 // standalone responder, Agent/agentx (31) for the AgentX session.
 var (
-	AgentXCx   = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: 31}
+	AgentXCx   = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: spmi.ASNAgentX}
 	AgentXStat = spmi.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool}
 	// AgentXAgeStats follow connected.
 	AgentXAgeStats = dataAgeStats(2)
 
-	ResponderCx    = spmi.CxDesc{Name: "snmp", Descr: "Standalone SNMP responder", ASN: 30}
+	ResponderCx    = spmi.CxDesc{Name: "snmp", Descr: "Standalone SNMP responder", ASN: spmi.ASNAgentSNMP}
 	ResponderStats = []spmi.StatDesc{
 		{Name: "inpkts", Descr: "SNMP messages received", ASN: 1, Max: 1000, Val: spmi.SiCounter},
 		{Name: "badcommunity", Descr: "Messages dropped for a wrong community", ASN: 2, Max: 10, Val: spmi.SiCounter},

@@ -284,7 +284,7 @@ func add(a, b traps.Counts) traps.Counts {
 
 // TrapsCx (Agent/traps, 32) counts the hotsets' notifications.
 var (
-	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Hotset notifications sent", ASN: 32}
+	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Hotset notifications sent", ASN: spmi.ASNAgentTraps}
 	TrapsStats = []spmi.StatDesc{
 		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: spmi.SiCounter},
 		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: spmi.SiCounter},

@@ -6,11 +6,8 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// DDS context numbers (docs/TREE.md).
-const (
-	RootASN   = 99
-	rootDescr = "Dynamic Data Suppliers"
-)
+// rootDescr describes the DDS context (spmi.ASNDDS, docs/TREE.md).
+const rootDescr = "Dynamic Data Suppliers"
 
 // Provider serves the DDS context and every live supplier's contexts and
 // statistics, reading values from the mapped files at Collect time.
@@ -29,7 +26,7 @@ func (p *Provider) Shape() any { return p.reg.view.Load() }
 // its supplier, described by the registry's shared descriptions; it never
 // waits for a supplier or its socket.
 func (p *Provider) Collect(b *spmi.Builder) error {
-	root, err := b.Context(nil, &spmi.CxDesc{Name: Root, Descr: rootDescr, ASN: RootASN})
+	root, err := b.Context(nil, &spmi.CxDesc{Name: Root, Descr: rootDescr, ASN: spmi.ASNDDS})
 	if err != nil {
 		return err
 	}

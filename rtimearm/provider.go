@@ -10,17 +10,12 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Numbers of the contexts: RTime = 13 (shared with RTime/LAN), RTime/ARM = 13.1.
-const (
-	RTimeASN = spmi.ASNRTime
-	ARMASN   = 1
-	Root     = "RTime/ARM"
-)
+// Root is the path of RTime/ARM (13.1: spmi.ASNRTime, spmi.ASNRTimeARM).
+const Root = "RTime/ARM"
 
 var (
-	rtimeCx = spmi.CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: RTimeASN}
-	armCx   = spmi.CxDesc{Name: "ARM", Descr: "Application response measurement (ARM 2.0)", ASN: ARMASN, Inst: spmi.SiContInst, Named: true}
-	appCx   = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst, Named: true, RowName: "tran"}
+	armCx = spmi.CxDesc{Name: "ARM", Descr: "Application response measurement (ARM 2.0)", ASN: spmi.ASNRTimeARM, Inst: spmi.SiContInst, Named: true}
+	appCx = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst, Named: true, RowName: "tran"}
 )
 
 // Statistics of RTime/ARM itself. Applications are numbered from the
@@ -76,7 +71,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	rt := b.Lookup("RTime")
 	if rt == nil {
 		var err error
-		if rt, err = b.Context(nil, &rtimeCx); err != nil {
+		if rt, err = b.Context(nil, &spmi.RTimeCx); err != nil {
 			return err
 		}
 	}

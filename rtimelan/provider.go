@@ -8,15 +8,8 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// ASNs of the contexts: RTime is 13 at the top, LAN 2 under it (ARM is 1).
-const (
-	RTimeASN = spmi.ASNRTime
-	LANASN   = 2
-)
-
 var (
-	rtimeCx = spmi.CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: RTimeASN}
-	lanCx   = spmi.CxDesc{Name: "LAN", Descr: "Network response time (ICMP echo) by host", ASN: LANASN, Inst: spmi.SiCfgInst}
+	lanCx   = spmi.CxDesc{Name: "LAN", Descr: "Network response time (ICMP echo) by host", ASN: spmi.ASNRTimeLAN, Inst: spmi.SiCfgInst}
 	hostTpl = spmi.CxDesc{Descr: "Network response time to a host"}
 
 	// lanStats are RTime/LAN's own statistics (1 to 15; hosts start at 16).
@@ -55,7 +48,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 	rt := b.Lookup("RTime")
 	if rt == nil {
 		var err error
-		if rt, err = b.Context(nil, &rtimeCx); err != nil {
+		if rt, err = b.Context(nil, &spmi.RTimeCx); err != nil {
 			return err
 		}
 	}

@@ -22,3 +22,19 @@ const (
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 )
+
+// The numbers below Agent (the daemon's own statistics) and RTime.
+const (
+	ASNAgentProv  uint32 = 20 // Agent/prov: one instance per provider
+	ASNAgentSNMP  uint32 = 30 // Agent/snmp: the standalone responder
+	ASNAgentX     uint32 = 31 // Agent/agentx: the AgentX session
+	ASNAgentTraps uint32 = 32 // Agent/traps: hotset notifications
+	ASNAgentDDS   uint32 = 33 // Agent/dds: the supplier server
+	ASNAgentARM   uint32 = 34 // Agent/arm: the ARM server's rings
+	ASNRTimeARM   uint32 = 1  // RTime/ARM
+	ASNRTimeLAN   uint32 = 2  // RTime/LAN
+)
+
+// RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share: the
+// first of them to collect creates it.
+var RTimeCx = CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: ASNRTime}

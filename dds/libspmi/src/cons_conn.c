@@ -19,7 +19,7 @@
 
 #define CONTROL_SOCKET "subagent.sock"
 /* The daemon refuses longer request lines (control.MaxRequest). */
-#define MAX_REQUEST (64 << 10)
+#define MAX_REQUEST (64 << 10) /* control.MaxRequest */
 
 struct cons_state cons_st = {.sock = -1};
 

@@ -29,7 +29,8 @@
 #define SET_MAX_STATS 100000 /* control.MaxStatSetPaths */
 #define SET_ADD_PATHS 1000   /* control.MaxPaths: one statset.add */
 #define MAX_SETS      4096
-#define HOT_MAX_PEERS 256
+#define HOT_MAX_PEERS 256    /* control.MaxHotsetPeerSets */
+#define ADD_BYTES     (48u << 10) /* a statset.add's paths, under control.MaxRequest */
 
 /* A reading of a value, as the daemon sent it. */
 struct raw {
@@ -527,7 +528,7 @@ static int sync_sset(struct sset *s)
       snprintf(b, sizeof b, "{\"op\":\"statset.add\",\"id\":%d,\"keep\":true,\"paths\":[", s->srv_id);
       json_put_raw(&w, b);
       /* Within the request bound: paths escaped take at most 6 bytes a byte. */
-      while (end < s->n && end - k < SET_ADD_PATHS && len + strlen(s->v[end]->path) * 6 + 3 < (48u << 10))
+      while (end < s->n && end - k < SET_ADD_PATHS && len + strlen(s->v[end]->path) * 6 + 3 < ADD_BYTES)
          len += strlen(s->v[end++]->path) * 6 + 3;
       for (int i = k; i < end; i++) {
          if (i > k)
