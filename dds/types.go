@@ -17,8 +17,17 @@ func spmiValType(v ValType) spmi.ValType {
 	return spmi.SiCounter
 }
 
-// spmiInst is f's spmi equivalent (same numbering).
-func spmiInst(f InstFreq) spmi.InstFreq { return spmi.InstFreq(f) }
+// spmiInst is f's spmi equivalent, by name: the two enums share no
+// numbering by contract (types_test.go covers each value).
+func spmiInst(f InstFreq) spmi.InstFreq {
+	switch f {
+	case SiCfgInst:
+		return spmi.SiCfgInst
+	case SiContInst:
+		return spmi.SiContInst
+	}
+	return spmi.SiNoInst
+}
 
 // presented is the spmi format a statistic of data_type d is served in:
 // the guide supports only SiLong and SiFloat, so floats and timevals are
