@@ -97,12 +97,18 @@ mib:
 # The C library for Dynamic Data Suppliers (docs/DDS.md §4): bin/libSpmi.so
 # and bin/libSpmi.a, from dds/libspmi/src/*.c with the system C compiler. The
 # Go tests build their own copy (dds/libspmi/ctest) with the same flags.
-LIBSPMI_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Idds/include
-LIBSPMI_OBJS := $(patsubst dds/libspmi/src/%.c,bin/libspmi/%.o,$(wildcard dds/libspmi/src/*.c))
+LIBSPMI_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Idds/include -Icshared
+LIBSPMI_OBJS := $(patsubst dds/libspmi/src/%.c,bin/libspmi/%.o,$(wildcard dds/libspmi/src/*.c)) bin/libspmi/rundir.o
 
 libspmi: bin/libSpmi.so bin/libSpmi.a
 
-bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/libspmi/src/cons_internal.h dds/include/spmi_dds.h dds/include/sys/Spmidef.h
+bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/libspmi/src/cons_internal.h dds/include/spmi_dds.h dds/include/sys/Spmidef.h cshared/rundir.h
+	@mkdir -p bin/libspmi
+	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
+
+# cshared/: C sources both libraries compile (the run directory's order
+# and its trust check), their names hidden in each.
+bin/libspmi/rundir.o: cshared/rundir.c cshared/rundir.h
 	@mkdir -p bin/libspmi
 	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
 
@@ -133,12 +139,16 @@ dds-samples: libspmi-samples
 # arm.h, from libarm/src/*.c, and the SDK's sample and the load and
 # correlation programs in bin/arm-*. The Go tests (libarm/) build their own
 # copy with the same flags.
-LIBARM_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror
-LIBARM_OBJS := $(patsubst libarm/src/%.c,bin/libarm/%.o,$(wildcard libarm/src/*.c))
+LIBARM_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Icshared
+LIBARM_OBJS := $(patsubst libarm/src/%.c,bin/libarm/%.o,$(wildcard libarm/src/*.c)) bin/libarm/rundir.o
 
 libarm: bin/libarm.so bin/libarm.a bin/arm-sample bin/arm-load bin/arm-corr
 
-bin/libarm/%.o: libarm/src/%.c libarm/src/internal.h libarm/arm.h
+bin/libarm/%.o: libarm/src/%.c libarm/src/internal.h libarm/arm.h cshared/rundir.h
+	@mkdir -p bin/libarm
+	$(CC) $(LIBARM_CFLAGS) -c -o $@ $<
+
+bin/libarm/rundir.o: cshared/rundir.c cshared/rundir.h
 	@mkdir -p bin/libarm
 	$(CC) $(LIBARM_CFLAGS) -c -o $@ $<
 

@@ -9,6 +9,15 @@ import (
 	"testing"
 )
 
+// sharedDir holds the C sources libSpmi compiles too (the run directory).
+const sharedDir = "../cshared"
+
+// sources are the library's C sources, as the Makefile compiles them.
+func sources() []string {
+	srcs, _ := filepath.Glob("src/*.c")
+	return append(srcs, filepath.Join(sharedDir, "rundir.c"))
+}
+
 // CFlags are the flags of the Makefile's libarm target.
 var CFlags = []string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror"}
 
@@ -29,11 +38,10 @@ func built(t testing.TB) string {
 		if buildErr != nil {
 			return
 		}
-		srcs, _ := filepath.Glob("src/*.c")
 		var objs []string
-		for _, s := range srcs {
+		for _, s := range sources() {
 			o := filepath.Join(buildDir, strings.TrimSuffix(filepath.Base(s), ".c")+".o")
-			if buildErr = cc(append(append([]string{}, CFlags...), "-c", "-o", o, s)...); buildErr != nil {
+			if buildErr = cc(append(append([]string{}, CFlags...), "-I"+sharedDir, "-c", "-o", o, s)...); buildErr != nil {
 				return
 			}
 			objs = append(objs, o)

@@ -22,10 +22,9 @@ type harness struct {
 func startHarness(t testing.TB) *harness {
 	t.Helper()
 	dir := t.TempDir()
-	srcs, _ := filepath.Glob("src/*.c")
 	bin := filepath.Join(dir, "fuzzbuf")
 	args := append([]string{"-std=c11", "-O1", "-g", "-pthread", "-fsanitize=address,undefined", "-fno-sanitize-recover=all",
-		"-I.", "-o", bin, "testdata/fuzzbuf.c"}, srcs...)
+		"-I.", "-I" + sharedDir, "-o", bin, "testdata/fuzzbuf.c"}, sources()...)
 	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
 	}

@@ -16,6 +16,7 @@
 #include <unistd.h>
 
 #include "internal.h"
+#include "rundir.h"
 
 extern char *program_invocation_short_name;
 
@@ -24,48 +25,18 @@ static void le32(unsigned char *p, uint32_t v) { for (int i = 0; i < 4; i++) p[i
 static uint32_t get32(const unsigned char *p) { return p[0] | p[1] << 8 | p[2] << 16 | (uint32_t)p[3] << 24; }
 static uint64_t get64(const unsigned char *p) { return get32(p) | (uint64_t)get32(p + 4) << 32; }
 
-/* trusted is trustdir.Check (Go) for the directory of socket path p: not
- * a symlink, not writable by group or others, and owned by root or us, or
- * inside a parent owned by root and closed to group and others. Else it
- * sets errno to EACCES, logs why (ARM_LOGFILE) when the reason is not the
- * one logged last, and returns 0. A missing directory is left to connect,
- * which fails with ENOENT. Only the connecting thread calls it: arm_init's
- * first registration, then the watch thread. */
+/* trusted is sa_trusted (cshared/rundir.c, trustdir.Check in Go) that
+ * logs why (ARM_LOGFILE) when the reason is not the one logged last. A
+ * missing directory is left to connect, which fails with ENOENT. Only the
+ * connecting thread calls it: arm_init's first registration, then the
+ * watch thread. */
 static int trusted(const char *p)
 {
     static char logged[512];
-    char d[108], up[108], why[256] = "", line[512];
-    struct stat st, ps;
-    size_t l = strnlen(p, sizeof d - 1);
-    memcpy(d, p, l);
-    d[l] = 0;
-    for (int i = 0; i < 2; i++) { /* d = dirname(p), then up = dirname(d) */
-        char *t = i ? up : d;
-        if (i)
-            memcpy(up, d, sizeof up);
-        size_t n = strlen(t);
-        while (n > 1 && t[n - 1] == '/')
-            t[--n] = 0;
-        char *sl = strrchr(t, '/');
-        if (!sl)
-            strcpy(t, ".");
-        else if (sl == t)
-            t[1] = 0; /* "/x" is in "/" */
-        else
-            *sl = 0;
-    }
-    if (lstat(d, &st) != 0)
+    char why[384], line[512];
+    if (sa_trusted(p, why, sizeof why))
         return 1;
-    if (S_ISLNK(st.st_mode) || !S_ISDIR(st.st_mode))
-        snprintf(why, sizeof why, "it is a symbolic link or not a directory");
-    else if (st.st_mode & 022)
-        snprintf(why, sizeof why, "mode %04o is writable by group or others", (unsigned)(st.st_mode & 07777));
-    else if (st.st_uid != 0 && st.st_uid != geteuid() && (stat(up, &ps) != 0 || ps.st_uid != 0 || (ps.st_mode & 022)))
-        snprintf(why, sizeof why, "owned by uid %u, not root or uid %u, and its parent %s is not owned by root and closed to group and others",
-                 (unsigned)st.st_uid, (unsigned)geteuid(), up);
-    if (!why[0])
-        return 1;
-    snprintf(line, sizeof line, "arm: not connecting to %s: directory %s is not trusted: %s", p, d, why);
+    snprintf(line, sizeof line, "arm: not connecting to %.100s: %s", p, why);
     if (strcmp(line, logged) != 0) {
         memcpy(logged, line, sizeof logged);
         ar_log("%s", line);
@@ -74,27 +45,18 @@ static int trusted(const char *p)
     return 0;
 }
 
-/* Candidate sockets in the order of client/rundir (package arm's Sockets):
- * $SUBAGENT_RUN_DIR alone, else this user's default run directory
- * ($XDG_RUNTIME_DIR/subagent; root's is /run/subagent), then the system
- * daemon's /run/subagent; never a fixed name in /tmp. Untrusted ones are
- * left out. */
-static int sockets(char out[3][108])
+/* Candidate sockets in the run directories of cshared/rundir.c (client/
+ * rundir's order, package arm's Sockets); untrusted ones are left out. */
+static int sockets(char out[SA_RUN_DIRS][108])
 {
-    int n = 0;
-    const char *d = getenv("SUBAGENT_RUN_DIR");
-    const char *x = getenv("XDG_RUNTIME_DIR");
-    if (d && *d)
-        snprintf(out[n++], 108, "%s/arm.sock", d);
-    else {
-        if (geteuid() != 0 && x && x[0] == '/')
-            snprintf(out[n++], 108, "%s/subagent/arm.sock", x);
-        snprintf(out[n++], 108, "/run/subagent/arm.sock");
+    char dirs[SA_RUN_DIRS][SA_PATH];
+    int n = sa_run_dirs(dirs), k = 0;
+    for (int i = 0; i < n; i++) {
+        if (snprintf(out[k], 108, "%s/arm.sock", dirs[i]) >= 108)
+            continue; /* longer than a socket address holds */
+        if (trusted(out[k]))
+            k++;
     }
-    int k = 0;
-    for (int i = 0; i < n; i++)
-        if (trusted(out[i]))
-            memmove(out[k++], out[i], 108);
     return k;
 }
 
@@ -194,7 +156,7 @@ out:
  * current. Returns 1 when connected. */
 int ar_connect(uint64_t timeout_ns)
 {
-    char paths[3][108];
+    char paths[SA_RUN_DIRS][108];
     int n = sockets(paths);
     for (int i = 0; i < n; i++) {
         int s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);

@@ -65,10 +65,13 @@ func Build(t testing.TB, dir string) *Lib {
 	if len(cs) == 0 {
 		t.Fatalf("no C sources in %s", src)
 	}
+	// The sources libarm compiles too (the run directory), as the Makefile.
+	shared := filepath.Join(filepath.Dir(filepath.Dir(src)), "cshared")
+	cs = append(cs, filepath.Join(shared, "rundir.c"))
 	var objs []string
 	for _, c := range cs {
 		o := filepath.Join(l.Dir, strings.TrimSuffix(filepath.Base(c), ".c")+".o")
-		run(t, l.Dir, l.CC, append(append([]string{}, CFlags...), "-I"+l.Include, "-c", "-o", o, c)...)
+		run(t, l.Dir, l.CC, append(append([]string{}, CFlags...), "-I"+l.Include, "-I"+shared, "-c", "-o", o, c)...)
 		objs = append(objs, o)
 	}
 	run(t, l.Dir, l.CC, append([]string{"-shared", "-pthread", "-o", filepath.Join(l.Dir, "libSpmi.so")}, objs...)...)
