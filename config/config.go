@@ -32,11 +32,11 @@ import (
 
 // Config is every setting of the daemon.
 type Config struct {
-	BaseOID       string        `mapstructure:"base_oid"`
-	RunDir        string        `mapstructure:"run_dir"`
+	BaseOID string `mapstructure:"base_oid"`
+	RunDir  string `mapstructure:"run_dir"`
 	// RunDirDefault: run_dir was not configured, so RunDir is the
 	// default of a daemon of this user; clients look further (rundir.Find).
-	RunDirDefault bool `mapstructure:"-"`
+	RunDirDefault bool          `mapstructure:"-"`
 	StateDir      string        `mapstructure:"state_dir"`
 	State         State         `mapstructure:"state"`
 	AgentX        string        `mapstructure:"agentx"`

@@ -11,8 +11,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/client/ddswire"
-	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/rundir"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/trustdir"
 )
 
