@@ -167,7 +167,9 @@ func BenchmarkConsumerStatSet20000(b *testing.B) {
 	dir, largest := serveBig(b)
 	d := startDriver(b, false, dir)
 	d.ok("init")
-	d.ok("addn Procs/ 20000 s0")
+	for from := 0; from < 20000; from += 2000 {
+		d.ok(fmt.Sprintf("addn Procs/ %d %d s0", from, from+2000))
+	}
 	d.ok("readsum")
 	pid := d.cmd.Process.Pid
 	c0, _ := procCPU(b, pid)

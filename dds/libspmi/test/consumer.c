@@ -4,7 +4,7 @@
  *
  *   init                  SpmiInit(15)
  *   add <path>            SpmiPathAddSetStat to the one statset
- *   addn <prefix> <n> <stat>  adds <prefix><i>/<stat> for i < n
+ *   addn <prefix> <from> <to> <stat>  adds <prefix><i>/<stat>, from <= i < to
  *   readsum [newest]      SpmiGetStatSet (Force TRUE; FALSE with newest):
  *                         "ok <values> <sum of val.l>"
  *   read                  SpmiGetStatSet, then per value in the guide's
@@ -152,7 +152,7 @@ static void walk(SpmiCxHdl h, int depth)
 int main(void)
 {
    char line[4096], a[1024], b[1024];
-   int n;
+   int n, from;
 
    setvbuf(stdout, NULL, _IOLBF, 0);
    while (fgets(line, sizeof line, stdin)) {
@@ -164,10 +164,10 @@ int main(void)
             fail();
          else
             printf("ok\n");
-      } else if (sscanf(line, "addn %1023s %d %1023s", a, &n, b) == 3) {
+      } else if (sscanf(line, "addn %1023s %d %d %1023s", a, &from, &n, b) == 4) {
          char path[2100];
          int k;
-         for (k = 0; k < n; k++) {
+         for (k = from; k < n; k++) {
             snprintf(path, sizeof path, "%s%d/%s", a, k, b);
             if (!SpmiPathAddSetStat(ss, path, NULL))
                break;
@@ -206,9 +206,9 @@ int main(void)
             struct SpmiStat *st = SpmiGetStat(v->stat);
             char *p = SpmiStatGetPath(v->context, v->stat, 0);
             if (st->data_type == SiFloat)
-               printf(" %s:%g:%g:%.6g:%d", p, v->val.f, v->val_change.f, x, v->error);
+               printf(" %s:%g:%g:%.9g:%d", p, v->val.f, v->val_change.f, x, v->error);
             else
-               printf(" %s:%ld:%ld:%.6g:%d", p, v->val.l, v->val_change.l, x, v->error);
+               printf(" %s:%ld:%ld:%.9g:%d", p, v->val.l, v->val_change.l, x, v->error);
          }
          printf("\n");
       } else if (sscanf(line, "hot %1023s %1023s", a, b) == 2) {
