@@ -80,9 +80,10 @@ func (c *Consumer) client() (*control.Client, int, error) {
 }
 
 // initFailed is the guide's SiInitFailed for a daemon that cannot be
-// reached, with the cause (errors.Is sees fs.ErrNotExist, ECONNREFUSED).
+// reached, with the cause (errors.Is sees fs.ErrNotExist, ECONNREFUSED,
+// fs.ErrPermission).
 func initFailed(runDir string, err error) error {
-	return &spmi.Error{Code: spmi.SiInitFailed, Msg: fmt.Sprintf("no daemon answers at %s: %v", control.SocketPath(runDir), err), Err: err}
+	return &spmi.Error{Code: spmi.SiInitFailed, Msg: fmt.Sprintf("cannot reach the daemon at %s: %v", control.SocketPath(runDir), err), Err: err}
 }
 
 // failed drops a connection that broke, so that the next call dials again.

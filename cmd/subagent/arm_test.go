@@ -18,20 +18,27 @@ import (
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
+// libarmSources are libarm's C sources as the Makefile compiles them:
+// its own and the run directory's it shares with libSpmi (cshared).
+func libarmSources() []string {
+	srcs, _ := filepath.Glob("../../libarm/src/*.c")
+	return append(srcs, "../../cshared/rundir.c")
+}
+
 // armPrograms compiles libarm (the Makefile's flags) and the SDK sample
 // (against libarm.so) and the load program (against libarm.a).
 func armPrograms(t *testing.T) (sample, load string) {
 	t.Helper()
 	dir := t.TempDir()
-	srcs, _ := filepath.Glob("../../libarm/src/*.c")
-	args := append([]string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror", "-shared", "-o", filepath.Join(dir, "libarm.so")}, srcs...)
+	srcs := libarmSources()
+	args := append([]string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror", "-I../../cshared", "-shared", "-o", filepath.Join(dir, "libarm.so")}, srcs...)
 	build := func(args ...string) {
 		if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
 			t.Fatalf("cc %v: %v\n%s", args, err, out)
 		}
 	}
 	build(args...)
-	build(append([]string{"-std=c11", "-O2", "-pthread", "-I../../libarm", "-o", filepath.Join(dir, "load"), "../../libarm/samples/load.c"}, srcs...)...)
+	build(append([]string{"-std=c11", "-O2", "-pthread", "-I../../libarm", "-I../../cshared", "-o", filepath.Join(dir, "load"), "../../libarm/samples/load.c"}, srcs...)...)
 	build("-O2", "-w", "-I../../libarm", "-o", filepath.Join(dir, "sample"), "../../libarm/samples/sample.c",
 		"-L"+dir, "-Wl,-rpath,"+dir, "-larm")
 	return filepath.Join(dir, "sample"), filepath.Join(dir, "load")
@@ -410,9 +417,8 @@ func TestARMTightLoopsLoseNothingUnderShippedSettings(t *testing.T) {
 		}
 	}
 	dir := t.TempDir()
-	srcs, _ := filepath.Glob("../../libarm/src/*.c")
 	pair := filepath.Join(dir, "pair")
-	args := append([]string{"-std=c11", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-I../../libarm", "-o", pair, "../../libarm/samples/pair.c"}, srcs...)
+	args := append([]string{"-std=c11", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-I../../libarm", "-I../../cshared", "-o", pair, "../../libarm/samples/pair.c"}, libarmSources()...)
 	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
 	}
