@@ -18,7 +18,14 @@ func (h *Hierarchy) young(s *Snapshot) bool {
 // are.
 func (h *Hierarchy) Fresh() *Snapshot {
 	s := h.freshen(-1)
-	if ch := h.rebuilding(); len(ch) > 0 {
+	// A rebuild under way may have read the shape before a later change:
+	// after it, one of the new shape. A few rounds at most, so that a
+	// supplier changing without pause cannot hold a reader.
+	for range 3 {
+		ch := h.rebuilding()
+		if len(ch) == 0 {
+			break
+		}
 		for _, c := range ch {
 			<-c
 		}

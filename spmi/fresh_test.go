@@ -255,6 +255,34 @@ func TestFreshSeesANewShapeWithinMinAge(t *testing.T) {
 	})
 }
 
+// A rebuild under way read the shape before a later change (a supplier
+// left while it ran): Fresh waits for it and then for a rebuild of the
+// new shape, so that a reader asking after the change never sees what
+// went.
+func TestFreshWaitsPastARebuildOfAnOlderShape(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		dds := &gated{shaped: &shaped{live100k: newLive100k(), shape: 1}}
+		h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
+		h.Add(dds)
+		h.Refresh()
+		gate := make(chan struct{})
+		dds.gate = gate
+		dds.shape = 2 // registered: a rebuild starts and waits at the gate
+		go h.Fresh()
+		synctest.Wait()
+		dds.shape = 0 // and left while that rebuild ran
+		got := make(chan *Snapshot)
+		go func() { got <- h.Fresh() }()
+		synctest.Wait()
+		dds.gate = nil
+		close(gate)
+		if s := <-got; s.parts[0].shape != 0 || s.NumStats != 0 {
+			t.Fatalf("Fresh after the supplier left served shape %v with %d statistics", s.parts[0].shape, s.NumStats)
+		}
+		time.Sleep(returnFor + returnEvery) // the memory returner's loop ends
+	})
+}
+
 // A context read apart is read again every 20 times its reading's
 // duration, from MinAge to its MaxAge: cheap on this host it is as fresh
 // as MinAge allows, costly it takes at most 5 % of a core.
