@@ -13,7 +13,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -174,18 +173,11 @@ func (s *Server) answer(req *Request, who caller, ses *session) Response {
 	}
 	switch req.Op {
 	case "peek":
-		var from asn1tree.OID
-		if req.From != "" {
-			var err error
-			if from, err = asn1tree.Parse(req.From); err != nil {
-				return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("peek from %q: %v", unixsock.LogText(req.From), err)}}
-			}
-		}
 		limit := req.Limit
-		if limit < 0 || limit > MaxPeekPage || limit == 0 && (req.Depth != 0 || from != nil) {
+		if limit < 0 || limit > MaxPeekPage || limit == 0 && (req.Depth != 0 || req.From != "") {
 			limit = MaxPeekPage
 		}
-		entries, more, err := spmi.PeekPage(s.H.Fresh(), req.Path, max(req.Depth, 0), from, limit)
+		entries, more, err := spmi.PeekPage(s.H.Fresh(), req.Path, max(req.Depth, 0), req.From, limit)
 		if err != nil {
 			return Response{Err: asSpmiError(err)}
 		}

@@ -31,16 +31,22 @@ type Entry struct {
 // Peek lists the node at path and everything below it (all of the
 // hierarchy for an empty path) in ASN order.
 func Peek(s *Snapshot, path string) ([]Entry, error) {
-	out, _, err := PeekPage(s, path, 0, nil, 0)
+	out, _, err := PeekPage(s, path, 0, "", 0)
 	return out, err
 }
 
 // PeekPage lists the node at path and what lies below it, depth levels
 // down (0: all), in ASN order: the entries after the relative id from
-// (the last one of the previous page; nil: from the node itself), at
-// most limit of them (0: all). more says that entries remain, so that a
-// listing of any size costs one page at a time.
-func PeekPage(s *Snapshot, path string, depth int, from asn1tree.OID, limit int) (out []Entry, more bool, err error) {
+// (the last one of the previous page, dotted; "": from the node itself),
+// at most limit of them (0: all). more says that entries remain, so that
+// a listing of any size costs one page at a time.
+func PeekPage(s *Snapshot, path string, depth int, fromRel string, limit int) (out []Entry, more bool, err error) {
+	var from asn1tree.OID
+	if fromRel != "" {
+		if from, err = asn1tree.Parse(fromRel); err != nil {
+			return nil, false, Errorf(SiBadArgument, "peek from %.64q: %v", fromRel, err)
+		}
+	}
 	start := s.Top
 	if path != "" && path != "/" {
 		if start, err = s.Lookup(path); err != nil {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/consumer"
 	"github.com/perfagent/subagent/control"
@@ -42,14 +41,7 @@ func (l localReader) Peek(_ context.Context, path string) ([]control.Entry, erro
 	return control.Peek(l.h.Fresh(), path)
 }
 func (l localReader) PeekPage(_ context.Context, path string, depth int, from string, limit int) ([]control.Entry, bool, error) {
-	var f asn1tree.OID
-	if from != "" {
-		var err error
-		if f, err = asn1tree.Parse(from); err != nil {
-			return nil, false, err
-		}
-	}
-	return spmi.PeekPage(l.h.Fresh(), path, depth, f, limit)
+	return spmi.PeekPage(l.h.Fresh(), path, depth, from, limit)
 }
 func (l localReader) Close() error { return nil }
 
