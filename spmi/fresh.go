@@ -17,7 +17,7 @@ func (h *Hierarchy) young(s *Snapshot) bool {
 // MinAge) rebuilt. Contexts read apart (Config.MaxAge) are served as they
 // are.
 func (h *Hierarchy) Fresh() *Snapshot {
-	s := h.freshen(-1)
+	h.freshen(-1)
 	// A rebuild under way may have read the shape before a later change:
 	// after it, one of the new shape. A few rounds at most, so that a
 	// supplier changing without pause cannot hold a reader.
@@ -29,9 +29,10 @@ func (h *Hierarchy) Fresh() *Snapshot {
 		for _, c := range ch {
 			<-c
 		}
-		s = h.snap.Load()
 	}
-	return s
+	// Loaded after rebuilding saw no rebuild under way: one that the
+	// reading started and that published meanwhile is in it.
+	return h.snap.Load()
 }
 
 // FreshAfter is Fresh for a reader that has seen the snapshot of time t
@@ -108,26 +109,25 @@ func (h *Hierarchy) startReading() chan struct{} {
 
 // rebuilding starts rebuilding the stable parts whose shape changed (a
 // supplier registered since the last reading) and returns the channels
-// of every stable part being rebuilt.
+// of those and of every other stable part being rebuilt. A rebuild it
+// started may be done already: its channel is returned all the same, so
+// that the caller loads the snapshot it published.
 func (h *Hierarchy) rebuilding() []chan struct{} {
 	var changed []*group
+	var out []chan struct{}
 	h.mu.Lock()
 	for _, g := range h.groups {
-		if g.stable != nil && g.building == nil && g.part != nil && (g.dirty || g.part.shape != g.stable.Shape()) {
+		switch {
+		case g.stable == nil:
+		case g.building != nil:
+			out = append(out, g.building)
+		case g.part != nil && (g.dirty || g.part.shape != g.stable.Shape()):
 			changed = append(changed, g)
 		}
 	}
 	h.mu.Unlock()
 	for _, g := range changed {
-		h.collectApart(g)
-	}
-	h.mu.Lock()
-	defer h.mu.Unlock()
-	var out []chan struct{}
-	for _, g := range h.groups {
-		if g.building != nil && g.stable != nil {
-			out = append(out, g.building)
-		}
+		out = append(out, h.collectApart(g))
 	}
 	return out
 }

@@ -321,3 +321,36 @@ func TestApartAgeFollowsTheReadingsCost(t *testing.T) {
 		})
 	}
 }
+
+// flipping is a stable provider whose shape is the number it serves;
+// it changes between readings, as a supplier that registers and leaves.
+type flipping struct{ shape atomic.Int64 }
+
+func (p *flipping) Name() string { return "DDS" }
+func (p *flipping) Shape() any   { return p.shape.Load() }
+func (p *flipping) Collect(b *Builder) error {
+	c, err := b.Context(nil, &CxDesc{Name: "DDS", Descr: "DDS", ASN: 99})
+	if err != nil {
+		return err
+	}
+	return b.Stat(c, &StatDesc{Name: "shape", Descr: "the shape read", ASN: 1, Val: SiQuantity}, Uint(uint64(p.shape.Load())))
+}
+
+// The reading Fresh starts rebuilds a changed shape apart; that rebuild
+// may publish after the reading and end before Fresh looks for rebuilds
+// under way (another core runs it). Fresh serves it all the same, never
+// the snapshot of the shape before. Many rounds, since the rebuild wins
+// that race only now and then (on the old Fresh, within 3,000 rounds).
+func TestFreshServesARebuildThatEndedAtOnce(t *testing.T) {
+	p := &flipping{}
+	h := NewHierarchy(Config{Base: testBase, MinAge: time.Nanosecond})
+	h.Add(p)
+	h.Refresh()
+	for i := range 3000 {
+		want := uint64(i + 1)
+		p.shape.Store(int64(want))
+		if got := value(t, h.Fresh(), "DDS/shape"); got != want {
+			t.Fatalf("round %d: Fresh after a change of shape served %d, want %d", i, got, want)
+		}
+	}
+}

@@ -151,12 +151,13 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 }
 
 // collectApart reads g in its own goroutine and publishes it when done;
-// a collection of g already under way is not doubled.
-func (h *Hierarchy) collectApart(g *group) {
+// a collection of g already under way is not doubled. The channel is
+// closed once the collection it started or joined is published.
+func (h *Hierarchy) collectApart(g *group) chan struct{} {
 	h.mu.Lock()
 	if g.building != nil {
-		h.mu.Unlock()
-		return
+		defer h.mu.Unlock()
+		return g.building
 	}
 	done := make(chan struct{})
 	g.building = done
@@ -172,6 +173,7 @@ func (h *Hierarchy) collectApart(g *group) {
 		h.mu.Unlock()
 		close(done)
 	}()
+	return done
 }
 
 // publish installs the parts collected (unless a newer one of the same
