@@ -5,6 +5,8 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"log/slog"
 	"net"
 	"os"
@@ -26,7 +28,7 @@ import (
 func TestMain(m *testing.M) {
 	if spec := os.Getenv("CONTROL_CLIENT"); spec != "" {
 		f := strings.Fields(spec)
-		c, err := Dial(f[0])
+		c, err := consumer.Dial(f[0])
 		if err != nil {
 			fmt.Println("dial:", err)
 			os.Exit(0)
@@ -134,7 +136,7 @@ func asNobody(t *testing.T, dir, op, path string) string {
 // By default (0660) another user cannot even open the socket.
 func TestOtherUsersCannotConnectByDefault(t *testing.T) {
 	dir, r, _ := serveAccess(t, Access{})
-	fi, err := os.Stat(SocketPath(dir))
+	fi, err := os.Stat(spmiwire.SocketPath(dir))
 	if err != nil || fi.Mode().Perm() != 0o660 {
 		t.Fatalf("socket mode: %v %v, want 0660", fi.Mode(), err)
 	}
@@ -173,7 +175,7 @@ func TestReadersReadAdminsChange(t *testing.T) {
 	if r.count() != 0 {
 		t.Fatal("a reader created a context")
 	}
-	c, err := Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -202,7 +204,7 @@ func TestReadersReadAdminsChange(t *testing.T) {
 // closed; the daemon keeps no more than the bound per connection.
 func TestOverLongRequestIsRefused(t *testing.T) {
 	dir, _ := startServer(t)
-	conn, err := net.Dial("unix", SocketPath(dir))
+	conn, err := net.Dial("unix", spmiwire.SocketPath(dir))
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -217,15 +219,15 @@ func TestOverLongRequestIsRefused(t *testing.T) {
 		}
 	}()
 	line, err := bufio.NewReader(conn).ReadString('\n')
-	if err != nil || !strings.Contains(line, fmt.Sprintf("control request longer than %d bytes", MaxRequest)) {
+	if err != nil || !strings.Contains(line, fmt.Sprintf("control request longer than %d bytes", spmiwire.MaxRequest)) {
 		t.Fatalf("over-long request answered %q (%v)", line, err)
 	}
-	c, err := Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer c.Close()
-	paths := make([]string, MaxPaths)
+	paths := make([]string, spmiwire.MaxPaths)
 	for i := range paths {
 		paths[i] = strings.Repeat("CPU/cpu0/idle/", 5)
 	}

@@ -3,6 +3,8 @@ package control
 import (
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -89,9 +91,9 @@ func budgeted(t *testing.T, n int, b Budget, owners bool) (string, *peers, *test
 	return dir, p, lb
 }
 
-func dial(t *testing.T, dir string) *Client {
+func dial(t *testing.T, dir string) *consumer.Client {
 	t.Helper()
-	c, err := Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -122,9 +124,9 @@ func TestBudgetIsPerUserAcrossConnections(t *testing.T) {
 	_, err = b.HotsetCreate(ctx)
 	refusedFor(t, "fourth hotset of the user", err, "control.max_hotsets_per_uid")
 
-	def := HotDef{Stat: "Many/*/v", Feed: "always", MaxResp: 1}
+	def := spmiwire.HotDef{Stat: "Many/*/v", Feed: "always", MaxResp: 1}
 	for _, add := range []struct {
-		c  *Client
+		c  *consumer.Client
 		id int
 	}{{a, ha1}, {a, ha1}, {a, ha2}, {b, hb}} {
 		if _, err := add.c.HotsetAdd(ctx, add.id, def); err != nil {
@@ -170,7 +172,7 @@ func TestBudgetBoundsBytes(t *testing.T) {
 	ctx := t.Context()
 	c := dial(t, dir)
 	id, _ := c.HotsetCreate(ctx)
-	all := HotDef{Stat: "Many/*/v", Feed: "always"}
+	all := spmiwire.HotDef{Stat: "Many/*/v", Feed: "always"}
 	if _, err := c.HotsetAdd(ctx, id, all); err != nil {
 		t.Fatalf("one peer set over 2000 peers: %v", err)
 	}
@@ -179,7 +181,7 @@ func TestBudgetBoundsBytes(t *testing.T) {
 		_, err = c.HotsetAdd(ctx, id, all)
 	}
 	refusedFor(t, "peer sets over 2000 peers each, for 1 MiB", err, "control.max_hotset_bytes_per_uid")
-	if _, err := c.HotsetAdd(ctx, id, HotDef{Stat: "Many/*/v", Feed: "always", MaxResp: 5}); err != nil {
+	if _, err := c.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: "Many/*/v", Feed: "always", MaxResp: 5}); err != nil {
 		t.Errorf("a top 5 after the budget refused a full feed: %v", err)
 	}
 	r, err := c.HotsetGet(ctx, id, time.Time{})
@@ -196,7 +198,7 @@ func TestTreeGrowingOverTheBudget(t *testing.T) {
 	ctx := t.Context()
 	c := dial(t, dir)
 	id, _ := c.HotsetCreate(ctx)
-	if _, err := c.HotsetAdd(ctx, id, HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
+	if _, err := c.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
 		t.Fatal(err)
 	}
 	if _, err := c.HotsetGet(ctx, id, time.Time{}); err != nil {
@@ -207,7 +209,7 @@ func TestTreeGrowingOverTheBudget(t *testing.T) {
 	refusedFor(t, "read after the tree grew 200 times", err, "control.max_hotset_bytes_per_uid")
 	p.n.Store(100)
 	other, _ := c.HotsetCreate(ctx)
-	if _, err := c.HotsetAdd(ctx, other, HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
+	if _, err := c.HotsetAdd(ctx, other, spmiwire.HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
 		t.Errorf("add once the refused read dropped its results: %v", err)
 	}
 	if r, err := c.HotsetGet(ctx, id, time.Time{}); err != nil || len(r.PeerSets[0].Groups[0].Items) != 100 {
@@ -220,13 +222,13 @@ func TestOwnersAreNotBudgeted(t *testing.T) {
 	dir, _, _ := budgeted(t, 2000, Budget{Hotsets: 1, PeerSets: 1, Bytes: 1 << 16}, true)
 	ctx := t.Context()
 	a, b := dial(t, dir), dial(t, dir)
-	for _, c := range []*Client{a, b} {
+	for _, c := range []*consumer.Client{a, b} {
 		id, err := c.HotsetCreate(ctx)
 		if err != nil {
 			t.Fatal(err)
 		}
 		for range 2 {
-			if _, err := c.HotsetAdd(ctx, id, HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
+			if _, err := c.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
 				t.Fatalf("owner's add: %v", err)
 			}
 		}

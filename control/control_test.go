@@ -3,6 +3,8 @@ package control
 import (
 	"bufio"
 	"context"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"log/slog"
 	"net"
 	"os"
@@ -65,10 +67,10 @@ func startServerMinAge(t *testing.T, minAge time.Duration) (string, context.Canc
 }
 
 // dialServer starts a server of the given minimum age and dials it.
-func dialServer(t *testing.T, minAge time.Duration) *Client {
+func dialServer(t *testing.T, minAge time.Duration) *consumer.Client {
 	t.Helper()
 	dir, _ := startServerMinAge(t, minAge)
-	c, err := Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -78,7 +80,7 @@ func dialServer(t *testing.T, minAge time.Duration) *Client {
 
 func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	dir, _ := startServer(t)
-	c, err := Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -98,7 +100,7 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	if entries[2].OID != "1.3.6.1.4.1.32473.1.1.1.4.0" || entries[2].Stat == nil || entries[0].Inst != spmi.SiCfgInst.String() {
 		t.Fatalf("entry: %+v", entries[2])
 	}
-	ss, err := spmi.NewStatSet(ctx, c, "CPU/cpu0/idle")
+	ss, err := consumer.NewPathSet(ctx, c, "CPU/cpu0/idle")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -112,7 +114,7 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	if _, err := c.Peek(ctx, "Nope/"); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Nope") {
 		t.Fatalf("unknown path: %v", err)
 	}
-	if _, err := spmi.NewStatSet(ctx, c, "CPU/cpu9/idle"); spmi.CodeOf(err) != spmi.SiNotFound {
+	if _, err := consumer.NewPathSet(ctx, c, "CPU/cpu9/idle"); spmi.CodeOf(err) != spmi.SiNotFound {
 		t.Fatalf("unknown stat: %v", err)
 	}
 }
@@ -124,7 +126,7 @@ func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
 	const minAge = 200 * time.Millisecond
 	c := dialServer(t, minAge)
 	ctx := context.Background()
-	ss, err := spmi.NewStatSet(ctx, c, "CPU/cpu0/idle")
+	ss, err := consumer.NewPathSet(ctx, c, "CPU/cpu0/idle")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -177,7 +179,7 @@ func TestReadersCannotForceReadings(t *testing.T) {
 
 func TestMalformedRequestGetsAnError(t *testing.T) {
 	dir, _ := startServer(t)
-	conn, err := net.Dial("unix", SocketPath(dir))
+	conn, err := net.Dial("unix", spmiwire.SocketPath(dir))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"time"
 	"unsafe"
 
@@ -23,57 +24,6 @@ const (
 	MaxHotsetPeerSets = 256
 )
 
-// HotDef is one peer set to add to a hotset: SpmiAddSetHot's arguments.
-type HotDef struct {
-	Stat      string `json:"stat"` // "Disk/*/busy"
-	MaxResp   int    `json:"maxresp,omitempty"`
-	Threshold int    `json:"threshold,omitempty"`
-	Frequency int    `json:"frequency,omitempty"` // minutes
-	Feed      string `json:"feed_type,omitempty"` // none, threshold, always
-	Excp      string `json:"excp_type,omitempty"` // none, exception, trap, both
-	Severity  int    `json:"severity,omitempty"`
-	TrapNo    int    `json:"trap_no,omitempty"`
-}
-
-// HotResult answers a read of a hotset: one entry per peer set added, in
-// the order added (the guide's SpmiHotVals).
-type HotResult struct {
-	Time     time.Time    `json:"time"`
-	Elapsed  float64      `json:"elapsed"` // seconds since the previous read, 0 on the first
-	PeerSets []HotPeerSet `json:"peer_sets"`
-}
-
-// HotPeerSet is one peer set's reading: its groups of peers (one per
-// lowest-level parent), or the error that kept it from being read.
-type HotPeerSet struct {
-	Stat   string      `json:"stat"`
-	Err    *spmi.Error `json:"err,omitempty"`
-	Groups []HotGroup  `json:"groups,omitempty"`
-	Events int         `json:"events,omitempty"` // exceptions this read raised
-	Def    HotDef      `json:"def"`
-}
-
-// HotGroup is the guide's SpmiHotVals for one parent of peers.
-type HotGroup struct {
-	Parent string       `json:"parent"` // "Disk/"
-	Avail  int          `json:"avail"`  // values that qualify (avail_resp)
-	Items  []HotItemOut `json:"items"`  // count = len(Items)
-}
-
-// HotItemOut is the guide's SpmiHotItems: a peer and its compared value
-// (a rate per second for counters).
-type HotItemOut struct {
-	Name  string  `json:"name"`
-	Path  string  `json:"path"`
-	Value float64 `json:"value"` // compared: a counter's rate per second
-	Units string  `json:"units,omitempty"`
-	// Raw is the value as its source keeps it (a counter's count: the
-	// guide's SpmiHotItems.val); NoRate marks a counter read for the
-	// first time, whose Value is 0 until the next read.
-	Raw    float64 `json:"raw"`
-	NoRate bool    `json:"no_rate,omitempty"`
-}
-
 // session is what one control connection created, charged to its user.
 type session struct {
 	user     *user
@@ -88,7 +38,7 @@ type session struct {
 type sessionHotset struct {
 	engine *hotset.Engine
 	defs   []hotset.Def
-	wire   []HotDef
+	wire   []spmiwire.HotDef
 	seq    int
 	// pending is what peer sets added since the last read may hold, by
 	// name: the engine bounds them once it has evaluated them.
@@ -100,7 +50,7 @@ type sessionHotset struct {
 // besides its strings.
 const (
 	hotsetBytes = 512
-	defBytes    = int64(unsafe.Sizeof(hotset.Def{}) + unsafe.Sizeof(HotDef{}))
+	defBytes    = int64(unsafe.Sizeof(hotset.Def{}) + unsafe.Sizeof(spmiwire.HotDef{}))
 )
 
 // cost is the most memory h may hold until its next read.
@@ -147,17 +97,17 @@ func (srv *Server) recharge(ses *session, h *sessionHotset, d usage) *overBudget
 
 // overBudget answers a refusal and logs it, a line a minute at most per
 // user and setting.
-func (srv *Server) overBudget(who unixsock.Peer, op string, ob *overBudget) Response {
+func (srv *Server) overBudget(who unixsock.Peer, op string, ob *overBudget) spmiwire.Response {
 	srv.refusals.Note(who, "control: over a per-user budget", ob.setting, "op", op)
-	return Response{Err: ob.err}
+	return spmiwire.Response{Err: ob.err}
 }
 
 // hotsetOp runs one of the hotset operations.
-func (srv *Server) hotsetOp(ses *session, req *Request, who caller) Response {
+func (srv *Server) hotsetOp(ses *session, req *spmiwire.Request, who caller) spmiwire.Response {
 	switch req.Op {
 	case "hotset.create":
 		if len(ses.hotsets) >= MaxSessionHotsets {
-			return Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d hotsets, the most one may hold", MaxSessionHotsets)}}
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d hotsets, the most one may hold", MaxSessionHotsets)}}
 		}
 		e, _ := hotset.New(nil, 1, nil)
 		h := &sessionHotset{engine: e, pending: map[string]int64{}}
@@ -166,27 +116,27 @@ func (srv *Server) hotsetOp(ses *session, req *Request, who caller) Response {
 		}
 		ses.nextID++
 		ses.hotsets[ses.nextID] = h
-		return Response{ID: ses.nextID}
+		return spmiwire.Response{ID: ses.nextID}
 	case "hotset.free":
 		h, err := ses.hotset(req.ID)
 		if err != nil {
-			return Response{Err: err}
+			return spmiwire.Response{Err: err}
 		}
 		srv.charge(ses, usage{hotsets: -1, peerSets: -len(h.defs), bytes: -h.bytes})
 		delete(ses.hotsets, req.ID)
-		return Response{}
+		return spmiwire.Response{}
 	}
 	h, err := ses.hotset(req.ID)
 	if err != nil {
-		return Response{Err: err}
+		return spmiwire.Response{Err: err}
 	}
 	switch req.Op {
 	case "hotset.add":
 		if req.Hot == nil {
-			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: "hotset.add needs a hot definition"}}
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: "hotset.add needs a hot definition"}}
 		}
 		if len(h.defs) >= MaxHotsetPeerSets {
-			return Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("hotset %d has %d peer sets, the most one may hold", req.ID, MaxHotsetPeerSets)}}
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("hotset %d has %d peer sets, the most one may hold", req.ID, MaxHotsetPeerSets)}}
 		}
 		h.seq++
 		d, err := toDef(fmt.Sprintf("s%d", h.seq), req.Hot)
@@ -199,7 +149,7 @@ func (srv *Server) hotsetOp(ses *session, req *Request, who caller) Response {
 			err = h.engine.Replace(append(oldDefs[:len(oldDefs):len(oldDefs)], d))
 		}
 		if err != nil {
-			return Response{Err: asSpmiError(err)}
+			return spmiwire.Response{Err: asSpmiError(err)}
 		}
 		h.defs, h.wire = append(oldDefs[:len(oldDefs):len(oldDefs)], d), append(oldWire[:len(oldWire):len(oldWire)], *req.Hot)
 		h.pending[d.Name] = bound
@@ -209,20 +159,20 @@ func (srv *Server) hotsetOp(ses *session, req *Request, who caller) Response {
 			delete(h.pending, d.Name)
 			return srv.overBudget(who.Peer, req.Op, ob)
 		}
-		return Response{ID: len(h.defs) - 1}
+		return spmiwire.Response{ID: len(h.defs) - 1}
 	case "hotset.del":
 		i := req.Index
 		if i < 0 || i >= len(h.defs) {
-			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("hotset %d has no peer set %d", req.ID, i)}}
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("hotset %d has no peer set %d", req.ID, i)}}
 		}
 		defs := append(append([]hotset.Def(nil), h.defs[:i]...), h.defs[i+1:]...)
 		if err := h.engine.Replace(defs); err != nil {
-			return Response{Err: asSpmiError(err)}
+			return spmiwire.Response{Err: asSpmiError(err)}
 		}
 		delete(h.pending, h.defs[i].Name)
-		h.defs, h.wire = defs, append(append([]HotDef(nil), h.wire[:i]...), h.wire[i+1:]...)
+		h.defs, h.wire = defs, append(append([]spmiwire.HotDef(nil), h.wire[:i]...), h.wire[i+1:]...)
 		srv.recharge(ses, h, usage{peerSets: -1}) // less: always taken
-		return Response{}
+		return spmiwire.Response{}
 	case "hotset.get":
 		evs := h.engine.Evaluate(srv.H.FreshAfter(req.After))
 		clear(h.pending)
@@ -233,13 +183,13 @@ func (srv *Server) hotsetOp(ses *session, req *Request, who caller) Response {
 			srv.recharge(ses, h, usage{})
 			return srv.overBudget(who.Peer, req.Op, ob)
 		}
-		return Response{Hot: hotResult(h, evs)}
+		return spmiwire.Response{Hot: hotResult(h, evs)}
 	}
-	return Response{Err: asSpmiError(errBadOp(req.Op))}
+	return spmiwire.Response{Err: asSpmiError(errBadOp(req.Op))}
 }
 
 // toDef checks a wire definition as the configuration does.
-func toDef(name string, w *HotDef) (hotset.Def, error) {
+func toDef(name string, w *spmiwire.HotDef) (hotset.Def, error) {
 	gp, stat, err := hotset.ParsePath(w.Stat)
 	if err != nil {
 		return hotset.Def{}, err
@@ -278,21 +228,21 @@ func existsNow(d hotset.Def, snap *spmi.Snapshot) (int64, error) {
 	return probe.Bound(), nil
 }
 
-func hotResult(h *sessionHotset, evs []hotset.Event) *HotResult {
+func hotResult(h *sessionHotset, evs []hotset.Event) *spmiwire.HotResult {
 	views := h.engine.Views()
-	out := &HotResult{}
+	out := &spmiwire.HotResult{}
 	for i, v := range views {
 		if i == 0 {
 			out.Time, out.Elapsed = v.Result.Time, v.Result.Elapsed.Seconds()
 		}
-		ps := HotPeerSet{Stat: v.Def.Path(), Def: h.wire[i]}
+		ps := spmiwire.HotPeerSet{Stat: v.Def.Path(), Def: h.wire[i]}
 		if v.Result.Err != nil {
 			ps.Err = asSpmiError(v.Result.Err)
 		}
 		for _, g := range v.Result.Groups {
-			hg := HotGroup{Parent: g.Parent, Avail: g.Avail, Items: []HotItemOut{}}
+			hg := spmiwire.HotGroup{Parent: g.Parent, Avail: g.Avail, Items: []spmiwire.HotItemOut{}}
 			for _, it := range g.Items {
-				hg.Items = append(hg.Items, HotItemOut{Name: it.Name, Path: it.Path, Value: it.Value, Units: it.Units, Raw: it.Raw, NoRate: it.NoRate})
+				hg.Items = append(hg.Items, spmiwire.HotItemOut{Name: it.Name, Path: it.Path, Value: it.Value, Units: it.Units, Raw: it.Raw, NoRate: it.NoRate})
 			}
 			ps.Groups = append(ps.Groups, hg)
 		}

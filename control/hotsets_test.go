@@ -1,6 +1,8 @@
 package control
 
 import (
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"testing"
 	"time"
 
@@ -11,11 +13,11 @@ import (
 // connection cannot see it, and it is gone when its connection closes.
 func TestHotsetsBelongToTheirSession(t *testing.T) {
 	dir, _ := startServer(t)
-	a, err := Dial(dir)
+	a, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := Dial(dir)
+	b, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -25,7 +27,7 @@ func TestHotsetsBelongToTheirSession(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := a.HotsetAdd(ctx, id, HotDef{Stat: "CPU/*/idle", Feed: "always"}); err != nil {
+	if _, err := a.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: "CPU/*/idle", Feed: "always"}); err != nil {
 		t.Fatal(err)
 	}
 	a.HotsetGet(ctx, id, time.Time{})

@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"log/slog"
 	"net"
@@ -46,7 +47,7 @@ func (a Access) readers() unixsock.Allow {
 func Listen(runDir string, a Access, log *slog.Logger) (*unixsock.Listener, error) {
 	readers := a.readers()
 	return unixsock.Listen(unixsock.Config{
-		Name: "control", Path: SocketPath(runDir), Mode: a.Mode, Group: a.Group, MaxConns: a.MaxConns,
+		Name: "control", Path: spmiwire.SocketPath(runDir), Mode: a.Mode, Group: a.Group, MaxConns: a.MaxConns,
 		Admit: func(p unixsock.Peer) error {
 			if readers.Admits(p) {
 				return nil
@@ -54,12 +55,12 @@ func Listen(runDir string, a Access, log *slog.Logger) (*unixsock.Listener, erro
 			return fmt.Errorf("uid %d may not use the control socket (control.allow_uids, control.allow_gids)", p.UID)
 		},
 		Refuse: func(c *net.UnixConn, reason string) {
-			json.NewEncoder(c).Encode(Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: reason}})
+			json.NewEncoder(c).Encode(spmiwire.Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: reason}})
 			// Read the request the peer is sending: closing with it unread
 			// would reset the connection before the peer reads the answer.
 			c.CloseWrite()
 			c.SetReadDeadline(time.Now().Add(time.Second))
-			io.Copy(io.Discard, io.LimitReader(c, MaxRequest))
+			io.Copy(io.Discard, io.LimitReader(c, spmiwire.MaxRequest))
 		},
 		Logger: log,
 	})
@@ -104,7 +105,7 @@ type caller struct {
 
 func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 	sc := bufio.NewScanner(c)
-	sc.Buffer(make([]byte, 4096), MaxRequest)
+	sc.Buffer(make([]byte, 4096), spmiwire.MaxRequest)
 	enc := json.NewEncoder(c)
 	ses := &session{user: s.users.join(who.Peer), hotsets: map[int]*sessionHotset{}, statsets: map[int]*sessionStatSet{}}
 	defer s.end(ses)
@@ -113,15 +114,15 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 		if !sc.Scan() {
 			err := sc.Err()
 			if errors.Is(err, bufio.ErrTooLong) {
-				l.Refuse(c, who.Peer, fmt.Sprintf("control request longer than %d bytes; ask for fewer paths at a time", MaxRequest))
+				l.Refuse(c, who.Peer, fmt.Sprintf("control request longer than %d bytes; ask for fewer paths at a time", spmiwire.MaxRequest))
 			} else if err != nil && !errors.Is(err, net.ErrClosed) {
 				s.Log.Debug("control connection ended", "err", err)
 			}
 			return
 		}
 		ses.wait()
-		var req Request
-		var resp Response
+		var req spmiwire.Request
+		var resp spmiwire.Response
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
 			resp.Err = &spmi.Error{Code: spmi.SiBadArgument, Msg: "malformed control request: " + err.Error()}
 		} else {
@@ -164,7 +165,7 @@ func (s *Server) end(ses *session) {
 	}
 }
 
-func (s *Server) answer(req *Request, who caller, ses *session) Response {
+func (s *Server) answer(req *spmiwire.Request, who caller, ses *session) spmiwire.Response {
 	if strings.HasPrefix(req.Op, "hotset.") {
 		return s.hotsetOp(ses, req, who)
 	}
@@ -174,40 +175,40 @@ func (s *Server) answer(req *Request, who caller, ses *session) Response {
 	switch req.Op {
 	case "peek":
 		limit := req.Limit
-		if limit < 0 || limit > MaxPeekPage || limit == 0 && (req.Depth != 0 || req.From != "") {
-			limit = MaxPeekPage
+		if limit < 0 || limit > spmiwire.MaxPeekPage || limit == 0 && (req.Depth != 0 || req.From != "") {
+			limit = spmiwire.MaxPeekPage
 		}
 		entries, more, err := spmi.PeekPage(s.H.Fresh(), req.Path, max(req.Depth, 0), req.From, limit)
 		if err != nil {
-			return Response{Err: asSpmiError(err)}
+			return spmiwire.Response{Err: asSpmiError(err)}
 		}
-		return Response{Peek: entries, More: more}
+		return spmiwire.Response{Peek: entries, More: more}
 	case "get":
-		if len(req.Paths) == 0 || len(req.Paths) > MaxPaths {
-			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("get needs 1 to %d paths", MaxPaths)}}
+		if len(req.Paths) == 0 || len(req.Paths) > spmiwire.MaxPaths {
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("get needs 1 to %d paths", spmiwire.MaxPaths)}}
 		}
 		smp, err := s.H.FreshAfter(req.After).Read(req.Paths)
 		if err != nil {
-			return Response{Err: asSpmiError(err)}
+			return spmiwire.Response{Err: asSpmiError(err)}
 		}
-		return Response{Sample: &smp}
+		return spmiwire.Response{Sample: &smp}
 	case "create", "delete":
 		return s.change(req, who)
 	case "status":
 		snap := s.H.Fresh()
-		return Response{Status: &Status{PID: os.Getpid(), Base: snap.Base.String(), NumStats: snap.NumStats, Version: s.Version}}
+		return spmiwire.Response{Status: &spmiwire.Status{PID: os.Getpid(), Base: snap.Base.String(), NumStats: snap.NumStats, Version: s.Version}}
 	}
-	return Response{Err: asSpmiError(errBadOp(req.Op))}
+	return spmiwire.Response{Err: asSpmiError(errBadOp(req.Op))}
 }
 
 // change creates or deletes a context: only admins may, and every change
 // is logged with who asked; refusals a line a minute at most per user
 // and operation, paths cut to unixsock.MaxLogText bytes.
-func (s *Server) change(req *Request, who caller) Response {
+func (s *Server) change(req *spmiwire.Request, who caller) spmiwire.Response {
 	path := unixsock.LogText(req.Path)
 	if !who.admin {
 		s.refusals.Note(who.Peer, "control: change refused", req.Op+": not an admin (control.admin_uids, control.admin_gids)", "op", req.Op, "path", path)
-		return Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: fmt.Sprintf(
+		return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: fmt.Sprintf(
 			"uid %d may not %s: changes are for root and the daemon's user (control.admin_uids, control.admin_gids)", who.UID, req.Op)}}
 	}
 	var err error
@@ -218,8 +219,8 @@ func (s *Server) change(req *Request, who caller) Response {
 	}
 	if err != nil {
 		s.Log.Info("control: change failed", "op", req.Op, "path", path, "uid", who.UID, "pid", who.PID, "err", unixsock.LogText(err.Error()))
-		return Response{Err: asSpmiError(err)}
+		return spmiwire.Response{Err: asSpmiError(err)}
 	}
 	s.Log.Info("control: changed", "op", req.Op, "path", path, "uid", who.UID, "pid", who.PID)
-	return Response{}
+	return spmiwire.Response{}
 }

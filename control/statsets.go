@@ -2,6 +2,7 @@ package control
 
 import (
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"unsafe"
 
 	"github.com/perfagent/subagent/spmi"
@@ -10,7 +11,7 @@ import (
 // A runtime statset (statset.*) holds its paths in the daemon, so that a
 // read is one small request however many statistics it has, and its
 // answer one consistent sample: a `get` names every path each time and is
-// bounded by MaxRequest. libSpmi keeps its statsets here.
+// bounded by spmiwire.MaxRequest. libSpmi keeps its statsets here.
 const (
 	// MaxStatSetPaths bounds one statset: its read answers within the
 	// 8 MiB a libSpmi consumer accepts (about 40 bytes a value).
@@ -39,11 +40,11 @@ func (s *session) statset(id int) (*sessionStatSet, *spmi.Error) {
 }
 
 // statsetOp runs one of the statset operations.
-func (srv *Server) statsetOp(ses *session, req *Request, who caller) Response {
+func (srv *Server) statsetOp(ses *session, req *spmiwire.Request, who caller) spmiwire.Response {
 	switch req.Op {
 	case "statset.create":
 		if len(ses.statsets) >= MaxSessionStatSets {
-			return Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d statsets, the most one may hold", MaxSessionStatSets)}}
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d statsets, the most one may hold", MaxSessionStatSets)}}
 		}
 		ss := &sessionStatSet{bytes: statsetBytes}
 		if ob := srv.charge(ses, usage{statsets: 1, bytes: ss.bytes}); ob != nil {
@@ -51,25 +52,25 @@ func (srv *Server) statsetOp(ses *session, req *Request, who caller) Response {
 		}
 		ses.nextID++
 		ses.statsets[ses.nextID] = ss
-		return Response{ID: ses.nextID}
+		return spmiwire.Response{ID: ses.nextID}
 	}
 	ss, err := ses.statset(req.ID)
 	if err != nil {
-		return Response{Err: err}
+		return spmiwire.Response{Err: err}
 	}
 	switch req.Op {
 	case "statset.free":
 		srv.charge(ses, usage{statsets: -1, bytes: -ss.bytes})
 		delete(ses.statsets, req.ID)
-		return Response{}
+		return spmiwire.Response{}
 	case "statset.add":
 		// Every path names a statistic now (one with no value now may
 		// have one later), or none is added; with Keep, any path.
-		if len(req.Paths) == 0 || len(req.Paths) > MaxPaths {
-			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("statset.add needs 1 to %d paths", MaxPaths)}}
+		if len(req.Paths) == 0 || len(req.Paths) > spmiwire.MaxPaths {
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("statset.add needs 1 to %d paths", spmiwire.MaxPaths)}}
 		}
 		if n := len(ss.paths) + len(req.Paths); n > MaxStatSetPaths {
-			return Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf(
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf(
 				"statset %d would hold %d statistics, over the %d one statset may (its read must fit one answer)", req.ID, n, MaxStatSetPaths)}}
 		}
 		var add int64
@@ -79,11 +80,11 @@ func (srv *Server) statsetOp(ses *session, req *Request, who caller) Response {
 		if !req.Keep {
 			smp, rerr := srv.H.Fresh().Read(req.Paths)
 			if rerr != nil {
-				return Response{Err: asSpmiError(rerr)}
+				return spmiwire.Response{Err: asSpmiError(rerr)}
 			}
 			for _, it := range smp.Items {
 				if it.Err != nil && it.Err.Code != spmi.SiNoValue {
-					return Response{Err: it.Err}
+					return spmiwire.Response{Err: it.Err}
 				}
 			}
 		}
@@ -92,21 +93,21 @@ func (srv *Server) statsetOp(ses *session, req *Request, who caller) Response {
 		}
 		ss.bytes += add
 		ss.paths = append(ss.paths, req.Paths...)
-		return Response{ID: len(ss.paths)}
+		return spmiwire.Response{ID: len(ss.paths)}
 	case "statset.get":
 		if len(ss.paths) == 0 {
-			return Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("statset %d is empty", req.ID)}}
+			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("statset %d is empty", req.ID)}}
 		}
 		smp, rerr := srv.H.FreshAfter(req.After).Read(ss.paths)
 		if rerr != nil {
-			return Response{Err: asSpmiError(rerr)}
+			return spmiwire.Response{Err: asSpmiError(rerr)}
 		}
 		// The caller has each path's description from its add: values
 		// only, so that 20,000 of them take under 1 MB.
 		for i := range smp.Items {
 			smp.Items[i].Path, smp.Items[i].Stat = "", nil
 		}
-		return Response{Sample: &smp}
+		return spmiwire.Response{Sample: &smp}
 	}
-	return Response{Err: asSpmiError(errBadOp(req.Op))}
+	return spmiwire.Response{Err: asSpmiError(errBadOp(req.Op))}
 }

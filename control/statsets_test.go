@@ -2,10 +2,12 @@ package control
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -24,8 +26,8 @@ func TestStatSetOfTwentyThousand(t *testing.T) {
 	var batch []string
 	for i := range n {
 		batch = append(batch, fmt.Sprintf("Many/p%d/v", i))
-		if len(batch) == 500 || i == n-1 { // a request stays under MaxRequest
-			if _, err := c.StatSetAdd(ctx, id, batch); err != nil {
+		if len(batch) == 500 || i == n-1 { // a request stays under spmiwire.MaxRequest
+			if _, err := c.StatSetAdd(ctx, id, batch, false); err != nil {
 				t.Fatalf("add up to %d: %v", i, err)
 			}
 			batch = nil
@@ -53,11 +55,11 @@ func TestStatSetOfTwentyThousand(t *testing.T) {
 	}
 
 	// Bad paths: none of the batch is added.
-	_, err = c.StatSetAdd(ctx, id, []string{"Many/p1/v", "Many/nope/v"})
+	_, err = c.StatSetAdd(ctx, id, []string{"Many/p1/v", "Many/nope/v"}, false)
 	if spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Many/nope") {
 		t.Errorf("add with a bad path: %v, want SiNotFound naming it", err)
 	}
-	if got, _ := c.StatSetAdd(ctx, id, []string{"Many/p1/v"}); got != n+1 {
+	if got, _ := c.StatSetAdd(ctx, id, []string{"Many/p1/v"}, false); got != n+1 {
 		t.Errorf("statset holds %d after a refused batch and one add, want %d", got, n+1)
 	}
 
@@ -69,7 +71,7 @@ func TestStatSetOfTwentyThousand(t *testing.T) {
 	refusedFor(t, "third statset of the user", err, "control.max_statsets_per_uid")
 	id3 := 0
 	for err = nil; err == nil; {
-		_, err = c.StatSetAdd(ctx, id, batchOf(1000))
+		_, err = c.StatSetAdd(ctx, id, batchOf(1000), false)
 	}
 	refusedFor(t, "statsets over 4 MiB of paths", err, "control.max_hotset_bytes_per_uid")
 	if err := c.StatSetFree(ctx, id); err != nil {
@@ -89,4 +91,58 @@ func batchOf(n int) []string {
 		out[i] = fmt.Sprintf("Many/p%d/v", i)
 	}
 	return out
+}
+
+// The Go consumer's statset of 20,000 statistics lives in the daemon:
+// every value in the order added, paths and descriptions filled in here;
+// after a Del and an Add the daemon's set is made anew (the old one
+// freed: the budget of two sets holds), and a bad path among 20,000 is
+// refused naming it.
+func TestGoStatSetOfTwentyThousand(t *testing.T) {
+	const n = 20_000
+	dir, _, _ := budgeted(t, n, Budget{StatSets: 2, Bytes: 4 << 20}, false)
+	ctx := t.Context()
+	c, err := consumer.Open(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	paths := make([]string, n)
+	for i := range paths {
+		paths[i] = fmt.Sprintf("Many/p%d/v", i)
+	}
+	bad := append(slices.Clone(paths), "Many/nope/v")
+	if _, err := c.NewStatSet(ctx, bad...); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Many/nope") {
+		t.Fatalf("a bad path among %d: %v, want SiNotFound naming it", n, err)
+	}
+	ss, err := c.NewStatSet(ctx, paths...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	r1, err := ss.Read(ctx)
+	if err != nil || len(r1.Values) != n {
+		t.Fatalf("first read: %d values: %v", len(r1.Values), err)
+	}
+	for i, v := range r1.Values {
+		if v.Path != paths[i] || v.Stat == nil || v.Stat.Name != "v" || v.Value.Uint64() != uint64(i%100) {
+			t.Fatalf("value %d: %+v, want %s = %d", i, v, paths[i], i%100)
+		}
+	}
+	for round := range 3 {
+		if err := ss.Del(paths[round]); err != nil {
+			t.Fatal(err)
+		}
+		if err := ss.Add(ctx, paths[round]); err != nil {
+			t.Fatal(err)
+		}
+		r2, err := ss.Read(ctx)
+		if err != nil || len(r2.Values) != n || !r2.Time.After(r1.Time) {
+			t.Fatalf("round %d: %d values at %v (before %v): %v", round, len(r2.Values), r2.Time, r1.Time, err)
+		}
+		first, last := r2.Values[0], r2.Values[n-1]
+		if first.Path != paths[round+1] || first.Value.Uint64() != uint64(round+1) || last.Path != paths[round] || last.Value.Uint64() != uint64(round) {
+			t.Fatalf("round %d: first %s = %v, last %s = %v", round, first.Path, first.Value, last.Path, last.Value)
+		}
+		r1 = r2
+	}
 }

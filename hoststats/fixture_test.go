@@ -82,7 +82,7 @@ func TestFixtureMem(t *testing.T) {
 	// Served with two decimals: the wire carries round(value*100).
 	n := node(t, s, "Mem/Real/%free")
 	wantRel(t, s, "Mem/Real/%free", "2.1.3")
-	if v := n.Stat.SNMPValue(n.Value); v.Kind != asn1tree.Gauge32 || v.Num != uint64(math.Round(pfree*100)) {
+	if v := spmi.SNMPValue(n.Stat, n.Value); v.Kind != asn1tree.Gauge32 || v.Num != uint64(math.Round(pfree*100)) {
 		t.Errorf("Mem/Real/%%free served as %v %v, want Gauge32 %v", v.Kind, v, math.Round(pfree*100))
 	}
 	// testdata/proc/vmstat: reclaim is summed by reclaimer (kswapd, direct,
@@ -116,7 +116,7 @@ func TestFixturePagSp(t *testing.T) {
 	wantFloat(t, s, "PagSp/sda3/%free", float64(size1-used1)/size1*100)
 	wantFloat(t, s, "PagSp/swapfile/%free", 100)
 	n := node(t, s, "PagSp/sda3/priority")
-	if v := n.Stat.SNMPValue(n.Value); v.Kind != asn1tree.Integer32 || v.Signed() != -2 {
+	if v := spmi.SNMPValue(n.Stat, n.Value); v.Kind != asn1tree.Integer32 || v.Signed() != -2 {
 		t.Errorf("priority served as %v %v, want Integer32 -2", v.Kind, v)
 	}
 	if d := node(t, s, "PagSp/sda3/").Descr; d != "/dev/sda3" {
@@ -171,7 +171,7 @@ func TestFixtureLAN(t *testing.T) {
 	wantNoValue(t, s, "LAN/wlan0/speed") // no speed attribute
 	// Counters above 32 bits are served exactly (Counter64).
 	n := node(t, s, "LAN/eth0/ibyte")
-	if v := n.Stat.SNMPValue(n.Value); v.Kind != asn1tree.Counter64 || v.Num != 9876543210 {
+	if v := spmi.SNMPValue(n.Stat, n.Value); v.Kind != asn1tree.Counter64 || v.Num != 9876543210 {
 		t.Errorf("ibyte served as %v %v", v.Kind, v)
 	}
 }
@@ -192,7 +192,7 @@ func TestFixtureProtocols(t *testing.T) {
 	} {
 		wantUint(t, s, path, want)
 	}
-	if n := node(t, s, "TCP/currestab"); n.Stat.Val != spmi.SiQuantity || n.Stat.SNMPKind() != asn1tree.Gauge32 {
+	if n := node(t, s, "TCP/currestab"); n.Stat.Val != spmi.SiQuantity || spmi.SNMPKind(n.Stat) != asn1tree.Gauge32 {
 		t.Error("TCP/currestab must be a quantity served as Gauge32")
 	}
 }
@@ -207,7 +207,7 @@ func TestFixtureProc(t *testing.T) {
 	wantFloat(t, s, "Proc/loadavg1", 0.52)
 	wantFloat(t, s, "Proc/loadavg15", 0.59)
 	n := node(t, s, "Proc/loadavg5")
-	if v := n.Stat.SNMPValue(n.Value); v.Num != 61 {
+	if v := spmi.SNMPValue(n.Stat, n.Value); v.Num != 61 {
 		t.Errorf("loadavg5 0.61 served as %v, want 61", v)
 	}
 	// One instance per PID directory, numbered by PID.
@@ -272,7 +272,7 @@ func TestFixtureFS(t *testing.T) {
 	wantNoValue(t, s, "FS/boot_efi/%iused") // vfat has no inodes
 	// 8589934592 blocks of 4096 bytes is 32 TiB: beyond Gauge32 in KiB.
 	n := node(t, s, "FS/srv_backup_set/size")
-	if v := n.Stat.SNMPValue(n.Value); v.Kind != asn1tree.Counter64 || v.Num != 8589934592*4 {
+	if v := spmi.SNMPValue(n.Stat, n.Value); v.Kind != asn1tree.Counter64 || v.Num != 8589934592*4 {
 		t.Errorf("wide size served as %v %v", v.Kind, v)
 	}
 }

@@ -110,7 +110,7 @@ func renderChildren(t *testing.T, b *strings.Builder, n *spmi.Node, path, rel st
 }
 
 func snmpType(d *spmi.StatDesc) string {
-	k := d.SNMPKind()
+	k := spmi.SNMPKind(d)
 	name := k.String()
 	switch {
 	case k == asn1tree.OctetString:

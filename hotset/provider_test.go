@@ -152,7 +152,7 @@ func TestExceptionTimeIsServedAsDateAndTime(t *testing.T) {
 	if got := time.Unix(int64(secs), 0); got.Before(before) || got.After(after) {
 		t.Fatalf("the SPMI view holds %d (%s), not the time of the exception", secs, got)
 	}
-	v := n.Stat.SNMPValue(n.Value)
+	v := spmi.SNMPValue(n.Stat, n.Value)
 	if v.Kind != asn1tree.OctetString || len(v.Str) != 11 {
 		t.Fatalf("served as %v, want an 11-octet DateAndTime", v)
 	}

@@ -82,7 +82,7 @@ func capped(items []Item, maxResp int, snap *spmi.Snapshot) []Item {
 	out := append([]Item(nil), items...)
 	for i := range out {
 		n := out[i].node
-		out[i].OID, out[i].Served, out[i].node = ServedOID(n, snap.Base), n.Stat.SNMPValue(out[i].raw), nil
+		out[i].OID, out[i].Served, out[i].node = ServedOID(n, snap.Base), spmi.SNMPValue(n.Stat, out[i].raw), nil
 		out[i].Units = units(n.Stat)
 	}
 	return out

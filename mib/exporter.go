@@ -149,7 +149,7 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 			return
 		}
 		var lines []string
-		if d.SNMPKind() == asn1tree.Counter64 && d.Val != spmi.SiCounter {
+		if spmi.SNMPKind(d) == asn1tree.Counter64 && d.Val != spmi.SiCounter {
 			lines = append(lines, "type: gauge")
 		}
 		if d.Scale > 0 {

@@ -2,12 +2,12 @@ package mib_test
 
 import (
 	"bytes"
+	"github.com/perfagent/subagent/client/consumer"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
@@ -55,7 +55,7 @@ func TestSameTreeSameBytesWhateverTheOrder(t *testing.T) {
 func TestPeekEntriesGiveTheSnapshotsModule(t *testing.T) {
 	s := synthetic(t)
 	want := generate(t, mib.FromSnapshot(s), mib.Options{Instances: true})
-	entries, err := control.Peek(s, "")
+	entries, err := spmi.Peek(s, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -87,7 +87,7 @@ func TestModuleFromARunningControlSocket(t *testing.T) {
 	h.Add(syntheticProvider{})
 	dir := t.TempDir()
 	controltest.Serve(t, dir, h)
-	c, err := control.Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -6,7 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -43,7 +42,7 @@ func namedTree(t *testing.T) *spmi.Snapshot {
 // are only described.
 func TestNamedContinuousInstancesAreDeclared(t *testing.T) {
 	s := namedTree(t)
-	entries, err := control.Peek(s, "")
+	entries, err := spmi.Peek(s, "")
 	if err != nil {
 		t.Fatal(err)
 	}

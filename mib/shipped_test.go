@@ -15,7 +15,6 @@ import (
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/hoststats"
@@ -272,7 +271,7 @@ func TestPeekOfTheReferenceTreeGivesTheSameModule(t *testing.T) {
 
 func sameFromPeek(t *testing.T, s *spmi.Snapshot) {
 	t.Helper()
-	entries, err := control.Peek(s, "")
+	entries, err := spmi.Peek(s, "")
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -42,7 +42,7 @@ func statSyntax(d *spmi.StatDesc) syntax {
 	case spmi.FormTime:
 		return syntax{Name: "DateAndTime"}
 	}
-	k := d.SNMPKind()
+	k := spmi.SNMPKind(d)
 	s := syntax{Units: d.Units}
 	switch k {
 	case asn1tree.OctetString:

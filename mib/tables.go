@@ -403,7 +403,7 @@ func (m *model) tableList() []Table {
 		t := Table{Name: c.table, OID: e[:len(e)-1], Pattern: strings.Join(c.pattern, "/") + "/*/",
 			Index: append(append([]string(nil), c.parentsIndex...), c.index), Label: c.name, Descr: c.descr}
 		for i, s := range c.cols {
-			t.Columns = append(t.Columns, Column{Name: c.colNames[i], Stat: s.it.Stat, Kind: s.it.Stat.SNMPKind(), Scale: s.it.Stat.Scale})
+			t.Columns = append(t.Columns, Column{Name: c.colNames[i], Stat: s.it.Stat, Kind: spmi.SNMPKind(s.it.Stat), Scale: s.it.Stat.Scale})
 			// The statistic the description repeats names the row better
 			// than a name, unless there is none (its index names it).
 			if c.hasName && s.comps[len(s.comps)-1] == c.label {

@@ -144,7 +144,7 @@ func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
 		w.TC, w.Syntax, w.Hint, w.Units = "DateAndTime", "OCTET STRING (8 | 11)", "2d-1d-1d,1d:1d:1d.1d,1a1d:1d", ""
 		return w
 	}
-	switch d.SNMPKind() {
+	switch spmi.SNMPKind(d) {
 	case asn1tree.OctetString:
 		w.TC, w.Syntax, w.Hint, w.Units = "DisplayString", "OCTET STRING (0..255)", "255a", ""
 	case asn1tree.Counter64:
@@ -156,7 +156,7 @@ func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
 			w.Units = strings.TrimSpace("0." + strings.Repeat("0", int(d.Scale)-1) + "1 " + d.Units)
 		}
 	case asn1tree.Integer32, asn1tree.Gauge32:
-		w.Syntax = d.SNMPKind().String()
+		w.Syntax = spmi.SNMPKind(d).String()
 		if d.Scale > 0 {
 			w.TC = "Scaled" + strings.TrimSuffix(w.Syntax, "32") + strconv.Itoa(int(d.Scale))
 			w.Hint = "d-" + strconv.Itoa(int(d.Scale))

@@ -125,13 +125,13 @@ func TestMetricNumbersAndKinds(t *testing.T) {
 			t.Errorf("%s: %v", name, err)
 			continue
 		}
-		if n.ASN != w.asn || n.Stat.SNMPKind() != w.kind {
-			t.Errorf("%s: ASN %d kind %v, want %d %v", name, n.ASN, n.Stat.SNMPKind(), w.asn, w.kind)
+		if n.ASN != w.asn || spmi.SNMPKind(n.Stat) != w.kind {
+			t.Errorf("%s: ASN %d kind %v, want %d %v", name, n.ASN, spmi.SNMPKind(n.Stat), w.asn, w.kind)
 		}
 	}
 	// metric3sum keeps 3 decimals on the wire: 1/4 is 250.
 	n, _ := s.Lookup("T/metric3sum")
-	if v := n.Stat.SNMPValue(n.Value); v.Num != 250 {
+	if v := spmi.SNMPValue(n.Stat, n.Value); v.Num != 250 {
 		t.Errorf("metric3sum on the wire %+v, want 250", v)
 	}
 }

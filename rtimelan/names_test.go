@@ -111,7 +111,7 @@ func TestNotMeasuredMatchesWhatCollectLeavesEmpty(t *testing.T) {
 			t.Errorf("%s after a reply: %v", it.Path, it.Err)
 		}
 		if it.Path == "RTime/LAN/192.0.2.1/resptime" {
-			if got := it.Stat.SNMPValue(it.Value); got.Num != 184 {
+			if got := spmi.SNMPValue(it.Stat, it.Value); got.Num != 184 {
 				t.Errorf("resptime served as %v, want 184 (0.184 ms, 3 decimals)", got)
 			}
 		}

@@ -91,7 +91,7 @@ func TestBlocksServeAsNodes(t *testing.T) {
 	}
 	// s41 has ASN 42.
 	n, err := sb.Lookup("DDS/32/s41")
-	if err != nil || n.Current().u != 77 || n.ASN != 42 || n.Path != "DDS/32/s41" || n.Rel.String() != "99.32.42" {
+	if err != nil || n.Current().Uint64() != 77 || n.ASN != 42 || n.Path != "DDS/32/s41" || n.Rel.String() != "99.32.42" {
 		t.Fatalf("lookup: %+v %v", n, err)
 	}
 	if got, want := n.Cell(), testBase.Append(TableEntry(0, asn1tree.OID{99})...).Append(ColumnOffset+42, 32); asn1tree.Compare(got, want) != 0 {

@@ -135,7 +135,7 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 	if len(descr) > MaxDescr {
 		descr = truncUTF8(descr, MaxDescr)
 	}
-	if err := checkName("instance", name, descr); err != nil {
+	if err := CheckName("instance", name, descr); err != nil {
 		return nil, err
 	}
 	if asn == 0 {

@@ -7,77 +7,7 @@
 // readers — the SNMP front ends, the CLI, hotsets — never wait on a writer.
 package spmi
 
-import (
-	"fmt"
-	"unicode/utf8"
-)
-
-// Limits of names and descriptions, from the guide's SI_MAXNAME and
-// SI_MAXLNAME (which include the terminating NUL).
-const (
-	MaxName  = 31
-	MaxDescr = 63
-)
-
-// ValType says whether a statistic counts events or holds a level.
-type ValType uint8
-
-const (
-	// SiCounter values only increase; consumers show change per second.
-	SiCounter ValType = iota
-	// SiQuantity values are levels, shown as they are.
-	SiQuantity
-)
-
-func (v ValType) String() string {
-	if v == SiCounter {
-		return "counter"
-	}
-	return "quantity"
-}
-
-// DataType is the format of a statistic's value. SiLong and SiFloat are the
-// guide's; SiText is this project's extension for names and states that a
-// manager needs beside the numbers (served as DisplayString).
-type DataType uint8
-
-const (
-	SiLong DataType = iota
-	SiFloat
-	SiText
-)
-
-func (d DataType) String() string {
-	switch d {
-	case SiLong:
-		return "long"
-	case SiFloat:
-		return "float"
-	}
-	return "text"
-}
-
-// InstFreq is a context's instantiability.
-type InstFreq uint8
-
-const (
-	// SiNoInst: subcontexts never change.
-	SiNoInst InstFreq = iota
-	// SiCfgInst: subcontexts change with the system configuration.
-	SiCfgInst
-	// SiContInst: subcontexts come and go continuously.
-	SiContInst
-)
-
-func (f InstFreq) String() string {
-	switch f {
-	case SiNoInst:
-		return "not instantiable"
-	case SiCfgInst:
-		return "instantiable at configuration time"
-	}
-	return "continuously instantiable"
-}
+import ()
 
 // CxDesc describes a context. Instances of an instantiable context share
 // the CxDesc of their template.
@@ -109,93 +39,9 @@ type CxDesc struct {
 	DescrStat string
 }
 
-// StatDesc describes a statistic, as the guide's SpmiStat does, plus what
-// the SNMP side needs: the decimal scale of floats, units, and whether a
-// quantity may exceed 32 bits. Its fields are ordered by size: blocks of
-// suppliers' statistics hold a million of them.
-type StatDesc struct {
-	Name  string
-	Descr string
-	Units string
-	Min   int64 // default low scale value (for counters: per second)
-	Max   int64 // default high scale value
-	ASN   uint32
-	Val   ValType
-	Data  DataType
-	// Scale is the number of decimal places a float keeps on the wire: the
-	// served integer is the value times 10^Scale (the MIB's DISPLAY-HINT).
-	Scale uint8
-	// Wide marks quantities that can exceed 32 bits; they are served as a
-	// 64-bit gauge (CounterBasedGauge64 on the Counter64 wire type).
-	Wide bool
-	// Form says what a long quantity's number stands for, where the SNMP
-	// view serves it as a textual convention rather than the number
-	// (SNMPValue); the SPMI view keeps the number.
-	Form Form
-}
-
-// Form is what a long quantity's number stands for (StatDesc.Form).
-type Form uint8
-
-const (
-	// FormNumber: the number itself.
-	FormNumber Form = iota
-	// FormBool: 0 false, any other value true; served as TruthValue
-	// (SNMPv2-TC: true(1), false(2)).
-	FormBool
-	// FormTime: seconds since 1970 (UTC); served as DateAndTime
-	// (SNMPv2-TC), 11 octets in UTC.
-	FormTime
-)
-
-func checkName(kind, name, descr string) error {
-	switch {
-	case name == "":
-		return Errorf(SiBadArgument, "%s name is empty", kind)
-	case len(name) > MaxName:
-		return Errorf(SiBadArgument, "%s name %q is %d bytes, at most %d allowed", kind, name, len(name), MaxName)
-	case !utf8.ValidString(name):
-		return Errorf(SiBadArgument, "%s name %q is not valid UTF-8", kind, name)
-	case len(descr) > MaxDescr:
-		return Errorf(SiBadArgument, "%s %q: description is %d bytes, at most %d allowed", kind, name, len(descr), MaxDescr)
-	}
-	for _, r := range name {
-		if r == '/' || r < ' ' {
-			return Errorf(SiBadArgument, "%s name %q contains %q", kind, name, r)
-		}
-	}
-	return nil
-}
-
-// Validate checks the description against the guide's limits.
-func (d *StatDesc) Validate() error {
-	if err := checkName("statistic", d.Name, d.Descr); err != nil {
-		return err
-	}
-	if d.Val > SiQuantity {
-		return Errorf(SiBadArgument, "statistic %q: value type %d is neither SiCounter nor SiQuantity", d.Name, d.Val)
-	}
-	if d.Data > SiText {
-		return Errorf(SiBadArgument, "statistic %q: data type %d is not SiLong, SiFloat or SiText", d.Name, d.Data)
-	}
-	if d.Scale > 9 {
-		return Errorf(SiBadArgument, "statistic %q: scale %d exceeds 9 decimal places", d.Name, d.Scale)
-	}
-	if d.Min > d.Max {
-		return Errorf(SiBadArgument, "statistic %q: low scale %d above high scale %d", d.Name, d.Min, d.Max)
-	}
-	if d.Form > FormTime {
-		return Errorf(SiBadArgument, "statistic %q: form %d unknown", d.Name, d.Form)
-	}
-	if d.Form != FormNumber && (d.Val != SiQuantity || d.Data != SiLong || d.Scale != 0 || d.Wide) {
-		return Errorf(SiBadArgument, "statistic %q: a boolean or a time is an unscaled long quantity", d.Name)
-	}
-	return nil
-}
-
 // Validate checks the description against the guide's limits.
 func (d *CxDesc) Validate() error {
-	if err := checkName("context", d.Name, d.Descr); err != nil {
+	if err := CheckName("context", d.Name, d.Descr); err != nil {
 		return err
 	}
 	if d.Inst > SiContInst {
@@ -203,5 +49,3 @@ func (d *CxDesc) Validate() error {
 	}
 	return nil
 }
-
-func (d *StatDesc) String() string { return fmt.Sprintf("%s (%s)", d.Name, d.Descr) }

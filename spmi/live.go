@@ -148,9 +148,9 @@ func (r *Answer) resolve(e ref) asn1tree.Value {
 		return asn1tree.Str(e.n.Descr)
 	case e.j >= 0:
 		bl := e.n.block
-		return bl.blk.ds[e.j].SNMPValue(r.read(bl.src, bl.first+uint32(e.j)))
+		return SNMPValue(&bl.blk.ds[e.j], r.read(bl.src, bl.first+uint32(e.j)))
 	}
-	return e.n.Stat.SNMPValue(r.Value(e.n))
+	return SNMPValue(e.n.Stat, r.Value(e.n))
 }
 
 // Get implements asn1tree.View.

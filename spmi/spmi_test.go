@@ -4,6 +4,8 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"math"
 	"os"
 	"path/filepath"
@@ -192,16 +194,16 @@ func TestSNMPMapping(t *testing.T) {
 		{StatDesc{Val: SiQuantity, Data: SiFloat, Scale: 2}, Float(-3), asn1tree.Gauge32, 0},
 	}
 	for i, c := range cases {
-		got := c.d.SNMPValue(c.v)
+		got := SNMPValue(&c.d, c.v)
 		if got.Kind != c.kind || got.Num != c.num {
 			t.Errorf("case %d: %v %d, want %v %d", i, got.Kind, got.Num, c.kind, c.num)
 		}
 	}
 	txt := StatDesc{Data: SiText}
-	if v := txt.SNMPValue(Text("bash")); v.Kind != asn1tree.OctetString || v.Str != "bash" {
+	if v := SNMPValue(&txt, Text("bash")); v.Kind != asn1tree.OctetString || v.Str != "bash" {
 		t.Errorf("text: %v", v)
 	}
-	if v := idle.SNMPValue(NoValue); v.Kind != asn1tree.NoValue {
+	if v := SNMPValue(&idle, NoValue); v.Kind != asn1tree.NoValue {
 		t.Errorf("no value: %v", v)
 	}
 }
@@ -231,7 +233,7 @@ func (c *counterSource) Read(_ context.Context, paths []string) (Sample, error) 
 }
 
 func TestStatSetRatesAndLevels(t *testing.T) {
-	ss, err := NewStatSet(context.Background(), &counterSource{t: time.Unix(0, 0)}, "a", "b")
+	ss, err := consumer.NewPathSet(context.Background(), &counterSource{t: time.Unix(0, 0)}, "a", "b")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -246,7 +248,7 @@ func TestStatSetRatesAndLevels(t *testing.T) {
 	if r2.Values[1].HasRate || r2.Values[1].Value.String() != "3" {
 		t.Fatalf("quantity is a level: %+v", r2.Values[1])
 	}
-	if counterChange(Uint(10), Uint(5)) != 0 {
+	if spmiwire.CounterChange(Uint(10), Uint(5)) != 0 {
 		t.Fatal("a counter reset is no change, not a wrap")
 	}
 }
@@ -257,7 +259,7 @@ func TestStatSetRefusesUnknownPaths(t *testing.T) {
 	b.Stat(c, &idle, Uint(1))
 	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
 	h.snap.Store(b.Finish())
-	_, err := NewStatSet(context.Background(), h, "CPU/idle", "CPU/nope")
+	_, err := consumer.NewPathSet(context.Background(), h, "CPU/idle", "CPU/nope")
 	if CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
 		t.Fatalf("unknown path: %v", err)
 	}

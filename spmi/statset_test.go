@@ -2,6 +2,7 @@ package spmi
 
 import (
 	"context"
+	"github.com/perfagent/subagent/client/consumer"
 	"strings"
 	"sync"
 	"testing"
@@ -18,7 +19,7 @@ func TestStatSetReadsNewerThanItsPreviousRead(t *testing.T) {
 		h := NewHierarchy(Config{Base: testBase, MinAge: time.Second})
 		h.Add(p)
 		ctx := context.Background()
-		ss, err := NewStatSet(ctx, h, "CPU/idle")
+		ss, err := consumer.NewPathSet(ctx, h, "CPU/idle")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +101,7 @@ func TestStatSetAddAndDel(t *testing.T) {
 			return b.Stat(c, &StatDesc{Name: "procs", ASN: 2, Val: SiQuantity}, Int(9))
 		}))
 		ctx := context.Background()
-		ss, err := NewStatSet(ctx, h, "CPU/idle")
+		ss, err := consumer.NewPathSet(ctx, h, "CPU/idle")
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -157,7 +158,7 @@ func TestStatSetAddAndDel(t *testing.T) {
 func TestStatSetAddedStatisticRatesFromItsSecondRead(t *testing.T) {
 	src := &counterSource{t: time.Unix(0, 0)}
 	ctx := context.Background()
-	ss, _ := NewStatSet(ctx, src, "b")
+	ss, _ := consumer.NewPathSet(ctx, src, "b")
 	ss.Read(ctx)
 	if err := ss.Add(ctx, "a"); err != nil {
 		t.Fatal(err)

@@ -2,141 +2,10 @@ package spmi
 
 import (
 	"math"
-	"strconv"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 )
-
-type valKind uint8
-
-const (
-	vNone valKind = iota
-	vUint
-	vInt
-	vFloat
-	vText
-)
-
-// Value is a statistic's raw value as a provider read it. The zero Value
-// is "no value" (SiNoValue): the source could not be read.
-type Value struct {
-	kind valKind
-	u    uint64
-	f    float64
-	s    string
-}
-
-// NoValue is the value of a statistic whose source failed.
-var NoValue = Value{}
-
-// Unmeasured is "no value" for a statistic nothing has measured yet, with
-// why (a host created a moment ago: "not measured yet: cannot resolve
-// ..."): readers are told that rather than of a failed source.
-func Unmeasured(why string) Value { return Value{kind: vNone, s: why} }
-
-// Why is the reason a value is missing (Unmeasured), "" when none is known.
-func (v Value) Why() string {
-	if v.kind != vNone {
-		return ""
-	}
-	return v.s
-}
-
-// Uint is an unsigned integer value (counters, sizes).
-func Uint(v uint64) Value { return Value{kind: vUint, u: v} }
-
-// Int is a signed integer value.
-func Int(v int64) Value { return Value{kind: vInt, u: uint64(v)} }
-
-// Float is a floating-point value.
-func Float(v float64) Value {
-	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return NoValue
-	}
-	return Value{kind: vFloat, f: v}
-}
-
-// Text is a text value (SiText).
-func Text(s string) Value { return Value{kind: vText, s: s} }
-
-// OK reports whether the value was read.
-func (v Value) OK() bool { return v.kind != vNone }
-
-// IsText reports whether the value is text.
-func (v Value) IsText() bool { return v.kind == vText }
-
-// Float64 returns the value as a float (0 for text and no value).
-func (v Value) Float64() float64 {
-	switch v.kind {
-	case vUint:
-		return float64(v.u)
-	case vInt:
-		return float64(int64(v.u))
-	case vFloat:
-		return v.f
-	}
-	return 0
-}
-
-// Uint64 returns the value as an unsigned integer, truncating floats and
-// clamping negatives to zero.
-func (v Value) Uint64() uint64 {
-	switch v.kind {
-	case vUint:
-		return v.u
-	case vInt:
-		if int64(v.u) < 0 {
-			return 0
-		}
-		return v.u
-	case vFloat:
-		if v.f <= 0 {
-			return 0
-		}
-		if v.f >= math.MaxUint64 {
-			return math.MaxUint64
-		}
-		return uint64(v.f)
-	}
-	return 0
-}
-
-// TextValue returns the text of a text value.
-func (v Value) TextValue() string { return v.s }
-
-// String formats the value for people.
-func (v Value) String() string {
-	switch v.kind {
-	case vUint:
-		return strconv.FormatUint(v.u, 10)
-	case vInt:
-		return strconv.FormatInt(int64(v.u), 10)
-	case vFloat:
-		return strconv.FormatFloat(v.f, 'f', -1, 64)
-	case vText:
-		return v.s
-	}
-	return "SiNoValue"
-}
-
-// Counter difference across a wrap or reset: a counter that went backwards
-// was reset (CPU hotplug, interface re-created), so the change is unknown
-// and reported as zero rather than as a huge number.
-func counterChange(prev, cur Value) float64 {
-	if prev.kind == vFloat || cur.kind == vFloat {
-		d := cur.Float64() - prev.Float64()
-		if d < 0 {
-			return 0
-		}
-		return d
-	}
-	a, b := prev.Uint64(), cur.Uint64()
-	if b < a {
-		return 0
-	}
-	return float64(b - a)
-}
 
 // SNMPKind is the SNMP type a statistic is served as, by its meaning:
 //   - counters: Counter64;
@@ -151,7 +20,7 @@ func counterChange(prev, cur Value) float64 {
 //
 // A quantity is otherwise never Counter64, so managers do not compute
 // rates of levels. Floats are served as integers scaled by 10^Scale.
-func (d *StatDesc) SNMPKind() asn1tree.Kind {
+func SNMPKind(d *StatDesc) asn1tree.Kind {
 	switch {
 	case d.Form == FormBool:
 		return asn1tree.Integer32
@@ -179,7 +48,7 @@ func FitsGauge32(max int64, scale uint8) bool {
 // SNMPValue converts a raw value to its served form; NoValue stays NoValue.
 // Values outside a 32-bit type's range are clamped to it, so a manager sees
 // the limit, never a wrapped number.
-func (d *StatDesc) SNMPValue(v Value) asn1tree.Value {
+func SNMPValue(d *StatDesc, v Value) asn1tree.Value {
 	if !v.OK() {
 		return asn1tree.Value{}
 	}
@@ -192,12 +61,12 @@ func (d *StatDesc) SNMPValue(v Value) asn1tree.Value {
 	case FormTime:
 		return asn1tree.Str(DateAndTime(time.Unix(int64(v.Uint64()), 0)))
 	}
-	k := d.SNMPKind()
+	k := SNMPKind(d)
 	if k == asn1tree.OctetString {
 		return asn1tree.Value{Kind: k, Str: v.String()}
 	}
 	var f float64
-	exact := v.kind != vFloat && d.Scale == 0
+	exact := !v.IsFloat() && d.Scale == 0
 	if !exact {
 		f = v.Float64() * math.Pow10(int(d.Scale))
 		f = math.Round(f)
@@ -211,11 +80,7 @@ func (d *StatDesc) SNMPValue(v Value) asn1tree.Value {
 	case asn1tree.Integer32:
 		var i int64
 		if exact {
-			if v.kind == vUint && v.u > math.MaxInt32 {
-				i = math.MaxInt32
-			} else {
-				i = int64(v.u)
-			}
+			i = v.Int64()
 		} else {
 			i = int64(math.Max(math.Min(f, math.MaxInt32), math.MinInt32))
 		}

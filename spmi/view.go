@@ -48,7 +48,7 @@ func (e ref) appendRel(dst asn1tree.OID, n int) asn1tree.OID {
 // hasView reports whether statistic n is served: a live one is (its value
 // is read when asked for), another only if it has a value.
 func (n *Node) hasView() bool {
-	return n.live != nil || n.Stat.SNMPValue(n.Value).Kind != asn1tree.NoValue
+	return n.live != nil || SNMPValue(n.Stat, n.Value).Kind != asn1tree.NoValue
 }
 
 // Cell is a statistic's full OID in the table view when its context is a

@@ -4,6 +4,8 @@ import (
 	"bufio"
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"os"
 	"os/exec"
@@ -15,7 +17,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
@@ -268,7 +269,7 @@ func TestReaderHotsetsAreBoundedPerUser(t *testing.T) {
 // rootHotset makes a hotset as root over every process and reads it.
 func rootHotset(t *testing.T, runDir string) {
 	t.Helper()
-	c, err := control.Dial(runDir)
+	c, err := consumer.Dial(runDir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -278,7 +279,7 @@ func rootHotset(t *testing.T, runDir string) {
 	if err != nil {
 		t.Fatalf("root's hotset during the attack: %v", err)
 	}
-	if _, err := c.HotsetAdd(ctx, id, control.HotDef{Stat: "Proc/pid/*/rss", Feed: "always"}); err != nil {
+	if _, err := c.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: "Proc/pid/*/rss", Feed: "always"}); err != nil {
 		t.Fatalf("root's peer set during the attack: %v", err)
 	}
 	r, err := c.HotsetGet(ctx, id, time.Time{})
@@ -339,10 +340,10 @@ func hotsetAttack(args []string) int {
 		refusals[err.Error()] = true
 		mu.Unlock()
 	}
-	clients := make([]*control.Client, conns)
+	clients := make([]*consumer.Client, conns)
 	ids := make([][]int, conns)
 	for i := range clients {
-		c, err := control.Dial(runDir)
+		c, err := consumer.Dial(runDir)
 		if err != nil {
 			fmt.Println("dial:", err)
 			return 1
@@ -361,7 +362,7 @@ func hotsetAttack(args []string) int {
 				ids[i] = append(ids[i], id)
 				n := 0
 				for range peerSets {
-					if _, err := c.HotsetAdd(ctx, id, control.HotDef{Stat: stat, Feed: "always"}); err != nil {
+					if _, err := c.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: stat, Feed: "always"}); err != nil {
 						refused(err)
 						break
 					}
@@ -427,7 +428,7 @@ func hotsetAttack(args []string) int {
 func refusedCreates(args []string) int {
 	secs, _ := strconv.Atoi(args[1])
 	size, _ := strconv.Atoi(args[2])
-	c, err := control.Dial(args[0])
+	c, err := consumer.Dial(args[0])
 	if err != nil {
 		fmt.Println("dial:", err)
 		return 1

@@ -3,10 +3,10 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/spf13/cobra"
-
-	"github.com/perfagent/subagent/control"
 )
 
 func createCmd() *cobra.Command {
@@ -16,7 +16,7 @@ func createCmd() *cobra.Command {
 			"round trip to <host>, and keeps it (with its ASN.1 number) across restarts.\n"+
 			"Reads (get, peek) never create anything. Only root, the daemon's user and\n"+
 			"control.admin_uids/admin_gids may create (docs/SECURITY.md).",
-		(*control.Client).Create)
+		(*consumer.Client).Create)
 }
 
 func deleteCmd() *cobra.Command {
@@ -26,10 +26,10 @@ func deleteCmd() *cobra.Command {
 			"listed in the configuration go with the configuration: remove them there\n"+
 			"and reload (SIGHUP). Only root, the daemon's user and\n"+
 			"control.admin_uids/admin_gids may delete (docs/SECURITY.md).",
-		(*control.Client).Delete)
+		(*consumer.Client).Delete)
 }
 
-func changeCmd(op, short, long string, do func(*control.Client, context.Context, string) error) *cobra.Command {
+func changeCmd(op, short, long string, do func(*consumer.Client, context.Context, string) error) *cobra.Command {
 	return &cobra.Command{
 		Use:   op + " PATH...",
 		Short: short,
@@ -40,9 +40,9 @@ func changeCmd(op, short, long string, do func(*control.Client, context.Context,
 			if err != nil {
 				return err
 			}
-			c, err := control.Dial(cfg.RunDir)
+			c, err := consumer.Dial(cfg.RunDir)
 			if err != nil && noDaemon(err) {
-				return fmt.Errorf("no daemon at %s: %w", control.SocketPath(cfg.RunDir), err)
+				return fmt.Errorf("no daemon at %s: %w", spmiwire.SocketPath(cfg.RunDir), err)
 			} else if err != nil {
 				return daemonError(cfg.RunDir, err)
 			}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
 	"io"
 	"os"
 	"strconv"
@@ -12,7 +13,6 @@ import (
 
 	"github.com/spf13/cobra"
 
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -99,7 +99,7 @@ func waitForDaemon(ctx context.Context, runDir string, deadline time.Time) {
 		return
 	}
 	for time.Now().Before(deadline) && ctx.Err() == nil {
-		if c, err := control.Dial(runDir); err == nil {
+		if c, err := consumer.Dial(runDir); err == nil {
 			c.Close()
 			return
 		}
@@ -112,7 +112,7 @@ func waitForDaemon(ctx context.Context, runDir string, deadline time.Time) {
 // SiBadArgument for a context). Until deadline it tries again while a
 // path names nothing or a statistic has no value. The statset is nil when
 // no path names a statistic.
-func readFirst(ctx context.Context, r spmi.Source, paths []string, deadline time.Time) (*spmi.StatSet, spmi.Reading, []spmi.Item, error) {
+func readFirst(ctx context.Context, r consumer.Source, paths []string, deadline time.Time) (*consumer.PathSet, consumer.Reading, []spmi.Item, error) {
 	for {
 		ss, first, unknown, err := readKnown(ctx, r, paths)
 		missing := len(unknown) > 0
@@ -133,15 +133,15 @@ func readFirst(ctx context.Context, r spmi.Source, paths []string, deadline time
 }
 
 // readKnown is one try of readFirst.
-func readKnown(ctx context.Context, r spmi.Source, paths []string) (*spmi.StatSet, spmi.Reading, []spmi.Item, error) {
-	ss, err := spmi.NewStatSet(ctx, r, paths...)
+func readKnown(ctx context.Context, r consumer.Source, paths []string) (*consumer.PathSet, consumer.Reading, []spmi.Item, error) {
+	ss, err := consumer.NewPathSet(ctx, r, paths...)
 	var se *spmi.Error
 	var unknown []spmi.Item
 	if errors.As(err, &se) {
 		// Some path was refused: which ones, and a statset of the rest.
 		s, err := r.Read(ctx, paths)
 		if err != nil {
-			return nil, spmi.Reading{}, nil, err
+			return nil, consumer.Reading{}, nil, err
 		}
 		var known []string
 		for i, it := range s.Items {
@@ -152,20 +152,20 @@ func readKnown(ctx context.Context, r spmi.Source, paths []string) (*spmi.StatSe
 			}
 		}
 		if len(known) == 0 {
-			return nil, spmi.Reading{}, unknown, nil
+			return nil, consumer.Reading{}, unknown, nil
 		}
-		ss, err = spmi.NewStatSet(ctx, r, known...)
+		ss, err = consumer.NewPathSet(ctx, r, known...)
 		if err != nil {
-			return nil, spmi.Reading{}, unknown, err
+			return nil, consumer.Reading{}, unknown, err
 		}
 	} else if err != nil {
-		return nil, spmi.Reading{}, nil, err
+		return nil, consumer.Reading{}, nil, err
 	}
 	first, err := ss.Read(ctx)
 	return ss, first, unknown, err
 }
 
-func printOnce(out io.Writer, r spmi.Reading) error {
+func printOnce(out io.Writer, r consumer.Reading) error {
 	w := tabwriter.NewWriter(out, 0, 8, 2, ' ', 0)
 	failed := 0
 	for _, v := range r.Values {
@@ -189,7 +189,7 @@ func printOnce(out io.Writer, r spmi.Reading) error {
 
 // notYet tells a statistic that has no value because nothing was measured
 // yet (a host created a moment ago) from one whose source failed.
-func notYet(v spmi.StatValue) (string, bool) {
+func notYet(v consumer.StatValue) (string, bool) {
 	if v.Err == nil || v.Err.Code != spmi.SiNoValue {
 		return "", false
 	}
@@ -228,7 +228,7 @@ func percentOfTime(d *spmi.StatDesc) bool {
 	return d.Val == spmi.SiCounter && d.Data != spmi.SiText && d.Units == "1/100 s"
 }
 
-func printRates(cmd *cobra.Command, out io.Writer, ss *spmi.StatSet, interval time.Duration, count int) error {
+func printRates(cmd *cobra.Command, out io.Writer, ss *consumer.PathSet, interval time.Duration, count int) error {
 	// Full paths head the columns; each column is as wide as its path.
 	paths := ss.Paths()
 	width := make([]int, len(paths))
@@ -259,7 +259,7 @@ func printRates(cmd *cobra.Command, out io.Writer, ss *spmi.StatSet, interval ti
 	return nil
 }
 
-func rateText(v spmi.StatValue) string {
+func rateText(v consumer.StatValue) string {
 	switch {
 	case v.Err != nil:
 		return "-"

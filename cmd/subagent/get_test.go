@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"github.com/perfagent/subagent/client/consumer"
 	"regexp"
 	"strings"
 	"testing"
@@ -53,20 +54,20 @@ func TestTextStatisticsAreLabelledText(t *testing.T) {
 	if got := describe(detail); got != "text" {
 		t.Errorf("describe = %q, want text", got)
 	}
-	v := spmi.StatValue{Item: spmi.Item{Path: "RTime/ARM/app/tran/detail", Stat: detail, Value: spmi.Text("ok")}}
+	v := consumer.StatValue{Item: spmi.Item{Path: "RTime/ARM/app/tran/detail", Stat: detail, Value: spmi.Text("ok")}}
 	if got := rateText(v); got != "ok" {
 		t.Errorf("rateText = %q, want the text", got)
 	}
 	var out bytes.Buffer
-	if err := printOnce(&out, spmi.Reading{Values: []spmi.StatValue{v}}); err != nil || !regexp.MustCompile(`detail\s+ok\s+text\n$`).MatchString(out.String()) {
+	if err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{v}}); err != nil || !regexp.MustCompile(`detail\s+ok\s+text\n$`).MatchString(out.String()) {
 		t.Errorf("printOnce: %v %q", err, out.String())
 	}
 	busy := &spmi.StatDesc{Name: "busy", Val: spmi.SiCounter, Units: "1/100 s"}
-	if got := rateText(spmi.StatValue{Item: spmi.Item{Stat: busy, Value: spmi.Uint(9)}, Rate: 42.5, HasRate: true}); got != "42.50%" {
+	if got := rateText(consumer.StatValue{Item: spmi.Item{Stat: busy, Value: spmi.Uint(9)}, Rate: 42.5, HasRate: true}); got != "42.50%" {
 		t.Errorf("disk busy rate %q, want 42.50%%", got)
 	}
 	ms := &spmi.StatDesc{Name: "rtime", Val: spmi.SiCounter, Units: "ms"}
-	if got := rateText(spmi.StatValue{Item: spmi.Item{Stat: ms, Value: spmi.Uint(9)}, Rate: 3, HasRate: true}); got != "3.00/s" {
+	if got := rateText(consumer.StatValue{Item: spmi.Item{Stat: ms, Value: spmi.Uint(9)}, Rate: 3, HasRate: true}); got != "3.00/s" {
 		t.Errorf("milliseconds counter rate %q, want 3.00/s", got)
 	}
 }
@@ -79,12 +80,12 @@ func TestNotMeasuredYetIsNotAFailure(t *testing.T) {
 	noValue := &spmi.Error{Code: spmi.SiNoValue, Msg: "no value"}
 	why := &spmi.Error{Code: spmi.SiNoValue, Msg: "not measured yet: cannot resolve nohost.invalid: no such host"}
 	var out bytes.Buffer
-	err := printOnce(&out, spmi.Reading{Values: []spmi.StatValue{{Item: spmi.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why}}}})
+	err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmi.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why}}}})
 	if err != nil || !strings.Contains(out.String(), "RTime/LAN/nohost.invalid/resptime  -  not measured yet: cannot resolve nohost.invalid: no such host") {
 		t.Errorf("not measured: %v %q", err, out.String())
 	}
 	out.Reset()
-	err = printOnce(&out, spmi.Reading{Values: []spmi.StatValue{{Item: spmi.Item{Path: "Disk/sda/busy", Stat: resp, Err: noValue}}}})
+	err = printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmi.Item{Path: "Disk/sda/busy", Stat: resp, Err: noValue}}}})
 	if err == nil {
 		t.Errorf("a source that could not be read is not a failure: %q", out.String())
 	}

@@ -4,13 +4,13 @@ package main
 
 import (
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"os"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 )
 
@@ -59,7 +59,7 @@ func loadConfig(cmd *cobra.Command) (*config.Config, error) {
 func clientConfig(cmd *cobra.Command) (*config.Config, error) {
 	cfg, err := loadConfig(cmd)
 	if err == nil && cfg.RunDirDefault {
-		cfg.RunDir = rundir.Find(control.SocketName)
+		cfg.RunDir = rundir.Find(spmiwire.SocketName)
 	}
 	return cfg, err
 }

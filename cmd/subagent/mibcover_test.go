@@ -3,6 +3,7 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -15,7 +16,6 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	client "github.com/perfagent/subagent/client/ddsclient"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
@@ -165,7 +165,7 @@ type served struct {
 // what it is, from its peek listing.
 func servedObjects(t *testing.T, e *env) map[string]served {
 	t.Helper()
-	c, err := control.Dial(e.runDir)
+	c, err := consumer.Dial(e.runDir)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -2,12 +2,11 @@ package main
 
 import (
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
-
-	"github.com/perfagent/subagent/control"
 )
 
 func peekCmd() *cobra.Command {
@@ -39,11 +38,11 @@ func peekCmd() *cobra.Command {
 			withOID, _ := cmd.Flags().GetBool("oid")
 			withCell, _ := cmd.Flags().GetBool("table-oid")
 			// A page at a time: the daemon answers at most
-			// control.MaxPeekPage entries, so a tree of any size costs
+			// spmiwire.MaxPeekPage entries, so a tree of any size costs
 			// one page of memory here and there; columns align per page.
 			from := ""
 			for {
-				entries, more, err := r.PeekPage(cmd.Context(), path, depth, from, control.MaxPeekPage)
+				entries, more, err := r.PeekPage(cmd.Context(), path, depth, from, spmiwire.MaxPeekPage)
 				if err != nil {
 					return err
 				}
@@ -64,7 +63,7 @@ func peekCmd() *cobra.Command {
 	return cmd
 }
 
-func writeEntries(entries []control.Entry, withOID, withCell bool) error {
+func writeEntries(entries []spmiwire.Entry, withOID, withCell bool) error {
 	w := tabwriter.NewWriter(os.Stdout, 0, 8, 2, ' ', 0)
 	for _, e := range entries {
 		if withCell {

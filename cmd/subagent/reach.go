@@ -3,13 +3,12 @@ package main
 import (
 	"errors"
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"io/fs"
 	"os"
 	"os/user"
 	"strconv"
 	"syscall"
-
-	"github.com/perfagent/subagent/control"
 )
 
 // noDaemon tells a failure to reach the control socket that means no
@@ -24,7 +23,7 @@ func noDaemon(err error) bool {
 // daemonError says why the daemon at runDir cannot be asked, and what to
 // do about it.
 func daemonError(runDir string, err error) error {
-	sock := control.SocketPath(runDir)
+	sock := spmiwire.SocketPath(runDir)
 	hint := "the run directory must belong to root or the daemon's user and be closed to others (docs/SECURITY.md); " +
 		"if the daemon uses another one, name it with --run-dir or SUBAGENT_RUN_DIR"
 	if errors.Is(err, fs.ErrPermission) {

@@ -3,15 +3,15 @@ package main
 import (
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"os"
 	"time"
 
 	"github.com/spf13/cobra"
 
+	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/consumer"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -19,10 +19,10 @@ import (
 // reader is what peek and get read from: the running daemon, or the host
 // directly when no daemon runs.
 type reader interface {
-	spmi.Source
-	Peek(ctx context.Context, path string) ([]control.Entry, error)
-	// PeekPage is a page of a listing (control.Client.PeekPage).
-	PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]control.Entry, bool, error)
+	consumer.Source
+	Peek(ctx context.Context, path string) ([]spmi.Entry, error)
+	// PeekPage is a page of a listing (consumer.Client.PeekPage).
+	PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmi.Entry, bool, error)
 	io.Closer
 }
 
@@ -32,15 +32,15 @@ func (l localReader) Read(ctx context.Context, paths []string) (spmi.Sample, err
 	return l.h.Read(ctx, paths)
 }
 
-// ReadAfter makes localReader a spmi.AfterSource, so that statsets read
+// ReadAfter makes localReader a consumer.AfterSource, so that statsets read
 // closer than refresh.min_age still give rates.
 func (l localReader) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
 	return l.h.ReadAfter(ctx, paths, t)
 }
-func (l localReader) Peek(_ context.Context, path string) ([]control.Entry, error) {
-	return control.Peek(l.h.Fresh(), path)
+func (l localReader) Peek(_ context.Context, path string) ([]spmi.Entry, error) {
+	return spmi.Peek(l.h.Fresh(), path)
 }
-func (l localReader) PeekPage(_ context.Context, path string, depth int, from string, limit int) ([]control.Entry, bool, error) {
+func (l localReader) PeekPage(_ context.Context, path string, depth int, from string, limit int) ([]spmi.Entry, bool, error) {
 	return spmi.PeekPage(l.h.Fresh(), path, depth, from, limit)
 }
 func (l localReader) Close() error { return nil }
@@ -54,7 +54,7 @@ func openReader(cmd *cobra.Command, cfg *config.Config) (reader, error) {
 		if !noDaemon(err) {
 			return nil, fmt.Errorf("%w; --local reads this host directly instead", daemonError(cfg.RunDir, err))
 		}
-		fmt.Fprintf(os.Stderr, "subagent: no daemon at %s; reading this host directly\n", control.SocketPath(cfg.RunDir))
+		fmt.Fprintf(os.Stderr, "subagent: no daemon at %s; reading this host directly\n", spmiwire.SocketPath(cfg.RunDir))
 	}
 	// Numbers of disks and file systems come from the daemon's state when
 	// it is readable, so that local and daemon output agree.

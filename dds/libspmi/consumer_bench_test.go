@@ -3,6 +3,7 @@ package libspmi
 import (
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/consumer"
 	"os"
 	"strconv"
 	"strings"
@@ -11,7 +12,6 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -133,7 +133,7 @@ func BenchmarkConsumerTraversal(b *testing.B) {
 		b.ReportMetric((selfCPU()-daemon0).Seconds()/float64(b.N), "daemon-cpu-s/op")
 	})
 	b.Run("peek-pages", func(b *testing.B) {
-		c, err := control.Dial(dir)
+		c, err := consumer.Dial(dir)
 		if err != nil {
 			b.Fatal(err)
 		}

@@ -5,6 +5,7 @@ package libspmi
 import (
 	"context"
 	"fmt"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"math"
 	"os"
@@ -21,8 +22,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/consumer"
-	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/testutil"
@@ -132,7 +132,7 @@ func runConsumer(t *testing.T, bin, runDir string, args ...string) string {
 func TestCTraversalSample(t *testing.T) {
 	dir := controlRunDir(t)
 	serveControl(t, dir)
-	c, err := control.Dial(dir)
+	c, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -438,7 +438,7 @@ func TestCRuntimeHotset(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hs.Add(t.Context(), control.HotDef{Stat: "CPU/*/idle", Feed: "always", MaxResp: 100}); err != nil {
+	if _, err := hs.Add(t.Context(), spmiwire.HotDef{Stat: "CPU/*/idle", Feed: "always", MaxResp: 100}); err != nil {
 		t.Fatal(err)
 	}
 	hs.Read(t.Context())

@@ -1,6 +1,7 @@
 package libspmi
 
 import (
+	"github.com/perfagent/subagent/client/spmiwire"
 	"os"
 	"path/filepath"
 	"regexp"
@@ -44,11 +45,11 @@ func TestCLimitsAreTheDaemons(t *testing.T) {
 		same bool // equal, or at most want
 	}{
 		{"SET_MAX_STATS", control.MaxStatSetPaths, true},
-		{"SET_ADD_PATHS", control.MaxPaths, true},
+		{"SET_ADD_PATHS", spmiwire.MaxPaths, true},
 		{"HOT_MAX_PEERS", control.MaxHotsetPeerSets, true},
-		{"MAX_REQUEST", control.MaxRequest, true},
-		{"ADD_BYTES", control.MaxRequest - 1024, false},
-		{"PEEK_PAGE", control.MaxPeekPage, false},
+		{"MAX_REQUEST", spmiwire.MaxRequest, true},
+		{"ADD_BYTES", spmiwire.MaxRequest - 1024, false},
+		{"PEEK_PAGE", spmiwire.MaxPeekPage, false},
 	} {
 		got := cDefine(t, c.name)
 		if c.same && got != c.want || !c.same && got > c.want {

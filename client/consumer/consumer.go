@@ -23,8 +23,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/rundir"
-	"github.com/perfagent/subagent/control"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Consumer is a connection to the daemon of one run directory. It is safe
@@ -33,7 +33,7 @@ type Consumer struct {
 	runDir string
 
 	mu  sync.Mutex
-	c   *control.Client
+	c   *Client
 	gen int // connections made, so hotsets know when to replay
 }
 
@@ -43,9 +43,9 @@ type Consumer struct {
 // daemon there is SiInitFailed, as SpmiInit's.
 func Open(runDir string) (*Consumer, error) {
 	if runDir == "" {
-		runDir = rundir.Find(control.SocketName)
+		runDir = rundir.Find(spmiwire.SocketName)
 	}
-	c, err := control.Dial(runDir)
+	c, err := Dial(runDir)
 	if err != nil {
 		return nil, initFailed(runDir, err)
 	}
@@ -65,11 +65,11 @@ func (c *Consumer) Close() error {
 }
 
 // client returns the connection, dialling again after a failure.
-func (c *Consumer) client() (*control.Client, int, error) {
+func (c *Consumer) client() (*Client, int, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	if c.c == nil {
-		cl, err := control.Dial(c.runDir)
+		cl, err := Dial(c.runDir)
 		if err != nil {
 			return nil, c.gen, initFailed(c.runDir, err)
 		}
@@ -83,12 +83,12 @@ func (c *Consumer) client() (*control.Client, int, error) {
 // reached, with the cause (errors.Is sees fs.ErrNotExist, ECONNREFUSED,
 // fs.ErrPermission).
 func initFailed(runDir string, err error) error {
-	return &spmi.Error{Code: spmi.SiInitFailed, Msg: fmt.Sprintf("cannot reach the daemon at %s: %v", control.SocketPath(runDir), err), Err: err}
+	return &spmierr.Error{Code: spmierr.SiInitFailed, Msg: fmt.Sprintf("cannot reach the daemon at %s: %v", spmiwire.SocketPath(runDir), err), Err: err}
 }
 
 // failed drops a connection that broke, so that the next call dials again.
-func (c *Consumer) failed(cl *control.Client, err error) {
-	var se *spmi.Error
+func (c *Consumer) failed(cl *Client, err error) {
+	var se *spmierr.Error
 	if errors.As(err, &se) {
 		return // the daemon answered: the connection is fine
 	}
@@ -101,7 +101,7 @@ func (c *Consumer) failed(cl *control.Client, err error) {
 }
 
 // do runs f on the connection; a broken one is dropped for the next call.
-func do[T any](c *Consumer, f func(*control.Client) (T, error)) (T, error) {
+func do[T any](c *Consumer, f func(*Client) (T, error)) (T, error) {
 	cl, _, err := c.client()
 	if err != nil {
 		var zero T
@@ -110,7 +110,7 @@ func do[T any](c *Consumer, f func(*control.Client) (T, error)) (T, error) {
 	v, err := f(cl)
 	if err != nil {
 		c.failed(cl, err)
-		var se *spmi.Error
+		var se *spmierr.Error
 		if !errors.As(err, &se) && !errors.Is(err, context.Canceled) && !errors.Is(err, context.DeadlineExceeded) {
 			err = initFailed(c.runDir, err) // the connection broke: the daemon went away
 		}
@@ -123,7 +123,7 @@ type Context struct {
 	Path     string // "CPU/cpu0/"
 	Name     string
 	Descr    string
-	Inst     spmi.InstFreq
+	Inst     spmiwire.InstFreq
 	Instance bool // made by instantiation
 	OID      string
 }
@@ -131,7 +131,7 @@ type Context struct {
 // Stat is a statistic of a context (the guide's SpmiStat).
 type Stat struct {
 	Path string // "CPU/cpu0/idle"
-	spmi.StatDesc
+	spmiwire.StatDesc
 	OID string
 }
 
@@ -146,7 +146,7 @@ func (c *Consumer) PathGetCx(ctx context.Context, path string) (Context, error) 
 		return Context{}, err
 	}
 	if len(es) == 0 || es[0].Stat != nil {
-		return Context{}, spmi.Errorf(spmi.SiBadArgument, "%q is a statistic, not a context", path)
+		return Context{}, spmierr.Errorf(spmierr.SiBadArgument, "%q is a statistic, not a context", path)
 	}
 	return contextOf(es[0]), nil
 }
@@ -188,7 +188,7 @@ func (c *Consumer) Stats(ctx context.Context, path string) ([]Stat, error) {
 // (SpmiInstantiate): the next listing reflects processors, disks,
 // processes and suppliers as they are now.
 func (c *Consumer) Instantiate(ctx context.Context, path string) error {
-	_, err := do(c, func(cl *control.Client) (spmi.Sample, error) {
+	_, err := do(c, func(cl *Client) (spmiwire.Sample, error) {
 		return cl.ReadAfter(ctx, []string{"Agent/uptime"}, time.Now())
 	})
 	if err != nil {
@@ -198,15 +198,15 @@ func (c *Consumer) Instantiate(ctx context.Context, path string) error {
 	return err
 }
 
-func (c *Consumer) peek(ctx context.Context, path string) ([]spmi.Entry, error) {
-	return do(c, func(cl *control.Client) ([]spmi.Entry, error) { return cl.Peek(ctx, path) })
+func (c *Consumer) peek(ctx context.Context, path string) ([]spmiwire.Entry, error) {
+	return do(c, func(cl *Client) ([]spmiwire.Entry, error) { return cl.Peek(ctx, path) })
 }
 
 // level lists path and the entries one level below it, a page at a time,
 // so that a context of 20,000 processes costs pages, not the subtree; a
 // node alone is one small page (only).
-func (c *Consumer) level(ctx context.Context, path string, only bool) ([]spmi.Entry, error) {
-	var out []spmi.Entry
+func (c *Consumer) level(ctx context.Context, path string, only bool) ([]spmiwire.Entry, error) {
+	var out []spmiwire.Entry
 	from := ""
 	for {
 		limit := 0
@@ -227,10 +227,10 @@ func (c *Consumer) level(ctx context.Context, path string, only bool) ([]spmi.En
 
 // PeekPage lists depth levels below path (0: all) a page at a time: the
 // entries after the relative id from ("": from path itself), at most
-// limit (control.MaxPeekPage when 0); more says entries remain.
-func (c *Consumer) PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmi.Entry, bool, error) {
+// limit (spmiwire.MaxPeekPage when 0); more says entries remain.
+func (c *Consumer) PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmiwire.Entry, bool, error) {
 	var more bool
-	es, err := do(c, func(cl *control.Client) ([]spmi.Entry, error) {
+	es, err := do(c, func(cl *Client) ([]spmiwire.Entry, error) {
 		es, m, err := cl.PeekPage(ctx, path, depth, from, limit)
 		more = m
 		return es, err
@@ -239,13 +239,13 @@ func (c *Consumer) PeekPage(ctx context.Context, path string, depth int, from st
 }
 
 // direct keeps the entries one level below path.
-func direct(es []spmi.Entry, path string) []spmi.Entry {
+func direct(es []spmiwire.Entry, path string) []spmiwire.Entry {
 	p := strings.Trim(path, "/")
 	depth := 0
 	if p != "" {
 		depth = strings.Count(p, "/") + 1
 	}
-	var out []spmi.Entry
+	var out []spmiwire.Entry
 	for _, e := range es {
 		if strings.Count(strings.Trim(e.Path, "/"), "/") == depth && strings.Trim(e.Path, "/") != p {
 			out = append(out, e)
@@ -254,10 +254,10 @@ func direct(es []spmi.Entry, path string) []spmi.Entry {
 	return out
 }
 
-func contextOf(e spmi.Entry) Context {
+func contextOf(e spmiwire.Entry) Context {
 	t := strings.TrimSuffix(e.Path, "/")
 	c := Context{Path: e.Path, Name: t[strings.LastIndexByte(t, '/')+1:], Descr: e.Descr, Instance: e.Instance, OID: e.OID}
-	for f := spmi.SiNoInst; f <= spmi.SiContInst; f++ {
+	for f := spmiwire.SiNoInst; f <= spmiwire.SiContInst; f++ {
 		if f.String() == e.Inst {
 			c.Inst = f
 		}
@@ -267,17 +267,17 @@ func contextOf(e spmi.Entry) Context {
 
 // Peek lists the context or statistic at path and everything below it,
 // in OID order (the listing `subagent peek` prints).
-func (c *Consumer) Peek(ctx context.Context, path string) ([]spmi.Entry, error) {
+func (c *Consumer) Peek(ctx context.Context, path string) ([]spmiwire.Entry, error) {
 	return c.peek(ctx, path)
 }
 
-// Read reads the statistics at paths from the freshest snapshot; it makes
-// a Consumer a spmi.Source (statsets over it are NewStatSet's).
-func (c *Consumer) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
-	return source{c}.Read(ctx, paths)
+// Read reads the statistics at paths (at most spmiwire.MaxPaths) from
+// the freshest snapshot; it makes a Consumer a Source, for a PathSet.
+func (c *Consumer) Read(ctx context.Context, paths []string) (spmiwire.Sample, error) {
+	return do(c, func(cl *Client) (spmiwire.Sample, error) { return cl.Read(ctx, paths) })
 }
 
-// ReadAfter reads from a snapshot newer than t (spmi.AfterSource).
-func (c *Consumer) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
-	return source{c}.ReadAfter(ctx, paths, t)
+// ReadAfter reads from a snapshot newer than t (AfterSource).
+func (c *Consumer) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmiwire.Sample, error) {
+	return do(c, func(cl *Client) (spmiwire.Sample, error) { return cl.ReadAfter(ctx, paths, t) })
 }

@@ -1,16 +1,19 @@
-package consumer
+package control_test
 
 import (
+	"context"
 	"errors"
 	"io/fs"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/spmi"
@@ -45,7 +48,7 @@ func runDir(t *testing.T) string {
 func TestTraversal(t *testing.T) {
 	dir := runDir(t)
 	serve(t, dir)
-	c, err := Open(dir)
+	c, err := consumer.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +91,7 @@ func TestTraversal(t *testing.T) {
 func TestStatSetRatesAndErrors(t *testing.T) {
 	dir := runDir(t)
 	serve(t, dir)
-	c, err := Open(dir)
+	c, err := consumer.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -127,7 +130,7 @@ func TestStatSetRatesAndErrors(t *testing.T) {
 func TestRuntimeHotsetAndRestart(t *testing.T) {
 	dir := runDir(t)
 	d := serve(t, dir)
-	c, err := Open(dir)
+	c, err := consumer.Open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -137,13 +140,13 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hs.Add(ctx, control.HotDef{Stat: "Disk/*/bussy", Feed: "always"}); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Disk/*/busy") {
+	if _, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/bussy", Feed: "always"}); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Disk/*/busy") {
 		t.Errorf("misspelled statistic: %v, want SiNotFound suggesting Disk/*/busy", err)
 	}
-	if _, err := hs.Add(ctx, control.HotDef{Stat: "Disk/*/busy", Feed: "sometimes"}); spmi.CodeOf(err) != spmi.SiBadArgument {
+	if _, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/busy", Feed: "sometimes"}); spmi.CodeOf(err) != spmi.SiBadArgument {
 		t.Errorf("bad feed type: %v, want SiBadArgument", err)
 	}
-	i, err := hs.Add(ctx, control.HotDef{Stat: "Disk/*/qlen", Feed: "always", MaxResp: 1})
+	i, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/qlen", Feed: "always", MaxResp: 1})
 	if err != nil || i != 0 {
 		t.Fatalf("Add: %d %v", i, err)
 	}
@@ -159,8 +162,16 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 		t.Errorf("peers of Disk/*/qlen, the hottest (sda, 2) returned: %+v", g)
 	}
 
-	// The daemon restarts: one read fails at most, then the hotset is
-	// made again on the new connection and reads.
+	ss, err := c.NewStatSet(ctx, "Disk/sda/qlen", "CPU/cpu0/idle")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := ss.Read(ctx); err != nil {
+		t.Fatal(err)
+	}
+
+	// The daemon restarts: one read fails at most, then the hotset and
+	// the statset are made again on the new connection and read.
 	d.stop()
 	serve(t, dir)
 	failed := 0
@@ -171,6 +182,10 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 	}
 	if failed > 1 {
 		t.Errorf("%d reads failed after the restart, want at most 1", failed)
+	}
+	sr, err := ss.Read(ctx)
+	if err != nil || len(sr.Values) != 2 || sr.Values[0].Value.Uint64() != 2 || sr.Values[1].Path != "CPU/cpu0/idle" || !sr.Values[1].HasRate {
+		t.Errorf("the statset after the restart: %+v %v", sr, err)
 	}
 	r, err = hs.Read(ctx)
 	if err != nil || len(r.PeerSets) != 1 || len(r.PeerSets[0].Groups[0].Items) != 1 {
@@ -184,17 +199,17 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 	}
 }
 
-// Open("") finds the daemon as libSpmi does ($SUBAGENT_RUN_DIR first);
+// consumer.Open("") finds the daemon as libSpmi does ($SUBAGENT_RUN_DIR first);
 // no daemon, on Open or after it went away, is the guide's SiInitFailed,
 // through which errors.Is still sees the cause.
 func TestOpenFindsTheDaemonAndTypesItsAbsence(t *testing.T) {
 	dir := runDir(t)
 	t.Setenv("SUBAGENT_RUN_DIR", dir)
-	if _, err := Open(""); spmi.CodeOf(err) != spmi.SiInitFailed || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dir) {
+	if _, err := consumer.Open(""); spmi.CodeOf(err) != spmi.SiInitFailed || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("Open with no daemon: %v, want SiInitFailed naming %s", err, dir)
 	}
 	d := serve(t, dir)
-	c, err := Open("")
+	c, err := consumer.Open("")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -206,5 +221,63 @@ func TestOpenFindsTheDaemonAndTypesItsAbsence(t *testing.T) {
 	_, err = c.PathGetCx(t.Context(), "CPU")
 	if spmi.CodeOf(err) != spmi.SiInitFailed {
 		t.Errorf("a call after the daemon stopped: %v, want SiInitFailed", err)
+	}
+}
+
+// The outside program of docs/CONSUMERS.md (client/testdata/consumer, a
+// module of its own that requires the client module alone) builds, finds
+// the daemon through $SUBAGENT_RUN_DIR, and prints what it read: the
+// CPUs, a statset read twice with the counter's rate the second time, and
+// the hottest disks. With no daemon it exits with SiInitFailed's code.
+func TestOutsideConsumerProgram(t *testing.T) {
+	client, err := filepath.Abs("../client")
+	if err != nil {
+		t.Fatal(err)
+	}
+	src, mod := filepath.Join(client, "testdata", "consumer"), t.TempDir()
+	for _, file := range []string{"go.mod", "go.sum", "main.go"} {
+		b, err := os.ReadFile(filepath.Join(src, file))
+		if err != nil {
+			t.Fatal(err)
+		}
+		b = []byte(strings.Replace(string(b), "=> ../..", "=> "+client, 1))
+		if err := os.WriteFile(filepath.Join(mod, file), b, 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	bin := filepath.Join(mod, "consumer")
+	build := exec.Command("go", "build", "-o", bin, ".")
+	build.Dir, build.Env = mod, append(os.Environ(), "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
+	if out, err := build.CombinedOutput(); err != nil {
+		t.Fatalf("building the outside consumer: %v\n%s", err, out)
+	}
+
+	dir := runDir(t)
+	d := serve(t, dir)
+	run := func() (string, int) {
+		ctx, cancel := context.WithTimeout(t.Context(), 30*time.Second)
+		defer cancel()
+		cmd := exec.CommandContext(ctx, bin)
+		cmd.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+dir)
+		out, err := cmd.CombinedOutput()
+		var ee *exec.ExitError
+		if err != nil && !errors.As(err, &ee) {
+			t.Fatal(err)
+		}
+		return string(out), cmd.ProcessState.ExitCode()
+	}
+	out, code := run()
+	if code != 0 {
+		t.Fatalf("the consumer exited %d:\n%s", code, out)
+	}
+	for _, want := range []string{"context CPU/cpu0/: ", "stat CPU/cpu0/idle = ", "/s\n", "stat Mem/Real/%free = ", "hot Disk/sda/busy = "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the consumer's output lacks %q:\n%s", want, out)
+		}
+	}
+	d.stop()
+	out, code = run()
+	if code != int(spmi.SiInitFailed) || !strings.Contains(out, filepath.Join(dir, "subagent.sock")) {
+		t.Errorf("with no daemon the consumer exited %d, want %d (SiInitFailed) naming the socket:\n%s", code, spmi.SiInitFailed, out)
 	}
 }

@@ -1,33 +1,56 @@
-package spmi
+package consumer
 
 import (
 	"context"
 	"slices"
+	"strings"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
-// StatSet is a set of statistics read together, as the guide's SpmiStatSet:
+// Source reads statistics by path as one consistent sample. The daemon's
+// control connection (Client) and its own hierarchy are both Sources, so
+// path sets work the same against either.
+type Source interface {
+	Read(ctx context.Context, paths []string) (spmiwire.Sample, error)
+}
+
+// AfterSource is a Source that can be asked for values taken after a
+// time. A path set reads through it so that two reads closer together
+// than the daemon's minimum age still see two snapshots, and so a rate.
+type AfterSource interface {
+	Source
+	// ReadAfter is Read from a snapshot whose Time is after t, refreshing
+	// when needed (a zero t asks for nothing more than Read).
+	ReadAfter(ctx context.Context, paths []string, t time.Time) (spmiwire.Sample, error)
+}
+
+func cleanPath(p string) string { return strings.Trim(strings.TrimSpace(p), "/") }
+
+// PathSet is a set of statistics by path read together from a Source, as the guide's SpmiStatSet:
 // each read reports the time, the elapsed time since the previous read and,
-// for counters, the change and the rate per second. A StatSet is used by
+// for counters, the change and the rate per second. A PathSet is used by
 // one goroutine at a time.
-type StatSet struct {
+type PathSet struct {
 	src   Source
 	paths []string
 	refs  []int // times each path was added (the guide's ref_count) less 1
-	prev  *Sample
+	prev  *spmiwire.Sample
 }
 
-// NewStatSet creates a statset; every path must name a statistic.
-func NewStatSet(ctx context.Context, src Source, paths ...string) (*StatSet, error) {
+// NewPathSet creates a statset; every path must name a statistic.
+func NewPathSet(ctx context.Context, src Source, paths ...string) (*PathSet, error) {
 	if len(paths) == 0 {
-		return nil, Errorf(SiBadArgument, "a statset needs at least one statistic")
+		return nil, spmierr.Errorf(spmierr.SiBadArgument, "a statset needs at least one statistic")
 	}
 	if err := check(ctx, src, paths); err != nil {
 		return nil, err
 	}
 	// Each path given is a value of its own (`get A A` prints two);
 	// Add counts a path added again.
-	return &StatSet{src: src, paths: slices.Clone(paths), refs: make([]int, len(paths))}, nil
+	return &PathSet{src: src, paths: slices.Clone(paths), refs: make([]int, len(paths))}, nil
 }
 
 // check refuses paths that name no statistic; a statistic whose source
@@ -38,7 +61,7 @@ func check(ctx context.Context, src Source, paths []string) error {
 		return err
 	}
 	for _, it := range s.Items {
-		if it.Err != nil && it.Err.Code != SiNoValue {
+		if it.Err != nil && it.Err.Code != spmierr.SiNoValue {
 			return it.Err
 		}
 	}
@@ -46,13 +69,13 @@ func check(ctx context.Context, src Source, paths []string) error {
 }
 
 // Paths are the statistics of the set.
-func (ss *StatSet) Paths() []string { return ss.paths }
+func (ss *PathSet) Paths() []string { return ss.paths }
 
 // Add adds the statistic at path (SpmiPathAddSetStat). It refuses a path
 // that names no statistic (SiNotFound, SiBadArgument); one already in the
 // set is counted, as the guide's ref_count, and stays until removed as
 // often. Its rate starts at the second read after Add.
-func (ss *StatSet) Add(ctx context.Context, path string) error {
+func (ss *PathSet) Add(ctx context.Context, path string) error {
 	if i := ss.index(path); i >= 0 {
 		ss.refs[i]++
 		return nil
@@ -67,7 +90,7 @@ func (ss *StatSet) Add(ctx context.Context, path string) error {
 
 // RefCount is the number of times path is in the set (the guide's
 // ref_count): 0 when it is not.
-func (ss *StatSet) RefCount(path string) int {
+func (ss *PathSet) RefCount(path string) int {
 	if i := ss.index(path); i >= 0 {
 		return ss.refs[i] + 1
 	}
@@ -77,10 +100,10 @@ func (ss *StatSet) RefCount(path string) int {
 // Del removes the statistic at path from the set (SpmiDelSetStat) once it
 // has been removed as often as it was added; SiNotFound when it is not in
 // the set.
-func (ss *StatSet) Del(path string) error {
+func (ss *PathSet) Del(path string) error {
 	i := ss.index(path)
 	if i < 0 {
-		return Errorf(SiNotFound, "%q is not in the statset", cleanPath(path))
+		return spmierr.Errorf(spmierr.SiNotFound, "%q is not in the statset", cleanPath(path))
 	}
 	if ss.refs[i] > 0 {
 		ss.refs[i]--
@@ -93,7 +116,7 @@ func (ss *StatSet) Del(path string) error {
 	return nil
 }
 
-func (ss *StatSet) index(path string) int {
+func (ss *PathSet) index(path string) int {
 	p := cleanPath(path)
 	return slices.IndexFunc(ss.paths, func(q string) bool { return cleanPath(q) == p })
 }
@@ -108,7 +131,7 @@ type Reading struct {
 // StatValue is one statistic in a Reading. Change and Rate are set for
 // counters from the second read on (HasRate).
 type StatValue struct {
-	Item
+	spmiwire.Item
 	Change  float64
 	Rate    float64
 	HasRate bool
@@ -116,11 +139,11 @@ type StatValue struct {
 
 // Read reads all statistics of the set at once. From an AfterSource the
 // values are newer than those of the previous read.
-func (ss *StatSet) Read(ctx context.Context) (Reading, error) {
+func (ss *PathSet) Read(ctx context.Context) (Reading, error) {
 	if len(ss.paths) == 0 {
-		return Reading{}, Errorf(SiBadArgument, "the statset is empty")
+		return Reading{}, spmierr.Errorf(spmierr.SiBadArgument, "the statset is empty")
 	}
-	var s Sample
+	var s spmiwire.Sample
 	var err error
 	if as, ok := ss.src.(AfterSource); ok && ss.prev != nil {
 		s, err = as.ReadAfter(ctx, ss.paths, ss.prev.Time)
@@ -130,15 +153,24 @@ func (ss *StatSet) Read(ctx context.Context) (Reading, error) {
 	if err != nil {
 		return Reading{}, err
 	}
-	r := Reading{Time: s.Time, Values: make([]StatValue, len(s.Items))}
-	if ss.prev != nil {
-		r.Elapsed = s.Time.Sub(ss.prev.Time)
+	r := reading(ss.prev, s)
+	ss.prev = &s
+	return r, nil
+}
+
+// reading is the Reading of cur, with counters' change and rate since
+// prev (nil: the first read, no rates); the items of both are in the
+// same order.
+func reading(prev *spmiwire.Sample, cur spmiwire.Sample) Reading {
+	r := Reading{Time: cur.Time, Values: make([]StatValue, len(cur.Items))}
+	if prev != nil {
+		r.Elapsed = cur.Time.Sub(prev.Time)
 	}
-	for i, it := range s.Items {
+	for i, it := range cur.Items {
 		sv := StatValue{Item: it}
-		if ss.prev != nil && it.Stat != nil && it.Stat.Val == SiCounter && it.Value.OK() && i < len(ss.prev.Items) {
-			if p := ss.prev.Items[i].Value; p.OK() {
-				sv.Change = counterChange(p, it.Value)
+		if prev != nil && it.Stat != nil && it.Stat.Val == spmiwire.SiCounter && it.Value.OK() && i < len(prev.Items) {
+			if p := prev.Items[i].Value; p.OK() {
+				sv.Change = spmiwire.CounterChange(p, it.Value)
 				if r.Elapsed > 0 {
 					sv.Rate = sv.Change / r.Elapsed.Seconds()
 					sv.HasRate = true
@@ -147,6 +179,5 @@ func (ss *StatSet) Read(ctx context.Context) (Reading, error) {
 		}
 		r.Values[i] = sv
 	}
-	ss.prev = &s
-	return r, nil
+	return r
 }

@@ -1,4 +1,4 @@
-package control
+package consumer
 
 import (
 	"bufio"
@@ -9,11 +9,11 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/client/trustdir"
-	"github.com/perfagent/subagent/spmi"
 )
 
-// Client talks to a running daemon. It is a spmi.AfterSource.
+// Client talks to a running daemon. It is a AfterSource.
 type Client struct {
 	mu   sync.Mutex
 	conn net.Conn
@@ -24,7 +24,7 @@ type Client struct {
 // Dial connects to the daemon of runDir; an error means none is running
 // there, or that another user could have put the socket there (trustdir).
 func Dial(runDir string) (*Client, error) {
-	path := SocketPath(runDir)
+	path := spmiwire.SocketPath(runDir)
 	if err := trustdir.Check(runDir); err != nil {
 		return nil, fmt.Errorf("not asking %s: %w", path, err)
 	}
@@ -41,7 +41,7 @@ func (c *Client) Close() error { return c.conn.Close() }
 // Path is the socket the client is connected to.
 func (c *Client) Path() string { return c.path }
 
-func (c *Client) call(ctx context.Context, req Request) (*Response, error) {
+func (c *Client) call(ctx context.Context, req spmiwire.Request) (*spmiwire.Response, error) {
 	c.mu.Lock()
 	defer c.mu.Unlock()
 	dl := time.Now().Add(30 * time.Second)
@@ -53,8 +53,8 @@ func (c *Client) call(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, err
 	}
-	if len(b) >= MaxRequest {
-		return nil, fmt.Errorf("a %s request of %d bytes is over the control socket's %d; ask for fewer paths at a time", req.Op, len(b), MaxRequest)
+	if len(b) >= spmiwire.MaxRequest {
+		return nil, fmt.Errorf("a %s request of %d bytes is over the control socket's %d; ask for fewer paths at a time", req.Op, len(b), spmiwire.MaxRequest)
 	}
 	if _, err := c.conn.Write(append(b, '\n')); err != nil {
 		return nil, fmt.Errorf("daemon at %s: %w", c.path, err)
@@ -63,11 +63,11 @@ func (c *Client) call(ctx context.Context, req Request) (*Response, error) {
 	if err != nil {
 		return nil, fmt.Errorf("daemon at %s: %w", c.path, err)
 	}
-	var resp Response
+	var resp spmiwire.Response
 	if err := json.Unmarshal(line, &resp); err != nil {
 		return nil, fmt.Errorf("daemon at %s sent a malformed answer: %w", c.path, err)
 	}
-	return &resp, errorFromResponse(&resp)
+	return &resp, resp.Failure()
 }
 
 func readLine(r *bufio.Reader) ([]byte, error) {
@@ -78,8 +78,8 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 			return nil, err
 		}
 		out = append(out, part...)
-		if len(out) > maxLine {
-			return nil, fmt.Errorf("answer longer than %d bytes", maxLine)
+		if len(out) > spmiwire.MaxLine {
+			return nil, fmt.Errorf("answer longer than %d bytes", spmiwire.MaxLine)
 		}
 		if !isPrefix {
 			return out, nil
@@ -88,8 +88,8 @@ func readLine(r *bufio.Reader) ([]byte, error) {
 }
 
 // Peek lists the hierarchy the daemon serves, from path down.
-func (c *Client) Peek(ctx context.Context, path string) ([]Entry, error) {
-	r, err := c.call(ctx, Request{Op: "peek", Path: path})
+func (c *Client) Peek(ctx context.Context, path string) ([]spmiwire.Entry, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "peek", Path: path})
 	if err != nil {
 		return nil, err
 	}
@@ -97,33 +97,33 @@ func (c *Client) Peek(ctx context.Context, path string) ([]Entry, error) {
 }
 
 // PeekPage lists depth levels below path (0: all), the entries after the
-// relative id from ("": from path itself), at most limit (MaxPeekPage
+// relative id from ("": from path itself), at most limit (spmiwire.MaxPeekPage
 // when 0); more says entries remain (ask again from the last one's Rel).
-func (c *Client) PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]Entry, bool, error) {
+func (c *Client) PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmiwire.Entry, bool, error) {
 	if limit <= 0 {
-		limit = MaxPeekPage
+		limit = spmiwire.MaxPeekPage
 	}
-	r, err := c.call(ctx, Request{Op: "peek", Path: path, Depth: depth, From: from, Limit: limit})
+	r, err := c.call(ctx, spmiwire.Request{Op: "peek", Path: path, Depth: depth, From: from, Limit: limit})
 	if err != nil {
 		return nil, false, err
 	}
 	return r.Peek, r.More, nil
 }
 
-// Read implements spmi.Source.
-func (c *Client) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
+// Read implements Source.
+func (c *Client) Read(ctx context.Context, paths []string) (spmiwire.Sample, error) {
 	return c.ReadAfter(ctx, paths, time.Time{})
 }
 
-// ReadAfter implements spmi.AfterSource: the daemon refreshes unless its
+// ReadAfter implements AfterSource: the daemon refreshes unless its
 // snapshot is newer than t.
-func (c *Client) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
-	r, err := c.call(ctx, Request{Op: "get", Paths: paths, After: t})
+func (c *Client) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmiwire.Sample, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "get", Paths: paths, After: t})
 	if err != nil {
-		return spmi.Sample{}, err
+		return spmiwire.Sample{}, err
 	}
 	if r.Sample == nil {
-		return spmi.Sample{}, fmt.Errorf("daemon at %s answered get without values", c.path)
+		return spmiwire.Sample{}, fmt.Errorf("daemon at %s answered get without values", c.path)
 	}
 	return *r.Sample, nil
 }
@@ -131,19 +131,19 @@ func (c *Client) ReadAfter(ctx context.Context, paths []string, t time.Time) (sp
 // Create creates the context a path names where a provider makes them on
 // request (RTime/LAN/<host>); the daemon allows it to admins only.
 func (c *Client) Create(ctx context.Context, path string) error {
-	_, err := c.call(ctx, Request{Op: "create", Path: path})
+	_, err := c.call(ctx, spmiwire.Request{Op: "create", Path: path})
 	return err
 }
 
 // Delete deletes a context created on request (spmi.Deleter).
 func (c *Client) Delete(ctx context.Context, path string) error {
-	_, err := c.call(ctx, Request{Op: "delete", Path: path})
+	_, err := c.call(ctx, spmiwire.Request{Op: "delete", Path: path})
 	return err
 }
 
 // Status describes the daemon.
-func (c *Client) Status(ctx context.Context) (*Status, error) {
-	r, err := c.call(ctx, Request{Op: "status"})
+func (c *Client) Status(ctx context.Context) (*spmiwire.Status, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "status"})
 	if err != nil {
 		return nil, err
 	}
@@ -152,7 +152,7 @@ func (c *Client) Status(ctx context.Context) (*Status, error) {
 
 // HotsetCreate makes an empty hotset in this connection's session.
 func (c *Client) HotsetCreate(ctx context.Context) (int, error) {
-	r, err := c.call(ctx, Request{Op: "hotset.create"})
+	r, err := c.call(ctx, spmiwire.Request{Op: "hotset.create"})
 	if err != nil {
 		return 0, err
 	}
@@ -160,8 +160,8 @@ func (c *Client) HotsetCreate(ctx context.Context) (int, error) {
 }
 
 // HotsetAdd adds a peer set to hotset id and returns its index.
-func (c *Client) HotsetAdd(ctx context.Context, id int, d HotDef) (int, error) {
-	r, err := c.call(ctx, Request{Op: "hotset.add", ID: id, Hot: &d})
+func (c *Client) HotsetAdd(ctx context.Context, id int, d spmiwire.HotDef) (int, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "hotset.add", ID: id, Hot: &d})
 	if err != nil {
 		return 0, err
 	}
@@ -170,14 +170,14 @@ func (c *Client) HotsetAdd(ctx context.Context, id int, d HotDef) (int, error) {
 
 // HotsetDel removes peer set index from hotset id.
 func (c *Client) HotsetDel(ctx context.Context, id, index int) error {
-	_, err := c.call(ctx, Request{Op: "hotset.del", ID: id, Index: index})
+	_, err := c.call(ctx, spmiwire.Request{Op: "hotset.del", ID: id, Index: index})
 	return err
 }
 
 // HotsetGet reads every peer set of hotset id from a snapshot newer than
 // after.
-func (c *Client) HotsetGet(ctx context.Context, id int, after time.Time) (*HotResult, error) {
-	r, err := c.call(ctx, Request{Op: "hotset.get", ID: id, After: after})
+func (c *Client) HotsetGet(ctx context.Context, id int, after time.Time) (*spmiwire.HotResult, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "hotset.get", ID: id, After: after})
 	if err != nil {
 		return nil, err
 	}
@@ -189,13 +189,13 @@ func (c *Client) HotsetGet(ctx context.Context, id int, after time.Time) (*HotRe
 
 // HotsetFree deletes hotset id.
 func (c *Client) HotsetFree(ctx context.Context, id int) error {
-	_, err := c.call(ctx, Request{Op: "hotset.free", ID: id})
+	_, err := c.call(ctx, spmiwire.Request{Op: "hotset.free", ID: id})
 	return err
 }
 
 // StatSetCreate makes an empty statset in this connection's session.
 func (c *Client) StatSetCreate(ctx context.Context) (int, error) {
-	r, err := c.call(ctx, Request{Op: "statset.create"})
+	r, err := c.call(ctx, spmiwire.Request{Op: "statset.create"})
 	if err != nil {
 		return 0, err
 	}
@@ -203,9 +203,11 @@ func (c *Client) StatSetCreate(ctx context.Context) (int, error) {
 }
 
 // StatSetAdd adds up to MaxPaths statistics to statset id, all or none,
-// and returns how many it holds.
-func (c *Client) StatSetAdd(ctx context.Context, id int, paths []string) (int, error) {
-	r, err := c.call(ctx, Request{Op: "statset.add", ID: id, Paths: paths})
+// and returns how many it holds. Each must name a statistic, unless keep
+// (a set made again after a restart: a path that names nothing now has
+// that error for value).
+func (c *Client) StatSetAdd(ctx context.Context, id int, paths []string, keep bool) (int, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "statset.add", ID: id, Paths: paths, Keep: keep})
 	if err != nil {
 		return 0, err
 	}
@@ -214,19 +216,19 @@ func (c *Client) StatSetAdd(ctx context.Context, id int, paths []string) (int, e
 
 // StatSetGet reads statset id from a snapshot newer than after: one
 // value a statistic, in the order added, without paths or descriptions.
-func (c *Client) StatSetGet(ctx context.Context, id int, after time.Time) (spmi.Sample, error) {
-	r, err := c.call(ctx, Request{Op: "statset.get", ID: id, After: after})
+func (c *Client) StatSetGet(ctx context.Context, id int, after time.Time) (spmiwire.Sample, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "statset.get", ID: id, After: after})
 	if err != nil {
-		return spmi.Sample{}, err
+		return spmiwire.Sample{}, err
 	}
 	if r.Sample == nil {
-		return spmi.Sample{}, fmt.Errorf("daemon at %s answered statset.get without values", c.path)
+		return spmiwire.Sample{}, fmt.Errorf("daemon at %s answered statset.get without values", c.path)
 	}
 	return *r.Sample, nil
 }
 
 // StatSetFree deletes statset id.
 func (c *Client) StatSetFree(ctx context.Context, id int) error {
-	_, err := c.call(ctx, Request{Op: "statset.free", ID: id})
+	_, err := c.call(ctx, spmiwire.Request{Op: "statset.free", ID: id})
 	return err
 }
