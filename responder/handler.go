@@ -1,7 +1,9 @@
 package responder
 
 import (
+	"crypto/cipher"
 	"crypto/subtle"
+	"hash"
 	"net/netip"
 
 	"github.com/gosnmp/gosnmp"
@@ -25,6 +27,10 @@ type scratch struct {
 	rep         []byte         // v3: a Report's PDU
 	iv          [16]byte       // v3: AES IV
 	digest, sum []byte         // v3: HMACs
+	mac         hash.Hash      // v3: the HMAC of macUser
+	macUser     *user
+	block       cipher.Block // v3: the AES cipher of blockUser
+	blockUser   *user
 	why         error          // why the last packet got no answer, for the log
 	from        netip.AddrPort // the manager: walks are told apart by its address
 	names       []asn1tree.OID // the response's varbind names, where a walk goes on

@@ -9,6 +9,7 @@ import (
 	"encoding/binary"
 	"errors"
 	"fmt"
+	"hash"
 	"sync/atomic"
 	"time"
 
@@ -230,7 +231,7 @@ func (r *Responder) handleV3(pkt []byte, s *scratch, set *settings) []byte {
 			return r.report(s, set, &st.DecryptionErrors, oidDecryptionErrors, nil, errDecrypt)
 		}
 		s.plain = append(s.plain[:0], m.data...)
-		aesCFB(u.Keys.PrivKey, aesIV(&s.iv, uint32(m.boots), uint32(m.time), m.priv), s.plain, true)
+		cfb(s.aesOf(u), aesIV(&s.iv, uint32(m.boots), uint32(m.time), m.priv), s.plain, true)
 		tag, v, rest, ok := tlv(s.plain)
 		if !ok || tag != byte(gosnmp.Sequence) || len(rest) != 0 {
 			st.InASNParseErrs.Add(1) // a wrong key or AES variant reads as garbage
@@ -307,7 +308,7 @@ func (r *Responder) verify(pkt []byte, m *v3msg, u *user, s *scratch) bool {
 	}
 	got := append(s.digest[:0], m.auth...)
 	clear(m.auth) // m.auth lies in pkt
-	mac := hmac.New(a.New, u.Keys.AuthKey)
+	mac := s.hmacOf(u)
 	mac.Write(pkt)
 	s.sum = mac.Sum(s.sum[:0])
 	copy(m.auth, got)
@@ -322,16 +323,30 @@ func aesIV(iv *[16]byte, boots, time uint32, salt []byte) []byte {
 	return iv[:]
 }
 
-// aesCFB en- or decrypts b in place with AES in CFB-128 mode, no padding
-// (RFC 3826 3.1.3). Written out because crypto/cipher's CFB is deprecated.
-func aesCFB(key, iv, b []byte, decrypt bool) {
-	block, err := aes.NewCipher(key)
-	if err != nil { // the key length is checked in V3.users
-		panic(fmt.Sprintf("responder: AES key of %d octets", len(key)))
+// hmacOf is u's HMAC, reset; the scratch keeps the last user's, so a
+// manager's requests cost no new one (Update makes new users).
+func (s *scratch) hmacOf(u *user) hash.Hash {
+	if s.macUser != u {
+		s.mac, s.macUser = hmac.New(u.Keys.Auth.New, u.Keys.AuthKey), u
 	}
-	cfb(block, iv, b, decrypt)
+	s.mac.Reset()
+	return s.mac
 }
 
+// aesOf is u's AES cipher, kept as hmacOf keeps the HMAC.
+func (s *scratch) aesOf(u *user) cipher.Block {
+	if s.blockUser != u {
+		b, err := aes.NewCipher(u.Keys.PrivKey)
+		if err != nil { // the key length is checked in V3.users
+			panic(fmt.Sprintf("responder: AES key of %d octets", len(u.Keys.PrivKey)))
+		}
+		s.block, s.blockUser = b, u
+	}
+	return s.block
+}
+
+// cfb en- or decrypts b in place with AES in CFB-128 mode, no padding
+// (RFC 3826 3.1.3). Written out because crypto/cipher's CFB is deprecated.
 func cfb(block cipher.Block, iv, b []byte, decrypt bool) {
 	var x, k [aes.BlockSize]byte
 	copy(x[:], iv)

@@ -1,7 +1,6 @@
 package responder
 
 import (
-	"crypto/hmac"
 	"encoding/binary"
 	"sync/atomic"
 
@@ -95,7 +94,7 @@ func (r *Responder) wrapV3(s *scratch, level Level, u *user, pdu []byte, limit i
 	}
 	if level&2 != 0 {
 		binary.BigEndian.PutUint64(salt[:], e.salt.Add(1))
-		aesCFB(u.Keys.PrivKey, aesIV(&s.iv, boots, now, salt[:]), sc, false)
+		cfb(s.aesOf(u), aesIV(&s.iv, boots, now, salt[:]), sc, false)
 		privLen = 8
 	}
 	usmLen := tlvLen(len(e.id)) + intTLV(int64(boots)) + intTLV(int64(now)) + tlvLen(len(m.user)) +
@@ -134,7 +133,7 @@ func (r *Responder) wrapV3(s *scratch, level Level, u *user, pdu []byte, limit i
 	b = append(b, sc...)
 	s.out = b
 	if authLen > 0 {
-		mac := hmac.New(u.Keys.Auth.New, u.Keys.AuthKey)
+		mac := s.hmacOf(u)
 		mac.Write(b)
 		s.sum = mac.Sum(s.sum[:0])
 		copy(b[off:off+authLen], s.sum)
