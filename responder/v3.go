@@ -232,8 +232,10 @@ func (r *Responder) handleV3(pkt []byte, s *scratch, set *settings) []byte {
 		}
 		s.plain = append(s.plain[:0], m.data...)
 		cfb(s.aesOf(u), aesIV(&s.iv, uint32(m.boots), uint32(m.time), m.priv), s.plain, true)
-		tag, v, rest, ok := tlv(s.plain)
-		if !ok || tag != byte(gosnmp.Sequence) || len(rest) != 0 {
+		// What follows the scopedPDU is ignored: pysnmp pads it to whole
+		// AES blocks, as DES needs (RFC 3414 8.1.1.2), and net-snmp accepts that.
+		tag, v, _, ok := tlv(s.plain)
+		if !ok || tag != byte(gosnmp.Sequence) {
 			st.InASNParseErrs.Add(1) // a wrong key or AES variant reads as garbage
 			s.why = errParse
 			return nil
