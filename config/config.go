@@ -70,6 +70,8 @@ type SNMP struct {
 	MaxMsgSize     int    `mapstructure:"max_msg_size"`
 
 	SNMPSystem `mapstructure:",squash"` // the system group (config/snmp.go)
+	// Users are the SNMPv3 users (config/snmpusers.go).
+	Users []SNMPUser `mapstructure:"users"`
 }
 
 // AgentXSession configures the AgentX session.
@@ -283,9 +285,10 @@ func (c *Config) finish() error {
 	if c.Listen != "none" && !strings.Contains(c.Listen, ":") {
 		bad("listen", "%q is not host:port or none", c.Listen)
 	}
-	if c.SNMP.Community == "" {
-		bad("snmp.community", "must not be empty")
+	if c.SNMP.Community == "" && len(c.SNMP.Users) == 0 {
+		bad("snmp.community", "must not be empty without snmp.users (\"\" turns SNMPv1/v2c off where SNMPv3 users are configured)")
 	}
+	c.SNMP.checkUsers(bad)
 	if c.SNMP.MaxRepetitions < 1 || c.SNMP.MaxRepetitions > 10000 {
 		bad("snmp.max_repetitions", "%d is not from 1 to 10000", c.SNMP.MaxRepetitions)
 	}

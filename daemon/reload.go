@@ -36,6 +36,7 @@ var reloadable = []struct{ key, part string }{
 	{"snmp.sys_contact", PartResponder},
 	{"snmp.sys_name", PartResponder},
 	{"snmp.sys_location", PartResponder},
+	{"snmp.users", PartResponder},
 	{"log.level", PartLog},
 	{"hotset", "hotsets"},
 	{"hotsets", "hotsets"},

@@ -21,7 +21,8 @@ const (
 type Config struct {
 	// Listen is the UDP address, host:port ("[::1]:1161" for IPv6).
 	Listen string
-	// Community is the only community answered; required.
+	// Community is the only community answered; "" turns SNMPv1 and
+	// v2c off, which needs V3.
 	Community string
 	// MaxRepetitions is the most varbinds one GetBulk response carries
 	// (one whole repetition is always answered, size permitting).
@@ -31,6 +32,8 @@ type Config struct {
 	// System, when set, is served as the SNMPv2-MIB system group
 	// (1.3.6.1.2.1.1) before the tree, for managers' discovery.
 	System *System
+	// V3, when set, answers SNMPv3 with USM (v3config.go).
+	V3 *V3
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -44,8 +47,13 @@ func (c Config) withDefaults() (Config, error) {
 	if c.MaxMsgSize == 0 {
 		c.MaxMsgSize = DefaultMaxMsgSize
 	}
-	if c.Community == "" {
-		return c, errors.New("community must not be empty")
+	if c.Community == "" && c.V3 == nil {
+		return c, errors.New("community must not be empty without SNMPv3 users")
+	}
+	if c.V3 != nil {
+		if err := c.V3.check(); err != nil {
+			return c, err
+		}
 	}
 	if c.MaxRepetitions < 1 || c.MaxRepetitions > maxRepetitionsCap {
 		return c, fmt.Errorf("max repetitions %d is not from 1 to %d", c.MaxRepetitions, maxRepetitionsCap)

@@ -20,7 +20,8 @@ var (
 // request is one decoded message. Its slices point into the packet and the
 // decoder's arena: valid until the next decode with the same scratch.
 type request struct {
-	version   int // 0 for v1, 1 for v2c
+	version   int    // 0 for v1, 1 for v2c, 3 for v3
+	v3        []byte // v3: the message after msgVersion
 	community []byte
 	pduType   gosnmp.PDUType
 	id        int32
@@ -104,8 +105,10 @@ func appendOID(dst []uint32, v []byte) ([]uint32, bool) {
 	return dst, true
 }
 
-// decode parses a v1 or v2c message into q.
+// decode parses a v1 or v2c message into q. A v3 message gives
+// errVersion with q.version 3 and q.v3 set.
 func (q *request) decode(pkt []byte) error {
+	q.v3 = nil
 	tag, msg, rest, ok := tlv(pkt)
 	if !ok || tag != byte(gosnmp.Sequence) || len(rest) != 0 {
 		return errParse
@@ -116,6 +119,10 @@ func (q *request) decode(pkt []byte) error {
 	}
 	ver, ok := parseInt32(v)
 	if !ok || (ver != int32(gosnmp.Version1) && ver != int32(gosnmp.Version2c)) {
+		if ok && ver == int32(gosnmp.Version3) {
+			q.version = int(ver)
+			q.v3 = msg // handled by the v3 path (v3.go)
+		}
 		return errVersion
 	}
 	q.version = int(ver)
@@ -127,6 +134,13 @@ func (q *request) decode(pkt []byte) error {
 	if !ok || len(msg) != 0 {
 		return errParse
 	}
+	return q.decodePDU(tag, pdu)
+}
+
+// decodePDU reads a PDU of the version in q.version (v3 carries v2c's).
+func (q *request) decodePDU(tag byte, pdu []byte) error {
+	var ok bool
+	var v []byte
 	q.pduType = gosnmp.PDUType(tag)
 	switch q.pduType {
 	case gosnmp.GetRequest, gosnmp.GetNextRequest, gosnmp.SetRequest:

@@ -1,6 +1,36 @@
 // Package responder is the embedded standalone SNMP agent: it answers
-// read-only SNMPv1 and SNMPv2c Get, GetNext and GetBulk requests over UDP
-// from an asn1tree.View, so the daemon is useful on a machine without snmpd.
+// read-only SNMPv1, SNMPv2c and SNMPv3 (USM) Get, GetNext and GetBulk
+// requests over UDP from an asn1tree.View, so the daemon is useful on a
+// machine without snmpd.
+//
+// SNMPv3 (Config.V3; RFC 3412 7.2, RFC 3414 3.2, RFC 3826, RFC 7860):
+//
+//   - Checks in RFC order, each failure counted: msgVersion
+//     (snmpInBadVersions), BER and msgMaxSize < 484 (snmpInASNParseErrs),
+//     security model (snmpUnknownSecurityModels), priv without auth
+//     (snmpInvalidMsgs), then USM: engine ID, user, level, digest, time
+//     window (150 s; boots must match), privacy parameters. The USM
+//     failures answer a reportable message with a Report carrying the
+//     usmStats counter, at noAuthNoPriv, except notInTimeWindow, signed
+//     (authNoPriv) so that the manager can trust the time it learns.
+//     Discovery is the unknownEngineIDs Report. A message that fails
+//     authentication never gets a value.
+//   - contextEngineID empty or this engine's, contextName "" only; other
+//     values are dropped and counted (snmpUnknownPDUHandlers,
+//     snmpUnknownContexts).
+//   - A request below the user's minimum level gets authorizationError; a
+//     user sees only its subtrees (filterView).
+//   - Responses go at the request's level with this engine's boots and
+//     time and a fresh AES salt (a counter, random at start).
+//   - The keys come localized (package usm, through gosnmp's
+//     InitSecurityKeys); the message processing is written here, because
+//     gosnmp has no agent side: its v3 decoder checks no time window,
+//     keeps no counters and re-localizes to whatever engine ID a packet
+//     names, and its HMAC and cipher helpers are not exported.
+//     crypto/cipher's CFB is deprecated, so CFB-128 is written out (cfb).
+//   - With System set, the snmp group, snmpEngine, snmpMPDStats,
+//     usmStats and the SNMP-TARGET-MIB context counters are served
+//     (mgmt.go).
 //
 // Behaviour (RFC 3416, RFC 3584):
 //

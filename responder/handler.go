@@ -1,7 +1,9 @@
 package responder
 
 import (
+	"crypto/cipher"
 	"crypto/subtle"
+	"hash"
 	"net/netip"
 
 	"github.com/gosnmp/gosnmp"
@@ -12,14 +14,26 @@ import (
 // scratch is the memory one request needs, reused from request to request
 // by the goroutine that owns it.
 type scratch struct {
-	req   request
-	resp  response
-	cur   []asn1tree.OID // GetBulk: where each repeater stands
-	ended []bool         // GetBulk: the repeater reached endOfMibView
-	sv    sysView        // the system group before the tree's view
-	why   error          // why the last packet got no answer, for the log
-	from  netip.AddrPort // the manager: walks are told apart by its address
-	names []asn1tree.OID // the response's varbind names, where a walk goes on
+	req         request
+	resp        response
+	cur         []asn1tree.OID // GetBulk: where each repeater stands
+	ended       []bool         // GetBulk: the repeater reached endOfMibView
+	sv          sysView        // the system group before the tree's view
+	fv          filterView     // v3: the subtrees a user may read
+	m           v3msg          // v3: the message's header
+	plain       []byte         // v3: the decrypted scopedPDU, then the response's
+	out         []byte         // v3: the response message
+	vb          []byte         // v3: a Report's varbind
+	rep         []byte         // v3: a Report's PDU
+	iv          [16]byte       // v3: AES IV
+	digest, sum []byte         // v3: HMACs
+	mac         hash.Hash      // v3: the HMAC of macUser
+	macUser     *user
+	block       cipher.Block // v3: the AES cipher of blockUser
+	blockUser   *user
+	why         error          // why the last packet got no answer, for the log
+	from        netip.AddrPort // the manager: walks are told apart by its address
+	names       []asn1tree.OID // the response's varbind names, where a walk goes on
 }
 
 // emptyView serves when the view function returns nil.
@@ -31,13 +45,18 @@ func (emptyView) Search(asn1tree.OID, bool, asn1tree.OID) (asn1tree.OID, asn1tre
 }
 
 // handle answers one datagram; nil means no answer (s.why says why).
-// It never panics on any input and allocates nothing once s has grown.
+// It never panics on any input and allocates nothing once s has grown
+// (SNMPv3 allocates for its HMAC and cipher).
 func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 	st := &r.stats
 	st.InPkts.Add(1)
 	q := &s.req
 	s.why = nil
+	set := r.live.Load()
 	if err := q.decode(pkt); err != nil {
+		if err == errVersion && q.version == int(gosnmp.Version3) && r.engine != nil {
+			return r.handleV3(pkt, s, set)
+		}
 		switch err {
 		case errVersion:
 			st.InBadVersions.Add(1)
@@ -49,12 +68,23 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 		s.why = err
 		return nil
 	}
-	set := r.live.Load()
+	if set.community == nil {
+		st.InBadVersions.Add(1)
+		s.why = errVersionOff
+		return nil
+	}
 	if subtle.ConstantTimeCompare(q.community, set.community) != 1 {
 		st.InBadCommunityNames.Add(1)
 		s.why = errCommunity
 		return nil
 	}
+	return r.answer(q, s, set, nil, set.maxMsgSize)
+}
+
+// answer builds the response to a decoded request: for v3 (u set) only
+// its PDU, of at most max octets, with what u may read.
+func (r *Responder) answer(q *request, s *scratch, set *settings, u *user, max int) []byte {
+	st := &r.stats
 	first := walkStart(q)
 	var step asn1tree.Step
 	if first != nil {
@@ -74,11 +104,16 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 	defer s.forget()
 	data := view
 	if set.sys != nil {
-		s.sv = sysView{sys: set.sys, main: view, ticks: ticks(r.start, r.now())}
+		s.sv = sysView{sys: set.sys, mgmt: mgmtView{r}, main: view, ticks: ticks(r.start, r.now())}
 		view = &s.sv
 	}
+	if u != nil && len(u.Subtrees) > 0 {
+		s.fv = filterView{main: view, subs: u.Subtrees}
+		view = &s.fv
+	}
 	w := &s.resp
-	w.reset(q, set.maxMsgSize)
+	w.reset(q, max)
+	w.v3 = u != nil
 	var status, index int
 	switch q.pduType {
 	case gosnmp.GetRequest:
@@ -122,6 +157,7 @@ func walkStart(q *request) asn1tree.OID {
 // forget drops what the scratch refers to of the request's view.
 func (s *scratch) forget() {
 	s.sv = sysView{}
+	s.fv = filterView{}
 	clear(s.names)
 	s.names = s.names[:0]
 	clear(s.cur)

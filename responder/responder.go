@@ -28,6 +28,8 @@ type Responder struct {
 	start time.Time        // sysUpTime counts from here
 	now   func() time.Time // time.Now; tests set a clock
 
+	engine *engine // SNMPv3; nil without Config.V3
+
 	running atomic.Bool
 	bound   atomic.Pointer[net.UDPAddr]
 	ready   chan struct{}
@@ -73,20 +75,34 @@ func NewWithSource(cfg Config, src asn1tree.Source, log *slog.Logger) (*Responde
 		return nil, fmt.Errorf("responder: %w", err)
 	}
 	r.live.Store(set)
+	if cfg.V3 != nil {
+		r.engine = newEngine(cfg.V3)
+	}
 	return r, nil
 }
 
 // settings are what Update may change while the responder runs; each
 // request loads them once, so it sees the old or the new ones whole.
 type settings struct {
-	community      []byte
+	community      []byte           // nil: v1 and v2c off
+	users          map[string]*user // v3; nil without V3
 	maxRepetitions int
 	maxMsgSize     int
 	sys            *asn1tree.Tree[asn1tree.Value] // the system group; nil: none
 }
 
 func newSettings(c Config) (*settings, error) {
-	s := &settings{community: []byte(c.Community), maxRepetitions: c.MaxRepetitions, maxMsgSize: c.MaxMsgSize}
+	s := &settings{maxRepetitions: c.MaxRepetitions, maxMsgSize: c.MaxMsgSize}
+	if c.Community != "" {
+		s.community = []byte(c.Community)
+	}
+	if c.V3 != nil {
+		u, err := c.V3.users()
+		if err != nil {
+			return nil, err
+		}
+		s.users = u
+	}
 	if c.System != nil {
 		t, err := asn1tree.Build(c.System.entries())
 		if err != nil {
@@ -97,19 +113,23 @@ func newSettings(c Config) (*settings, error) {
 	return s, nil
 }
 
-// Check tells whether Update would take cfg.
+// Check tells whether Update would take cfg. The engine (V3's EngineID
+// and Boots) is the one New was given; Update cannot change it.
 func Check(cfg Config) error {
 	_, err := cfg.withDefaults()
 	return err
 }
 
-// Update replaces the community, MaxRepetitions, MaxMsgSize and the
-// system group from the next request on, without rebinding: after it
+// Update replaces the community, the v3 users, MaxRepetitions, MaxMsgSize
+// and the system group from the next request on, all at once, without rebinding: after it
 // returns, the old community is refused. cfg.Listen is ignored (the
 // socket stays); sysUpTime goes on counting.
 func (r *Responder) Update(cfg Config) error {
 	cfg, err := cfg.withDefaults()
 	if err != nil {
+		return fmt.Errorf("responder: %w", err)
+	}
+	if err := r.sameEngine(cfg.V3); err != nil {
 		return fmt.Errorf("responder: %w", err)
 	}
 	set, err := newSettings(cfg)
@@ -151,7 +171,7 @@ func (r *Responder) Run(ctx context.Context) error {
 	defer conn.Close()
 	r.bound.Store(conn.LocalAddr().(*net.UDPAddr))
 	r.once.Do(func() { close(r.ready) })
-	r.log.Info("serving SNMPv1/v2c", "address", conn.LocalAddr().String())
+	r.log.Info("serving SNMP", "address", conn.LocalAddr().String(), "versions", r.versions())
 	stop := context.AfterFunc(ctx, func() { conn.Close() })
 	defer stop()
 	return r.serve(ctx, conn)

@@ -10,6 +10,7 @@ type response struct {
 	head      int    // size of the headroom
 	max       int    // largest message allowed
 	version   int
+	v3        bool // the PDU only: v3.go wraps it
 	community []byte
 	id        int32
 }
@@ -24,7 +25,7 @@ func (w *response) reset(q *request, max int) {
 		w.buf = make([]byte, w.head, w.head+max)
 	}
 	w.buf = w.buf[:w.head]
-	w.max, w.version, w.community, w.id = max, q.version, q.community, q.id
+	w.max, w.version, w.community, w.id, w.v3 = max, q.version, q.community, q.id, false
 }
 
 func (w *response) mark() int     { return len(w.buf) }
@@ -37,6 +38,9 @@ func (w *response) lens(status, index int) (pdu, body, msg int) {
 	vbl := len(w.buf) - w.head
 	pdu = 2 + intLen(int64(w.id)) + 2 + intLen(int64(status)) + 2 + intLen(int64(index)) +
 		1 + lenLen(vbl) + vbl
+	if w.v3 {
+		return pdu, pdu, 1 + lenLen(pdu) + pdu
+	}
 	body = 3 + 1 + lenLen(len(w.community)) + len(w.community) + 1 + lenLen(pdu) + pdu
 	return pdu, body, 1 + lenLen(body) + body
 }
@@ -57,10 +61,12 @@ func (w *response) finish(status, index int) []byte {
 	}
 	start := w.head - (msg - vbl)
 	h := w.buf[start:start:w.head]
-	h = appendLen(append(h, byte(gosnmp.Sequence)), body)
-	h = appendInt(h, byte(gosnmp.Integer), int64(w.version))
-	h = appendLen(append(h, byte(gosnmp.OctetString)), len(w.community))
-	h = append(h, w.community...)
+	if !w.v3 {
+		h = appendLen(append(h, byte(gosnmp.Sequence)), body)
+		h = appendInt(h, byte(gosnmp.Integer), int64(w.version))
+		h = appendLen(append(h, byte(gosnmp.OctetString)), len(w.community))
+		h = append(h, w.community...)
+	}
 	h = appendLen(append(h, byte(gosnmp.GetResponse)), pdu)
 	h = appendInt(h, byte(gosnmp.Integer), int64(w.id))
 	h = appendInt(h, byte(gosnmp.Integer), int64(status))

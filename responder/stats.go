@@ -26,6 +26,20 @@ type Stats struct {
 	OutGenErrs          atomic.Uint64
 	SilentDrops         atomic.Uint64 // even a tooBig response would not fit
 	SendErrors          atomic.Uint64 // the socket refused a response
+
+	// SNMPv3 (RFC 3412 snmpMPDStats, RFC 3414 usmStats, RFC 3413).
+	UnknownSecurityModels  atomic.Uint64
+	InvalidMsgs            atomic.Uint64
+	UnknownPDUHandlers     atomic.Uint64
+	UnknownContexts        atomic.Uint64
+	UnsupportedSecLevels   atomic.Uint64
+	NotInTimeWindows       atomic.Uint64
+	UnknownUserNames       atomic.Uint64
+	UnknownEngineIDs       atomic.Uint64
+	WrongDigests           atomic.Uint64
+	DecryptionErrors       atomic.Uint64
+	OutReports             atomic.Uint64 // Reports sent for the counters above
+	OutAuthorizationErrors atomic.Uint64 // below a user's minimum level
 	// DataAge is how old the data of the answers was, for views that
 	// tell (asn1tree.DataTimer).
 	DataAge asn1tree.DataAges
@@ -37,6 +51,10 @@ type Counts struct {
 	InGetRequests, InGetNexts, InGetBulks, InSetRequests                      uint64
 	OutGetResponses, OutTooBigs, OutNoSuchNames, OutNotWritables, OutGenErrs  uint64
 	SilentDrops, SendErrors                                                   uint64
+	UnknownSecurityModels, InvalidMsgs, UnknownPDUHandlers, UnknownContexts   uint64
+	UnsupportedSecLevels, NotInTimeWindows, UnknownUserNames                  uint64
+	UnknownEngineIDs, WrongDigests, DecryptionErrors                          uint64
+	OutReports, OutAuthorizationErrors                                        uint64
 	// The age of the last answer's data, and the largest of the last 30
 	// to 60 seconds.
 	DataAge, MaxDataAge time.Duration
@@ -55,5 +73,11 @@ func (s *Stats) Snapshot() Counts {
 		OutTooBigs: s.OutTooBigs.Load(), OutNoSuchNames: s.OutNoSuchNames.Load(),
 		OutNotWritables: s.OutNotWritables.Load(), OutGenErrs: s.OutGenErrs.Load(),
 		SilentDrops: s.SilentDrops.Load(), SendErrors: s.SendErrors.Load(),
+		UnknownSecurityModels: s.UnknownSecurityModels.Load(), InvalidMsgs: s.InvalidMsgs.Load(),
+		UnknownPDUHandlers: s.UnknownPDUHandlers.Load(), UnknownContexts: s.UnknownContexts.Load(),
+		UnsupportedSecLevels: s.UnsupportedSecLevels.Load(), NotInTimeWindows: s.NotInTimeWindows.Load(),
+		UnknownUserNames: s.UnknownUserNames.Load(), UnknownEngineIDs: s.UnknownEngineIDs.Load(),
+		WrongDigests: s.WrongDigests.Load(), DecryptionErrors: s.DecryptionErrors.Load(),
+		OutReports: s.OutReports.Load(), OutAuthorizationErrors: s.OutAuthorizationErrors.Load(),
 	}
 }

@@ -98,6 +98,7 @@ func (s System) entries() []asn1tree.Entry[asn1tree.Value] {
 // so answering allocates nothing.
 type sysView struct {
 	sys   *asn1tree.Tree[asn1tree.Value]
+	mgmt  mgmtView // the snmp group and the SNMPv3 engine's objects
 	main  asn1tree.View
 	ticks uint32 // sysUpTime for this request
 }
@@ -120,14 +121,23 @@ func (v *sysView) Get(o asn1tree.OID) (asn1tree.Value, bool) {
 	if val, ok := v.sys.Get(o); ok {
 		return v.uptime(o, val), true
 	}
+	if val, ok := v.mgmt.Get(o); ok {
+		return val, true
+	}
 	return v.main.Get(o)
 }
 
 func (v *sysView) Search(start asn1tree.OID, include bool, end asn1tree.OID) (asn1tree.OID, asn1tree.Value, bool) {
 	so, sv, sok := v.sys.Search(start, include, end)
+	if sok {
+		sv = v.uptime(so, sv)
+	}
+	if o, val, ok := v.mgmt.Search(start, include, end); ok && (!sok || asn1tree.Compare(o, so) < 0) {
+		so, sv, sok = o, val, true
+	}
 	mo, mv, mok := v.main.Search(start, include, end)
 	if sok && (!mok || asn1tree.Compare(so, mo) <= 0) {
-		return so, v.uptime(so, sv), true
+		return so, sv, true
 	}
 	return mo, mv, mok
 }
@@ -140,7 +150,7 @@ func (v *sysView) Defines(name asn1tree.OID) bool {
 			return true
 		}
 	}
-	return asn1tree.Defines(v.main, name)
+	return v.mgmt.Defines(name) || asn1tree.Defines(v.main, name)
 }
 
 // DefaultSysDescr is sysDescr when none is configured: the program, its

@@ -125,8 +125,32 @@ func sameAsTree(vb toolVB, o asn1tree.OID, v asn1tree.Value) bool {
 	if !vb.OID.Equal(o) || vb.Type != typ {
 		return false
 	}
+	if v.Kind == anyCounter32.Kind && v.Num == anyCounter32.Num {
+		return true
+	}
 	if v.Kind == asn1tree.TimeTicks {
 		return strings.HasPrefix(vb.Value, val+" ")
 	}
 	return vb.Value == val
+}
+
+// anyCounter32 in a wanted walk matches any Counter32: the responder's own
+// counters move while they are walked.
+var anyCounter32 = asn1tree.Value{Kind: asn1tree.Counter32, Num: 1<<64 - 1}
+
+// mgmtWant is the snmp group as a walk shows it (without an SNMPv3
+// engine), its counters matching any value.
+func mgmtWant() []asn1tree.Entry[asn1tree.Value] {
+	var e []asn1tree.Entry[asn1tree.Value]
+	for _, m := range mgmtObjects {
+		if m.v3 {
+			continue
+		}
+		v := anyCounter32
+		if m.oid[len(m.oid)-2] == 30 {
+			v = asn1tree.Int(2) // snmpEnableAuthenTraps
+		}
+		e = append(e, asn1tree.Entry[asn1tree.Value]{OID: m.oid, Val: v})
+	}
+	return e
 }

@@ -1,6 +1,7 @@
 #!/bin/sh
 # Installs what the integration tests run: net-snmp's snmpd, snmptrapd and
-# command-line tools, smilint, and a C compiler (cgo, -race); then, if it
+# command-line tools, smilint, a C compiler (cgo, -race) and pysnmp (a
+# third SNMPv3 manager for the responder's tests); then, if it
 # can, collectd with its snmp plugin (collectd-core) for the collectd test.
 # Quiet and successful when everything is already there; as root it
 # installs the missing Debian packages, otherwise it prints the command and
@@ -8,7 +9,7 @@
 # succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
-packages="snmpd snmp snmptrapd smitools gcc libc6-dev"
+packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4"
 # collectd-core alone starts no daemon (its service needs
 # /etc/collectd/collectd.conf, which the collectd package ships); the
 # snmp plugin's libnetsnmp comes with snmp above.

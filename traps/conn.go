@@ -9,6 +9,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/usm"
 )
 
 // conn is one destination's gosnmp session over a connected UDP socket.
@@ -127,11 +128,11 @@ func parsePort(s string) (uint16, error) {
 }
 
 func authProto(s string) gosnmp.SnmpV3AuthProtocol {
-	return map[string]gosnmp.SnmpV3AuthProtocol{"MD5": gosnmp.MD5, "SHA": gosnmp.SHA, "SHA224": gosnmp.SHA224,
-		"SHA256": gosnmp.SHA256, "SHA384": gosnmp.SHA384, "SHA512": gosnmp.SHA512}[s]
+	a, _ := usm.FindAuth(s) // checked by Dest.Check
+	return a.Proto
 }
 
 func privProto(s string) gosnmp.SnmpV3PrivProtocol {
-	return map[string]gosnmp.SnmpV3PrivProtocol{"DES": gosnmp.DES, "AES": gosnmp.AES, "AES192": gosnmp.AES192,
-		"AES256": gosnmp.AES256, "AES192C": gosnmp.AES192C, "AES256C": gosnmp.AES256C}[s]
+	p, _ := usm.FindPriv(s)
+	return p.Proto
 }

@@ -6,8 +6,9 @@ import (
 	"net"
 	"os"
 	"strconv"
-	"strings"
 	"time"
+
+	"github.com/perfagent/subagent/usm"
 )
 
 // Dest is one destination.
@@ -39,11 +40,6 @@ func (d Dest) String() string {
 	}
 	return d.Version + " " + kind + " " + d.Address
 }
-
-var (
-	authProtos = []string{"MD5", "SHA", "SHA224", "SHA256", "SHA384", "SHA512"}
-	privProtos = []string{"DES", "AES", "AES192", "AES256", "AES192C", "AES256C"}
-)
 
 // Check validates a destination; the error names the field.
 func (d Dest) Check() error {
@@ -83,55 +79,22 @@ func (d Dest) norm() (Dest, error) {
 			return d, fmt.Errorf("inform: SNMPv1 has no informs")
 		}
 	case "v3":
-		if d.User == "" {
-			return d, fmt.Errorf("user: must not be empty for v3")
+		c, err := usm.Credentials{User: d.User, AuthProto: d.AuthProto, AuthPass: d.AuthPass,
+			PrivProto: d.PrivProto, PrivPass: d.PrivPass}.Norm()
+		if err != nil {
+			return d, err
 		}
-		// A protocol without its password would silently send with less
-		// security than configured.
-		if d.AuthProto != "" && d.AuthPass == "" {
-			return d, fmt.Errorf("auth_password: must be set with auth_protocol %s", d.AuthProto)
-		}
-		if d.PrivProto != "" && d.PrivPass == "" {
-			return d, fmt.Errorf("priv_password: must be set with priv_protocol %s", d.PrivProto)
-		}
-		if d.PrivPass != "" && d.AuthPass == "" {
-			return d, fmt.Errorf("priv_password: privacy needs authentication (auth_password)")
-		}
-		for _, p := range []struct{ field, pass, proto string }{{"auth_password", d.AuthPass, ""}, {"priv_password", d.PrivPass, ""}} {
-			if p.pass != "" && len(p.pass) < 8 {
-				return d, fmt.Errorf("%s: at least 8 characters (RFC 3414)", p.field)
-			}
-		}
-		if d.AuthPass != "" && !oneOf(&d.AuthProto, "SHA", authProtos) {
-			return d, fmt.Errorf("auth_protocol: %q is not one of %s", d.AuthProto, strings.Join(authProtos, ", "))
-		}
-		if d.PrivPass != "" && !oneOf(&d.PrivProto, "AES", privProtos) {
-			return d, fmt.Errorf("priv_protocol: %q is not one of %s", d.PrivProto, strings.Join(privProtos, ", "))
-		}
+		d.AuthProto, d.PrivProto = c.AuthProto, c.PrivProto
 		if d.EngineID == "" {
 			d.EngineID = EngineID("")
 		}
-		if b, err := hex.DecodeString(strings.TrimPrefix(d.EngineID, "0x")); err != nil || len(b) < 5 || len(b) > 32 {
-			return d, fmt.Errorf("engine_id: %q is not 5 to 32 bytes in hex", d.EngineID)
+		if _, err := usm.ParseEngineID(d.EngineID); err != nil {
+			return d, fmt.Errorf("engine_id: %w", err)
 		}
 	default:
 		return d, fmt.Errorf("version: %q is not v1, v2c or v3", d.Version)
 	}
 	return d, nil
-}
-
-// oneOf upper-cases *p (empty: def) and tells whether it is in allowed.
-func oneOf(p *string, def string, allowed []string) bool {
-	if *p == "" {
-		*p = def
-	}
-	*p = strings.ToUpper(*p)
-	for _, a := range allowed {
-		if *p == a {
-			return true
-		}
-	}
-	return false
 }
 
 // EngineID is the default SNMPv3 engine ID of this sender in hex: RFC

@@ -2,8 +2,11 @@ package main
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
 	"os"
+	"strings"
+	"sync"
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
@@ -50,24 +53,89 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 		d.AddAgentStats(daemon.AgentXStats(sub.Connected, sub.DataAge))
 	}
 	if cfg.Listen != "none" {
-		r, err := responder.NewWithSource(responderConfig(cfg), src, log.With("frontend", "responder"))
-		if err != nil {
-			return err
-		}
-		d.AddFrontend(r)
-		// The socket stays; community and limits switch on SIGHUP.
-		d.AddReloader(daemon.Reloader{Name: daemon.PartResponder,
-			Check: func(c *config.Config) error { return responder.Check(responderConfig(c)) },
-			Apply: func(c *config.Config) { _ = r.Update(responderConfig(c)) }, // checked
-		})
-		d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))
+		return addResponder(d, cfg, src, log)
 	}
 	return nil
 }
 
-func responderConfig(c *config.Config) responder.Config {
+// addResponder starts the SNMPv3 engine (snmpEngineBoots counted and
+// written before anything answers) and the standalone responder.
+func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log *slog.Logger) error {
+	id, boots, err := daemon.StartEngine(cfg.StateDir, log)
+	if err != nil {
+		return err
+	}
+	rc, err := responderConfig(cfg, id, boots)
+	if err != nil {
+		return err
+	}
+	log = log.With("frontend", "responder")
+	warnMD5(cfg, log)
+	r, err := responder.NewWithSource(rc, src, log)
+	if err != nil {
+		return err
+	}
+	d.AddFrontend(r)
+	// The socket stays; community, users and limits switch on SIGHUP,
+	// all at once. Keys are localized once, in Check.
+	var mu sync.Mutex
+	var pending *config.Config
+	var next responder.Config
+	users := rc.V3.Users
+	d.AddReloader(daemon.Reloader{Name: daemon.PartResponder,
+		Check: func(c *config.Config) error {
+			rc, err := responderConfig(c, id, boots)
+			if err == nil {
+				err = responder.Check(rc)
+			}
+			if err != nil {
+				return err
+			}
+			mu.Lock()
+			pending, next = c, rc
+			mu.Unlock()
+			return nil
+		},
+		Apply: func(c *config.Config) {
+			mu.Lock()
+			defer mu.Unlock()
+			if pending != c {
+				return // Check of this configuration failed: nothing to apply
+			}
+			if err := r.Update(next); err != nil {
+				log.Error("responder settings not applied", "err", err)
+				return
+			}
+			warnMD5(c, log)
+			added, removed, changed := daemon.UserChanges(users, next.V3.Users)
+			users, pending = next.V3.Users, nil
+			log.Info("responder settings applied", "v1_v2c", next.Community != "", "snmpv3_users", len(users),
+				"added", added, "removed", removed, "changed", changed)
+		},
+	})
+	d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))
+	return nil
+}
+
+// warnMD5 warns of each user allowed HMAC-MD5.
+func warnMD5(c *config.Config, log *slog.Logger) {
+	for i, u := range c.SNMP.Users {
+		if strings.EqualFold(u.AuthProtocol, "MD5") {
+			log.Warn("SNMPv3 user with HMAC-MD5 (allow_md5): prefer SHA256 or stronger", "key", fmt.Sprintf("snmp.users[%d]", i), "user", u.User)
+		}
+	}
+}
+
+// responderConfig translates the configuration for the responder; the
+// SNMPv3 keys are localized here (a second or so per hundred passwords).
+func responderConfig(c *config.Config, engineID []byte, boots uint32) (responder.Config, error) {
+	users, err := daemon.ResponderUsers(c, engineID)
+	if err != nil {
+		return responder.Config{}, err
+	}
 	return responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
-		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c)}
+		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c),
+		V3: &responder.V3{EngineID: engineID, Boots: boots, Users: users}}, nil
 }
 
 // systemGroup is the responder's SNMPv2-MIB system group: sysObjectID and
