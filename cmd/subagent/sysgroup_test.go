@@ -74,12 +74,18 @@ func TestStandaloneSystemGroup(t *testing.T) {
 		return err == nil && len(v) == 1 && atof(v[0].Value) > atof(got["3.0"].Value)
 	})
 
-	// After the last object of the system group comes the tree, in v1 too.
+	// After the last object of the system group comes the snmp group
+	// (snmpInPkts), after it the tree, in v1 too.
 	for _, ver := range []string{"-v2c", "-v1"} {
-		out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, sysGroup+".9.1.4.1")
-		v, _ := snmpdtest.Parse(out)
-		if err != nil || len(v) != 1 || !strings.HasPrefix(v[0].OID, base+".") {
-			t.Errorf("%s GetNext after sysORUpTime.1: %v %v, want the tree's first object", ver, v, err)
+		for _, c2 := range []struct{ after, want, what string }{
+			{sysGroup + ".9.1.4.1", "1.3.6.1.2.1.11.1.0", "snmpInPkts"},
+			{"1.3.6.1.2.1.12", base + ".", "the tree's first object"},
+		} {
+			out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, c2.after)
+			v, _ := snmpdtest.Parse(out)
+			if err != nil || len(v) != 1 || !strings.HasPrefix(v[0].OID, c2.want) {
+				t.Errorf("%s GetNext after %s: %v %v, want %s", ver, c2.after, v, err, c2.what)
+			}
 		}
 	}
 
