@@ -3,8 +3,6 @@ package control
 import (
 	"bufio"
 	"context"
-	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"log/slog"
 	"net"
 	"os"
@@ -12,6 +10,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/spmi"
@@ -97,7 +98,7 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	if got := strings.Join(paths, " "); got != "CPU/=1 CPU/cpu0/=1.1 CPU/cpu0/idle=1.1.4" {
 		t.Fatalf("peek: %s", got)
 	}
-	if entries[2].OID != "1.3.6.1.4.1.32473.1.1.1.4.0" || entries[2].Stat == nil || entries[0].Inst != spmi.SiCfgInst.String() {
+	if entries[2].OID != "1.3.6.1.4.1.32473.1.1.1.4.0" || entries[2].Stat == nil || entries[0].Inst != spmiwire.InstText(spmi.SiCfgInst) {
 		t.Fatalf("entry: %+v", entries[2])
 	}
 	ss, err := consumer.NewPathSet(ctx, c, "CPU/cpu0/idle")

@@ -40,7 +40,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 				continue // its parent was refused
 			}
 		}
-		cx, err := b.Context(parent, &spmi.CxDesc{Name: v.name, Descr: v.descr, ASN: v.asn, Inst: spmiInst(v.inst)})
+		cx, err := b.Context(parent, &spmi.CxDesc{Name: v.name, Descr: v.descr, ASN: v.asn, Inst: v.inst})
 		if err != nil {
 			b.Fail(sourceOf(v), err)
 			continue

@@ -66,7 +66,7 @@ func statSets(m *Init) (cxs, tmpls []*statSet, err error) {
 // statDesc is how statistic s is served.
 func statDesc(s *Stat) spmi.StatDesc {
 	d := spmi.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
-		Val: spmiValType(s.ValType), Data: presented(s.DataType)}
+		Val: s.ValType, Data: presented(s.DataType)}
 	if d.Data == spmi.SiFloat {
 		d.Scale = 3
 	}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -85,7 +86,7 @@ func FromEntries(es []spmi.Entry) (Tree, error) {
 		}
 		it := Item{Path: e.Path, Descr: e.Descr, Rel: rel, Stat: e.Stat}
 		if e.Stat == nil {
-			if it.Inst, err = parseInst(e.Inst); err != nil {
+			if it.Inst, err = spmiwire.ParseInst(e.Inst); err != nil {
 				return Tree{}, fmt.Errorf("peek entry %q: %w", e.Path, err)
 			}
 			it.Instance, it.Named, it.Rows, it.RowName, it.Aggregate = e.Instance, e.Named, e.Rows, e.RowName, e.Aggregate
@@ -112,15 +113,6 @@ func baseOf(full, rel asn1tree.OID, stat bool) (asn1tree.OID, error) {
 		return nil, fmt.Errorf("OID %s does not end in its relative id %s", full, rel)
 	}
 	return full[:n].Clone(), nil
-}
-
-func parseInst(s string) (spmi.InstFreq, error) {
-	for f := spmi.SiNoInst; f <= spmi.SiContInst; f++ {
-		if f.String() == s {
-			return f, nil
-		}
-	}
-	return 0, fmt.Errorf("unknown instantiability %q", s)
 }
 
 // parentPath is the path of the context holding path ("" for Top) and

@@ -1,6 +1,9 @@
 package spmi
 
-import "github.com/perfagent/subagent/asn1tree"
+import (
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
+)
 
 // Peek lists the node at path and everything below it (all of the
 // hierarchy for an empty path) in ASN order.
@@ -56,7 +59,7 @@ func entryOf(s *Snapshot, n *Node) Entry {
 		e.Cell = c.String()
 	}
 	if !n.IsStat() {
-		e.Inst = n.Inst().String()
+		e.Inst = spmiwire.InstText(n.Inst())
 		if n.Cx != nil {
 			e.NameIsNumber, e.DescrStat = n.Cx.NameIsNumber, n.Cx.DescrStat
 		}

@@ -1,6 +1,9 @@
 package spmi
 
-import "github.com/perfagent/subagent/client/spmiwire"
+import (
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
+)
 
 // The data that crosses the control socket is defined once, in the client
 // module (client/spmiwire), which the Go consumer imports without the
@@ -15,10 +18,10 @@ const (
 
 type (
 	Value    = spmiwire.Value
-	ValType  = spmiwire.ValType
+	ValType  = ddswire.ValType
 	DataType = spmiwire.DataType
 	Form     = spmiwire.Form
-	InstFreq = spmiwire.InstFreq
+	InstFreq = ddswire.InstFreq
 	StatDesc = spmiwire.StatDesc
 	Entry    = spmiwire.Entry
 	Sample   = spmiwire.Sample
@@ -26,17 +29,17 @@ type (
 )
 
 const (
-	SiCounter  = spmiwire.SiCounter
-	SiQuantity = spmiwire.SiQuantity
+	SiCounter  = ddswire.SiCounter
+	SiQuantity = ddswire.SiQuantity
 	SiLong     = spmiwire.SiLong
 	SiFloat    = spmiwire.SiFloat
 	SiText     = spmiwire.SiText
 	FormNumber = spmiwire.FormNumber
 	FormBool   = spmiwire.FormBool
 	FormTime   = spmiwire.FormTime
-	SiNoInst   = spmiwire.SiNoInst
-	SiCfgInst  = spmiwire.SiCfgInst
-	SiContInst = spmiwire.SiContInst
+	SiNoInst   = ddswire.SiNoInst
+	SiCfgInst  = ddswire.SiCfgInst
+	SiContInst = ddswire.SiContInst
 )
 
 // NoValue is the value of a statistic whose source failed.

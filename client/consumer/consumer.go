@@ -22,6 +22,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
@@ -123,7 +124,7 @@ type Context struct {
 	Path     string // "CPU/cpu0/"
 	Name     string
 	Descr    string
-	Inst     spmiwire.InstFreq
+	Inst     ddswire.InstFreq
 	Instance bool // made by instantiation
 	OID      string
 }
@@ -257,11 +258,7 @@ func direct(es []spmiwire.Entry, path string) []spmiwire.Entry {
 func contextOf(e spmiwire.Entry) Context {
 	t := strings.TrimSuffix(e.Path, "/")
 	c := Context{Path: e.Path, Name: t[strings.LastIndexByte(t, '/')+1:], Descr: e.Descr, Instance: e.Instance, OID: e.OID}
-	for f := spmiwire.SiNoInst; f <= spmiwire.SiContInst; f++ {
-		if f.String() == e.Inst {
-			c.Inst = f
-		}
-	}
+	c.Inst, _ = spmiwire.ParseInst(e.Inst) // a statistic's is "": SiNoInst
 	return c
 }
 

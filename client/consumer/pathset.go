@@ -6,6 +6,7 @@ import (
 	"strings"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 )
@@ -168,7 +169,7 @@ func reading(prev *spmiwire.Sample, cur spmiwire.Sample) Reading {
 	}
 	for i, it := range cur.Items {
 		sv := StatValue{Item: it}
-		if prev != nil && it.Stat != nil && it.Stat.Val == spmiwire.SiCounter && it.Value.OK() && i < len(prev.Items) {
+		if prev != nil && it.Stat != nil && it.Stat.Val == ddswire.SiCounter && it.Value.OK() && i < len(prev.Items) {
 			if p := prev.Items[i].Value; p.OK() {
 				sv.Change = spmiwire.CounterChange(p, it.Value)
 				if r.Elapsed > 0 {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"unicode/utf8"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
@@ -18,22 +19,9 @@ const (
 	MaxDescr = 63
 )
 
-// ValType says whether a statistic counts events or holds a level.
-type ValType uint8
-
-const (
-	// SiCounter values only increase; consumers show change per second.
-	SiCounter ValType = iota
-	// SiQuantity values are levels, shown as they are.
-	SiQuantity
-)
-
-func (v ValType) String() string {
-	if v == SiCounter {
-		return "counter"
-	}
-	return "quantity"
-}
+// The guide's enums ValType (SiCounter, SiQuantity) and SiInstFreq
+// (SiNoInst, SiCfgInst, SiContInst) are ddswire's: one definition for the
+// DDS wire, the control socket and the daemon.
 
 // DataType is the format of a statistic's value. SiLong and SiFloat are the
 // guide's; SiText is this project's extension for names and states that a
@@ -56,26 +44,26 @@ func (d DataType) String() string {
 	return "text"
 }
 
-// InstFreq is a context's instantiability.
-type InstFreq uint8
-
-const (
-	// SiNoInst: subcontexts never change.
-	SiNoInst InstFreq = iota
-	// SiCfgInst: subcontexts change with the system configuration.
-	SiCfgInst
-	// SiContInst: subcontexts come and go continuously.
-	SiContInst
-)
-
-func (f InstFreq) String() string {
+// InstText is how the control socket's peek entries (Entry.Inst) and
+// people read an instantiability; ParseInst reads it back.
+func InstText(f ddswire.InstFreq) string {
 	switch f {
-	case SiNoInst:
+	case ddswire.SiNoInst:
 		return "not instantiable"
-	case SiCfgInst:
+	case ddswire.SiCfgInst:
 		return "instantiable at configuration time"
 	}
 	return "continuously instantiable"
+}
+
+// ParseInst is the instantiability InstText wrote.
+func ParseInst(s string) (ddswire.InstFreq, error) {
+	for f := ddswire.SiNoInst; f <= ddswire.SiContInst; f++ {
+		if InstText(f) == s {
+			return f, nil
+		}
+	}
+	return 0, fmt.Errorf("unknown instantiability %q", s)
 }
 
 // StatDesc describes a statistic, as the guide's SpmiStat does, plus what
@@ -89,7 +77,7 @@ type StatDesc struct {
 	Min   int64 // default low scale value (for counters: per second)
 	Max   int64 // default high scale value
 	ASN   uint32
-	Val   ValType
+	Val   ddswire.ValType
 	Data  DataType
 	// Scale is the number of decimal places a float keeps on the wire: the
 	// served integer is the value times 10^Scale (the MIB's DISPLAY-HINT).
@@ -143,7 +131,7 @@ func (d *StatDesc) Validate() error {
 	if err := CheckName("statistic", d.Name, d.Descr); err != nil {
 		return err
 	}
-	if d.Val > SiQuantity {
+	if d.Val > ddswire.SiQuantity {
 		return errorf("statistic %q: value type %d is neither SiCounter nor SiQuantity", d.Name, d.Val)
 	}
 	if d.Data > SiText {
@@ -158,7 +146,7 @@ func (d *StatDesc) Validate() error {
 	if d.Form > FormTime {
 		return errorf("statistic %q: form %d unknown", d.Name, d.Form)
 	}
-	if d.Form != FormNumber && (d.Val != SiQuantity || d.Data != SiLong || d.Scale != 0 || d.Wide) {
+	if d.Form != FormNumber && (d.Val != ddswire.SiQuantity || d.Data != SiLong || d.Scale != 0 || d.Wide) {
 		return errorf("statistic %q: a boolean or a time is an unscaled long quantity", d.Name)
 	}
 	return nil

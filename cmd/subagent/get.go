@@ -202,10 +202,13 @@ func notYet(v consumer.StatValue) (string, bool) {
 // statKind is the statistic's value type as a reader sees it: a text, a
 // counter or a quantity, integer or float.
 func statKind(d *spmi.StatDesc) string {
-	if d.Data == spmi.SiText {
+	switch {
+	case d.Data == spmi.SiText:
 		return "text"
+	case d.Val == spmi.SiCounter:
+		return "counter"
 	}
-	return d.Val.String()
+	return "quantity"
 }
 
 func describe(d *spmi.StatDesc) string {
