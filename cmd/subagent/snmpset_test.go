@@ -225,3 +225,53 @@ func TestSNMPSetHotsetRows(t *testing.T) {
 		t.Errorf("Hotset/snmphot still served after destroy: %s", v)
 	}
 }
+
+// An RTime/LAN host row created over SNMP is measured within an interval,
+// `subagent delete` and SNMP see the same host, and the host keeps its
+// number across restarts of the daemon and snmpd.
+func TestSNMPSetRTimeLANHostRow(t *testing.T) {
+	s := writableSnmpd(t, "")
+	e := newEnv(t)
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	if err := os.WriteFile(file, []byte("rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [127.0.0.1]\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.start("--config", file, "--agentx", s.AgentXAddress)
+	waitServed(t, s, idleOID, 10*time.Second)
+	const host = "127.0.0.9"
+	col := func(c int, name string) string { return fmt.Sprintf("%s.%d.%s", hostEntry, c, nameIndex(name)) }
+	if out, err := snmpset(s, writerOpts, col(3, host), "i", "3", col(4, host), "i", "4"); err != nil {
+		t.Fatalf("createAndGo host: %v\n%s", err, out)
+	}
+	rtlWait(t, e, "RTime/LAN/"+host+"/resptime", func(f float64) bool { return f >= 0 })
+	vs, err := s.Get(col(2, host), col(3, "127.0.0.1"))
+	if err != nil || len(vs) != 2 || vs[0].Value == "" || vs[1].Value != "5" {
+		t.Fatalf("host number and the configured host's StorageType: %v %v", vs, err)
+	}
+	number := vs[0].Value
+	// The configured host is readOnly.
+	if out, err := snmpset(s, writerOpts, col(4, "127.0.0.1"), "i", "6"); err == nil || !strings.Contains(out, "wrongValue") {
+		t.Errorf("destroy of a configured host: %v\n%s", err, out)
+	}
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+	s.Restart()
+	e.start("--config", file, "--agentx", s.AgentXAddress)
+	waitServed(t, s, idleOID, 10*time.Second)
+	if vs, err := s.Get(col(2, host), col(4, host)); err != nil || len(vs) != 2 || vs[0].Value != number || vs[1].Value != "1" {
+		t.Fatalf("after restarts: %v %v, want number %s active", vs, err, number)
+	}
+	// Deleted with the CLI, the row is gone over SNMP too.
+	if _, stderr, code := e.run(append([]string{"delete", "RTime/LAN/" + host}, e.args("--config", file)...)...); code != 0 {
+		t.Fatalf("delete: %s", stderr)
+	}
+	deadline := time.Now().Add(5 * time.Second) // the view of the rows is at most a second old
+	for time.Now().Before(deadline) {
+		if vs, err := s.Get(col(4, host)); err == nil && len(vs) == 1 && vs[0].Type == "noSuchInstance" {
+			return
+		}
+		time.Sleep(200 * time.Millisecond)
+	}
+	t.Errorf("host row still served after subagent delete")
+}
