@@ -9,13 +9,14 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 )
 
 // The tables managers write over SNMP (settable): hotsetDefTable at
-// base.ASNWritable.1, rtimeLanHostTable at base.ASNWritable.2. The
+// base.ASNWritable.1, rTimeLANHostTable at base.ASNWritable.2. The
 // standalone responder never offers them for writing.
 
 // HotsetRecords is where the numbering keeps the nonVolatile hotset rows.
@@ -48,16 +49,18 @@ func defRec(d hotset.Def) hotRec {
 		Feed: int(d.Feed), Excp: int(d.Excp), Severity: d.Severity, TrapNo: d.TrapNo}
 }
 
-// hotsetCols are hotsetDefTable's columns 2 to 9 (mib/writable.go).
-var hotsetCols = []settable.Col{
-	{Name: "hotsetDefStat", Kind: asn1tree.OctetString, Min: 5, Max: 255},
-	{Name: "hotsetDefMaxResp", Kind: asn1tree.Integer32, Min: 0, Max: 32767, Default: ptr(asn1tree.Int(0))},
-	{Name: "hotsetDefThreshold", Kind: asn1tree.Integer32, Min: -2147483647, Max: 2147483647, Default: ptr(asn1tree.Int(0))},
-	{Name: "hotsetDefFrequency", Kind: asn1tree.Integer32, Min: 300, Max: 604800, Default: ptr(asn1tree.Int(300))},
-	{Name: "hotsetDefFeedType", Kind: asn1tree.Integer32, Min: 1, Max: 3, Default: ptr(asn1tree.Int(2))},
-	{Name: "hotsetDefExcpType", Kind: asn1tree.Integer32, Min: 1, Max: 4, Default: ptr(asn1tree.Int(1))},
-	{Name: "hotsetDefSeverity", Kind: asn1tree.Integer32, Min: 0, Max: 32767, Default: ptr(asn1tree.Int(0))},
-	{Name: "hotsetDefTrapNo", Kind: asn1tree.Integer32, Min: 0, Max: 32767, Default: ptr(asn1tree.Int(0))},
+// tableCols are a writable table's columns as the module declares them
+// (mib/writable.go), which owns their ranges and defaults. rowDef and
+// defRow read hotsetDefTable's in that order.
+func tableCols(t *mib.WritableTable) []settable.Col {
+	out := make([]settable.Col, len(t.Columns))
+	for i, c := range t.Columns {
+		out[i] = settable.Col{Name: c.Name, Kind: c.Kind, Min: c.Min, Max: c.Max, ReadOnly: c.ReadOnly}
+		if c.Default != nil {
+			out[i].Default = ptr(asn1tree.Int(int32(*c.Default)))
+		}
+	}
+	return out
 }
 
 func ptr[T any](v T) *T { return &v }
@@ -233,7 +236,7 @@ func sortedNames(m map[string]snmpHot) []string {
 	return out
 }
 
-// hostRows is rtimeLanHostTable's Source: the hosts RTime/LAN measures,
+// hostRows is rTimeLANHostTable's Source: the hosts RTime/LAN measures,
 // the configured ones readOnly; `subagent create` and SNMP see the same.
 type hostRows struct{ r *rtimeLAN }
 
@@ -309,13 +312,13 @@ func (d *Daemon) WritableTables() *settable.Writer { return d.writer }
 // initWritable builds the writable tables once hotsets and RTime/LAN are set.
 func (d *Daemon) initWritable() {
 	base := append(d.cfg.Base.Clone(), spmi.ASNWritable)
-	hot := &settable.Table{Name: "hotsetDefTable", Entry: append(base.Clone(), 1, 1), Cols: hotsetCols, MaxKey: 31,
+	ht, lt := mib.HotsetDefTable, mib.RTimeLANHostTable
+	hot := &settable.Table{Name: ht.Name, Entry: append(base.Clone(), ht.Arc, 1), Cols: tableCols(ht), MaxKey: ht.IndexMax,
 		CheckKey: func(name string) error {
 			return (&hotset.Def{Name: name, GrandParent: "x", Stat: "x", Feed: hotset.FeedAlways}).Validate()
 		},
 		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows}
-	hosts := &settable.Table{Name: "rtimeLanHostTable", Entry: append(base.Clone(), 2, 1), MaxKey: 31,
-		Cols:     []settable.Col{{Name: "rtimeLanHostNumber", Kind: asn1tree.Gauge32, ReadOnly: true}},
+	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt),
 		CheckKey: rtimelan.CheckHost, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
 	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)
 }

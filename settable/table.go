@@ -375,6 +375,9 @@ func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[as
 	}
 	t.mu.Unlock()
 	for _, r := range rows {
+		if r.Name == "" || len(r.Name) > t.MaxKey {
+			continue // no index the module allows (a configured host of 65 octets or more)
+		}
 		for i, v := range r.Vals {
 			if v.Kind != asn1tree.NoValue {
 				es = append(es, asn1tree.Entry[asn1tree.Value]{OID: t.IndexOID(uint32(i)+2, r.Name), Val: v})

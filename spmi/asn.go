@@ -23,7 +23,7 @@ const (
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 	// ASNWritable holds the tables managers write over SNMP through the
 	// AgentX master (daemon/snmpwrite.go): hotsetDefTable (1),
-	// rtimeLanHostTable (2).
+	// rTimeLANHostTable (2).
 	ASNWritable uint32 = 110
 )
 
