@@ -63,12 +63,12 @@ func hotRow(name, storage string) []string {
 	}
 }
 
-func writableSnmpd(t *testing.T, trapSink string) *snmpdtest.Snmpd {
-	return snmpdtest.Start(t, snmpdtest.Options{TrapSink: trapSink, ExtraConfig: []string{
+func writableSnmpd(t *testing.T, trapSink string, extra ...string) *snmpdtest.Snmpd {
+	return snmpdtest.Start(t, snmpdtest.Options{TrapSink: trapSink, ExtraConfig: append([]string{
 		"rwcommunity writer 127.0.0.1 ." + writableOID,
 		"createUser " + setUser + " SHA " + setAuth + " AES " + setPriv,
 		"rwuser " + setUser + " priv ." + writableOID,
-	}})
+	}, extra...)})
 }
 
 func statusOf(t *testing.T, s *snmpdtest.Snmpd, name string) string {
