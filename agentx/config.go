@@ -47,6 +47,9 @@ type Config struct {
 	BackoffMin, BackoffMax time.Duration
 	// Logger receives one line per state change. nil means slog.Default().
 	Logger *slog.Logger
+	// Writer takes the Set transactions for the registered subtrees; nil
+	// refuses every Set with notWritable (a read-only agent).
+	Writer Writer
 }
 
 // Registration is one Register PDU (RFC 2741 section 6.2.3).

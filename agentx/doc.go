@@ -1,8 +1,10 @@
 // Package agentx is the subagent side of the AgentX protocol (RFC 2741): it
 // connects to an SNMP master agent such as net-snmp's snmpd over a Unix socket
 // or TCP, registers subtrees and answers the master's Get, GetNext and GetBulk
-// requests from an asn1tree.View. The agent is read-only: every Set is
-// refused with notWritable.
+// requests from an asn1tree.View. Set transactions go to Config.Writer
+// (set.go): TestSet checks the whole VarBind list before anything
+// changes, CommitSet applies, UndoSet reverts, CleanupSet ends. Without a
+// Writer every Set is refused with notWritable.
 //
 // Config.Subtrees registers whole subtrees at Config.Priority;
 // Config.Registrations adds registrations with their own priority and an

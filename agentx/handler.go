@@ -1,6 +1,7 @@
 package agentx
 
 import (
+	"log/slog"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -21,6 +22,10 @@ type responder struct {
 	peer  uint64
 	names []asn1tree.OID     // a response's varbind names, reused
 	ages  *asn1tree.DataAges // nil: not kept
+
+	writer  Writer      // nil: every Set is refused
+	pending *pendingSet // the Set between TestSet and its end
+	logger  *slog.Logger
 }
 
 // newResponder answers from the current view of load for each transaction.
@@ -88,7 +93,7 @@ func (r *responder) answer(req, resp *packet, sessionID uint32, now time.Time) b
 	resp.sysUpTime, resp.resError, resp.resIndex = 0, NoError, 0
 
 	if req.typ == typeCleanupSet {
-		return false // RFC 2741 7.2.4.4: no response; we hold no Set state to free
+		return r.set(req, resp) // RFC 2741 7.2.4.4: no response
 	}
 	if req.sessionID != sessionID {
 		resp.resError = NotOpen
@@ -113,14 +118,9 @@ func (r *responder) answer(req, resp *packet, sessionID uint32, now time.Time) b
 		s := r.slot(req, now)
 		r.bulk(req, resp, s.view)
 		r.ended(s, resp, true, now)
-	case typeTestSet:
-		if len(req.varbinds) > 0 {
-			resp.resError, resp.resIndex = NotWritable, 1 // read-only agent
-		}
-	case typeCommitSet:
-		resp.resError = CommitFailed // no TestSet of ours ever succeeds
-	case typeUndoSet, typePing:
-		// Nothing was changed, so undo succeeds; Ping is answered alike.
+	case typeTestSet, typeCommitSet, typeUndoSet:
+		return r.set(req, resp)
+	case typePing:
 	default:
 		resp.resError = GenErr // a PDU only a master should receive
 	}

@@ -133,12 +133,14 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 	if err != nil {
 		return nil, err
 	}
-	rsp := &responder{scope: a.scope, views: viewCache{src: a.src}, walks: &a.walks, peer: a.sessions.Add(1), ages: &a.ages}
+	rsp := &responder{scope: a.scope, views: viewCache{src: a.src}, walks: &a.walks, peer: a.sessions.Add(1), ages: &a.ages,
+		writer: a.cfg.Writer, logger: a.log}
 	s := newSession(conn, rsp, a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {
 		s.close()
 		<-s.done
+		rsp.endSet() // a Set the master left unfinished: its changes stay as committed
 	}()
 	if err := a.setup(ctx, s); err != nil {
 		return nil, err

@@ -13,6 +13,8 @@ import (
 type HotsetSettings struct {
 	Interval   time.Duration `mapstructure:"interval"`   // between evaluations
 	Exceptions int           `mapstructure:"exceptions"` // recent exceptions kept per hotset
+	// MaxSNMPRows bounds the hotsetDefTable rows created over SNMP.
+	MaxSNMPRows int `mapstructure:"max_snmp_rows"`
 }
 
 // HotsetConf is one hotset (SpmiAddSetHot's parameters, named).
@@ -97,6 +99,9 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	}
 	if n := c.Hotset.Exceptions; n < 1 || n > 1000 {
 		bad("hotset.exceptions", "%d is not from 1 to 1000", n)
+	}
+	if n := c.Hotset.MaxSNMPRows; n < 0 || n > 10000 {
+		bad("hotset.max_snmp_rows", "%d is not from 0 to 10000", n)
 	}
 	if _, err := c.HotsetDefs(); err != nil {
 		key, msg, _ := strings.Cut(err.Error(), ": ")

@@ -18,6 +18,7 @@ import (
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/unixsock"
+	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -104,6 +105,8 @@ type Daemon struct {
 	agent *agentProvider
 	hot   *hotsets
 	rtl   *rtimeLAN
+	// writer is the tables managers write over SNMP (snmpwrite.go).
+	writer *settable.Writer
 
 	private []string // directories it made (mkdtemp, or the run directory), removed by Run
 
@@ -164,6 +167,7 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	if err := d.initHotsets(); err != nil {
 		return nil, err
 	}
+	d.initWritable()
 	made = true
 	return d, nil
 }

@@ -37,6 +37,9 @@ type hotsets struct {
 	master  MasterNotify
 	masterQ chan []agentx.VarBind
 
+	conf []hotset.Def       // from the configuration file; under mu
+	snmp map[string]snmpHot // created over SNMP (snmpwrite.go); under mu
+
 	errs map[string]string // last error logged by hotset name; only run's goroutine uses it
 
 	masterSent, masterFailed atomic.Uint64
@@ -51,12 +54,14 @@ func (d *Daemon) initHotsets() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	eng, err := hotset.New(defs, d.cfg.Hotset.Exceptions, nil)
+	hs := &hotsets{conf: defs, snmp: loadSNMPHotsets(d.num, d.log)}
+	eng, err := hotset.New(hs.allLocked(), d.cfg.Hotset.Exceptions, nil)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	hs := &hotsets{eng: eng, log: d.log.With("part", "hotsets"), base: d.cfg.Base, start: time.Now(),
-		wake: make(chan struct{}, 1), dests: d.cfg.TrapDests(), masterQ: make(chan []agentx.VarBind, 64)}
+	hs.eng, hs.log = eng, d.log.With("part", "hotsets")
+	hs.base, hs.start = d.cfg.Base, time.Now()
+	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), d.cfg.TrapDests(), make(chan []agentx.VarBind, 64)
 	hs.interval.Store(int64(d.cfg.Hotset.Interval))
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
@@ -91,7 +96,11 @@ func (hs *hotsets) check(c *config.Config) error {
 
 func (hs *hotsets) apply(c *config.Config) {
 	defs, _ := c.HotsetDefs() // checked
-	_ = hs.eng.Replace(defs)
+	hs.mu.Lock()
+	hs.conf = defs
+	all := hs.allLocked() // a configured name hides a row created over SNMP
+	hs.mu.Unlock()
+	_ = hs.eng.Replace(all)
 	hs.eng.SetKeep(c.Hotset.Exceptions)
 	hs.interval.Store(int64(c.Hotset.Interval))
 	hs.mu.Lock()

@@ -76,8 +76,10 @@ func TestEveryImportIsReserved(t *testing.T) {
 				}
 			}
 		}
-		if n != 14 {
-			t.Errorf("base %s: %d imports, want 14: the tree should use every type", base, n)
+		// 17: Unsigned32, RowStatus and StorageType for the writable
+		// tables (writable.go), which every module declares.
+		if n != 17 {
+			t.Errorf("base %s: %d imports, want 17: the tree should use every type", base, n)
 		}
 	}
 }

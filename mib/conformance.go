@@ -88,6 +88,8 @@ func (m *model) conformance(add addFunc, self string) {
 	add("hotsetNotificationsGroup", base.Append(hotsetGroupsArc, 2), "NOTIFICATION-GROUP", "", "",
 		objectGroup("hotsetNotificationsGroup", "NOTIFICATIONS", notifs, "The hotset notifications.", hot, 2))
 
+	m.writableConformance(add, conf, comps, base)
+
 	compliance := func(name, status, descr string, arc uint32, mandatory []string) {
 		var b strings.Builder
 		fmt.Fprintf(&b, "%s MODULE-COMPLIANCE\n%sSTATUS      %s\n%sDESCRIPTION\n%s\n%sMODULE      -- this module\n",

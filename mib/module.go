@@ -203,7 +203,7 @@ func (m *model) index(t Tree) error {
 			if it.IsStat() {
 				return fmt.Errorf("mib: statistic %q is not in a context", it.Path)
 			}
-			if a := it.Rel[0]; a == NotificationsArc || a == ConformanceArc || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
+			if a := it.Rel[0]; a == NotificationsArc || a == ConformanceArc || a == spmi.ASNWritable || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
 				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
 			}
 		} else {

@@ -22,6 +22,7 @@ var smiReserved = []string{
 	"SimpleSyntax", "ApplicationSyntax", "DisplayString", "CounterBasedGauge64",
 	"Bits", "OctetString", "ObjectIdentifier", "Integer64", "Unsigned64", "Float32",
 	"Float64", "Float128", "Pointer", "Enumeration",
+	"RowStatus", "StorageType", // the writable tables' (writable.go)
 }
 
 // fixedNames are the module's own descriptors, known before the tree's.
@@ -38,6 +39,7 @@ func (m *model) fixedNames() []string {
 	for _, d := range Deployments {
 		out = append(out, m.prefix+d.Name+"Compliance")
 	}
+	out = append(out, m.writableNames()...)
 	for _, n := range m.notifications() {
 		out = append(out, n.Name)
 	}

@@ -11,6 +11,9 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611260000Z", Descr: "Write support: hotsetDefTable and rTimeLANHostTable under " +
+		"subagentWritable (base.110), read-create columns with RowStatus and StorageType, written " +
+		"with SET through an AgentX master; their groups and subagentWriteCompliance."},
 	{Date: "202611252200Z", Descr: "Names chosen by rules, never numbered: a context's own " +
 		"statistic beside a column of the same name says Total (pagSpTotalSize), a column whose " +
 		"name the module holds says Entry (hotsetEntryName). Columns that repeat another or the " +

@@ -49,6 +49,7 @@ func (m *model) write() *Module {
 		add(n.name, oid, "OBJECT-IDENTITY", n.it.Path, "", identity(n.name, m.contextDescription(n), parent, arc))
 	}
 	m.writeTables(add, self, m.tableIDs)
+	m.writeWritable(add, self)
 	if m.fixedHot {
 		add("hotset", m.base.Append(HotsetArc), "OBJECT-IDENTITY", "", "",
 			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, HotsetArc))
@@ -136,15 +137,13 @@ func (m *model) importList() []importFrom {
 	if counter {
 		smi = append(smi, "Counter64")
 	}
-	if m.hasTables() {
-		smi = append(smi, "Unsigned32")
-	}
+	smi = append(smi, "Unsigned32") // rTimeLANHostNumber, table indexes
 	if m.anchor != "" {
 		smi = append(smi, m.anchor)
 	}
-	tc := []string{"DisplayString"}
+	tc := []string{"DisplayString", "RowStatus", "StorageType"} // the last two: the writable tables
 	if len(m.tcs) > 0 {
-		tc = []string{"TEXTUAL-CONVENTION", "DisplayString"}
+		tc = append([]string{"TEXTUAL-CONVENTION"}, tc...)
 	}
 	if truth {
 		tc = append(tc, "TruthValue")

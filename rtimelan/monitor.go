@@ -3,6 +3,7 @@ package rtimelan
 import (
 	"context"
 	"crypto/rand"
+	"errors"
 	"fmt"
 	"log/slog"
 	"net"
@@ -58,6 +59,7 @@ type host struct {
 	name, host string
 	asn        uint32
 	configured bool
+	volatile   bool // created over SNMP, not kept: a reload keeps it, a restart does not
 	stats      Stats
 	addr       netip.Addr
 	resolvedAt time.Time
@@ -162,7 +164,7 @@ func (m *Monitor) Apply(s Settings) {
 		}
 	}
 	for name, h := range m.hosts {
-		if want[name] != h.host {
+		if want[name] != h.host && !(h.volatile && want[name] == "" && !refused(s, name)) {
 			delete(m.hosts, name)
 		}
 	}
@@ -196,40 +198,68 @@ func (m *Monitor) wake() {
 // false when name is already measured, an error when it may not be. An IP
 // address may be written in any form ("[::1]"); its canonical form is
 // the instance name.
-func (m *Monitor) Create(name string) (bool, error) {
+func (m *Monitor) Create(name string) (bool, error) { return m.create(name, true) }
+
+// CreateVolatile is Create for a host that is not kept across restarts
+// (a row a manager created over SNMP with StorageType volatile): its
+// number is assigned and kept, the host itself is not.
+func (m *Monitor) CreateVolatile(name string) (bool, error) { return m.create(name, false) }
+
+// ErrTooManyHosts is wrapped by Create's error when max_hosts are measured.
+var ErrTooManyHosts = errors.New("rtime_lan.max_hosts reached")
+
+// CanCreate tells whether Create(name) would be refused, changing nothing.
+func (m *Monitor) CanCreate(name string) error {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	name = CanonicalHost(name)
+	if _, ok := m.hosts[name]; ok {
+		return nil
+	}
+	return m.checkCreateLocked(name)
+}
+
+func (m *Monitor) create(name string, keep bool) (bool, error) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	name = CanonicalHost(name)
 	if _, ok := m.hosts[name]; ok {
 		return false, nil
 	}
-	switch {
-	case !m.set.ByReference:
-		return false, fmt.Errorf("no host %q, and rtime_lan.by_reference is off", name)
-	case refused(m.set, name):
-		return false, fmt.Errorf("host %q is in rtime_lan.refuse", name)
-	case len(m.hosts) >= m.set.MaxHosts:
-		return false, fmt.Errorf("cannot add host %q: %d hosts measured, rtime_lan.max_hosts is %d", name, len(m.hosts), m.set.MaxHosts)
-	}
-	if err := CheckHost(name); err != nil {
+	if err := m.checkCreateLocked(name); err != nil {
 		return false, err
-	}
-	if InstanceName(name) != name {
-		// The store keeps referenced hosts by instance name.
-		return false, fmt.Errorf("host %q is longer than %d bytes: list it in rtime_lan.hosts", name, maxName)
 	}
 	k, err := m.store.Number(name)
 	if err != nil {
 		return false, fmt.Errorf("cannot add host %q: %w", name, err)
 	}
-	m.store.SetReferenced(name, true)
+	m.store.SetReferenced(name, keep)
 	if err := m.store.Save(); err != nil {
 		m.store.SetReferenced(name, false)
 		return false, fmt.Errorf("cannot add host %q: %w", name, err)
 	}
-	m.hosts[name] = &host{name: name, host: name, asn: k}
-	m.log.Info("RTime/LAN: measuring a host created by reference", "host", name, "asn", k)
+	m.hosts[name] = &host{name: name, host: name, asn: k, volatile: !keep}
+	m.log.Info("RTime/LAN: measuring a host created by reference", "host", name, "asn", k, "kept", keep)
 	return true, nil
+}
+
+func (m *Monitor) checkCreateLocked(name string) error {
+	switch {
+	case !m.set.ByReference:
+		return fmt.Errorf("no host %q, and rtime_lan.by_reference is off", name)
+	case refused(m.set, name):
+		return fmt.Errorf("host %q is in rtime_lan.refuse", name)
+	case len(m.hosts) >= m.set.MaxHosts:
+		return fmt.Errorf("cannot add host %q: %d hosts measured, rtime_lan.max_hosts is %d: %w", name, len(m.hosts), m.set.MaxHosts, ErrTooManyHosts)
+	}
+	if err := CheckHost(name); err != nil {
+		return err
+	}
+	if InstanceName(name) != name {
+		// The store keeps referenced hosts by instance name.
+		return fmt.Errorf("host %q is longer than %d bytes: list it in rtime_lan.hosts", name, maxName)
+	}
+	return nil
 }
 
 // Remove stops measuring a host created by reference. Its number stays
@@ -252,6 +282,26 @@ func (m *Monitor) Remove(name string) error {
 	}
 	delete(m.hosts, name)
 	return nil
+}
+
+// HostEntry is one measured host as the host table shows it.
+type HostEntry struct {
+	Name       string // instance name
+	ASN        uint32 // its number under RTime/LAN
+	Configured bool   // in rtime_lan.hosts
+	Kept       bool   // created by reference and kept across restarts
+}
+
+// Entries lists the measured hosts, in number order.
+func (m *Monitor) Entries() []HostEntry {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	out := make([]HostEntry, 0, len(m.hosts))
+	for _, name := range m.namesLocked() {
+		h := m.hosts[name]
+		out = append(out, HostEntry{Name: name, ASN: h.asn, Configured: h.configured, Kept: m.store.IsReferenced(name)})
+	}
+	return out
 }
 
 // Hosts lists the instance names measured, in number order.

@@ -21,6 +21,10 @@ const (
 	ASNHotset        uint32 = 14
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
+	// ASNWritable holds the tables managers write over SNMP through the
+	// AgentX master (daemon/snmpwrite.go): hotsetDefTable (1),
+	// rTimeLANHostTable (2).
+	ASNWritable uint32 = 110
 )
 
 // The numbers below Agent (the daemon's own statistics) and RTime.

@@ -43,6 +43,7 @@ type Numbering struct {
 	file   string
 	m      map[string]*numbered
 	marks  map[string]map[string]map[string]bool // parent -> mark -> names
+	recs   map[string]map[string]string          // parent -> name -> record
 	max    int                                   // names per context
 	size   int                                   // the saved file's bytes, estimated from above
 	dirty  bool
@@ -64,6 +65,9 @@ type numberingFile struct {
 	Version  int                            `json:"version"`
 	Contexts map[string]map[string]uint32   `json:"contexts"`
 	Marks    map[string]map[string][]string `json:"marks,omitempty"`
+	// Records keep a short text per name (rows managers created over
+	// SNMP, records.go); version 2 readers of older daemons ignore them.
+	Records map[string]map[string]string `json:"records,omitempty"`
 }
 
 // NewNumbering returns an empty numbering saved to file ("" keeps it in memory).
@@ -103,6 +107,11 @@ func LoadNumbering(file string) (*Numbering, error) {
 			for _, name := range names {
 				n.markLocked(cleanPath(parent), mark, name, true)
 			}
+		}
+	}
+	for parent, recs := range f.Records {
+		for name, rec := range recs {
+			n.setRecordLocked(cleanPath(parent), name, rec)
 		}
 	}
 	n.dirty = false
@@ -385,6 +394,15 @@ func (n *Numbering) encodeLocked() ([]byte, error) {
 			f.Marks[parent][mark] = sortedKeys(names)
 		}
 	}
+	for parent, recs := range n.recs {
+		if len(recs) == 0 {
+			continue
+		}
+		if f.Records == nil {
+			f.Records = map[string]map[string]string{}
+		}
+		f.Records[parent] = recs
+	}
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
@@ -424,6 +442,11 @@ func (n *Numbering) Detached() *Numbering {
 			for name := range names {
 				c.markLocked(p, mark, name, true)
 			}
+		}
+	}
+	for p, recs := range n.recs {
+		for name, rec := range recs {
+			c.setRecordLocked(p, name, rec)
 		}
 	}
 	c.dirty = false

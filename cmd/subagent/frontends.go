@@ -24,12 +24,17 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 	// master drop us. A request that goes on with a walk is answered from
 	// the walk's snapshot instead, so a table read request after request
 	// shows one moment.
+	// The writable tables (daemon/snmpwrite.go) are served beside the
+	// statistics; only the AgentX session takes Sets for them: the
+	// standalone responder stays read-only (a community string on UDP
+	// authenticates nothing).
+	w := d.WritableTables()
 	src := func(at any) (asn1tree.View, any) {
 		s, _ := at.(*spmi.Snapshot)
 		if s == nil {
 			s = h.FreshWithin(cfg.Refresh.SNMPWait)
 		}
-		return s.View(), s
+		return asn1tree.Join(s.View(), w.View()), s
 	}
 	if cfg.AgentX != "none" {
 		s := cfg.AgentXSession
@@ -44,6 +49,7 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			PingInterval: s.PingInterval,
 			BackoffMax:   s.MaxBackoff,
 			Logger:       log.With("frontend", "agentx"),
+			Writer:       w,
 		}, src)
 		if err != nil {
 			return err

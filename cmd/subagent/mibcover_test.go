@@ -72,6 +72,11 @@ func coverViews(t *testing.T, views string, ping bool) {
 		t.Fatalf("subagent mib: exit %d: %s", code, stderr)
 	}
 	served := servedObjects(t, e)
+	hosts := []string(nil)
+	if ping {
+		hosts = []string{"127.0.0.1"}
+	}
+	writableObjects(served, asn1tree.MustParse(base), []string{"hotpumps"}, hosts)
 	shipped, err := filepath.Abs("../../MIBs/SUBAGENT-MIB.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -102,9 +107,10 @@ func coverViews(t *testing.T, views string, ping bool) {
 			views, w.name, st.walked, st.shipped, st.viaCell, st.supplier, st.dds, st.armMetrics, st.own)
 		want := []string{"RTime/ARM/procs", "RTime/ARM/Payroll/Lookup/count", "RTime/ARM/Payroll/Lookup/metric1",
 			"Agent/arm/rings", "Agent/agentx/connected", "Agent/snmp/inpkts", "Agent/dds/suppliers", "Agent/traps/sent", "Agent/prov/",
-			"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/", "DDS/Acme/Pumps/", "DDS/Zeta/d2/reads"}
+			"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/", "DDS/Acme/Pumps/", "DDS/Zeta/d2/reads",
+			"SNMP/hotsetDefTable/hotpumps/"}
 		if ping {
-			want = append(want, "RTime/LAN/hosts", "RTime/LAN/127.0.0.1/resptime")
+			want = append(want, "RTime/LAN/hosts", "RTime/LAN/127.0.0.1/resptime", "SNMP/rTimeLANHostTable/127.0.0.1/")
 		}
 		for _, p := range want {
 			if st.paths[p] == 0 {
@@ -243,6 +249,29 @@ func servedObjects(t *testing.T, e *env) map[string]served {
 	return out
 }
 
+// writableObjects adds the cells of the writable tables (base.110,
+// mib.WritableTables) for the configured rows: hotsets and RTime/LAN
+// hosts, indexed by name, which net-snmp shows quoted.
+func writableObjects(out map[string]served, base asn1tree.OID, hotsets, hosts []string) {
+	for _, tb := range mib.WritableTables() {
+		rows := hotsets
+		if tb == mib.RTimeLANHostTable {
+			rows = hosts
+		}
+		for _, name := range rows {
+			index := asn1tree.OID{uint32(len(name))}
+			for i := 0; i < len(name); i++ {
+				index = append(index, uint32(name[i]))
+			}
+			// The columns, then StorageType and RowStatus.
+			for col := uint32(2); col <= uint32(len(tb.Columns))+3; col++ {
+				oid := base.Append(spmi.ASNWritable, tb.Arc, 1, col).Append(index...)
+				out[oid.String()] = served{path: "SNMP/" + tb.Name + "/" + name + "/", index: `"` + name + `"`}
+			}
+		}
+	}
+}
+
 // module is a MIB module file with the structure the check needs.
 type module struct {
 	file   string
@@ -296,6 +325,9 @@ func (m *module) exact(name, want string) bool {
 	}
 	if n == 0 {
 		return want == "0"
+	}
+	if len(want) > 1 && strings.HasPrefix(want, `"`) && strings.HasSuffix(want, `"`) {
+		return n == 1 // one string index, shown quoted: "127.0.0.1"
 	}
 	return strings.Count(want, ".") == n-1
 }
@@ -429,7 +461,7 @@ func compareDescriptors(t *testing.T, shipped, own *module) {
 // What counts as named exactly: an object followed by its instance, never
 // a node followed by more numbers.
 func TestExactNameRules(t *testing.T) {
-	m := &module{leaves: map[string]int{"memRealSize": 0, "cpuIdle": 1, "rTimeARMTranCount": 2}}
+	m := &module{leaves: map[string]int{"memRealSize": 0, "cpuIdle": 1, "rTimeARMTranCount": 2, "hotsetDefStat": 1}}
 	for _, c := range []struct {
 		name, index string
 		want        bool
@@ -445,6 +477,9 @@ func TestExactNameRules(t *testing.T) {
 		{"OTHER-MIB::memRealSize.0", "0", false},               // another module
 		{".1.3.6.1.4.1.32473.1.13.1.1.0", "0", false},          // no name
 		{"SUBAGENT-MIB::subagentSubTables12.13.1", "1", false}, // a node
+		{`SUBAGENT-MIB::hotsetDefStat."a.b"`, `"a.b"`, true},   // a string index
+		{`SUBAGENT-MIB::rTimeARMTranCount."a.b"`, `"a.b"`, false},
+		{`SUBAGENT-MIB::hotsetDefStat."a"`, `"b"`, false},
 	} {
 		if got := m.exact(c.name, c.index); got != c.want {
 			t.Errorf("%s with index %s: exact %v, want %v", c.name, c.index, got, c.want)

@@ -2,7 +2,7 @@
 // integration tests: each instance lives in its own temporary directory,
 // listens on 127.0.0.1 and a Unix socket only, keeps no state outside that
 // directory and is stopped by PID when the test ends. It also runs the
-// command-line tools (snmpget, snmpwalk, snmpbulkwalk, snmpset) against it
+// command-line tools (snmpget, snmpwalk, snmpbulkwalk, snmpset, snmptable) against it
 // and parses their output.
 package snmpdtest
 
@@ -15,6 +15,7 @@ import (
 type Tools struct {
 	Snmpd, Snmptrapd, Agentxtrap                          string
 	Snmpget, Snmpgetnext, Snmpwalk, Snmpbulkwalk, Snmpset string
+	Snmptable                                             string
 }
 
 // FindTools locates the net-snmp programs. A missing program fails the test
@@ -40,6 +41,7 @@ func FindTools(t testing.TB) Tools {
 		{"snmpwalk", &tools.Snmpwalk, "snmp"},
 		{"snmpbulkwalk", &tools.Snmpbulkwalk, "snmp"},
 		{"snmpset", &tools.Snmpset, "snmp"},
+		{"snmptable", &tools.Snmptable, "snmp"},
 	} {
 		path, err := exec.LookPath(p.name)
 		if err != nil {

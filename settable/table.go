@@ -1,0 +1,407 @@
+package settable
+
+import (
+	"errors"
+	"fmt"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/agentx"
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// ErrFull is wrapped by a Source's error when a row would pass a limit:
+// the manager gets resourceUnavailable.
+var ErrFull = errors.New("row limit reached")
+
+// Source owns a table's active rows.
+type Source interface {
+	// Rows lists the rows the source holds, all active; those a manager
+	// may not change (from the configuration) with StorageType ReadOnly.
+	Rows() []Row
+	// Check tells whether r may become active (old is the active row it
+	// replaces, or nil), without waiting for anything. Its error is the
+	// manager's inconsistentValue, or resourceUnavailable when it wraps
+	// ErrFull.
+	Check(old *Row, r *Row) error
+	// Put makes r active, creating or replacing it; Remove takes it away.
+	Put(r *Row) error
+	Remove(name string) error
+}
+
+// Table is one writable table: entry.<column>.<index>, the index a
+// length-prefixed name (not IMPLIED). Column 1 is the index (not
+// accessible), then Cols, then StorageType, then RowStatus.
+type Table struct {
+	Name     string       // for errors and logs, e.g. hotsetDefTable
+	Entry    asn1tree.OID // the table's entry
+	Cols     []Col
+	CheckKey func(name string) error // a name that may be an index
+	MaxKey   int                     // longest index name
+	Src      Source
+	// MaxRows bounds the rows managers hold (all but ReadOnly ones,
+	// rows waiting in notReady or notInService included).
+	MaxRows int
+	// PendingTTL is how long a row may stay notReady or notInService
+	// before it is dropped (RFC 2579: a few minutes). 0 means 5 minutes.
+	PendingTTL time.Duration
+
+	mu      sync.Mutex
+	pending map[string]pendingRow // rows not active, held here
+}
+
+type pendingRow struct {
+	row   *Row
+	since time.Time
+}
+
+func (t *Table) storageCol() uint32 { return uint32(len(t.Cols)) + 2 }
+func (t *Table) statusCol() uint32  { return uint32(len(t.Cols)) + 3 }
+
+// IndexOID is the OID of column col of the row named name.
+func (t *Table) IndexOID(col uint32, name string) asn1tree.OID {
+	o := append(t.Entry.Clone(), col, uint32(len(name)))
+	for i := 0; i < len(name); i++ {
+		o = append(o, uint32(name[i]))
+	}
+	return o
+}
+
+// parse splits a VarBind's OID into column and row name.
+func (t *Table) parse(o asn1tree.OID) (col uint32, name string, ok bool) {
+	if !o.HasPrefix(t.Entry) || len(o) < len(t.Entry)+2 {
+		return 0, "", false
+	}
+	col, idx := o[len(t.Entry)], o[len(t.Entry)+1:]
+	if int(idx[0]) != len(idx)-1 || len(idx)-1 > t.MaxKey || len(idx) == 1 {
+		return col, "", false
+	}
+	b := make([]byte, len(idx)-1)
+	for i, x := range idx[1:] {
+		if x < 0x20 || x > 0x7e {
+			return col, "", false
+		}
+		b[i] = byte(x)
+	}
+	return col, string(b), true
+}
+
+// vb is a VarBind of this table with its place in the TestSet.
+type vb struct {
+	index int // 1-based in the TestSet
+	col   uint32
+	val   asn1tree.Value
+}
+
+// rowOp is what a Set does to one row: from old (active in the source,
+// or nil) and oldPending (held here, or nil) to row (nil: gone), active
+// in the source or held here.
+type rowOp struct {
+	name       string
+	old        *Row
+	oldPending *pendingRow
+	row        *Row
+	active     bool
+	done       bool
+}
+
+// test judges this table's VarBinds of one TestSet, grouped by row.
+func (t *Table) test(vbs []agentx.VarBind, idx []int, now time.Time) (*tableChange, *agentx.SetError) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.reapLocked(now)
+	rows := map[string][]vb{}
+	var order []string
+	for k, v := range vbs {
+		col, name, ok := t.parse(v.OID)
+		i := idx[k]
+		switch {
+		case col < 2 || col > t.statusCol():
+			return nil, agentx.Refuse(agentx.NotWritable, i, "%s: %s has no writable column %d", t.Name, v.OID, col)
+		case !ok:
+			return nil, agentx.Refuse(agentx.NoCreation, i, "%s: %s: the index is not a name of 1 to %d printable characters", t.Name, v.OID, t.MaxKey)
+		}
+		if err := t.CheckKey(name); err != nil {
+			return nil, agentx.Refuse(agentx.NoCreation, i, "%s: index %q: %v", t.Name, name, err)
+		}
+		if _, seen := rows[name]; !seen {
+			order = append(order, name)
+		}
+		rows[name] = append(rows[name], vb{index: i, col: col, val: v.Value})
+	}
+	active := map[string]*Row{}
+	held := 0
+	for _, r := range t.Src.Rows() {
+		active[r.Name] = r.clone()
+		if r.Storage != ReadOnly {
+			held++
+		}
+	}
+	held += len(t.pending)
+	ch := &tableChange{t: t}
+	for _, name := range order {
+		op, serr := t.testRow(name, rows[name], active[name])
+		if serr != nil {
+			return nil, serr
+		}
+		switch was := op.old != nil || op.oldPending != nil; {
+		case was && op.row == nil:
+			held--
+		case !was && op.row != nil:
+			held++
+			if held > t.MaxRows {
+				return nil, agentx.Refuse(agentx.ResourceUnavailable, rows[name][0].index,
+					"%s: row %q would pass the limit of %d rows created over SNMP", t.Name, name, t.MaxRows)
+			}
+		}
+		ch.ops = append(ch.ops, op)
+	}
+	return ch, nil
+}
+
+// testRow works out what the VarBinds of one row do to it.
+func (t *Table) testRow(name string, vbs []vb, cur *Row) (*rowOp, *agentx.SetError) {
+	op := &rowOp{name: name, old: cur}
+	if p, ok := t.pending[name]; ok {
+		op.oldPending = &p
+	}
+	var row *Row
+	switch {
+	case cur != nil:
+		row = cur.clone()
+	case op.oldPending != nil:
+		row = op.oldPending.row.clone()
+	}
+	status, statusAt := 0, 0
+	for _, v := range vbs {
+		if v.col == t.statusCol() {
+			if v.val.Kind != asn1tree.Integer32 {
+				return nil, agentx.Refuse(agentx.WrongType, v.index, "%s: RowStatus is %s, want INTEGER", t.Name, v.val.Kind)
+			}
+			status, statusAt = int(v.val.Signed()), v.index
+		}
+	}
+	first := vbs[0].index
+	switch status {
+	case 0, Active, NotInService:
+		if row == nil {
+			if status == 0 {
+				return nil, agentx.Refuse(agentx.NoCreation, first, "%s: no row %q; create it with RowStatus createAndGo or createAndWait", t.Name, name)
+			}
+			return nil, agentx.Refuse(agentx.InconsistentValue, statusAt, "%s: no row %q to set %s", t.Name, name, statusName(status))
+		}
+	case CreateAndGo, CreateAndWait:
+		if row != nil {
+			return nil, agentx.Refuse(agentx.InconsistentValue, statusAt, "%s: row %q exists already", t.Name, name)
+		}
+		row = &Row{Name: name, Vals: make([]asn1tree.Value, len(t.Cols)), Storage: NonVolatile}
+		for i, c := range t.Cols {
+			if c.Default != nil {
+				row.Vals[i] = *c.Default
+			}
+		}
+	case Destroy:
+		if row != nil && (row.Storage == ReadOnly || row.Storage == Permanent) {
+			return nil, agentx.Refuse(agentx.WrongValue, statusAt, "%s: row %q is from the configuration file (StorageType %s) and cannot be destroyed", t.Name, name, storageName(row.Storage))
+		}
+		return op, nil // also a row that does not exist
+	default:
+		return nil, agentx.Refuse(agentx.WrongValue, statusAt, "%s: RowStatus %d cannot be written", t.Name, status)
+	}
+	if row.Storage == ReadOnly {
+		return nil, agentx.Refuse(agentx.NotWritable, first, "%s: row %q is from the configuration file (StorageType readOnly)", t.Name, name)
+	}
+	for _, v := range vbs {
+		if v.col == t.statusCol() {
+			continue
+		}
+		if serr := t.setCol(row, v, cur != nil || op.oldPending != nil); serr != nil {
+			return nil, serr
+		}
+	}
+	complete := complete(t.Cols, row)
+	switch {
+	case status == CreateAndGo && !complete, status == Active && !complete:
+		return nil, agentx.Refuse(agentx.InconsistentValue, statusAt, "%s: row %q lacks %s", t.Name, name, t.missing(row))
+	case status == CreateAndGo, status == Active, status == 0 && cur != nil:
+		row.Status, op.active = Active, true
+		if err := t.Src.Check(cur, row); err != nil {
+			code := agentx.InconsistentValue
+			if errors.Is(err, ErrFull) {
+				code = agentx.ResourceUnavailable
+			}
+			return nil, agentx.Refuse(code, first, "%s: row %q: %v", t.Name, name, err)
+		}
+	case complete:
+		row.Status = NotInService
+	default:
+		row.Status = NotReady
+	}
+	op.row = row
+	return op, nil
+}
+
+// setCol checks one column's value and sets it in row.
+func (t *Table) setCol(row *Row, v vb, exists bool) *agentx.SetError {
+	if v.col == t.storageCol() {
+		if v.val.Kind != asn1tree.Integer32 {
+			return agentx.Refuse(agentx.WrongType, v.index, "%s: StorageType is %s, want INTEGER", t.Name, v.val.Kind)
+		}
+		s := int(v.val.Signed())
+		switch {
+		case s != Volatile && s != NonVolatile:
+			return agentx.Refuse(agentx.WrongValue, v.index, "%s: StorageType %d: rows created over SNMP are volatile(2) or nonVolatile(3)", t.Name, s)
+		case exists && s != row.Storage:
+			return agentx.Refuse(agentx.InconsistentValue, v.index, "%s: row %q: StorageType is chosen at creation", t.Name, row.Name)
+		}
+		row.Storage = s
+		return nil
+	}
+	c := t.Cols[v.col-2]
+	if c.ReadOnly {
+		return agentx.Refuse(agentx.NotWritable, v.index, "%s: %s is read-only", t.Name, c.Name)
+	}
+	if v.val.Kind != c.Kind {
+		return agentx.Refuse(agentx.WrongType, v.index, "%s: %s is %s, want %s", t.Name, c.Name, v.val.Kind, c.Kind)
+	}
+	switch c.Kind {
+	case asn1tree.OctetString:
+		if n := int64(len(v.val.Str)); n < c.Min || n > c.Max {
+			return agentx.Refuse(agentx.WrongLength, v.index, "%s: %s is %d octets, want %d to %d", t.Name, c.Name, n, c.Min, c.Max)
+		}
+	default:
+		if n := v.val.Signed(); n < c.Min || n > c.Max {
+			return agentx.Refuse(agentx.WrongValue, v.index, "%s: %s %d is not from %d to %d", t.Name, c.Name, n, c.Min, c.Max)
+		}
+	}
+	row.Vals[v.col-2] = v.val
+	return nil
+}
+
+func (t *Table) missing(r *Row) string {
+	for i, v := range r.Vals {
+		if v.Kind == asn1tree.NoValue && !t.Cols[i].ReadOnly {
+			return t.Cols[i].Name
+		}
+	}
+	return "nothing"
+}
+
+// reapLocked drops rows left notReady or notInService too long.
+func (t *Table) reapLocked(now time.Time) {
+	ttl := t.PendingTTL
+	if ttl <= 0 {
+		ttl = 5 * time.Minute
+	}
+	for name, p := range t.pending {
+		if now.Sub(p.since) > ttl {
+			delete(t.pending, name)
+		}
+	}
+}
+
+// tableChange is one table's part of a tested Set.
+type tableChange struct {
+	t   *Table
+	ops []*rowOp
+}
+
+func (c *tableChange) commit(now time.Time) error {
+	t := c.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending == nil {
+		t.pending = map[string]pendingRow{}
+	}
+	for _, op := range c.ops {
+		op.done = true
+		switch {
+		case op.active:
+			if err := t.Src.Put(op.row); err != nil {
+				return fmt.Errorf("%s: row %q: %w", t.Name, op.name, err)
+			}
+			delete(t.pending, op.name)
+		default:
+			if op.old != nil {
+				if err := t.Src.Remove(op.name); err != nil {
+					return fmt.Errorf("%s: row %q: %w", t.Name, op.name, err)
+				}
+			}
+			delete(t.pending, op.name)
+			if op.row != nil {
+				t.pending[op.name] = pendingRow{row: op.row, since: now}
+			}
+		}
+	}
+	return nil
+}
+
+func (c *tableChange) undo() error {
+	t := c.t
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	var errs []error
+	for i := len(c.ops) - 1; i >= 0; i-- {
+		op := c.ops[i]
+		if !op.done {
+			continue
+		}
+		var err error
+		switch {
+		case op.old != nil:
+			err = t.Src.Put(op.old)
+		case op.active:
+			err = t.Src.Remove(op.name)
+		}
+		if err != nil {
+			errs = append(errs, err)
+		}
+		delete(t.pending, op.name)
+		if op.oldPending != nil {
+			t.pending[op.name] = *op.oldPending
+		}
+		op.done = false
+	}
+	return errors.Join(errs...)
+}
+
+// entries appends the table's cells to es: the source's rows and those
+// held here.
+func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[asn1tree.Value] {
+	t.mu.Lock()
+	rows := t.Src.Rows()
+	for _, p := range t.pending {
+		rows = append(rows, *p.row)
+	}
+	t.mu.Unlock()
+	for _, r := range rows {
+		if r.Name == "" || len(r.Name) > t.MaxKey {
+			continue // no index the module allows (a configured host of 65 octets or more)
+		}
+		for i, v := range r.Vals {
+			if v.Kind != asn1tree.NoValue {
+				es = append(es, asn1tree.Entry[asn1tree.Value]{OID: t.IndexOID(uint32(i)+2, r.Name), Val: v})
+			}
+		}
+		es = append(es,
+			asn1tree.Entry[asn1tree.Value]{OID: t.IndexOID(t.storageCol(), r.Name), Val: asn1tree.Int(int32(r.Storage))},
+			asn1tree.Entry[asn1tree.Value]{OID: t.IndexOID(t.statusCol(), r.Name), Val: asn1tree.Int(int32(r.Status))})
+	}
+	return es
+}
+
+func statusName(s int) string {
+	names := []string{"", "active", "notInService", "notReady", "createAndGo", "createAndWait", "destroy"}
+	if s > 0 && s < len(names) {
+		return names[s]
+	}
+	return fmt.Sprint(s)
+}
+
+func storageName(s int) string {
+	names := []string{"", "other", "volatile", "nonVolatile", "permanent", "readOnly"}
+	if s > 0 && s < len(names) {
+		return names[s]
+	}
+	return fmt.Sprint(s)
+}

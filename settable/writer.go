@@ -1,0 +1,147 @@
+package settable
+
+import (
+	"errors"
+	"log/slog"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/agentx"
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// Writer is the agentx.Writer of a set of tables, and the View of their
+// rows for the readers.
+type Writer struct {
+	tables []*Table
+	log    *slog.Logger
+
+	mu    sync.Mutex
+	view  *tableView
+	built time.Time
+}
+
+// viewTTL is how long a built view of the rows is served: rows also
+// change outside SNMP (a reload, `subagent create`).
+const viewTTL = time.Second
+
+// NewWriter serves tables; log receives one line per committed change.
+func NewWriter(log *slog.Logger, tables ...*Table) *Writer {
+	if log == nil {
+		log = slog.New(slog.DiscardHandler)
+	}
+	return &Writer{tables: tables, log: log}
+}
+
+// TestSet implements agentx.Writer: every VarBind must fall in one of the
+// tables, and each table judges its rows.
+func (w *Writer) TestSet(vbs []agentx.VarBind) (agentx.Change, *agentx.SetError) {
+	per := make([][]agentx.VarBind, len(w.tables))
+	idx := make([][]int, len(w.tables))
+next:
+	for i, v := range vbs {
+		for k, t := range w.tables {
+			if v.OID.HasPrefix(t.Entry) {
+				per[k] = append(per[k], v)
+				idx[k] = append(idx[k], i+1)
+				continue next
+			}
+		}
+		return nil, agentx.Refuse(agentx.NotWritable, i+1, "%s is not a writable object", v.OID)
+	}
+	ch := &change{w: w}
+	now := time.Now()
+	for k, t := range w.tables {
+		if len(per[k]) == 0 {
+			continue
+		}
+		tc, serr := t.test(per[k], idx[k], now)
+		if serr != nil {
+			return nil, serr
+		}
+		ch.parts = append(ch.parts, tc)
+	}
+	return ch, nil
+}
+
+type change struct {
+	w     *Writer
+	parts []*tableChange
+}
+
+func (c *change) Commit() error {
+	defer c.w.invalidate()
+	now := time.Now()
+	for _, p := range c.parts {
+		if err := p.commit(now); err != nil {
+			return err
+		}
+	}
+	for _, p := range c.parts {
+		for _, op := range p.ops {
+			status := "destroyed"
+			if op.row != nil {
+				status = statusName(op.row.Status)
+			}
+			c.w.log.Info("row set over SNMP", "table", p.t.Name, "row", op.name, "status", status)
+		}
+	}
+	return nil
+}
+
+func (c *change) Undo() error {
+	defer c.w.invalidate()
+	var errs []error
+	for i := len(c.parts) - 1; i >= 0; i-- {
+		if err := c.parts[i].undo(); err != nil {
+			errs = append(errs, err)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+func (c *change) Cleanup() {}
+
+func (w *Writer) invalidate() {
+	w.mu.Lock()
+	w.view = nil
+	w.mu.Unlock()
+}
+
+// View is the tables' rows, rebuilt at most once a viewTTL unless a Set
+// changed them.
+func (w *Writer) View() asn1tree.View {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	if w.view != nil && time.Since(w.built) < viewTTL {
+		return w.view
+	}
+	var es []asn1tree.Entry[asn1tree.Value]
+	for _, t := range w.tables {
+		es = t.entries(es)
+	}
+	v, err := asn1tree.Build(es)
+	if err != nil {
+		w.log.Error("writable tables not served", "err", err)
+		v, _ = asn1tree.Build[asn1tree.Value](nil)
+	}
+	w.view, w.built = &tableView{Tree: v, tables: w.tables}, time.Now()
+	return w.view
+}
+
+// tableView serves the rows and defines every column of the tables, so
+// that a Get of a missing row is noSuchInstance.
+type tableView struct {
+	*asn1tree.Tree[asn1tree.Value]
+	tables []*Table
+}
+
+func (v *tableView) Defines(name asn1tree.OID) bool {
+	for _, t := range v.tables {
+		if name.HasPrefix(t.Entry) && len(name) > len(t.Entry) {
+			col := name[len(t.Entry)]
+			return col >= 2 && col <= t.statusCol()
+		}
+	}
+	return false
+}
