@@ -15,12 +15,16 @@ import (
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
-const sysGroup = "1.3.6.1.2.1.1"
+const (
+	sysGroup  = "1.3.6.1.2.1.1"
+	snmpGroup = "1.3.6.1.2.1.11" // SNMPv2-MIB snmp group, served since SNMPv3
+)
 
 // The standalone responder serves the SNMPv2-MIB system group for
 // discovery: sysObjectID and sysORID are the base OID, sysName the host
 // name, sysContact and sysLocation from the configuration (reloaded on
-// SIGHUP); walks go from it into the tree in OID order. SNMPv1 managers
+// SIGHUP); walks go from it through the snmp group into the tree in OID
+// order. SNMPv1 managers
 // (net-snmp and gosnmp) get noSuchName at the index of a Counter64 and
 // never see one in a walk, while v2c still does.
 func TestStandaloneSystemGroup(t *testing.T) {
@@ -74,12 +78,19 @@ func TestStandaloneSystemGroup(t *testing.T) {
 		return err == nil && len(v) == 1 && atof(v[0].Value) > atof(got["3.0"].Value)
 	})
 
-	// After the last object of the system group comes the tree, in v1 too.
+	// After the last object of the system group comes the snmp group
+	// (snmpInPkts first), and after its last (snmpProxyDrops) the tree, in
+	// v1 too.
 	for _, ver := range []string{"-v2c", "-v1"} {
-		out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, sysGroup+".9.1.4.1")
-		v, _ := snmpdtest.Parse(out)
-		if err != nil || len(v) != 1 || !strings.HasPrefix(v[0].OID, base+".") {
-			t.Errorf("%s GetNext after sysORUpTime.1: %v %v, want the tree's first object", ver, v, err)
+		for _, step := range []struct{ after, want, what string }{
+			{sysGroup + ".9.1.4.1", snmpGroup + ".1.0", "snmpInPkts"},
+			{snmpGroup + ".32.0", base + ".", "the tree's first object"},
+		} {
+			out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, step.after)
+			v, _ := snmpdtest.Parse(out)
+			if err != nil || len(v) != 1 || !strings.HasPrefix(v[0].OID, step.want) {
+				t.Errorf("%s GetNext after %s: %v %v, want %s", ver, step.after, v, err, step.what)
+			}
 		}
 	}
 
