@@ -119,3 +119,43 @@ func TestDaemonSNMPv3BootsAndReload(t *testing.T) {
 		}
 	}
 }
+
+// When the SNMPv3 engine's state cannot be read or written (here a
+// directory where the file should be; a read-only state directory alike),
+// the responder still serves v1/v2c and says SNMPv3 is off, unless
+// snmp.users asks for v3: then the daemon does not start, naming the fix.
+func TestResponderWithoutEngineState(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.state, "snmp-engine"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	addr := snmpdtest.FreeUDPAddr(t)
+	e.start("--listen", addr)
+	c := snmpdtest.Target(t, addr, "public")
+	waitServed(t, c, idleOID, 10*time.Second)
+	if log := e.daemonLog.String(); !strings.Contains(log, "SNMPv3 is off until a restart") || !strings.Contains(log, "--state-dir") {
+		t.Errorf("the log does not say SNMPv3 is off and how to fix it:\n%s", log)
+	}
+	if _, err := v3Get(t, portOf(t, addr), "ops", "auth-pass-1", "priv-pass-1", idleOID); err == nil {
+		t.Error("SNMPv3 answered without an engine state")
+	}
+	if v, err := c.Get("1.3.6.1.2.1.11.3.0"); err != nil || len(v) != 1 || v[0].Value == "0" {
+		t.Errorf("snmpInBadVersions after a v3 request: %v %v, want at least 1", v, err)
+	}
+	if v, err := c.Get("1.3.6.1.6.3.10.2.1.1.0"); err != nil || len(v) != 1 || v[0].Type != "noSuchObject" {
+		t.Errorf("snmpEngineID served with SNMPv3 off: %v %v", v, err)
+	}
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	y := "snmp:\n  users:\n    - user: ops\n      auth_protocol: SHA256\n      auth_password: auth-pass-1\n      priv_protocol: AES\n      priv_password: priv-pass-1\n"
+	if err := os.WriteFile(file, []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := e.run(append([]string{"run"}, e.args("--config", file, "--listen", addr, "--agentx", "none")...)...)
+	if code == 0 || !strings.Contains(stderr, "snmp.users needs it") || !strings.Contains(stderr, "--state-dir") {
+		t.Errorf("with snmp.users and no engine state: exit %d, stderr %q; want a refusal naming snmp.users and --state-dir", code, stderr)
+	}
+}
