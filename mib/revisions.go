@@ -11,6 +11,9 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611260000Z", Descr: "The standalone responder's usmStats counters (RFC 3414) " +
+		"under agentSnmp: unsupported security levels, messages outside the time window, unknown " +
+		"users and engine IDs, wrong digests, decryption errors."},
 	{Date: "202611252200Z", Descr: "Names chosen by rules, never numbered: a context's own " +
 		"statistic beside a column of the same name says Total (pagSpTotalSize), a column whose " +
 		"name the module holds says Entry (hotsetEntryName). Columns that repeat another or the " +

@@ -39,7 +39,8 @@ func v3Get(t *testing.T, port int, user, authPass, privPass, oid string) (gosnmp
 // The daemon with snmp.users and no community: v3 answers (a password
 // from a file), v2c does not; snmpEngineBoots is 1, then 2 after a
 // SIGKILL and a restart (written before the first answer); SIGHUP adds a
-// user and says so, never logging a password.
+// user and says so, never logging a password; a wrong password is counted
+// in Agent/snmp/wrongdigests.
 func TestDaemonSNMPv3BootsAndReload(t *testing.T) {
 	port := snmpdtest.FreeUDPPort(t)
 	e := newEnv(t)
@@ -109,6 +110,23 @@ func TestDaemonSNMPv3BootsAndReload(t *testing.T) {
 	if v, err := v3Get(t, port, "ops2", "auth-inline-2", "priv-inline-2", idleOID); err != nil || v.Type != gosnmp.Counter64 {
 		t.Errorf("ops2 after the reload: %v %v", v.Type, err)
 	}
+	// A wrong password is refused and counted in the daemon's own
+	// statistics (Agent/snmp), as the unknown user before the reload was.
+	if _, err := v3Get(t, port, "ops2", "wrong-password", "priv-inline-2", idleOID); err == nil {
+		t.Error("ops2 answered with a wrong password")
+	}
+	var got string
+	defer func() {
+		if t.Failed() {
+			t.Logf("subagent get: %s", got)
+		}
+	}()
+	testutil.Eventually(t, "Agent/snmp/wrongdigests to count it", 10*time.Second, func() bool {
+		out, stderr, code := e.run(append([]string{"get", "Agent/snmp/wrongdigests", "Agent/snmp/unknownusers"}, e.args()...)...)
+		got = out + stderr
+		f := strings.Fields(out)
+		return code == 0 && len(f) == 6 && f[1] == "1" && f[4] == "1" // ops2 before the reload was unknown
+	})
 	log := e.daemonLog.String()
 	if !strings.Contains(log, "added=[ops2]") || !strings.Contains(log, "snmpv3_users=2") {
 		t.Errorf("the reload does not say it added ops2:\n%s", log)
