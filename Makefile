@@ -74,7 +74,8 @@ BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/libsp
 CLIENT_BENCHPKGS := ./ddsclient/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
-# the end-to-end walks through a real snmpd, then how fresh the values a
+# the end-to-end walks through a real snmpd, the standalone responder's
+# SNMPv3 walks beside a native snmpd's, then how fresh the values a
 # manager polls are (scripts/bench-fresh.sh, about 35 minutes). Raw
 # results: bin/bench.txt.
 bench: build test-deps
@@ -86,6 +87,8 @@ bench: build test-deps
 	bash scripts/bench-walk.sh 100
 	bash scripts/bench-dds-walk.sh
 	bash scripts/bench-dds-walk.sh 1 1 16 62500
+	bash scripts/bench-v3-walk.sh 50 3
+	bash scripts/bench-v3-walk.sh 20 3 1000
 	bash scripts/bench-fresh.sh
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) and its

@@ -26,6 +26,16 @@ var (
 	}
 	// ResponderAgeStats follow ResponderStats.
 	ResponderAgeStats = dataAgeStats(7)
+	// ResponderUSMStats follow them: the usmStats counters (RFC 3414),
+	// what SNMPv3 requests were refused for.
+	ResponderUSMStats = []spmi.StatDesc{
+		{Name: "unsupseclevels", Descr: "SNMPv3 messages at a level the user lacks", ASN: 9, Max: 10, Val: spmi.SiCounter},
+		{Name: "notintimewindows", Descr: "SNMPv3 messages outside the 150 s time window", ASN: 10, Max: 10, Val: spmi.SiCounter},
+		{Name: "unknownusers", Descr: "SNMPv3 messages from an unknown user", ASN: 11, Max: 10, Val: spmi.SiCounter},
+		{Name: "unknownengineids", Descr: "SNMPv3 messages for another engine ID (discovery)", ASN: 12, Max: 10, Val: spmi.SiCounter},
+		{Name: "wrongdigests", Descr: "SNMPv3 messages with a wrong digest (password)", ASN: 13, Max: 10, Val: spmi.SiCounter},
+		{Name: "decrypterrors", Descr: "SNMPv3 messages that could not be decrypted", ASN: 14, Max: 10, Val: spmi.SiCounter},
+	}
 )
 
 // dataAgeStats describe the age of the data a front end answered from
@@ -67,8 +77,8 @@ func AgentXStats(connected func() bool, dataAge func() (last, largest time.Durat
 	}
 }
 
-// ResponderExtra reports the standalone responder's counters and how old
-// the data of its answers was.
+// ResponderExtra reports the standalone responder's counters, how old
+// the data of its answers was, and its usmStats.
 func ResponderExtra(counts func() responder.Counts) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &ResponderCx)
@@ -82,6 +92,12 @@ func ResponderExtra(counts func() responder.Counts) Extra {
 		}); err != nil {
 			return err
 		}
-		return b.Stats(cx, ResponderAgeStats, ageValues(c.DataAge, c.MaxDataAge))
+		if err := b.Stats(cx, ResponderAgeStats, ageValues(c.DataAge, c.MaxDataAge)); err != nil {
+			return err
+		}
+		return b.Stats(cx, ResponderUSMStats, []spmi.Value{
+			spmi.Uint(c.UnsupportedSecLevels), spmi.Uint(c.NotInTimeWindows), spmi.Uint(c.UnknownUserNames),
+			spmi.Uint(c.UnknownEngineIDs), spmi.Uint(c.WrongDigests), spmi.Uint(c.DecryptionErrors),
+		})
 	}
 }

@@ -11,6 +11,9 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611260100Z", Descr: "The standalone responder's usmStats counters (RFC 3414) " +
+		"under agentSnmp: unsupported security levels, messages outside the time window, unknown " +
+		"users and engine IDs, wrong digests, decryption errors."},
 	{Date: "202611260000Z", Descr: "Write support: hotsetDefTable and rTimeLANHostTable under " +
 		"subagentWritable (base.110), read-create columns with RowStatus and StorageType, written " +
 		"with SET through an AgentX master; their groups and subagentWriteCompliance."},

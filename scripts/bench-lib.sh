@@ -50,8 +50,11 @@ median() {
   grep "^$2 " "$tmp/results" | awk -v c="$1" '{print $c}' | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'
 }
 
-# walk ADDR OID: bulk-walks OID at ADDR, prints the varbinds under it.
-walk() { snmpbulkwalk -v2c -c public -Cr50 -t 10 -r 0 -On "$1" "$2" 2>/dev/null | grep -v " = No more variables" | grep -c "^\.$2\." || true; }
+# walk ADDR OID: bulk-walks OID at ADDR, prints the varbinds under it;
+# the version and credentials are walk_opts (v2c, community public, unless
+# a script sets it).
+walk_opts=(-v2c -c public)
+walk() { snmpbulkwalk "${walk_opts[@]}" -Cr50 -t 10 -r 0 -On "$1" "$2" 2>/dev/null | grep -v " = No more variables" | grep -c "^\.$2\." || true; }
 
 # measure NAME ADDR OID SUBAGENT-PID MASTER-PID|-: WALKS walks; appends a
 # line to $tmp/results: varbinds per walk, walks, varbinds per second, CPU
@@ -67,7 +70,8 @@ measure() {
     printf "%-28s %8d %6d %12.0f %14.3f %14.3f %8.2f %8.2f\n", name, n/w, w, n/dt, (sc/hz)/(n/10000), (mc/hz)/(n/10000), scs/n, mcs/n }' | tee -a "$tmp/results"
 }
 
-header() { printf "%-28s %8s %6s %12s %14s %14s %8s %8s\n" "walk" "vb/walk" "walks" "varbinds/s" "sub-cpu-s/10k" "master-cpu-s/10k" "sub-cs/vb" "mst-cs/vb"; }
+# header [WHO]: WHO names the measured process (sub: the subagent).
+header() { local w=${1:-sub}; printf "%-28s %8s %6s %12s %14s %14s %8s %8s\n" "walk" "vb/walk" "walks" "varbinds/s" "$w-cpu-s/10k" "master-cpu-s/10k" "$w-cs/vb" "mst-cs/vb"; }
 
 # medians NAME...: the median line of each NAME over the rounds.
 medians() {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"os"
@@ -65,11 +66,18 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 }
 
 // addResponder starts the SNMPv3 engine (snmpEngineBoots counted and
-// written before anything answers) and the standalone responder.
+// written before anything answers) and the standalone responder. Without
+// its engine's state (read and written) the responder answers v1/v2c only, unless
+// snmp.users asks for v3: then the daemon does not start.
 func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log *slog.Logger) error {
 	id, boots, err := daemon.StartEngine(cfg.StateDir, log)
 	if err != nil {
-		return err
+		fix := "make the state directory writable by the daemon's user, or choose another with --state-dir"
+		if len(cfg.SNMP.Users) > 0 {
+			return fmt.Errorf("%w: snmp.users needs it (snmpEngineBoots is counted at every start); %s", err, fix)
+		}
+		log.Warn("SNMPv3 is off until a restart: the engine's state cannot be read or written; v1/v2c are served",
+			"err", err, "fix", fix)
 	}
 	rc, err := responderConfig(cfg, id, boots)
 	if err != nil {
@@ -87,7 +95,7 @@ func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log
 	var mu sync.Mutex
 	var pending *config.Config
 	var next responder.Config
-	users := rc.V3.Users
+	users := v3Users(rc)
 	d.AddReloader(daemon.Reloader{Name: daemon.PartResponder,
 		Check: func(c *config.Config) error {
 			rc, err := responderConfig(c, id, boots)
@@ -113,14 +121,22 @@ func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log
 				return
 			}
 			warnMD5(c, log)
-			added, removed, changed := daemon.UserChanges(users, next.V3.Users)
-			users, pending = next.V3.Users, nil
+			added, removed, changed := daemon.UserChanges(users, v3Users(next))
+			users, pending = v3Users(next), nil
 			log.Info("responder settings applied", "v1_v2c", next.Community != "", "snmpv3_users", len(users),
 				"added", added, "removed", removed, "changed", changed)
 		},
 	})
 	d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))
 	return nil
+}
+
+// v3Users are rc's SNMPv3 users; none when SNMPv3 is off.
+func v3Users(rc responder.Config) []responder.User {
+	if rc.V3 == nil {
+		return nil
+	}
+	return rc.V3.Users
 }
 
 // warnMD5 warns of each user allowed HMAC-MD5.
@@ -134,14 +150,22 @@ func warnMD5(c *config.Config, log *slog.Logger) {
 
 // responderConfig translates the configuration for the responder; the
 // SNMPv3 keys are localized here (a second or so per hundred passwords).
+// A nil engineID is SNMPv3 off (its state could not be written at start).
 func responderConfig(c *config.Config, engineID []byte, boots uint32) (responder.Config, error) {
+	rc := responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
+		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c)}
+	if engineID == nil {
+		if len(c.SNMP.Users) > 0 {
+			return responder.Config{}, errors.New("snmp.users: SNMPv3 is off since the start, which could not read or write the engine's state (see the log); fix the state directory and restart")
+		}
+		return rc, nil
+	}
 	users, err := daemon.ResponderUsers(c, engineID)
 	if err != nil {
 		return responder.Config{}, err
 	}
-	return responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
-		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c),
-		V3: &responder.V3{EngineID: engineID, Boots: boots, Users: users}}, nil
+	rc.V3 = &responder.V3{EngineID: engineID, Boots: boots, Users: users}
+	return rc, nil
 }
 
 // systemGroup is the responder's SNMPv2-MIB system group: sysObjectID and

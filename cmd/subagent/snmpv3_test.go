@@ -39,7 +39,8 @@ func v3Get(t *testing.T, port int, user, authPass, privPass, oid string) (gosnmp
 // The daemon with snmp.users and no community: v3 answers (a password
 // from a file), v2c does not; snmpEngineBoots is 1, then 2 after a
 // SIGKILL and a restart (written before the first answer); SIGHUP adds a
-// user and says so, never logging a password.
+// user and says so, never logging a password; a wrong password is counted
+// in Agent/snmp/wrongdigests.
 func TestDaemonSNMPv3BootsAndReload(t *testing.T) {
 	port := snmpdtest.FreeUDPPort(t)
 	e := newEnv(t)
@@ -109,6 +110,23 @@ func TestDaemonSNMPv3BootsAndReload(t *testing.T) {
 	if v, err := v3Get(t, port, "ops2", "auth-inline-2", "priv-inline-2", idleOID); err != nil || v.Type != gosnmp.Counter64 {
 		t.Errorf("ops2 after the reload: %v %v", v.Type, err)
 	}
+	// A wrong password is refused and counted in the daemon's own
+	// statistics (Agent/snmp), as the unknown user before the reload was.
+	if _, err := v3Get(t, port, "ops2", "wrong-password", "priv-inline-2", idleOID); err == nil {
+		t.Error("ops2 answered with a wrong password")
+	}
+	var got string
+	defer func() {
+		if t.Failed() {
+			t.Logf("subagent get: %s", got)
+		}
+	}()
+	testutil.Eventually(t, "Agent/snmp/wrongdigests to count it", 10*time.Second, func() bool {
+		out, stderr, code := e.run(append([]string{"get", "Agent/snmp/wrongdigests", "Agent/snmp/unknownusers"}, e.args()...)...)
+		got = out + stderr
+		f := strings.Fields(out)
+		return code == 0 && len(f) == 6 && f[1] == "1" && f[4] == "1" // ops2 before the reload was unknown
+	})
 	log := e.daemonLog.String()
 	if !strings.Contains(log, "added=[ops2]") || !strings.Contains(log, "snmpv3_users=2") {
 		t.Errorf("the reload does not say it added ops2:\n%s", log)
@@ -117,5 +135,45 @@ func TestDaemonSNMPv3BootsAndReload(t *testing.T) {
 		if strings.Contains(log, secret) {
 			t.Errorf("the log holds a password (%s)", secret)
 		}
+	}
+}
+
+// When the SNMPv3 engine's state cannot be read or written (here a
+// directory where the file should be; a read-only state directory alike),
+// the responder still serves v1/v2c and says SNMPv3 is off, unless
+// snmp.users asks for v3: then the daemon does not start, naming the fix.
+func TestResponderWithoutEngineState(t *testing.T) {
+	e := newEnv(t)
+	if err := os.MkdirAll(filepath.Join(e.state, "snmp-engine"), 0o700); err != nil {
+		t.Fatal(err)
+	}
+	addr := snmpdtest.FreeUDPAddr(t)
+	e.start("--listen", addr)
+	c := snmpdtest.Target(t, addr, "public")
+	waitServed(t, c, idleOID, 10*time.Second)
+	if log := e.daemonLog.String(); !strings.Contains(log, "SNMPv3 is off until a restart") || !strings.Contains(log, "--state-dir") {
+		t.Errorf("the log does not say SNMPv3 is off and how to fix it:\n%s", log)
+	}
+	if _, err := v3Get(t, portOf(t, addr), "ops", "auth-pass-1", "priv-pass-1", idleOID); err == nil {
+		t.Error("SNMPv3 answered without an engine state")
+	}
+	if v, err := c.Get("1.3.6.1.2.1.11.3.0"); err != nil || len(v) != 1 || v[0].Value == "0" {
+		t.Errorf("snmpInBadVersions after a v3 request: %v %v, want at least 1", v, err)
+	}
+	if v, err := c.Get("1.3.6.1.6.3.10.2.1.1.0"); err != nil || len(v) != 1 || v[0].Type != "noSuchObject" {
+		t.Errorf("snmpEngineID served with SNMPv3 off: %v %v", v, err)
+	}
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	y := "snmp:\n  users:\n    - user: ops\n      auth_protocol: SHA256\n      auth_password: auth-pass-1\n      priv_protocol: AES\n      priv_password: priv-pass-1\n"
+	if err := os.WriteFile(file, []byte(y), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	_, stderr, code := e.run(append([]string{"run"}, e.args("--config", file, "--listen", addr, "--agentx", "none")...)...)
+	if code == 0 || !strings.Contains(stderr, "snmp.users needs it") || !strings.Contains(stderr, "--state-dir") {
+		t.Errorf("with snmp.users and no engine state: exit %d, stderr %q; want a refusal naming snmp.users and --state-dir", code, stderr)
 	}
 }

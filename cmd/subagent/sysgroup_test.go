@@ -15,12 +15,16 @@ import (
 	"github.com/perfagent/subagent/internal/testutil"
 )
 
-const sysGroup = "1.3.6.1.2.1.1"
+const (
+	sysGroup  = "1.3.6.1.2.1.1"
+	snmpGroup = "1.3.6.1.2.1.11" // SNMPv2-MIB snmp group, served since SNMPv3
+)
 
 // The standalone responder serves the SNMPv2-MIB system group for
 // discovery: sysObjectID and sysORID are the base OID, sysName the host
 // name, sysContact and sysLocation from the configuration (reloaded on
-// SIGHUP); walks go from it into the tree in OID order. SNMPv1 managers
+// SIGHUP); walks go from it through the snmp group into the tree in OID
+// order. SNMPv1 managers
 // (net-snmp and gosnmp) get noSuchName at the index of a Counter64 and
 // never see one in a walk, while v2c still does.
 func TestStandaloneSystemGroup(t *testing.T) {
@@ -75,16 +79,17 @@ func TestStandaloneSystemGroup(t *testing.T) {
 	})
 
 	// After the last object of the system group comes the snmp group
-	// (snmpInPkts), after it the tree, in v1 too.
+	// (snmpInPkts first), and after its last (snmpProxyDrops) the tree, in
+	// v1 too.
 	for _, ver := range []string{"-v2c", "-v1"} {
-		for _, c2 := range []struct{ after, want, what string }{
-			{sysGroup + ".9.1.4.1", "1.3.6.1.2.1.11.1.0", "snmpInPkts"},
-			{"1.3.6.1.2.1.12", base + ".", "the tree's first object"},
+		for _, step := range []struct{ after, want, what string }{
+			{sysGroup + ".9.1.4.1", snmpGroup + ".1.0", "snmpInPkts"},
+			{snmpGroup + ".32.0", base + ".", "the tree's first object"},
 		} {
-			out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, c2.after)
+			out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, step.after)
 			v, _ := snmpdtest.Parse(out)
-			if err != nil || len(v) != 1 || !strings.HasPrefix(v[0].OID, c2.want) {
-				t.Errorf("%s GetNext after %s: %v %v, want %s", ver, c2.after, v, err, c2.what)
+			if err != nil || len(v) != 1 || !strings.HasPrefix(v[0].OID, step.want) {
+				t.Errorf("%s GetNext after %s: %v %v, want %s", ver, step.after, v, err, step.what)
 			}
 		}
 	}
