@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -60,7 +61,7 @@ func renderTree(t *testing.T, s *spmi.Snapshot) string {
 	var b strings.Builder
 	b.WriteString("\n")
 	for _, top := range s.Top.Children {
-		fmt.Fprintf(&b, "\n### %s (%d)\n\n%s; %s.\n\n", top.Name, top.ASN, top.Descr, top.Cx.Inst)
+		fmt.Fprintf(&b, "\n### %s (%d)\n\n%s; %s.\n\n", top.Name, top.ASN, top.Descr, spmiwire.InstText(top.Cx.Inst))
 		b.WriteString("| Path | Relative id | Kind | SNMP type | Units | Scale (low..high) | Description |\n")
 		b.WriteString("|---|---|---|---|---|---|---|\n")
 		renderChildren(t, &b, top, top.Path, top.Rel.String())
@@ -78,7 +79,7 @@ func renderChildren(t *testing.T, b *strings.Builder, n *spmi.Node, path, rel st
 		switch {
 		case c.IsStat():
 			d := c.Stat
-			kind := d.Val.String() + ", " + d.Data.String()
+			kind := spmiwire.ValText(d.Val) + ", " + d.Data.String()
 			rng := fmt.Sprintf("%d..%d", d.Min, d.Max)
 			if d.Val == spmi.SiCounter {
 				rng += " /s"
@@ -103,7 +104,7 @@ func renderChildren(t *testing.T, b *strings.Builder, n *spmi.Node, path, rel st
 			cpath, crel = path+r[0], rel+".("+r[1]+")"
 			fmt.Fprintf(b, "| `%s/` | `%s` | instance | | | | %s |\n", cpath, crel, c.Cx.Descr)
 		default:
-			fmt.Fprintf(b, "| `%s/` | `%s` | context, %s | | | | %s |\n", cpath, crel, c.Cx.Inst, c.Descr)
+			fmt.Fprintf(b, "| `%s/` | `%s` | context, %s | | | | %s |\n", cpath, crel, spmiwire.InstText(c.Cx.Inst), c.Descr)
 		}
 		renderChildren(t, b, c, cpath+"/", crel)
 	}

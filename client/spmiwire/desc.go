@@ -44,6 +44,14 @@ func (d DataType) String() string {
 	return "text"
 }
 
+// ValText is how people read a value type: "counter" or "quantity".
+func ValText(v ddswire.ValType) string {
+	if v == ddswire.SiCounter {
+		return "counter"
+	}
+	return "quantity"
+}
+
 // InstText is how the control socket's peek entries (Entry.Inst) and
 // people read an instantiability; ParseInst reads it back.
 func InstText(f ddswire.InstFreq) string {

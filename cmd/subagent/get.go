@@ -4,12 +4,14 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfagent/subagent/client/consumer"
 	"io"
 	"os"
 	"strconv"
 	"text/tabwriter"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/spf13/cobra"
 
@@ -202,13 +204,10 @@ func notYet(v consumer.StatValue) (string, bool) {
 // statKind is the statistic's value type as a reader sees it: a text, a
 // counter or a quantity, integer or float.
 func statKind(d *spmi.StatDesc) string {
-	switch {
-	case d.Data == spmi.SiText:
+	if d.Data == spmi.SiText {
 		return "text"
-	case d.Val == spmi.SiCounter:
-		return "counter"
 	}
-	return "quantity"
+	return spmiwire.ValText(d.Val)
 }
 
 func describe(d *spmi.StatDesc) string {
