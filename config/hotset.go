@@ -26,6 +26,8 @@ type HotsetConf struct {
 	ExcpType  string        `mapstructure:"excp_type"`
 	Severity  int           `mapstructure:"severity"`
 	TrapNo    int           `mapstructure:"trap_no"`
+	Rearm     int           `mapstructure:"rearm"`   // falling threshold (hotset.Def.Rearm); 0: none
+	Cleared   bool          `mapstructure:"cleared"` // a cleared notification when a peer re-arms
 }
 
 // TrapConf is one destination of notifications sent directly.
@@ -53,7 +55,7 @@ func (c *Config) HotsetDefs() ([]hotset.Def, error) {
 	for i, h := range c.Hotsets {
 		key := fmt.Sprintf("hotsets[%d]", i)
 		d := hotset.Def{Name: h.Name, MaxResp: h.MaxResp, Threshold: h.Threshold, Frequency: h.Frequency,
-			Severity: h.Severity, TrapNo: h.TrapNo}
+			Severity: h.Severity, TrapNo: h.TrapNo, Rearm: h.Rearm, Cleared: h.Cleared}
 		var err error
 		if d.GrandParent, d.Stat, err = hotset.ParsePath(h.Stat); err != nil {
 			return nil, fmt.Errorf("%s.stat: %w", key, err)

@@ -115,3 +115,27 @@ func TestTrapV3PasswordsRequired(t *testing.T) {
 		}
 	}
 }
+
+// The falling threshold and the cleared notification are read from the
+// file and validated by the one rule the engine and the control server use.
+func TestHotsetRearmKeys(t *testing.T) {
+	item := "hotsets:\n  - name: a\n    stat: Disk/*/busy\n    maxresp: 1\n    threshold: 80\n    frequency: 5m\n    excp_type: trap\n    trap_no: 5\n"
+	c, err := load(t, item+"    rearm: 60\n    cleared: true\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := c.HotsetDefs()
+	if err != nil || len(defs) != 1 || defs[0].Rearm != 60 || !defs[0].Cleared {
+		t.Fatalf("rearm 60, cleared: %+v %v", defs, err)
+	}
+	for yaml, want := range map[string]string{
+		item + "    rearm: 90\n":     `hotsets[0]: SiBadArgument (187): hotset "a": rearm: 90 is not from 1 to the threshold 80`,
+		item + "    cleared: true\n": `hotsets[0]: SiBadArgument (187): hotset "a": cleared: needs a rearm`,
+		item + "    rearm: some\n":   "hotsets[0].rearm",
+	} {
+		_, err := load(t, yaml)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q:\n got %v\nwant %q", yaml, err, want)
+		}
+	}
+}

@@ -33,6 +33,8 @@ type HotDef struct {
 	Excp      string `json:"excp_type,omitempty"` // none, exception, trap, both
 	Severity  int    `json:"severity,omitempty"`
 	TrapNo    int    `json:"trap_no,omitempty"`
+	Rearm     int    `json:"rearm,omitempty"`   // falling threshold (hotset.Def.Rearm)
+	Cleared   bool   `json:"cleared,omitempty"` // a cleared event when a peer re-arms
 }
 
 // HotResult answers a read of a hotset: one entry per peer set added, in
@@ -50,7 +52,10 @@ type HotPeerSet struct {
 	Err    *spmi.Error `json:"err,omitempty"`
 	Groups []HotGroup  `json:"groups,omitempty"`
 	Events int         `json:"events,omitempty"` // exceptions this read raised
-	Def    HotDef      `json:"def"`
+	// Cleared lists the peers that re-armed at this read (with a
+	// rearm threshold and cleared asked for), as "name=value".
+	Cleared []string `json:"cleared,omitempty"`
+	Def     HotDef   `json:"def"`
 }
 
 // HotGroup is the guide's SpmiHotVals for one parent of peers.
@@ -245,7 +250,8 @@ func toDef(name string, w *HotDef) (hotset.Def, error) {
 		return hotset.Def{}, err
 	}
 	d := hotset.Def{Name: name, GrandParent: gp, Stat: stat, MaxResp: w.MaxResp, Threshold: w.Threshold,
-		Frequency: time.Duration(w.Frequency) * time.Minute, Severity: w.Severity, TrapNo: w.TrapNo}
+		Frequency: time.Duration(w.Frequency) * time.Minute, Severity: w.Severity, TrapNo: w.TrapNo,
+		Rearm: w.Rearm, Cleared: w.Cleared}
 	var ok bool
 	if d.Feed, ok = hotset.ParseFeed(orDefault(w.Feed, "threshold")); !ok {
 		return d, spmi.Errorf(spmi.SiBadArgument, "feed_type %q is not none, threshold or always", w.Feed)
@@ -297,7 +303,11 @@ func hotResult(h *sessionHotset, evs []hotset.Event) *HotResult {
 			ps.Groups = append(ps.Groups, hg)
 		}
 		for _, ev := range evs {
-			if ev.Def.Name == v.Def.Name {
+			switch {
+			case ev.Def.Name != v.Def.Name:
+			case ev.Cleared:
+				ps.Cleared = append(ps.Cleared, hotset.Peers(ev.Items))
+			default:
 				ps.Events++
 			}
 		}

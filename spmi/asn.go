@@ -19,6 +19,7 @@ const (
 	ASNAgent         uint32 = 12
 	ASNRTime         uint32 = 13 // RTime/ARM (13.1) and RTime/LAN (13.2) share it
 	ASNHotset        uint32 = 14
+	ASNNotifLog      uint32 = 15 // the notifications sent (notiflog)
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 )
