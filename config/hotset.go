@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/traps"
 )
 
@@ -13,6 +14,9 @@ import (
 type HotsetSettings struct {
 	Interval   time.Duration `mapstructure:"interval"`   // between evaluations
 	Exceptions int           `mapstructure:"exceptions"` // recent exceptions kept per hotset
+	// LogEntries and LogMaxAge bound the notification log (notiflog).
+	LogEntries int           `mapstructure:"log_entries"`
+	LogMaxAge  time.Duration `mapstructure:"log_max_age"`
 }
 
 // HotsetConf is one hotset (SpmiAddSetHot's parameters, named).
@@ -99,6 +103,10 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	}
 	if n := c.Hotset.Exceptions; n < 1 || n > 1000 {
 		bad("hotset.exceptions", "%d is not from 1 to 1000", n)
+	}
+	if err := notiflog.CheckLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge); err != nil {
+		field, msg, _ := strings.Cut(err.Error(), ": ")
+		bad("hotset.log_"+field, "%s", msg)
 	}
 	if _, err := c.HotsetDefs(); err != nil {
 		key, msg, _ := strings.Cut(err.Error(), ": ")

@@ -12,6 +12,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
@@ -22,6 +23,7 @@ import (
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimelan"
@@ -86,13 +88,21 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Add(reg.Provider()) // before RTime/LAN, as the daemon adds them
 	h.Add(rtimelan.Provider{M: mon})
 	h.Add(hotset.Provider{E: eng})
+	// The notification log with one entry of one VarBind, so that its
+	// entry and VarBind tables are declared.
+	notes, err := notiflog.Open("", 0, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes.Add(0, host.Base().Append(0, 1), []asn1tree.Value{asn1tree.Str("queues")}, []asn1tree.OID{mib.HotsetName.Instance(host.Base())})
+	h.Add(notiflog.Provider{L: notes})
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
-		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") {
+		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") {
 			out = append(out, it)
 		}
 	}
-	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/"} {
+	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}

@@ -383,15 +383,6 @@ func (c *class) members() []string {
 	return append(out, c.colNames...)
 }
 
-func (m *model) hasTables() bool {
-	for _, c := range m.classes {
-		if c.picked {
-			return true
-		}
-	}
-	return false
-}
-
 // tableList describes the declared tables for Module.Tables.
 func (m *model) tableList() []Table {
 	var out []Table

@@ -136,9 +136,7 @@ func (m *model) importList() []importFrom {
 	if counter {
 		smi = append(smi, "Counter64")
 	}
-	if m.hasTables() {
-		smi = append(smi, "Unsigned32")
-	}
+	smi = append(smi, "Unsigned32") // tables' indexes, treeGeneration
 	if m.anchor != "" {
 		smi = append(smi, m.anchor)
 	}
