@@ -22,7 +22,7 @@ var (
 
 	logStats = []spmi.StatDesc{
 		{Name: "entries", Descr: "Entries kept", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Units: "entries"},
-		{Name: "next", Descr: "Index the next entry gets", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Wide: true},
+		{Name: "next", Descr: "Index the next entry gets", ASN: 2, Max: 1000, Val: spmi.SiQuantity},
 		{Name: "maxentries", Descr: "Most entries kept (older ones go first)", ASN: 3, Max: 1000, Val: spmi.SiQuantity, Units: "entries"},
 		{Name: "maxage", Descr: "Age at which entries are dropped", ASN: 4, Max: 86400, Val: spmi.SiQuantity, Units: "seconds"},
 		{Name: "logged", Descr: "Entries added since the daemon started", ASN: 5, Max: 10, Val: spmi.SiCounter},
@@ -31,7 +31,7 @@ var (
 		{Name: "saveerr", Descr: "Why the log could not be saved (empty: saved)", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
 	}
 	entryStats = []spmi.StatDesc{
-		{Name: "uptime", Descr: "sysUpTime when sent; 0 for entries of an earlier run", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Wide: true, Units: "hundredths of a second"},
+		{Name: "uptime", Descr: "sysUpTime when sent; 0 for entries of an earlier run", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Units: "hundredths of a second"},
 		{Name: "time", Descr: "When it was sent (seconds since 1970)", ASN: 2, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
 		{Name: "oid", Descr: "The notification's OID (snmpTrapOID.0)", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
 		{Name: "vars", Descr: "VarBinds kept (after sysUpTime.0, snmpTrapOID.0)", ASN: 4, Max: 64, Val: spmi.SiQuantity},
