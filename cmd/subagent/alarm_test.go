@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
+	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
@@ -130,5 +131,93 @@ func TestAlarmRaiseClearRaiseAcrossRestart(t *testing.T) {
 	}
 	if len(names) != 3 || strings.Join(names, ",") != "p1,p1,p1" {
 		t.Errorf("hotsetPeerName VarBinds in the log: %q, want p1 in each of the 3 entries\n%v", names, vars)
+	}
+}
+
+const missedYAML = `hotset:
+  interval: 1s
+hotsets:
+  - {name: pumpa, stat: DDS/Acme/Pumps/*/load, maxresp: 1, threshold: 80, frequency: 5m, feed_type: none, excp_type: trap, trap_no: 1}
+  - {name: pumpb, stat: DDS/Acme/Pumps/*/load, maxresp: 1, threshold: 70, frequency: 5m, feed_type: none, excp_type: trap, trap_no: 2}
+  - {name: pumpc, stat: DDS/Acme/Pumps/*/load, maxresp: 1, threshold: 60, frequency: 5m, feed_type: none, excp_type: trap, trap_no: 3}
+traps:
+  - {address: TRAPD, version: v2c, community: public, inform: true, retries: 1, timeout: 1s}
+`
+
+// With no trap receiver listening, three alarms are raised: their informs
+// fail, and once the receiver is started a manager reads all three from
+// the notification log, each with its VarBinds (the hotset's name, the
+// peer and its value) and the failed outcome of the inform.
+func TestAlarmsMissedAreInTheLog(t *testing.T) {
+	mibtest.Require(t, "snmptable", "snmptranslate")
+	s := snmpdtest.Start(t, snmpdtest.Options{})
+	trapAddr := snmpdtest.FreeUDPAddr(t) // nothing listens there yet
+	e := newEnv(t)
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	if err := os.WriteFile(file, []byte(strings.Replace(missedYAML, "TRAPD", trapAddr, 1)), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.start("--config", file, "--agentx", s.AgentXAddress)
+	waitServed(t, s, idleOID, 10*time.Second)
+	sup, loads, _ := pumpSupplier(t, e)
+	setLoads(sup, loads, 10, 10, 10)
+	waitValue(t, e, "Hotset/pumpc/groups", "1", 15*time.Second)
+	setLoads(sup, loads, 10, 95, 10)
+
+	// Each inform fails after its retry; the log tells so.
+	var rows map[string]map[string]string
+	deadline := time.Now().Add(30 * time.Second)
+	for {
+		rows = snmptable(t, "udp:"+s.Addr, s.Community, "notifLogEntryTable")
+		failed := 0
+		for _, r := range rows {
+			if strings.Contains(r["notifLogEntryOutcome"], "inform "+trapAddr+": failed") {
+				failed++
+			}
+		}
+		if failed == 3 {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("notifLogEntryTable within 30s: %v, want 3 entries whose inform to %s failed\n%s", rows, trapAddr, testutil.Tail(e.daemonLog.String(), 30))
+		}
+		time.Sleep(300 * time.Millisecond)
+	}
+
+	trapd := snmpdtest.StartTrapdWith(t, snmpdtest.TrapdOptions{Addr: trapAddr, MIBDirs: shippedDirs(t), Modules: []string{"SUBAGENT-MIB"}})
+	if strings.Contains(trapd.Log(), "hotsetTrap") {
+		t.Errorf("snmptrapd got a notification sent before it started:\n%s", trapd.Log())
+	}
+	base := "1.3.6.1.4.1.32473.1.0."
+	rows = snmptable(t, "udp:"+s.Addr, s.Community, "notifLogEntryTable")
+	if len(rows) != 3 {
+		t.Fatalf("log has %d entries, want 3: %v", len(rows), rows)
+	}
+	got := map[string]string{} // notification OID -> entry index
+	for idx, r := range rows {
+		got[r["notifLogEntryOid"]] = idx
+		if r["notifLogEntryVars"] == "" || r["notifLogEntryVars"] == "0" {
+			t.Errorf("entry %s keeps no VarBinds: %v", idx, r)
+		}
+	}
+	vars := snmptable(t, "udp:"+s.Addr, s.Community, "notifLogEntryVarTable")
+	for i, name := range []string{"pumpa", "pumpb", "pumpc"} {
+		idx, ok := got[base+string(rune('1'+i))]
+		if !ok {
+			t.Errorf("no log entry with OID %s%d (hotset %s): %v", base, i+1, name, rows)
+			continue
+		}
+		// The VarBinds of entry idx: rows "idx.n".
+		byOID := map[string]string{}
+		for k, r := range vars {
+			if strings.HasPrefix(k, idx+".") {
+				byOID[r["notifLogEntryVarOid"]] = r["notifLogEntryVarValue"]
+			}
+		}
+		for suffix, want := range map[string]string{".14.0.1.0": name, ".14.0.5.0": "p2", ".14.0.6.0": "95"} {
+			if v, ok := byOID["1.3.6.1.4.1.32473.1"+suffix]; !ok || v != want {
+				t.Errorf("entry %s (%s): VarBind ...%s = %q, want %q; its VarBinds: %v", idx, name, suffix, v, want, byOID)
+			}
+		}
 	}
 }
