@@ -13,6 +13,7 @@ import (
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/notiflog"
@@ -29,6 +30,7 @@ type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
 type hotsets struct {
 	eng      *hotset.Engine
 	notes    *notiflog.Log // every notification sent, on every path
+	tree     *treeNotes    // the directory's tree changed notifications
 	log      *slog.Logger
 	base     asn1tree.OID
 	start    time.Time
@@ -70,6 +72,8 @@ func (d *Daemon) initHotsets() error {
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
 	d.h.Add(notiflog.Provider{L: notes})
+	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
+	d.h.Add(directory.New(d.h.Current, hs.tree.changed).Provider())
 	d.AddAgentStats(hs.agentStats)
 	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil
@@ -143,6 +147,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		s.Close()
 	}()
 	go hs.masterLoop(ctx)
+	go hs.tree.run(ctx, hs)
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

@@ -170,7 +170,7 @@ var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{Notificat
 	Objects: []*NotifyObject{TreeGeneration, TreeContexts},
 	Descr: "Contexts appeared in or vanished from the served tree (a DDS supplier registered or " +
 		"left, a disk or process came or went): the directory tables changed. Sent at most once " +
-		"per tree.notify_interval, carrying the generation and the contexts changed since the " +
+		"per hotset.tree_changed_interval, carrying the generation and the contexts changed since the " +
 		"previous one. In SNMPv1 this is enterprise-specific trap 32769 of the module's enterprise."}
 
 // OwnNotifications are the daemon's own notifications, which every module declares.

@@ -19,6 +19,7 @@ import (
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
@@ -96,13 +97,19 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	}
 	notes.Add(0, host.Base().Append(0, 1), []asn1tree.Value{asn1tree.Str("queues")}, []asn1tree.OID{mib.HotsetName.Instance(host.Base())})
 	h.Add(notiflog.Provider{L: notes})
+	// The directory, of the tree above: described from the second
+	// refresh on (it reads the snapshot published before).
+	h.Add(directory.New(h.Current, nil).Provider())
+	h.Refresh()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
-		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") {
+		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") ||
+			strings.HasPrefix(it.Path, directory.Name+"/") {
 			out = append(out, it)
 		}
 	}
-	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value"} {
+	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
+		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}

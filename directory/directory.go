@@ -1,0 +1,346 @@
+// Package directory serves the tree's description over SNMP, as PCP's
+// pmns lets a client list and describe every metric: one row per
+// statistic name and one per context, with the instances folded
+// ("Disk/*/busy"), and a generation that increases whenever a folded
+// context or statistic appears or vanishes (a DDS supplier registers or
+// leaves). Instances coming and going (processes) change the rows'
+// instance counts, not the generation.
+//
+// The directory is a part of its own (a StableProvider) whose shape is
+// the layout of the rest of the tree (spmi.Snapshot.Layout): it is
+// rebuilt, from the snapshot last published, only when that layout
+// changed; reads cost what any other read does.
+package directory
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Name is the directory's top-level context.
+const Name = "Directory"
+
+// Change is a new generation: the folded contexts (or, when none
+// changed, statistics) that appeared and vanished since the one before.
+type Change struct {
+	Generation uint32
+	Added      []string
+	Removed    []string
+}
+
+var (
+	dirCx   = spmi.CxDesc{Name: Name, Descr: "The tree described: statistics and contexts, instances folded", ASN: spmi.ASNDirectory}
+	statCx  = spmi.CxDesc{Name: "stat", Descr: "One row per statistic name (instances folded to *)", ASN: 20, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "descr"}
+	statTpl = spmi.CxDesc{Descr: "Statistic"}
+	ctxCx   = spmi.CxDesc{Name: "context", Descr: "One row per context (instances folded to *)", ASN: 21, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "descr"}
+	ctxTpl  = spmi.CxDesc{Descr: "Context"}
+
+	dirStats = []spmi.StatDesc{
+		{Name: "generation", Descr: "Increases when a (folded) context or statistic comes or goes", ASN: 1, Max: 100, Val: spmi.SiQuantity},
+		{Name: "contexts", Descr: "Rows of the context table", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Units: "contexts"},
+		{Name: "stats", Descr: "Rows of the statistic table", ASN: 3, Max: 1000, Val: spmi.SiQuantity, Units: "statistics"},
+		{Name: "changed", Descr: "When the generation last changed", ASN: 4, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
+	}
+	statStats = []spmi.StatDesc{
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "descr", Descr: "Description", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "type", Descr: "SPMI type: counter or quantity; long, float or text", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "syntax", Descr: "SNMP syntax it is served with", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "units", Descr: "Units", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "scale", Descr: "Decimal places on the wire (the value times 10^scale)", ASN: 6, Max: 9, Val: spmi.SiQuantity},
+		{Name: "scalar", Descr: "Scalar OID (the guide's mapping), * for instance numbers", ASN: 7, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "column", Descr: "Column OID in the table view (cell: column.index); or empty", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+	ctxStats = []spmi.StatDesc{
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "descr", Descr: "Description", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "instantiable", Descr: "Whether its subcontexts are instances", ASN: 3, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
+		{Name: "instances", Descr: "Instances under it now (summed over its folded paths)", ASN: 4, Max: 100, Val: spmi.SiQuantity, Units: "instances"},
+		{Name: "oid", Descr: "Its OID, * for each instance number", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "rows", Descr: "Entry OID of the table of its instances; or empty", ASN: 6, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+)
+
+type statRow struct {
+	path, descr, typ, syntax, units, scalar, column string
+	scale                                           uint8
+}
+
+type ctxRow struct {
+	path, descr, oid, entry string
+	inst                    bool
+	instances               uint64
+}
+
+// built is one directory, immutable once made.
+type built struct {
+	stats []statRow
+	ctxs  []ctxRow
+}
+
+// Directory describes the snapshots of a hierarchy.
+type Directory struct {
+	current  func() *spmi.Snapshot
+	onChange func(Change)
+
+	mu      sync.Mutex
+	layout  uint64
+	have    bool               // a directory was built from a snapshot
+	cache   map[string]*folded // by top-level context; used by update only
+	dir     *built
+	gen     uint32
+	changed time.Time
+	now     func() time.Time
+}
+
+// New describes the snapshots current returns (the hierarchy's last
+// published one); onChange (nil: none) is told of each new generation
+// after the first, from the collection that found it: it must not block.
+func New(current func() *spmi.Snapshot, onChange func(Change)) *Directory {
+	if onChange == nil {
+		onChange = func(Change) {}
+	}
+	return &Directory{current: current, onChange: onChange, dir: &built{}, cache: map[string]*folded{}, now: time.Now}
+}
+
+// Generation is the directory's generation (0 before the first).
+func (d *Directory) Generation() uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.gen
+}
+
+// Provider serves d.
+func (d *Directory) Provider() spmi.Provider { return provider{d} }
+
+type provider struct{ d *Directory }
+
+func (p provider) Name() string { return Name }
+
+// Shape is the layout of the tree without the directory.
+func (p provider) Shape() any {
+	s := p.d.current()
+	if s == nil {
+		return uint64(0)
+	}
+	return s.Layout(Name)
+}
+
+func (p provider) Collect(b *spmi.Builder) error {
+	dir, gen, changed := p.d.update()
+	top, err := b.Context(nil, &dirCx)
+	if err != nil {
+		return err
+	}
+	var when uint64
+	if !changed.IsZero() {
+		when = uint64(changed.Unix())
+	}
+	if err := b.Stats(top, dirStats, []spmi.Value{spmi.Uint(uint64(gen)), spmi.Uint(uint64(len(dir.ctxs))),
+		spmi.Uint(uint64(len(dir.stats))), spmi.Uint(when)}); err != nil {
+		return err
+	}
+	st, err := b.Context(top, &statCx)
+	if err != nil {
+		return err
+	}
+	for i, r := range dir.stats {
+		row, err := b.Instance(st, &statTpl, strconv.Itoa(i+1), "", uint32(i+1))
+		if err != nil {
+			return err
+		}
+		if err := b.Stats(row, statStats, []spmi.Value{spmi.Text(r.path), spmi.Text(r.descr), spmi.Text(r.typ),
+			spmi.Text(r.syntax), spmi.Text(r.units), spmi.Uint(uint64(r.scale)), spmi.Text(r.scalar), spmi.Text(r.column)}); err != nil {
+			return err
+		}
+	}
+	cx, err := b.Context(top, &ctxCx)
+	if err != nil {
+		return err
+	}
+	for i, r := range dir.ctxs {
+		row, err := b.Instance(cx, &ctxTpl, strconv.Itoa(i+1), "", uint32(i+1))
+		if err != nil {
+			return err
+		}
+		inst := uint64(0)
+		if r.inst {
+			inst = 1
+		}
+		if err := b.Stats(row, ctxStats, []spmi.Value{spmi.Text(r.path), spmi.Text(r.descr), spmi.Uint(inst),
+			spmi.Uint(r.instances), spmi.Text(r.oid), spmi.Text(r.entry)}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// update rebuilds the directory when the tree's layout changed, and
+// tells of a new generation.
+func (d *Directory) update() (*built, uint32, time.Time) {
+	s := d.current()
+	d.mu.Lock()
+	if s == nil || d.have && s.Layout(Name) == d.layout {
+		defer d.mu.Unlock()
+		return d.dir, d.gen, d.changed
+	}
+	layout := s.Layout(Name)
+	nb := build(s, d.cache)
+	old, first := d.dir, !d.have
+	d.dir, d.layout, d.have = nb, layout, true
+	added, removed := diff(old, nb)
+	var ch *Change
+	switch {
+	case first:
+		d.gen, d.changed = 1, d.now()
+	case len(added)+len(removed) > 0:
+		d.gen++
+		d.changed = d.now()
+		ch = &Change{Generation: d.gen, Added: added, Removed: removed}
+	}
+	dir, gen, changed := d.dir, d.gen, d.changed
+	d.mu.Unlock()
+	if ch != nil {
+		d.onChange(*ch)
+	}
+	return dir, gen, changed
+}
+
+// counted tells whether a folded path counts for the generation: the
+// notification log's entries are records of what was sent, not the
+// served tree (else the log of a tree changed notification would be a
+// change of its own).
+func counted(path string) bool { return !strings.HasPrefix(path, "NotifLog/") }
+
+// diff lists the counted folded contexts that appeared and vanished from
+// a to b, or when none did, the statistics.
+func diff(a, b *built) (added, removed []string) {
+	setDiff := func(x, y []string) []string {
+		var out []string
+		for _, p := range y {
+			if _, ok := slices.BinarySearch(x, p); !ok && counted(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	ac, bc := ctxPaths(a), ctxPaths(b)
+	added, removed = setDiff(ac, bc), setDiff(bc, ac)
+	if len(added)+len(removed) > 0 {
+		return added, removed
+	}
+	as, bs := statPaths(a), statPaths(b)
+	return setDiff(as, bs), setDiff(bs, as)
+}
+
+func ctxPaths(b *built) []string {
+	out := make([]string, len(b.ctxs))
+	for i, r := range b.ctxs {
+		out[i] = r.path
+	}
+	return out // sorted: build sorts the rows
+}
+
+func statPaths(b *built) []string {
+	out := make([]string, len(b.stats))
+	for i, r := range b.stats {
+		out[i] = r.path
+	}
+	return out
+}
+
+// folded is what one top-level context makes of rows, by path.
+type folded struct {
+	layout uint64
+	stats  map[string]*statRow
+	ctxs   map[string]*ctxRow
+}
+
+// build folds the snapshot's tree (without the directory) into rows
+// sorted by path, walking only the top-level contexts whose part's
+// layout changed since cache was made (it is updated).
+func build(s *spmi.Snapshot, cache map[string]*folded) *built {
+	out := &built{}
+	seen := map[string]bool{}
+	base := s.Base.String()
+	for _, top := range s.Top.Children {
+		if top.IsStat() || top.Name == Name {
+			continue
+		}
+		seen[top.Name] = true
+		l := s.PartLayout(top.Name)
+		f := cache[top.Name]
+		if f == nil || f.layout != l {
+			f = &folded{layout: l, stats: map[string]*statRow{}, ctxs: map[string]*ctxRow{}}
+			f.walk(top, top.Name+"/", base+"."+strconv.FormatUint(uint64(top.ASN), 10))
+			cache[top.Name] = f
+		}
+		for _, r := range f.stats {
+			out.stats = append(out.stats, *r)
+		}
+		for _, r := range f.ctxs {
+			out.ctxs = append(out.ctxs, *r)
+		}
+	}
+	for k := range cache {
+		if !seen[k] {
+			delete(cache, k)
+		}
+	}
+	slices.SortFunc(out.stats, func(a, b statRow) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(out.ctxs, func(a, b ctxRow) int { return strings.Compare(a.path, b.path) })
+	return out
+}
+
+// walk adds context n, at the folded path and OID, and what is under it.
+func (f *folded) walk(n *spmi.Node, path, oid string) {
+	r := f.ctxs[path]
+	if r == nil {
+		r = &ctxRow{path: path, descr: descrOf(n), oid: oid, inst: n.Inst() != spmi.SiNoInst}
+		f.ctxs[path] = r
+	}
+	n.EachChild(func(c *spmi.Node) bool {
+		name, arc := c.Name, strconv.FormatUint(uint64(c.ASN), 10)
+		if c.Instance {
+			name, arc = "*", "*"
+			r.instances++
+			if r.entry == "" && c.RowEntry() != nil {
+				r.entry = c.RowEntry().String()
+			}
+		}
+		if !c.IsStat() {
+			f.walk(c, path+name+"/", oid+"."+arc)
+			return true
+		}
+		p := path + name
+		if f.stats[p] == nil {
+			f.stats[p] = statRowOf(c, p, oid+"."+arc+".0", n.RowEntry())
+		}
+		return true
+	})
+}
+
+// descrOf is a context's description: an instance's template's.
+func descrOf(n *spmi.Node) string {
+	if n.Instance && n.Cx != nil && n.Cx.Descr != "" {
+		return n.Cx.Descr
+	}
+	return n.Descr
+}
+
+func statRowOf(c *spmi.Node, path, scalar string, entry asn1tree.OID) *statRow {
+	d := c.Stat
+	r := &statRow{path: path, descr: d.Descr, typ: d.Val.String() + " " + d.Data.String(), syntax: mib.StatSyntax(d),
+		units: d.Units, scale: d.Scale, scalar: scalar}
+	if entry != nil && d.ASN <= ^uint32(0)-spmi.ColumnOffset {
+		r.column = entry.Append(spmi.ColumnOffset + d.ASN).String()
+	}
+	return r
+}
