@@ -18,7 +18,7 @@ type HotsetSettings struct {
 	LogEntries int           `mapstructure:"log_entries"`
 	LogMaxAge  time.Duration `mapstructure:"log_max_age"`
 	// TreeChangedInterval is the least interval between two tree changed
-	// notifications (the directory's generation changed).
+	// notifications (the directory's generation changed); 0: none sent.
 	TreeChangedInterval time.Duration `mapstructure:"tree_changed_interval"`
 }
 
@@ -107,8 +107,8 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	if n := c.Hotset.Exceptions; n < 1 || n > 1000 {
 		bad("hotset.exceptions", "%d is not from 1 to 1000", n)
 	}
-	if iv := c.Hotset.TreeChangedInterval; iv < time.Second || iv > 24*time.Hour {
-		bad("hotset.tree_changed_interval", "%v is not from 1s to 24h", iv)
+	if iv := c.Hotset.TreeChangedInterval; iv != 0 && (iv < time.Second || iv > 24*time.Hour) {
+		bad("hotset.tree_changed_interval", "%v is not from 1s to 24h (0: none sent)", iv)
 	}
 	if err := notiflog.CheckLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge); err != nil {
 		field, msg, _ := strings.Cut(err.Error(), ": ")

@@ -81,6 +81,7 @@ func TestHotsetErrorsNameTheKey(t *testing.T) {
 		item + item[len("hotsets:\n"):]:                                "hotsets[1].name: \"a\" is already the name",
 		"hotsets:\n  - just a name\n":                                  "hotsets[0]: \"just a name\" is not a section",
 		"hotset:\n  interval: 0s\n":                                    "hotset.interval: 0s is not from 1s to 1h",
+		"hotset:\n  tree_changed_interval: 500ms\n":                    "hotset.tree_changed_interval: 500ms is not from 1s to 24h",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2\n":        "traps[0].version: \"v2\" is not v1, v2c or v3",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v3\n    user: u\n    auth_password: short\n": "traps[0].auth_password: at least 8",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n":  "traps[0].inform",

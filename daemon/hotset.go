@@ -30,7 +30,7 @@ type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
 type hotsets struct {
 	eng      *hotset.Engine
 	notes    *notiflog.Log // every notification sent, on every path
-	tree     *treeNotes    // the directory's tree changed notifications
+	tree     *treeNotes    // the directory's tree changed notifications; nil: none sent
 	log      *slog.Logger
 	base     asn1tree.OID
 	start    time.Time
@@ -72,8 +72,12 @@ func (d *Daemon) initHotsets() error {
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
 	d.h.Add(notiflog.Provider{L: notes})
-	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
-	d.h.Add(directory.New(d.h.Current, hs.tree.changed).Provider())
+	var onChange func(directory.Change)
+	if iv := d.cfg.Hotset.TreeChangedInterval; iv > 0 {
+		hs.tree = newTreeNotes(iv)
+		onChange = hs.tree.changed
+	}
+	d.h.Add(directory.New(d.h.Current, onChange).Provider())
 	d.AddAgentStats(hs.agentStats)
 	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil
@@ -147,7 +151,9 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		s.Close()
 	}()
 	go hs.masterLoop(ctx)
-	go hs.tree.run(ctx, hs)
+	if hs.tree != nil {
+		go hs.tree.run(ctx, hs)
+	}
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

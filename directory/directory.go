@@ -37,9 +37,9 @@ type Change struct {
 
 var (
 	dirCx   = spmi.CxDesc{Name: Name, Descr: "The tree described: statistics and contexts, instances folded", ASN: spmi.ASNDirectory}
-	statCx  = spmi.CxDesc{Name: "stat", Descr: "One row per statistic name (instances folded to *)", ASN: 20, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "descr"}
+	statCx  = spmi.CxDesc{Name: "stat", Descr: "One row per statistic name (instances folded to *)", ASN: 20, Inst: spmi.SiContInst, DescrStat: "path"}
 	statTpl = spmi.CxDesc{Descr: "Statistic"}
-	ctxCx   = spmi.CxDesc{Name: "context", Descr: "One row per context (instances folded to *)", ASN: 21, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "descr"}
+	ctxCx   = spmi.CxDesc{Name: "context", Descr: "One row per context (instances folded to *)", ASN: 21, Inst: spmi.SiContInst, DescrStat: "path"}
 	ctxTpl  = spmi.CxDesc{Descr: "Context"}
 
 	dirStats = []spmi.StatDesc{
@@ -152,7 +152,7 @@ func (p provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	for i, r := range dir.stats {
-		row, err := b.Instance(st, &statTpl, strconv.Itoa(i+1), "", uint32(i+1))
+		row, err := b.Instance(st, &statTpl, strconv.Itoa(i+1), r.path, uint32(i+1))
 		if err != nil {
 			return err
 		}
@@ -166,7 +166,7 @@ func (p provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	for i, r := range dir.ctxs {
-		row, err := b.Instance(cx, &ctxTpl, strconv.Itoa(i+1), "", uint32(i+1))
+		row, err := b.Instance(cx, &ctxTpl, strconv.Itoa(i+1), r.path, uint32(i+1))
 		if err != nil {
 			return err
 		}

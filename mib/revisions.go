@@ -11,6 +11,12 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611260000Z", Descr: "Alarms and a tree that describes itself: hotsetCleared " +
+		"(base.0.32768) with hotsetRearm, the falling threshold; the notification log NotifLog " +
+		"(base.15, as NOTIFICATION-LOG-MIB: notifLogEntryTable and notifLogEntryVarTable); the " +
+		"directory Directory (base.16: directoryStatTable, a row per statistic name, and " +
+		"directoryContextTable, a row per context, instances folded, with directoryGeneration); " +
+		"treeChanged (base.0.32769) with treeGeneration and treeContexts."},
 	{Date: "202611252200Z", Descr: "Names chosen by rules, never numbered: a context's own " +
 		"statistic beside a column of the same name says Total (pagSpTotalSize), a column whose " +
 		"name the module holds says Entry (hotsetEntryName). Columns that repeat another or the " +

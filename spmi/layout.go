@@ -43,34 +43,34 @@ func mix(h uint64) uint64 {
 // layoutOf is the layout of the tree under top (top itself not counted).
 func layoutOf(top *Node) uint64 {
 	var sum uint64
-	var walk func(n *Node, h uint64)
-	walk = func(n *Node, h uint64) {
-		for _, c := range n.Children {
-			if c.IsStat() {
-				sum += mix(statHash(h, c.Stat))
-				continue
-			}
-			ch := h
-			if c.Instance {
-				ch = hashString(ch, "*")
-			} else {
-				ch = hashString(ch, c.Name)
-			}
-			ch = hashUint(ch, uint64(c.ASN))
-			if c.Cx != nil {
-				ch = hashString(hashUint(ch, uint64(c.Cx.Inst)), c.Cx.Descr)
-			}
-			sum += mix(ch)
-			walk(c, ch)
+	layoutWalk(top, fnvOffset, &sum)
+	return sum
+}
+
+func layoutWalk(n *Node, h uint64, sum *uint64) {
+	for _, c := range n.Children {
+		if c.IsStat() {
+			*sum += mix(statHash(h, c.Stat))
+			continue
 		}
-		if n.block != nil {
-			for j := range n.block.blk.ds {
-				sum += mix(statHash(h, &n.block.blk.ds[j]))
-			}
+		ch := h
+		if c.Instance {
+			ch = hashString(ch, "*")
+		} else {
+			ch = hashString(ch, c.Name)
+		}
+		ch = hashUint(ch, uint64(c.ASN))
+		if c.Cx != nil {
+			ch = hashString(hashUint(ch, uint64(c.Cx.Inst)), c.Cx.Descr)
+		}
+		*sum += mix(ch)
+		layoutWalk(c, ch, sum)
+	}
+	if n.block != nil {
+		for j := range n.block.blk.ds {
+			*sum += mix(statHash(h, &n.block.blk.ds[j]))
 		}
 	}
-	walk(top, fnvOffset)
-	return sum
 }
 
 func statHash(h uint64, d *StatDesc) uint64 {
