@@ -30,7 +30,7 @@ type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
 type hotsets struct {
 	eng      *hotset.Engine
 	notes    *notiflog.Log // every notification sent, on every path
-	tree     *treeNotes    // the directory's tree changed notifications; nil: none sent
+	tree     *treeNotes    // the directory's tree changed notifications
 	log      *slog.Logger
 	base     asn1tree.OID
 	start    time.Time
@@ -72,12 +72,8 @@ func (d *Daemon) initHotsets() error {
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
 	d.h.Add(notiflog.Provider{L: notes})
-	var onChange func(directory.Change)
-	if iv := d.cfg.Hotset.TreeChangedInterval; iv > 0 {
-		hs.tree = newTreeNotes(iv)
-		onChange = hs.tree.changed
-	}
-	d.h.Add(directory.New(d.h.Current, onChange).Provider())
+	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
+	d.h.Add(directory.New(d.h.Current, hs.tree.changed).Provider())
 	d.AddAgentStats(hs.agentStats)
 	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil
@@ -113,6 +109,7 @@ func (hs *hotsets) apply(c *config.Config) {
 	hs.eng.SetKeep(c.Hotset.Exceptions)
 	_ = hs.notes.SetLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge) // checked
 	hs.interval.Store(int64(c.Hotset.Interval))
+	hs.tree.interval.Store(int64(c.Hotset.TreeChangedInterval))
 	hs.mu.Lock()
 	hs.dests = c.TrapDests()
 	old := hs.sender
@@ -151,9 +148,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		s.Close()
 	}()
 	go hs.masterLoop(ctx)
-	if hs.tree != nil {
-		go hs.tree.run(ctx, hs)
-	}
+	go hs.tree.run(ctx, hs)
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -17,9 +18,10 @@ import (
 // the directory's generation changes: at most once per interval, with
 // the contexts changed since the one before (a supplier registering and
 // leaving within one interval cancel out), through hotsets.send so that
-// it goes on every path and into the log.
+// it goes on every path and into the log. An interval of 0 sends none
+// (a reload may change it).
 type treeNotes struct {
-	interval time.Duration
+	interval atomic.Int64 // time.Duration
 	wake     chan struct{}
 
 	mu      sync.Mutex
@@ -29,7 +31,9 @@ type treeNotes struct {
 }
 
 func newTreeNotes(interval time.Duration) *treeNotes {
-	return &treeNotes{interval: interval, wake: make(chan struct{}, 1), changes: map[string]bool{}}
+	t := &treeNotes{wake: make(chan struct{}, 1), changes: map[string]bool{}}
+	t.interval.Store(int64(interval))
+	return t
 }
 
 // changed records a new generation (directory.New's onChange: it must
@@ -98,7 +102,12 @@ func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
 			return
 		case <-t.wake:
 		}
-		if wait := t.interval - time.Since(last); !last.IsZero() && wait > 0 {
+		iv := time.Duration(t.interval.Load())
+		if iv == 0 {
+			t.take() // none sent: the next one names what changed after it
+			continue
+		}
+		if wait := iv - time.Since(last); !last.IsZero() && wait > 0 {
 			timer := time.NewTimer(wait)
 			select {
 			case <-ctx.Done():
