@@ -47,6 +47,7 @@ var (
 		{Name: "contexts", Descr: "Rows of the context table", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Units: "contexts"},
 		{Name: "stats", Descr: "Rows of the statistic table", ASN: 3, Max: 1000, Val: spmi.SiQuantity, Units: "statistics"},
 		{Name: "changed", Descr: "When the generation last changed", ASN: 4, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
+		{Name: "omitted", Descr: "Rows left out: beyond MaxRows statistics or contexts", ASN: 5, Max: 10, Val: spmi.SiQuantity, Units: "rows"},
 	}
 	statStats = []spmi.StatDesc{
 		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
@@ -81,9 +82,16 @@ type ctxRow struct {
 
 // built is one directory, immutable once made.
 type built struct {
-	stats []statRow
-	ctxs  []ctxRow
+	stats   []statRow
+	ctxs    []ctxRow
+	omitted uint64 // rows beyond MaxRows, of either table
 }
+
+// MaxRows bounds each table of the directory, and what it keeps of each
+// part, so that a supplier of 100,000 statistic names costs the daemon a
+// few megabytes, not a row each: rows beyond it (in path order) are left
+// out and counted (Directory/omitted).
+const MaxRows = 4096
 
 // Directory describes the snapshots of a hierarchy.
 type Directory struct {
@@ -144,9 +152,11 @@ func (p provider) Collect(b *spmi.Builder) error {
 		when = uint64(changed.Unix())
 	}
 	if err := b.Stats(top, dirStats, []spmi.Value{spmi.Uint(uint64(gen)), spmi.Uint(uint64(len(dir.ctxs))),
-		spmi.Uint(uint64(len(dir.stats))), spmi.Uint(when)}); err != nil {
+		spmi.Uint(uint64(len(dir.stats))), spmi.Uint(when), spmi.Uint(dir.omitted)}); err != nil {
 		return err
 	}
+	// The rows' statistics are blocks read from the directory (constant
+	// until it is rebuilt): a node per row, none per statistic.
 	st, err := b.Context(top, &statCx)
 	if err != nil {
 		return err
@@ -156,8 +166,7 @@ func (p provider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stats(row, statStats, []spmi.Value{spmi.Text(r.path), spmi.Text(r.descr), spmi.Text(r.typ),
-			spmi.Text(r.syntax), spmi.Text(r.units), spmi.Uint(uint64(r.scale)), spmi.Text(r.scalar), spmi.Text(r.column)}); err != nil {
+		if err := b.LiveBlock(row, statBlock, statSource{dir}, uint32(i*len(statStats))); err != nil {
 			return err
 		}
 	}
@@ -170,16 +179,73 @@ func (p provider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		inst := uint64(0)
-		if r.inst {
-			inst = 1
-		}
-		if err := b.Stats(row, ctxStats, []spmi.Value{spmi.Text(r.path), spmi.Text(r.descr), spmi.Uint(inst),
-			spmi.Uint(r.instances), spmi.Text(r.oid), spmi.Text(r.entry)}); err != nil {
+		if err := b.LiveBlock(row, ctxBlock, ctxSource{dir}, uint32(i*len(ctxStats))); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+var statBlock, ctxBlock = mustBlock(statStats), mustBlock(ctxStats)
+
+func mustBlock(ds []spmi.StatDesc) *spmi.Block {
+	b, err := spmi.NewBlock(ds)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// statSource serves the statistic rows: field i is statistic
+// i%len(statStats) of row i/len(statStats).
+type statSource struct{ dir *built }
+
+func (s statSource) Pin() spmi.LivePin { return s }
+
+func (s statSource) Value(i uint32) spmi.Value {
+	r := &s.dir.stats[i/uint32(len(statStats))]
+	switch i % uint32(len(statStats)) {
+	case 0:
+		return spmi.Text(r.path)
+	case 1:
+		return spmi.Text(r.descr)
+	case 2:
+		return spmi.Text(r.typ)
+	case 3:
+		return spmi.Text(r.syntax)
+	case 4:
+		return spmi.Text(r.units)
+	case 5:
+		return spmi.Uint(uint64(r.scale))
+	case 6:
+		return spmi.Text(r.scalar)
+	}
+	return spmi.Text(r.column)
+}
+
+// ctxSource serves the context rows alike.
+type ctxSource struct{ dir *built }
+
+func (s ctxSource) Pin() spmi.LivePin { return s }
+
+func (s ctxSource) Value(i uint32) spmi.Value {
+	r := &s.dir.ctxs[i/uint32(len(ctxStats))]
+	switch i % uint32(len(ctxStats)) {
+	case 0:
+		return spmi.Text(r.path)
+	case 1:
+		return spmi.Text(r.descr)
+	case 2:
+		if r.inst {
+			return spmi.Uint(1)
+		}
+		return spmi.Uint(0)
+	case 3:
+		return spmi.Uint(r.instances)
+	case 4:
+		return spmi.Text(r.oid)
+	}
+	return spmi.Text(r.entry)
 }
 
 // update rebuilds the directory when the tree's layout changed, and
@@ -258,9 +324,11 @@ func statPaths(b *built) []string {
 
 // folded is what one top-level context makes of rows, by path.
 type folded struct {
-	layout uint64
-	stats  map[string]*statRow
-	ctxs   map[string]*ctxRow
+	layout  uint64
+	stats   map[string]*statRow
+	ctxs    map[string]*ctxRow
+	omitted uint64              // rows beyond MaxRows
+	over    map[string]struct{} // paths left out, during the walk only
 }
 
 // build folds the snapshot's tree (without the directory) into rows
@@ -278,10 +346,12 @@ func build(s *spmi.Snapshot, cache map[string]*folded) *built {
 		l := s.PartLayout(top.Name)
 		f := cache[top.Name]
 		if f == nil || f.layout != l {
-			f = &folded{layout: l, stats: map[string]*statRow{}, ctxs: map[string]*ctxRow{}}
+			f = &folded{layout: l, stats: map[string]*statRow{}, ctxs: map[string]*ctxRow{}, over: map[string]struct{}{}}
 			f.walk(top, top.Name+"/", base+"."+strconv.FormatUint(uint64(top.ASN), 10))
+			f.over = nil
 			cache[top.Name] = f
 		}
+		out.omitted += f.omitted
 		for _, r := range f.stats {
 			out.stats = append(out.stats, *r)
 		}
@@ -296,35 +366,68 @@ func build(s *spmi.Snapshot, cache map[string]*folded) *built {
 	}
 	slices.SortFunc(out.stats, func(a, b statRow) int { return strings.Compare(a.path, b.path) })
 	slices.SortFunc(out.ctxs, func(a, b ctxRow) int { return strings.Compare(a.path, b.path) })
+	if n := len(out.stats); n > MaxRows {
+		out.stats, out.omitted = slices.Clip(out.stats[:MaxRows]), out.omitted+uint64(n-MaxRows)
+	}
+	if n := len(out.ctxs); n > MaxRows {
+		out.ctxs, out.omitted = slices.Clip(out.ctxs[:MaxRows]), out.omitted+uint64(n-MaxRows)
+	}
 	return out
 }
 
-// walk adds context n, at the folded path and OID, and what is under it.
+// walk adds context n, at the folded path and OID, and what is under it;
+// beyond MaxRows rows of a table, paths are only counted.
 func (f *folded) walk(n *spmi.Node, path, oid string) {
 	r := f.ctxs[path]
-	if r == nil {
+	if r == nil && !f.full(path, len(f.ctxs)) {
 		r = &ctxRow{path: path, descr: descrOf(n), oid: oid, inst: n.Inst() != spmi.SiNoInst}
 		f.ctxs[path] = r
 	}
-	n.EachChild(func(c *spmi.Node) bool {
+	entry := n.RowEntry()
+	for _, c := range n.Children {
 		name, arc := c.Name, strconv.FormatUint(uint64(c.ASN), 10)
 		if c.Instance {
 			name, arc = "*", "*"
-			r.instances++
-			if r.entry == "" && c.RowEntry() != nil {
-				r.entry = c.RowEntry().String()
+			if r != nil {
+				r.instances++
+				if r.entry == "" && c.RowEntry() != nil {
+					r.entry = c.RowEntry().String()
+				}
 			}
 		}
 		if !c.IsStat() {
 			f.walk(c, path+name+"/", oid+"."+arc)
-			return true
+			continue
 		}
-		p := path + name
-		if f.stats[p] == nil {
-			f.stats[p] = statRowOf(c, p, oid+"."+arc+".0", n.RowEntry())
+		f.stat(c.Stat, path+name, oid+"."+arc+".0", entry)
+	}
+	// A block's statistics (a supplier's) without a node each.
+	if blk := n.Block(); blk != nil {
+		for j := range blk.Len() {
+			d := blk.At(j)
+			f.stat(d, path+d.Name, oid+"."+strconv.FormatUint(uint64(d.ASN), 10)+".0", entry)
 		}
-		return true
-	})
+	}
+}
+
+// stat adds the row of statistic d at the folded path, unless it has one.
+func (f *folded) stat(d *spmi.StatDesc, path, scalar string, entry asn1tree.OID) {
+	if f.stats[path] == nil && !f.full(path, len(f.stats)) {
+		f.stats[path] = statRowOf(d, path, scalar, entry)
+	}
+}
+
+// full tells whether a table holding n rows has no room for path, and
+// counts path once if so.
+func (f *folded) full(path string, n int) bool {
+	if n < MaxRows {
+		return false
+	}
+	if _, ok := f.over[path]; !ok {
+		f.over[path] = struct{}{}
+		f.omitted++
+	}
+	return true
 }
 
 // descrOf is a context's description: an instance's template's.
@@ -335,8 +438,7 @@ func descrOf(n *spmi.Node) string {
 	return n.Descr
 }
 
-func statRowOf(c *spmi.Node, path, scalar string, entry asn1tree.OID) *statRow {
-	d := c.Stat
+func statRowOf(d *spmi.StatDesc, path, scalar string, entry asn1tree.OID) *statRow {
 	r := &statRow{path: path, descr: d.Descr, typ: d.Val.String() + " " + d.Data.String(), syntax: mib.StatSyntax(d),
 		units: d.Units, scale: d.Scale, scalar: scalar}
 	if entry != nil && d.ASN <= ^uint32(0)-spmi.ColumnOffset {

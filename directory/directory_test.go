@@ -3,6 +3,7 @@ package directory
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 
@@ -73,8 +74,19 @@ func rows(t *testing.T, s *spmi.Snapshot, table string) map[string]map[string]st
 	}
 	out := map[string]map[string]string{}
 	for _, r := range n.Children {
+		var paths []string
+		r.EachChild(func(c *spmi.Node) bool { paths = append(paths, c.Path); return true })
+		sample, err := s.Read(paths)
+		if err != nil {
+			t.Fatal(err)
+		}
 		m := map[string]string{}
-		r.EachChild(func(c *spmi.Node) bool { m[c.Name] = c.Value.String(); return true })
+		for _, it := range sample.Items {
+			if it.Err != nil {
+				t.Fatalf("%s: %v", it.Path, it.Err)
+			}
+			m[it.Path[strings.LastIndexByte(it.Path, '/')+1:]] = it.Value.String()
+		}
 		out[m["path"]] = m
 	}
 	return out
@@ -148,5 +160,52 @@ func TestDirectoryFoldsAndCountsGenerations(t *testing.T) {
 		if _, ok := rows(t, s, "stat")["Extra/level"]; ok != on {
 			t.Errorf("Extra/level listed: %v, want %v", ok, on)
 		}
+	}
+}
+
+// many is a supplier-like provider: one context with a block of n
+// statistics (no node each).
+type many struct{ n int }
+
+func (m many) Name() string { return "Many" }
+func (m many) Collect(b *spmi.Builder) error {
+	cx, err := b.Context(nil, &spmi.CxDesc{Name: "Many", Descr: "Many statistics", ASN: 9})
+	if err != nil {
+		return err
+	}
+	ds := make([]spmi.StatDesc, m.n)
+	for i := range ds {
+		ds[i] = spmi.StatDesc{Name: "v" + strconv.Itoa(i+1), Descr: "Value", ASN: uint32(i + 1), Max: 10, Val: spmi.SiCounter}
+	}
+	blk, err := spmi.NewBlock(ds)
+	if err != nil {
+		return err
+	}
+	return b.LiveBlock(cx, blk, noValues{}, 0)
+}
+
+type noValues struct{}
+
+func (noValues) Pin() spmi.LivePin       { return noValues{} }
+func (noValues) Value(uint32) spmi.Value { return spmi.NoValue }
+
+// A block's statistics are described without a node each, and the table
+// stops at MaxRows rows, the others counted.
+func TestDirectoryBounded(t *testing.T) {
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
+	h.Add(many{MaxRows + 7})
+	h.Add(New(h.Current, nil).Provider())
+	h.Refresh()
+	s := h.Refresh()
+	sample, err := s.Read([]string{"Directory/stats", "Directory/omitted", "Directory/stat/1/path", "Directory/stat/1/column"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := []string{}
+	for _, it := range sample.Items {
+		got = append(got, it.Value.String())
+	}
+	if want := []string{strconv.Itoa(MaxRows), "7", "Many/v1", ""}; !slices.Equal(got, want) {
+		t.Errorf("stats, omitted, first row's path and column: %q, want %q", got, want)
 	}
 }
