@@ -13,6 +13,7 @@
 package directory
 
 import (
+	"hash/maphash"
 	"slices"
 	"strconv"
 	"strings"
@@ -328,7 +329,7 @@ type folded struct {
 	stats   map[string]*statRow
 	ctxs    map[string]*ctxRow
 	omitted uint64              // rows beyond MaxRows
-	over    map[string]struct{} // paths left out, during the walk only
+	over    map[uint64]struct{} // hashes of the paths left out, during the walk only
 }
 
 // build folds the snapshot's tree (without the directory) into rows
@@ -346,7 +347,7 @@ func build(s *spmi.Snapshot, cache map[string]*folded) *built {
 		l := s.PartLayout(top.Name)
 		f := cache[top.Name]
 		if f == nil || f.layout != l {
-			f = &folded{layout: l, stats: map[string]*statRow{}, ctxs: map[string]*ctxRow{}, over: map[string]struct{}{}}
+			f = &folded{layout: l, stats: map[string]*statRow{}, ctxs: map[string]*ctxRow{}, over: map[uint64]struct{}{}}
 			f.walk(top, top.Name+"/", base+"."+strconv.FormatUint(uint64(top.ASN), 10))
 			f.over = nil
 			cache[top.Name] = f
@@ -399,36 +400,41 @@ func (f *folded) walk(n *spmi.Node, path, oid string) {
 			f.walk(c, path+name+"/", oid+"."+arc)
 			continue
 		}
-		f.stat(c.Stat, path+name, oid+"."+arc+".0", entry)
+		f.stat(c.Stat, path, oid, entry)
 	}
 	// A block's statistics (a supplier's) without a node each.
 	if blk := n.Block(); blk != nil {
 		for j := range blk.Len() {
-			d := blk.At(j)
-			f.stat(d, path+d.Name, oid+"."+strconv.FormatUint(uint64(d.ASN), 10)+".0", entry)
+			f.stat(blk.At(j), path, oid, entry)
 		}
 	}
 }
 
-// stat adds the row of statistic d at the folded path, unless it has one.
-func (f *folded) stat(d *spmi.StatDesc, path, scalar string, entry asn1tree.OID) {
+// stat adds the row of statistic d of the context at the folded path and
+// OID, unless it has one.
+func (f *folded) stat(d *spmi.StatDesc, cxPath, cxOID string, entry asn1tree.OID) {
+	path := cxPath + d.Name
 	if f.stats[path] == nil && !f.full(path, len(f.stats)) {
-		f.stats[path] = statRowOf(d, path, scalar, entry)
+		f.stats[path] = statRowOf(d, path, cxOID+"."+strconv.FormatUint(uint64(d.ASN), 10)+".0", entry)
 	}
 }
 
 // full tells whether a table holding n rows has no room for path, and
-// counts path once if so.
+// counts path once if so (by a hash: a supplier may have 100,000 names
+// beyond the bound).
 func (f *folded) full(path string, n int) bool {
 	if n < MaxRows {
 		return false
 	}
-	if _, ok := f.over[path]; !ok {
-		f.over[path] = struct{}{}
+	h := maphash.String(seed, path)
+	if _, ok := f.over[h]; !ok {
+		f.over[h] = struct{}{}
 		f.omitted++
 	}
 	return true
 }
+
+var seed = maphash.MakeSeed()
 
 // descrOf is a context's description: an instance's template's.
 func descrOf(n *spmi.Node) string {
