@@ -350,9 +350,9 @@ func add(a, b traps.Counts) traps.Counts {
 	return traps.Counts{Sent: a.Sent + b.Sent, Failed: a.Failed + b.Failed, Dropped: a.Dropped + b.Dropped}
 }
 
-// TrapsCx (Agent/traps, 32) counts the hotsets' notifications.
+// TrapsCx (Agent/traps, 32) counts the notifications sent: the hotsets' and the tree changed ones.
 var (
-	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Hotset notifications sent", ASN: spmi.ASNAgentTraps}
+	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Notifications sent: the hotsets' and treeChanged", ASN: spmi.ASNAgentTraps}
 	TrapsStats = []spmi.StatDesc{
 		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: spmi.SiCounter},
 		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: spmi.SiCounter},
