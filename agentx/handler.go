@@ -70,8 +70,16 @@ func (r *responder) ended(s *viewSlot, resp *packet, walk bool, now time.Time) {
 	if !walk || r.walks == nil || s.at == nil || len(resp.varbinds) == 0 {
 		return
 	}
+	// An endOfMibView names the range's start, from which no manager goes
+	// on: recorded, it would make the next walk from that start (a table
+	// read again while it was empty) continue this one, at its moment.
 	for i := range resp.varbinds {
-		r.names = append(r.names, resp.varbinds[i].name)
+		if resp.varbinds[i].typ != vbEndOfMibView {
+			r.names = append(r.names, resp.varbinds[i].name)
+		}
+	}
+	if len(r.names) == 0 {
+		return
 	}
 	s.step = r.walks.Record(s.step, r.peer, s.at, r.names)
 	clear(r.names) // they may point into the view's memory

@@ -152,3 +152,31 @@ func TestSubagentWalksPerSession(t *testing.T) {
 		}
 	})
 }
+
+// A request answered endOfMibView ends no walk there: the same request
+// again (a manager reading a table that was empty, again and again) is
+// answered from the current moment each time, not the first one's.
+func TestEndOfMibViewContinuesNoWalk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := moments()
+		var walks asn1tree.Walks[uint64]
+		r := &responder{scope: subtreeScope(testSubtrees...), views: viewCache{src: src.Source(t)}, walks: &walks, peer: 1}
+		past := b("31") // after everything served
+		for i, req := range []*packet{
+			{header: header{version: 1, typ: typeGetNext, transactionID: 1}, ranges: []searchRange{{start: past}}},
+			{header: header{version: 1, typ: typeGetNext, transactionID: 2}, ranges: []searchRange{{start: past}}},
+			{header: header{version: 1, typ: typeGetBulk, transactionID: 3}, maxRepetitions: 3, ranges: []searchRange{{start: past}}},
+			{header: header{version: 1, typ: typeGetBulk, transactionID: 4}, maxRepetitions: 3, ranges: []searchRange{{start: past}}},
+		} {
+			_, before := src.Counts()
+			p := ask(t, r, req)
+			if len(p.varbinds) == 0 || p.varbinds[0].typ != vbEndOfMibView {
+				t.Fatalf("request %d: %v, want endOfMibView", i+1, p.varbinds)
+			}
+			if _, fresh := src.Counts(); fresh != before+1 {
+				t.Errorf("request %d (%s from %s after an endOfMibView there) answered from an earlier moment, want the current one", i+1, req.typ, past)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}

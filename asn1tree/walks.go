@@ -43,6 +43,9 @@ const (
 // moment. A response ends at the names of its last MaxWalkEnds varbinds:
 // those of a GetNext, or the last repetition of a GetBulk with up to
 // MaxWalkEnds repeaters, which is where a manager asks from next. The
+// front ends leave out endOfMibView varbinds: their name is the request's,
+// from which no walk goes on (recorded, a table read again and again while
+// it is empty would be answered from the first read's moment). The
 // response before the last counts too, so that a manager's retry of a
 // request whose response was lost still continues its walk. When several
 // walks of one peer qualify (managers behind one AgentX master walking the

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/traps"
 )
 
@@ -15,6 +16,12 @@ type HotsetSettings struct {
 	Exceptions int           `mapstructure:"exceptions"` // recent exceptions kept per hotset
 	// MaxSNMPRows bounds the hotsetDefTable rows created over SNMP.
 	MaxSNMPRows int `mapstructure:"max_snmp_rows"`
+	// LogEntries and LogMaxAge bound the notification log (notiflog).
+	LogEntries int           `mapstructure:"log_entries"`
+	LogMaxAge  time.Duration `mapstructure:"log_max_age"`
+	// TreeChangedInterval is the least interval between two tree changed
+	// notifications (the directory's generation changed); 0: none sent.
+	TreeChangedInterval time.Duration `mapstructure:"tree_changed_interval"`
 }
 
 // HotsetConf is one hotset (SpmiAddSetHot's parameters, named).
@@ -28,6 +35,8 @@ type HotsetConf struct {
 	ExcpType  string        `mapstructure:"excp_type"`
 	Severity  int           `mapstructure:"severity"`
 	TrapNo    int           `mapstructure:"trap_no"`
+	Rearm     int           `mapstructure:"rearm"`   // falling threshold (hotset.Def.Rearm); 0: none
+	Cleared   bool          `mapstructure:"cleared"` // a cleared notification when a peer re-arms
 }
 
 // TrapConf is one destination of notifications sent directly.
@@ -55,7 +64,7 @@ func (c *Config) HotsetDefs() ([]hotset.Def, error) {
 	for i, h := range c.Hotsets {
 		key := fmt.Sprintf("hotsets[%d]", i)
 		d := hotset.Def{Name: h.Name, MaxResp: h.MaxResp, Threshold: h.Threshold, Frequency: h.Frequency,
-			Severity: h.Severity, TrapNo: h.TrapNo}
+			Severity: h.Severity, TrapNo: h.TrapNo, Rearm: h.Rearm, Cleared: h.Cleared}
 		var err error
 		if d.GrandParent, d.Stat, err = hotset.ParsePath(h.Stat); err != nil {
 			return nil, fmt.Errorf("%s.stat: %w", key, err)
@@ -102,6 +111,13 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	}
 	if n := c.Hotset.MaxSNMPRows; n < 0 || n > 10000 {
 		bad("hotset.max_snmp_rows", "%d is not from 0 to 10000", n)
+	}
+	if iv := c.Hotset.TreeChangedInterval; iv != 0 && (iv < time.Second || iv > 24*time.Hour) {
+		bad("hotset.tree_changed_interval", "%v is not from 1s to 24h (0: none sent)", iv)
+	}
+	if err := notiflog.CheckLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge); err != nil {
+		field, msg, _ := strings.Cut(err.Error(), ": ")
+		bad("hotset.log_"+field, "%s", msg)
 	}
 	if _, err := c.HotsetDefs(); err != nil {
 		key, msg, _ := strings.Cut(err.Error(), ": ")

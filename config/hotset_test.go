@@ -81,6 +81,7 @@ func TestHotsetErrorsNameTheKey(t *testing.T) {
 		item + item[len("hotsets:\n"):]:                                "hotsets[1].name: \"a\" is already the name",
 		"hotsets:\n  - just a name\n":                                  "hotsets[0]: \"just a name\" is not a section",
 		"hotset:\n  interval: 0s\n":                                    "hotset.interval: 0s is not from 1s to 1h",
+		"hotset:\n  tree_changed_interval: 500ms\n":                    "hotset.tree_changed_interval: 500ms is not from 1s to 24h",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2\n":        "traps[0].version: \"v2\" is not v1, v2c or v3",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v3\n    user: u\n    auth_password: short\n": "traps[0].auth_password: at least 8",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n":  "traps[0].inform",
@@ -108,6 +109,30 @@ func TestTrapV3PasswordsRequired(t *testing.T) {
 		v3 + "    priv_protocol: DES\n":                                  "traps[0].priv_password: must be set",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n  - address: 127.0.0.1:163\n" +
 			"    version: v3\n    user: u\n    auth_protocol: MD5\n": "traps[1].auth_password",
+	} {
+		_, err := load(t, yaml)
+		if err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%q:\n got %v\nwant %q", yaml, err, want)
+		}
+	}
+}
+
+// The falling threshold and the cleared notification are read from the
+// file and validated by the one rule the engine and the control server use.
+func TestHotsetRearmKeys(t *testing.T) {
+	item := "hotsets:\n  - name: a\n    stat: Disk/*/busy\n    maxresp: 1\n    threshold: 80\n    frequency: 5m\n    excp_type: trap\n    trap_no: 5\n"
+	c, err := load(t, item+"    rearm: 60\n    cleared: true\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := c.HotsetDefs()
+	if err != nil || len(defs) != 1 || defs[0].Rearm != 60 || !defs[0].Cleared {
+		t.Fatalf("rearm 60, cleared: %+v %v", defs, err)
+	}
+	for yaml, want := range map[string]string{
+		item + "    rearm: 90\n":     `hotsets[0]: SiBadArgument (187): hotset "a": rearm: 90 is not from 1 to the threshold 80`,
+		item + "    cleared: true\n": `hotsets[0]: SiBadArgument (187): hotset "a": cleared: needs a rearm`,
+		item + "    rearm: some\n":   "hotsets[0].rearm",
 	} {
 		_, err := load(t, yaml)
 		if err == nil || !strings.Contains(err.Error(), want) {

@@ -195,7 +195,8 @@ func toDef(name string, w *spmiwire.HotDef) (hotset.Def, error) {
 		return hotset.Def{}, err
 	}
 	d := hotset.Def{Name: name, GrandParent: gp, Stat: stat, MaxResp: w.MaxResp, Threshold: w.Threshold,
-		Frequency: time.Duration(w.Frequency) * time.Minute, Severity: w.Severity, TrapNo: w.TrapNo}
+		Frequency: time.Duration(w.Frequency) * time.Minute, Severity: w.Severity, TrapNo: w.TrapNo,
+		Rearm: w.Rearm, Cleared: w.Cleared}
 	var ok bool
 	if d.Feed, ok = hotset.ParseFeed(orDefault(w.Feed, "threshold")); !ok {
 		return d, spmi.Errorf(spmi.SiBadArgument, "feed_type %q is not none, threshold or always", w.Feed)
@@ -247,7 +248,11 @@ func hotResult(h *sessionHotset, evs []hotset.Event) *spmiwire.HotResult {
 			ps.Groups = append(ps.Groups, hg)
 		}
 		for _, ev := range evs {
-			if ev.Def.Name == v.Def.Name {
+			switch {
+			case ev.Def.Name != v.Def.Name:
+			case ev.Cleared:
+				ps.Cleared = append(ps.Cleared, hotset.Peers(ev.Items))
+			default:
 				ps.Events++
 			}
 		}

@@ -1,10 +1,12 @@
 package control
 
 import (
-	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
+	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/spmi"
 )
@@ -47,4 +49,28 @@ func TestHotsetsBelongToTheirSession(t *testing.T) {
 		t.Errorf("hotset beyond the session's bound: %v, want SiCallocFailed", err)
 	}
 	a.Close()
+}
+
+// A runtime hotset takes a falling threshold, checked as the
+// configuration's is.
+func TestHotsetRearmValidated(t *testing.T) {
+	dir, _ := startServer(t)
+	a, err := consumer.Dial(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer a.Close()
+	ctx := t.Context()
+	id, err := a.HotsetCreate(ctx)
+	if err != nil {
+		t.Fatal(err)
+	}
+	d := spmiwire.HotDef{Stat: "CPU/*/idle", MaxResp: 1, Threshold: 50, Frequency: 5, Excp: "exception", Severity: 1, Rearm: 60}
+	if _, err := a.HotsetAdd(ctx, id, d); spmi.CodeOf(err) != spmi.SiBadArgument || !strings.Contains(err.Error(), "rearm: 60 is not from 1 to the threshold 50") {
+		t.Errorf("rearm above the threshold: %v, want SiBadArgument naming rearm", err)
+	}
+	d.Rearm, d.Cleared = 40, true
+	if _, err := a.HotsetAdd(ctx, id, d); err != nil {
+		t.Errorf("rearm 40 with cleared: %v", err)
+	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"path/filepath"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -11,8 +13,10 @@ import (
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/traps"
 )
@@ -25,6 +29,8 @@ type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
 // their exceptions and notifications.
 type hotsets struct {
 	eng      *hotset.Engine
+	notes    *notiflog.Log // every notification sent, on every path
+	tree     *treeNotes    // the directory's tree changed notifications
 	log      *slog.Logger
 	base     asn1tree.OID
 	start    time.Time
@@ -35,7 +41,7 @@ type hotsets struct {
 	dests   []traps.Dest
 	sender  *traps.Sender // nil until Run
 	master  MasterNotify
-	masterQ chan []agentx.VarBind
+	masterQ chan masterNote
 
 	conf []hotset.Def       // from the configuration file; under mu
 	snmp map[string]snmpHot // created over SNMP (snmpwrite.go); under mu
@@ -59,12 +65,20 @@ func (d *Daemon) initHotsets() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	hs.eng, hs.log = eng, d.log.With("part", "hotsets")
+	log := d.log.With("part", "hotsets")
+	notes, err := notiflog.Open(filepath.Join(d.cfg.StateDir, notiflog.File), d.cfg.Hotset.LogEntries, d.cfg.Hotset.LogMaxAge, nil, log)
+	if err != nil {
+		return err
+	}
+	hs.eng, hs.notes, hs.log = eng, notes, log
 	hs.base, hs.start = d.cfg.Base, time.Now()
-	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), d.cfg.TrapDests(), make(chan []agentx.VarBind, 64)
+	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), d.cfg.TrapDests(), make(chan masterNote, 64)
 	hs.interval.Store(int64(d.cfg.Hotset.Interval))
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
+	d.h.Add(notiflog.Provider{L: notes})
+	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
+	d.h.Add(directory.New(d.h.Current, hs.tree.changed).Provider())
 	d.AddAgentStats(hs.agentStats)
 	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil
@@ -102,12 +116,14 @@ func (hs *hotsets) apply(c *config.Config) {
 	hs.mu.Unlock()
 	_ = hs.eng.Replace(all)
 	hs.eng.SetKeep(c.Hotset.Exceptions)
+	_ = hs.notes.SetLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge) // checked
 	hs.interval.Store(int64(c.Hotset.Interval))
+	hs.tree.interval.Store(int64(c.Hotset.TreeChangedInterval))
 	hs.mu.Lock()
 	hs.dests = c.TrapDests()
 	old := hs.sender
 	if old != nil {
-		hs.sender, _ = traps.New(hs.dests, hs.log)
+		hs.sender, _ = traps.NewReporting(hs.dests, hs.log, hs.report)
 	}
 	hs.mu.Unlock()
 	if old != nil {
@@ -127,7 +143,7 @@ func (hs *hotsets) apply(c *config.Config) {
 // every interval until ctx is done.
 func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 	hs.mu.Lock()
-	s, err := traps.New(hs.dests, hs.log)
+	s, err := traps.NewReporting(hs.dests, hs.log, hs.report)
 	if err != nil {
 		hs.mu.Unlock()
 		return err
@@ -141,6 +157,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		s.Close()
 	}()
 	go hs.masterLoop(ctx)
+	go hs.tree.run(ctx, hs)
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {
@@ -156,6 +173,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 			hs.raise(ev)
 		}
 		hs.logErrors()
+		hs.notes.Expire()
 		t.Reset(time.Duration(hs.interval.Load()))
 	}
 }
@@ -194,7 +212,11 @@ func (hs *hotsets) logErrors() {
 // raise logs an exception and sends a notification, as the hotset asks.
 func (hs *hotsets) raise(ev hotset.Event) {
 	d := ev.Def
-	if d.Excp.Exceptions() {
+	switch {
+	case ev.Cleared:
+		hs.log.Info("hotset cleared", "hotset", d.Name, "stat", d.Path(), "peer_set", ev.Parent,
+			"rearm", d.Rearm, "peer", hotset.Peers(ev.Items))
+	case d.Excp.Exceptions():
 		hs.log.Warn("hotset exception", "hotset", d.Name, "severity", d.Severity, "stat", d.Path(),
 			"peer_set", ev.Parent, "threshold", d.Threshold, "peers", hotset.Peers(ev.Items))
 	}
@@ -206,6 +228,18 @@ func (hs *hotsets) raise(ev hotset.Event) {
 		hs.log.Error("hotset notification not built", "hotset", d.Name, "err", err)
 		return
 	}
+	hs.send(n)
+}
+
+// send logs n in the notification log and sends it on every path: the
+// trap destinations and the AgentX master. Each path's outcome is
+// recorded in n's log entry.
+func (hs *hotsets) send(n traps.Notification) {
+	vals, oids := make([]asn1tree.Value, len(n.Vars)), make([]asn1tree.OID, len(n.Vars))
+	for i, v := range n.Vars {
+		vals[i], oids[i] = v.Value, v.OID
+	}
+	n.LogIndex = hs.notes.Add(n.Uptime, n.TrapOID(), vals, oids)
 	hs.mu.Lock()
 	s, master := hs.sender, hs.master
 	hs.mu.Unlock()
@@ -216,10 +250,29 @@ func (hs *hotsets) raise(ev hotset.Event) {
 			vbs = append(vbs, agentx.VarBind{OID: v.OID, Value: v.Value})
 		}
 		select {
-		case hs.masterQ <- vbs:
+		case hs.masterQ <- masterNote{vbs, n.LogIndex}:
 		default:
 			hs.masterFailed.Add(1)
+			hs.notes.Outcome(n.LogIndex, "master", false, "dropped: the queue to the master is full")
 		}
+	}
+}
+
+// masterNote is a notification for the master with its log index.
+type masterNote struct {
+	vbs []agentx.VarBind
+	idx uint32
+}
+
+// report records what a trap destination made of a notification.
+func (hs *hotsets) report(n *traps.Notification, dest string, err error) {
+	switch {
+	case err != nil:
+		hs.notes.Outcome(n.LogIndex, dest, false, "failed: "+err.Error())
+	case strings.Contains(dest, " inform "):
+		hs.notes.Outcome(n.LogIndex, dest, true, "acknowledged")
+	default:
+		hs.notes.Outcome(n.LogIndex, dest, true, "sent")
 	}
 }
 
@@ -240,10 +293,20 @@ func Notification(base asn1tree.OID, ev hotset.Event, uptime time.Duration) (tra
 	if len(ev.Items) > 0 {
 		top = ev.Items[0]
 	}
-	bs, err := mib.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
-		asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)),
-		asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units),
-		asn1tree.Str(hotset.Peers(ev.Items)))
+	var bs []mib.Binding
+	var err error
+	if ev.Cleared {
+		// mib.HotsetCleared: the peer and the value it fell to.
+		n.Specific = int(mib.HotsetClearedNo)
+		bs, err = mib.HotsetCleared.Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
+			asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Rearm)), asn1tree.Int(int32(d.Severity)),
+			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units))
+	} else {
+		bs, err = mib.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
+			asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)),
+			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units),
+			asn1tree.Str(hotset.Peers(ev.Items)))
+	}
 	if err != nil {
 		return n, err
 	}
@@ -265,13 +328,18 @@ func (hs *hotsets) masterLoop(ctx context.Context) {
 		select {
 		case <-ctx.Done():
 			return
-		case vbs := <-hs.masterQ:
+		case mn := <-hs.masterQ:
 			hs.mu.Lock()
 			f := hs.master
 			hs.mu.Unlock()
 			c, cancel := context.WithTimeout(ctx, 5*time.Second)
-			err := f(c, vbs)
+			err := f(c, mn.vbs)
 			cancel()
+			if err != nil {
+				hs.notes.Outcome(mn.idx, "master", false, "failed: "+err.Error())
+			} else {
+				hs.notes.Outcome(mn.idx, "master", true, "taken by the master")
+			}
 			if err != nil {
 				hs.masterFailed.Add(1)
 				if !hs.masterDown.Swap(true) {
@@ -291,9 +359,9 @@ func add(a, b traps.Counts) traps.Counts {
 	return traps.Counts{Sent: a.Sent + b.Sent, Failed: a.Failed + b.Failed, Dropped: a.Dropped + b.Dropped}
 }
 
-// TrapsCx (Agent/traps, 32) counts the hotsets' notifications.
+// TrapsCx (Agent/traps, 32) counts the notifications sent: the hotsets' and the tree changed ones.
 var (
-	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Hotset notifications sent", ASN: spmi.ASNAgentTraps}
+	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Notifications sent: the hotsets' and treeChanged", ASN: spmi.ASNAgentTraps}
 	TrapsStats = []spmi.StatDesc{
 		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: spmi.SiCounter},
 		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: spmi.SiCounter},

@@ -94,6 +94,15 @@ type Def struct {
 	Excp        Excp
 	Severity    int
 	TrapNo      int
+	// Rearm is the falling threshold (RMON's alarmFallingThreshold), in
+	// the threshold's units and with its sign; 0: none, and events follow
+	// the guide's model (one per frequency while beyond). With it, a peer
+	// that raised an event raises the next only after its value went back
+	// past Rearm (not beyond it) and crossed Threshold again.
+	Rearm int
+	// Cleared asks for a cleared event when a peer that raised one goes
+	// back past Rearm (which it needs).
+	Cleared bool
 }
 
 // Path is the statistic path with its wildcard, as configured.
@@ -143,9 +152,18 @@ func (d *Def) Validate() error {
 		return bad("feed_type", "none with excp_type none: the hotset would report nothing")
 	}
 	if d.Excp == ExcpNone {
+		if d.Rearm != 0 || d.Cleared {
+			return bad("rearm", "needs excp_type exception, trap or both")
+		}
 		return nil
 	}
 	switch {
+	case d.Rearm != 0 && d.Threshold > 0 && (d.Rearm < 0 || d.Rearm > d.Threshold):
+		return bad("rearm", "%d is not from 1 to the threshold %d: values re-arm when they fall to it", d.Rearm, d.Threshold)
+	case d.Rearm != 0 && d.Threshold < 0 && d.Rearm > d.Threshold:
+		return bad("rearm", "%d is not negative and at most the threshold %d: values re-arm when they rise to its absolute value", d.Rearm, d.Threshold)
+	case d.Cleared && d.Rearm == 0:
+		return bad("cleared", "needs a rearm (falling) threshold")
 	case d.MaxResp == 0:
 		return bad("maxresp", "must be non-zero when excp_type is %s", d.Excp)
 	case d.Threshold == 0:

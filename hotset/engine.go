@@ -52,6 +52,9 @@ type Event struct {
 	Parent string
 	Time   time.Time
 	Items  []Item
+	// Cleared: the one item went back past the falling threshold (Def.Rearm)
+	// after it raised an event; not an exception.
+	Cleared bool
 }
 
 // Exception is a recorded exception (kept in a bounded ring per hotset).
@@ -69,9 +72,12 @@ type prevVal struct {
 // evaluations: counter values for rates and the last event per peer set.
 // It holds no node of a snapshot, so results never keep a snapshot alive.
 type state struct {
-	def    Def
-	prev   map[string]prevVal   // by statistic path
-	last   map[string]time.Time // last event by peer set parent
+	def  Def
+	prev map[string]prevVal   // by statistic path
+	last map[string]time.Time // last event by peer set parent
+	// raised holds the peers (statistic paths) that raised an event and
+	// have not re-armed yet: with Def.Rearm only.
+	raised map[string]bool
 	res    Result
 	excps  []Exception
 	seq    uint32
@@ -128,7 +134,7 @@ func (e *Engine) Replace(defs []Def) error {
 			sets[i] = s
 			continue
 		}
-		sets[i] = &state{def: d, prev: map[string]prevVal{}, last: map[string]time.Time{}}
+		sets[i] = newState(d)
 	}
 	e.sets = sets
 	return nil
@@ -182,8 +188,14 @@ func (e *Engine) Forget() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i, s := range e.sets {
-		e.sets[i] = &state{def: s.def, prev: map[string]prevVal{}, last: map[string]time.Time{}, seq: s.seq, events: s.events}
+		n := newState(s.def)
+		n.seq, n.events = s.seq, s.events
+		e.sets[i] = n
 	}
+}
+
+func newState(d Def) *state {
+	return &state{def: d, prev: map[string]prevVal{}, last: map[string]time.Time{}, raised: map[string]bool{}}
 }
 
 func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
@@ -216,6 +228,7 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 	}
 	s.bound += boundOf(d, groups, len(snap.Base), keep)
 	seen := make(map[string]prevVal, len(s.prev))
+	raised := make(map[string]bool, len(s.raised))
 	ans := snap.Answer() // one consistent reading of each live source
 	var evs []Event
 	for _, g := range groups {
@@ -251,15 +264,25 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 			grp.Avail = len(hot) // no feed: what exceptions would see
 		}
 		res.Groups = append(res.Groups, grp)
-		if d.Excp != ExcpNone && len(hot) > 0 && s.due(g.parent.Path, now) {
+		switch {
+		case d.Excp == ExcpNone:
+		case d.Rearm != 0:
+			for _, n := range g.stats { // a raised peer without a value now stays raised
+				if s.raised[n.Path] {
+					raised[n.Path] = true
+				}
+			}
+			evs = append(evs, s.alarm(g.parent.Path, vals, raised, now, snap)...)
+		case len(hot) > 0 && s.due(g.parent.Path, now):
 			evs = append(evs, Event{Def: *d, Parent: g.parent.Path, Time: now, Items: capped(hot, d.MaxResp, snap)})
 		}
 	}
 	s.prev = seen // peers that vanished are forgotten
+	s.raised = raised
 	s.res = res
 	for _, ev := range evs {
 		s.events++
-		if d.Excp.Exceptions() {
+		if d.Excp.Exceptions() && !ev.Cleared {
 			s.seq++
 			s.excps = append(s.excps, Exception{Seq: s.seq, Event: ev})
 		}
@@ -296,6 +319,40 @@ func counterChange(prev, cur spmi.Value) float64 {
 		return float64(cu - pu)
 	}
 	return max(b-a, 0)
+}
+
+// alarm applies RMON's hysteresis to one peer set's ordered values: a
+// peer that raised an event stays raised (in raised, filled for this
+// evaluation) until its value is no longer beyond Rearm, which clears it
+// (a cleared event when Def.Cleared); an armed peer beyond the threshold
+// raises, in one event per peer set at most once per frequency. An armed
+// peer held back by the frequency stays armed and raises later if it is
+// still beyond.
+func (s *state) alarm(parent string, vals []Item, raised map[string]bool, now time.Time, snap *spmi.Snapshot) []Event {
+	d := &s.def
+	var fresh []Item
+	var evs []Event
+	for _, it := range vals {
+		switch {
+		case s.raised[it.Path] && qualifies(it.Value, d.Rearm):
+			raised[it.Path] = true
+		case s.raised[it.Path]:
+			delete(raised, it.Path)
+			if d.Cleared {
+				evs = append(evs, Event{Def: *d, Parent: parent, Time: now, Items: capped([]Item{it}, 1, snap), Cleared: true})
+			}
+		case qualifies(it.Value, d.Threshold):
+			fresh = append(fresh, it)
+		}
+	}
+	if len(fresh) == 0 || !s.due(parent, now) {
+		return evs
+	}
+	items := capped(fresh, d.MaxResp, snap)
+	for _, it := range items {
+		raised[it.Path] = true
+	}
+	return append(evs, Event{Def: *d, Parent: parent, Time: now, Items: items})
 }
 
 // due tells whether the peer set may raise an event now, and if so

@@ -31,6 +31,8 @@ const (
 	eventBytes = int64(unsafe.Sizeof(Exception{}))
 	prevBytes  = 2 * (16 + int64(unsafe.Sizeof(prevVal{})) + 8)
 	lastBytes  = 2 * (16 + 24 + 8)
+	// raisedBytes is a peer's slot in the raised set (Def.Rearm).
+	raisedBytes = 2 * (16 + 8)
 )
 
 // boundOf is what one hotset may hold after evaluating groups.
@@ -44,6 +46,9 @@ func boundOf(d *Def, groups []group, baseLen, keep int) int64 {
 			largest = max(largest, b)
 			if n.Stat.Val == spmi.SiCounter {
 				prevs += prevBytes + strBytes(n.Path)
+			}
+			if d.Rearm != 0 {
+				prevs += raisedBytes + strBytes(n.Path)
 			}
 		}
 		returned := items

@@ -131,6 +131,51 @@ var (
 var hotsetObjects = []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetSeverity,
 	HotsetPeerName, HotsetPeerValue, HotsetValueUnits, HotsetPeerList}
 
+// The objects of the daemon's own notifications (alarms.go).
+var (
+	HotsetRearm = hotsetObject(9, "hotsetRearm", asn1tree.Integer32, "Integer32",
+		"The hotset's falling (re-arm) threshold, in the units and with the sign of "+
+			"hotsetThreshold: a peer that raised a notification raises the next only after its "+
+			"value went back past it (RMON's alarmFallingThreshold).")
+	TreeGeneration = hotsetObject(10, "treeGeneration", asn1tree.Gauge32, "Unsigned32",
+		"The tree generation: it increases by one each time contexts appear in or vanish "+
+			"from the served tree (the directory's generation).")
+	TreeContexts = hotsetObject(11, "treeContexts", asn1tree.OctetString, "DisplayString",
+		"The contexts that appeared (+path) or vanished (-path) since the previous tree "+
+			"changed notification, separated by spaces; cut with ... at 255 octets.")
+)
+
+var ownObjects = []*NotifyObject{HotsetRearm, TreeGeneration, TreeContexts}
+
+// The numbers of the daemon's own notifications, base.0.N: above the
+// hotsets' trap numbers (1..32767), so that no trap_no can take them.
+const (
+	HotsetClearedNo uint32 = 32768
+	TreeChangedNo   uint32 = 32769
+)
+
+// HotsetCleared is the notification of a peer that raised a hotset
+// notification and went back past the hotset's falling threshold.
+var HotsetCleared = &Notification{Name: "hotsetCleared", Arc: asn1tree.OID{NotificationsArc, HotsetClearedNo},
+	Objects: []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetRearm, HotsetSeverity,
+		HotsetPeerName, HotsetPeerValue, HotsetValueUnits},
+	Descr: "A peer that raised a hotset notification went back past the hotset's falling threshold " +
+		"(hotsetRearm): the alarm is cleared, and the peer is armed again. Sent once per raised peer " +
+		"by hotsets configured with cleared. hotsetPeerName names the peer, hotsetPeerValue is its " +
+		"compared value; its served statistic follows the objects, as in hotsetTrapN. In SNMPv1 " +
+		"this is enterprise-specific trap 32768 of the module's enterprise."}
+
+// TreeChanged is the notification of contexts that appeared or vanished.
+var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{NotificationsArc, TreeChangedNo},
+	Objects: []*NotifyObject{TreeGeneration, TreeContexts},
+	Descr: "Contexts appeared in or vanished from the served tree (a DDS supplier registered or " +
+		"left, a disk or process came or went): the directory tables changed. Sent at most once " +
+		"per hotset.tree_changed_interval, carrying the generation and the contexts changed since the " +
+		"previous one. In SNMPv1 this is enterprise-specific trap 32769 of the module's enterprise."}
+
+// OwnNotifications are the daemon's own notifications, which every module declares.
+func OwnNotifications() []*Notification { return []*Notification{HotsetCleared, TreeChanged} }
+
 // ExampleTrapNumbers are the trap numbers of the shipped example
 // configuration (configs/subagent.yaml): every module declares them.
 var ExampleTrapNumbers = []uint32{1, 2, 3}
@@ -164,4 +209,6 @@ func Notifications() []*Notification {
 }
 
 // NotifyObjects lists every object the notifications carry, by OID.
-func NotifyObjects() []*NotifyObject { return append([]*NotifyObject(nil), hotsetObjects...) }
+func NotifyObjects() []*NotifyObject {
+	return append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...)
+}

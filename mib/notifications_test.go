@@ -85,7 +85,7 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 	}
 	m := generate(t, tree, mib.Options{})
 	text := flat(m.Text)
-	notifs := append(mib.Notifications(), mib.HotsetTrap(12))
+	notifs := append(append(mib.Notifications(), mib.HotsetTrap(12)), mib.OwnNotifications()...)
 	for _, n := range notifs {
 		var names []string
 		for _, o := range n.Objects {
@@ -104,7 +104,7 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 			t.Errorf("module lacks %q", want)
 		}
 	}
-	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12 }"} {
+	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12, hotsetCleared, treeChanged }"} {
 		if !strings.Contains(text, g) {
 			t.Errorf("module lacks %q", g)
 		}

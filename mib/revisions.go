@@ -14,6 +14,12 @@ var Revisions = []Revision{
 	{Date: "202611260100Z", Descr: "The standalone responder's usmStats counters (RFC 3414) " +
 		"under agentSnmp: unsupported security levels, messages outside the time window, unknown " +
 		"users and engine IDs, wrong digests, decryption errors."},
+	{Date: "202611260030Z", Descr: "Alarms and a tree that describes itself: hotsetCleared " +
+		"(base.0.32768) with hotsetRearm, the falling threshold; the notification log NotifLog " +
+		"(base.15, as NOTIFICATION-LOG-MIB: notifLogEntryTable and notifLogEntryVarTable); the " +
+		"directory Directory (base.16: directoryStatTable, a row per statistic name, and " +
+		"directoryContextTable, a row per context, instances folded, with directoryGeneration); " +
+		"treeChanged (base.0.32769) with treeGeneration and treeContexts."},
 	{Date: "202611260000Z", Descr: "Write support: hotsetDefTable and rTimeLANHostTable under " +
 		"subagentWritable (base.110), read-create columns with RowStatus and StorageType, written " +
 		"with SET through an AgentX master; their groups and subagentWriteCompliance."},

@@ -12,15 +12,18 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimelan"
@@ -85,13 +88,27 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Add(reg.Provider()) // before RTime/LAN, as the daemon adds them
 	h.Add(rtimelan.Provider{M: mon})
 	h.Add(hotset.Provider{E: eng})
+	// The notification log with one entry of one VarBind, so that its
+	// entry and VarBind tables are declared.
+	notes, err := notiflog.Open("", 0, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	notes.Add(0, host.Base().Append(0, 1), []asn1tree.Value{asn1tree.Str("queues")}, []asn1tree.OID{mib.HotsetName.Instance(host.Base())})
+	h.Add(notiflog.Provider{L: notes})
+	// The directory, of the tree above: described from the second
+	// refresh on (it reads the snapshot published before).
+	h.Add(directory.New(h.Current, nil).Provider())
+	h.Refresh()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
-		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") {
+		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") ||
+			strings.HasPrefix(it.Path, directory.Name+"/") {
 			out = append(out, it)
 		}
 	}
-	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/"} {
+	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
+		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}

@@ -181,3 +181,7 @@ func sentence(s string) string {
 	}
 	return strings.TrimRight(s, ".")
 }
+
+// StatSyntax is the SYNTAX a module declares for a statistic described by
+// d (the directory serves it).
+func StatSyntax(d *spmi.StatDesc) string { return statSyntax(d).Name }

@@ -55,5 +55,5 @@ func (m *model) notifications() []*Notification {
 		slices.Sort(u)
 		out[i] = HotsetTrap(n, u...)
 	}
-	return out
+	return append(out, OwnNotifications()...)
 }

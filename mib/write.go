@@ -137,7 +137,7 @@ func (m *model) importList() []importFrom {
 	if counter {
 		smi = append(smi, "Counter64")
 	}
-	smi = append(smi, "Unsigned32") // rTimeLANHostNumber, table indexes
+	smi = append(smi, "Unsigned32") // rTimeLANHostNumber, tables' indexes, treeGeneration
 	if m.anchor != "" {
 		smi = append(smi, m.anchor)
 	}

@@ -18,11 +18,11 @@ func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (in
 		o, v, ok := view.Search(name, false, nil)
 		if !ok {
 			w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
-			o = name
 		} else if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
 			return fail(q, w, gosnmp.GenErr, i)
+		} else {
+			s.names = append(s.names, o)
 		}
-		s.names = append(s.names, o)
 		if !w.fits(0, 0) {
 			return tooBig(w)
 		}
@@ -44,7 +44,7 @@ func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (in
 			if count == limit {
 				return 0, 0
 			}
-			mark := w.mark()
+			mark, named := w.mark(), len(s.names)
 			if s.ended[j] {
 				w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
 			} else if o, v, ok := view.Search(name, false, nil); !ok {
@@ -56,11 +56,11 @@ func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (in
 				if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
 					return fail(q, w, gosnmp.GenErr, n+j)
 				}
+				s.names = append(s.names, o)
 			}
-			s.names = append(s.names, s.cur[j])
 			if !w.fits(0, 0) {
 				w.undo(mark)
-				s.names = s.names[:len(s.names)-1]
+				s.names = s.names[:named]
 				if count == 0 {
 					return tooBig(w)
 				}

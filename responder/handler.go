@@ -33,7 +33,7 @@ type scratch struct {
 	blockUser   *user
 	why         error          // why the last packet got no answer, for the log
 	from        netip.AddrPort // the manager: walks are told apart by its address
-	names       []asn1tree.OID // the response's varbind names, where a walk goes on
+	names       []asn1tree.OID // the response's varbind names, where a walk goes on (none of an endOfMibView)
 }
 
 // emptyView serves when the view function returns nil.
@@ -253,7 +253,6 @@ func getNext(view asn1tree.View, q *request, s *scratch) (int, int) {
 			return fail(q, w, gosnmp.NoSuchName, i)
 		case !ok:
 			w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
-			s.names = append(s.names, name)
 		default:
 			if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
 				return fail(q, w, gosnmp.GenErr, i)

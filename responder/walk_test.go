@@ -220,3 +220,31 @@ func TestBulkWalkFollowsTheRepeaters(t *testing.T) {
 		}
 	})
 }
+
+// A request answered endOfMibView ends no walk there: the same request
+// again (a manager reading a table that was empty, again and again) is
+// answered from the current moment each time, not the first one's.
+func TestEndOfMibViewContinuesNoWalk(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		src := moments()
+		r := newWalkResponder(t, src)
+		a := netip.MustParseAddrPort("127.0.0.1:4000")
+		past := base + ".4" // after everything served
+		for i, req := range [][]byte{
+			reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, past),
+			reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, past),
+			reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 0, 3, past),
+			reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetBulkRequest, 1, 3, past, past),
+		} {
+			_, before := src.Counts()
+			p := askFrom(t, r, a, req)
+			if len(p.Variables) == 0 || p.Variables[0].Type != gosnmp.EndOfMibView {
+				t.Fatalf("request %d: %v, want endOfMibView", i+1, p.Variables)
+			}
+			if _, fresh := src.Counts(); fresh != before+1 {
+				t.Errorf("request %d (from %s after an endOfMibView there) answered from an earlier moment, want the current one", i+1, past)
+			}
+			time.Sleep(100 * time.Millisecond)
+		}
+	})
+}

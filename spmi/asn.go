@@ -19,6 +19,8 @@ const (
 	ASNAgent         uint32 = 12
 	ASNRTime         uint32 = 13 // RTime/ARM (13.1) and RTime/LAN (13.2) share it
 	ASNHotset        uint32 = 14
+	ASNNotifLog      uint32 = 15 // the notifications sent (notiflog)
+	ASNDirectory     uint32 = 16 // the tree described (directory)
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 	// ASNWritable holds the tables managers write over SNMP through the

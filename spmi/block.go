@@ -173,3 +173,13 @@ func (n *Node) NumChildren() int {
 	}
 	return len(n.Children) + n.block.blk.Len()
 }
+
+// Block is the block of statistics of context n (LiveBlock), nil when it
+// has none: a reader of the descriptions (the directory) need not make a
+// node for each.
+func (n *Node) Block() *Block {
+	if n.block == nil {
+		return nil
+	}
+	return n.block.blk
+}

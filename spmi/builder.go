@@ -252,7 +252,7 @@ func (b *Builder) finishPart(shape any) *part {
 		served = mergeSorted(b.base, view, tables.sorted())
 	}
 	p := &part{base: b.base, shape: shape, top: b.top, paths: b.paths, view: served,
-		failures: b.failures, nstats: b.nstats}
+		failures: b.failures, nstats: b.nstats, layout: layoutOf(b.top)}
 	var ok bool
 	if p.runs, ok = splitRuns(p); !ok {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")

@@ -28,6 +28,7 @@ type part struct {
 	failures map[string]error
 	nstats   int
 	runs     []run
+	layout   uint64 // layoutOf(top)
 }
 
 // oid is the full OID of view entry k (a new slice).

@@ -75,7 +75,7 @@ func TestSlowDestinationHoldsUpOnlyItself(t *testing.T) {
 		s, err := newSender([]Dest{
 			{Address: "127.0.0.1:1", Version: "v2c", Community: "c", Inform: true, Retries: 1, Timeout: 2 * time.Second, Queue: 2},
 			{Address: "127.0.0.1:2", Version: "v2c", Community: "c", Queue: 64},
-		}, slog.New(slog.NewTextHandler(&logs, nil)), dial)
+		}, slog.New(slog.NewTextHandler(&logs, nil)), dial, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -131,7 +131,7 @@ func TestDestinationDownAndBackLoggedOnce(t *testing.T) {
 		l := &fakeLink{d: d, fail: errNoAck}
 		var logs testutil.Buffer
 		s, err := newSender([]Dest{{Address: "127.0.0.1:1", Version: "v2c", Community: "c"}},
-			slog.New(slog.NewTextHandler(&logs, nil)), func(Dest) (link, error) { return l, nil })
+			slog.New(slog.NewTextHandler(&logs, nil)), func(Dest) (link, error) { return l, nil }, nil)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -151,6 +151,54 @@ func TestDestinationDownAndBackLoggedOnce(t *testing.T) {
 		log := logs.String()
 		if strings.Count(log, "trap destination failing") != 2 || strings.Count(log, "reachable again") != 1 {
 			t.Errorf("want down, back, down logged once each:\n%s", log)
+		}
+	})
+}
+
+// Every send's outcome is reported with the notification's log index:
+// taken, failed (an inform not acknowledged after its retries), dropped.
+func TestOutcomesReported(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDest{}
+		l := &fakeLink{d: d, takes: time.Second}
+		var mu sync.Mutex
+		got := map[uint32]string{}
+		report := func(n *Notification, dest string, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			r := "ok"
+			if err != nil {
+				r = err.Error()
+			}
+			got[n.LogIndex] = dest + " " + r
+		}
+		s, err := newSender([]Dest{{Address: "127.0.0.1:1", Version: "v2c", Community: "c", Inform: true, Queue: 1}},
+			nil, func(Dest) (link, error) { return l, nil }, report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		n := Notification{Enterprise: asn1tree.OID{1, 3, 6, 1, 4, 1, 32473}, Specific: 1}
+		n.LogIndex = 1
+		s.Send(n)
+		synctest.Wait() // 1 is in flight; the link reads fail when it ends
+		l.d.mu.Lock()
+		l.fail = errNoAck
+		l.d.mu.Unlock()
+		n.LogIndex = 2
+		s.Send(n) // queued
+		n.LogIndex = 3
+		s.Send(n) // the queue of 1 is full
+		time.Sleep(3 * time.Second)
+		synctest.Wait()
+		mu.Lock()
+		defer mu.Unlock()
+		want := map[uint32]string{1: "v2c inform 127.0.0.1:1 " + errNoAck.Error(), 2: "v2c inform 127.0.0.1:1 " + errNoAck.Error(),
+			3: "v2c inform 127.0.0.1:1 " + ErrDropped.Error()}
+		for k, w := range want {
+			if got[k] != w {
+				t.Errorf("outcome of %d: %q, want %q", k, got[k], w)
+			}
 		}
 	})
 }

@@ -13,6 +13,7 @@ package traps
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"sync"
@@ -38,7 +39,20 @@ type Notification struct {
 	Specific   int
 	Uptime     time.Duration // sysUpTime.0 (the v1 time-stamp)
 	Vars       []VarBind     // after sysUpTime.0 and snmpTrapOID.0
+	// LogIndex is the notification's entry in the notification log
+	// (notiflog), handed back to Report; 0: not logged.
+	LogIndex uint32
 }
+
+// Report is told what became of a notification at one destination: nil
+// when the destination took it (an inform: acknowledged, after the
+// destination's retries), else why not (ErrDropped for a full queue).
+// It is called from the destination's worker and must not block.
+type Report func(n *Notification, dest string, err error)
+
+// ErrDropped is reported for a notification dropped because the
+// destination's queue was full.
+var ErrDropped = errors.New("dropped: the destination's queue is full")
 
 // TrapOID is the notification's snmpTrapOID.0 value.
 func (n *Notification) TrapOID() asn1tree.OID {
@@ -55,6 +69,7 @@ type Counts struct {
 
 // Sender delivers notifications to its destinations.
 type Sender struct {
+	report Report
 	dests  []*worker
 	cancel context.CancelFunc
 	wg     sync.WaitGroup
@@ -62,7 +77,12 @@ type Sender struct {
 
 // New checks the destinations and starts one worker each; Close stops them.
 func New(dests []Dest, log *slog.Logger) (*Sender, error) {
-	return newSender(dests, log, dialUDP)
+	return newSender(dests, log, dialUDP, nil)
+}
+
+// NewReporting is New with a Report of every send's outcome (nil: none).
+func NewReporting(dests []Dest, log *slog.Logger, report Report) (*Sender, error) {
+	return newSender(dests, log, dialUDP, report)
 }
 
 // link is one destination's transport: gosnmp over UDP, or a fake in tests.
@@ -79,19 +99,22 @@ func dialUDP(d Dest) (link, error) {
 	return c, nil
 }
 
-func newSender(dests []Dest, log *slog.Logger, dial func(Dest) (link, error)) (*Sender, error) {
+func newSender(dests []Dest, log *slog.Logger, dial func(Dest) (link, error), report Report) (*Sender, error) {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
+	if report == nil {
+		report = func(*Notification, string, error) {}
+	}
 	ctx, cancel := context.WithCancel(context.Background())
-	s := &Sender{cancel: cancel}
+	s := &Sender{cancel: cancel, report: report}
 	for i := range dests {
 		d, err := dests[i].norm()
 		if err != nil {
 			cancel()
 			return nil, fmt.Errorf("trap destination %d (%s): %w", i+1, dests[i].Address, err)
 		}
-		w := &worker{d: d, q: make(chan Notification, d.Queue), dial: dial, log: log.With("trap_destination", d.String())}
+		w := &worker{d: d, q: make(chan Notification, d.Queue), dial: dial, log: log.With("trap_destination", d.String()), report: report}
 		s.dests = append(s.dests, w)
 	}
 	for _, w := range s.dests {
@@ -108,6 +131,7 @@ func (s *Sender) Send(n Notification) {
 		case w.q <- n:
 		default:
 			w.dropped.Add(1)
+			s.report(&n, w.d.String(), ErrDropped)
 		}
 	}
 }
@@ -137,15 +161,18 @@ func (s *Sender) Close() {
 }
 
 type worker struct {
-	d    Dest
-	q    chan Notification
-	dial func(Dest) (link, error)
-	log  *slog.Logger
+	d      Dest
+	q      chan Notification
+	dial   func(Dest) (link, error)
+	log    *slog.Logger
+	report Report
 
 	sent, failed, dropped atomic.Uint64
 	down                  atomic.Bool
 	warned64              bool // logged a Counter64 refused in SNMPv1; run's goroutine only
 }
+
+var errCounter64 = errors.New("not sent: SNMPv1 cannot carry its Counter64 (RFC 3584)")
 
 // v1Untranslatable tells whether n holds a Counter64, which makes it
 // untranslatable to SNMPv1 (RFC 3584 3.2).
@@ -176,6 +203,7 @@ func (w *worker) run(ctx context.Context) {
 			if w.d.Version == "v1" && v1Untranslatable(n) {
 				// A fault of the notification, not of the destination.
 				w.failed.Add(1)
+				w.report(&n, w.d.String(), errCounter64)
 				if !w.warned64 {
 					w.warned64 = true
 					w.log.Warn("notification holding Counter64 not sent: SNMPv1 cannot carry it (RFC 3584)", "trap_oid", n.TrapOID().String())
@@ -190,6 +218,7 @@ func (w *worker) run(ctx context.Context) {
 				err = c.send(n)
 			}
 			w.result(err)
+			w.report(&n, w.d.String(), err)
 			if err != nil && c != nil {
 				c.close() // a fresh socket forgets a pending ICMP error
 				c = nil

@@ -82,6 +82,8 @@ type HotDef struct {
 	Excp      string `json:"excp_type,omitempty"` // none, exception, trap, both
 	Severity  int    `json:"severity,omitempty"`
 	TrapNo    int    `json:"trap_no,omitempty"`
+	Rearm     int    `json:"rearm,omitempty"`   // falling threshold (hotset.Def.Rearm)
+	Cleared   bool   `json:"cleared,omitempty"` // a cleared event when a peer re-arms
 }
 
 // HotResult answers a read of a hotset: one entry per peer set added, in
@@ -99,7 +101,10 @@ type HotPeerSet struct {
 	Err    *spmierr.Error `json:"err,omitempty"`
 	Groups []HotGroup     `json:"groups,omitempty"`
 	Events int            `json:"events,omitempty"` // exceptions this read raised
-	Def    HotDef         `json:"def"`
+	// Cleared lists the peers that re-armed at this read (with a
+	// rearm threshold and cleared asked for), as "name=value".
+	Cleared []string `json:"cleared,omitempty"`
+	Def     HotDef   `json:"def"`
 }
 
 // HotGroup is the guide's SpmiHotVals for one parent of peers.

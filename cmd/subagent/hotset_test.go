@@ -104,6 +104,7 @@ func waitValue(t *testing.T, e *env, path, want string, within time.Duration) {
 
 const hotsetYAML = `hotset:
   interval: 1s
+  tree_changed_interval: 0 # the tests count hotset notifications only
 hotsets:
   - name: hotpumps
     stat: DDS/Acme/Pumps/*/load

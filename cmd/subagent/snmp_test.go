@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -37,7 +38,13 @@ func (e *env) served(t *testing.T) map[string]string {
 		}
 		paths = append(paths, f[0])
 	}
-	out, _, _ = e.run(append(append([]string{"get"}, paths...), e.args()...)...)
+	// get reads at most spmiwire.MaxPaths statistics at once.
+	out = ""
+	for len(paths) > 0 {
+		n := min(len(paths), spmiwire.MaxPaths)
+		o, _, _ := e.run(append(append([]string{"get"}, paths[:n]...), e.args()...)...)
+		out, paths = out+o, paths[n:]
+	}
 	vals := map[string]string{}
 	for _, line := range strings.Split(out, "\n") {
 		f := strings.Fields(line)

@@ -1,0 +1,454 @@
+// Package directory serves the tree's description over SNMP, as PCP's
+// pmns lets a client list and describe every metric: one row per
+// statistic name and one per context, with the instances folded
+// ("Disk/*/busy"), and a generation that increases whenever a folded
+// context or statistic appears or vanishes (a DDS supplier registers or
+// leaves). Instances coming and going (processes) change the rows'
+// instance counts, not the generation.
+//
+// The directory is a part of its own (a StableProvider) whose shape is
+// the layout of the rest of the tree (spmi.Snapshot.Layout): it is
+// rebuilt, from the snapshot last published, only when that layout
+// changed; reads cost what any other read does.
+package directory
+
+import (
+	"hash/maphash"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// Name is the directory's top-level context.
+const Name = "Directory"
+
+// Change is a new generation: the folded contexts (or, when none
+// changed, statistics) that appeared and vanished since the one before.
+type Change struct {
+	Generation uint32
+	Added      []string
+	Removed    []string
+}
+
+var (
+	dirCx   = spmi.CxDesc{Name: Name, Descr: "The tree described: statistics and contexts, instances folded", ASN: spmi.ASNDirectory}
+	statCx  = spmi.CxDesc{Name: "stat", Descr: "One row per statistic name (instances folded to *)", ASN: 20, Inst: spmi.SiContInst, DescrStat: "path"}
+	statTpl = spmi.CxDesc{Descr: "Statistic"}
+	ctxCx   = spmi.CxDesc{Name: "context", Descr: "One row per context (instances folded to *)", ASN: 21, Inst: spmi.SiContInst, DescrStat: "path"}
+	ctxTpl  = spmi.CxDesc{Descr: "Context"}
+
+	dirStats = []spmi.StatDesc{
+		{Name: "generation", Descr: "Increases when a (folded) context or statistic comes or goes", ASN: 1, Max: 100, Val: spmi.SiQuantity},
+		{Name: "contexts", Descr: "Rows of the context table", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Units: "contexts"},
+		{Name: "stats", Descr: "Rows of the statistic table", ASN: 3, Max: 1000, Val: spmi.SiQuantity, Units: "statistics"},
+		{Name: "changed", Descr: "When the generation last changed", ASN: 4, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
+		{Name: "omitted", Descr: "Rows left out: beyond MaxRows statistics or contexts", ASN: 5, Max: 10, Val: spmi.SiQuantity, Units: "rows"},
+	}
+	statStats = []spmi.StatDesc{
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "descr", Descr: "Description", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "type", Descr: "SPMI type: counter or quantity; long, float or text", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "syntax", Descr: "SNMP syntax it is served with", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "units", Descr: "Units", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "scale", Descr: "Decimal places on the wire (the value times 10^scale)", ASN: 6, Max: 9, Val: spmi.SiQuantity},
+		{Name: "scalar", Descr: "Scalar OID (the guide's mapping), * for instance numbers", ASN: 7, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "column", Descr: "Column OID in the table view (cell: column.index); or empty", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+	ctxStats = []spmi.StatDesc{
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "descr", Descr: "Description", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "instantiable", Descr: "Whether its subcontexts are instances", ASN: 3, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
+		{Name: "instances", Descr: "Instances under it now (summed over its folded paths)", ASN: 4, Max: 100, Val: spmi.SiQuantity, Units: "instances"},
+		{Name: "oid", Descr: "Its OID, * for each instance number", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
+		{Name: "rows", Descr: "Entry OID of the table of its instances; or empty", ASN: 6, Val: spmi.SiQuantity, Data: spmi.SiText},
+	}
+)
+
+type statRow struct {
+	path, descr, typ, syntax, units, scalar, column string
+	scale                                           uint8
+}
+
+type ctxRow struct {
+	path, descr, oid, entry string
+	inst                    bool
+	instances               uint64
+}
+
+// built is one directory, immutable once made.
+type built struct {
+	stats   []statRow
+	ctxs    []ctxRow
+	omitted uint64 // rows beyond MaxRows, of either table
+}
+
+// MaxRows bounds each table of the directory, and what it keeps of each
+// part, so that a supplier of 100,000 statistic names costs the daemon a
+// few megabytes, not a row each: rows beyond it (in path order) are left
+// out and counted (Directory/omitted).
+const MaxRows = 4096
+
+// Directory describes the snapshots of a hierarchy.
+type Directory struct {
+	current  func() *spmi.Snapshot
+	onChange func(Change)
+
+	mu      sync.Mutex
+	layout  uint64
+	have    bool               // a directory was built from a snapshot
+	cache   map[string]*folded // by top-level context; used by update only
+	dir     *built
+	gen     uint32
+	changed time.Time
+	now     func() time.Time
+}
+
+// New describes the snapshots current returns (the hierarchy's last
+// published one); onChange (nil: none) is told of each new generation
+// after the first, from the collection that found it: it must not block.
+func New(current func() *spmi.Snapshot, onChange func(Change)) *Directory {
+	if onChange == nil {
+		onChange = func(Change) {}
+	}
+	return &Directory{current: current, onChange: onChange, dir: &built{}, cache: map[string]*folded{}, now: time.Now}
+}
+
+// Generation is the directory's generation (0 before the first).
+func (d *Directory) Generation() uint32 {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	return d.gen
+}
+
+// Provider serves d.
+func (d *Directory) Provider() spmi.Provider { return provider{d} }
+
+type provider struct{ d *Directory }
+
+func (p provider) Name() string { return Name }
+
+// Shape is the layout of the tree without the directory.
+func (p provider) Shape() any {
+	s := p.d.current()
+	if s == nil {
+		return uint64(0)
+	}
+	return s.Layout(Name)
+}
+
+func (p provider) Collect(b *spmi.Builder) error {
+	dir, gen, changed := p.d.update()
+	top, err := b.Context(nil, &dirCx)
+	if err != nil {
+		return err
+	}
+	var when uint64
+	if !changed.IsZero() {
+		when = uint64(changed.Unix())
+	}
+	if err := b.Stats(top, dirStats, []spmi.Value{spmi.Uint(uint64(gen)), spmi.Uint(uint64(len(dir.ctxs))),
+		spmi.Uint(uint64(len(dir.stats))), spmi.Uint(when), spmi.Uint(dir.omitted)}); err != nil {
+		return err
+	}
+	// The rows' statistics are blocks read from the directory (constant
+	// until it is rebuilt): a node per row, none per statistic.
+	st, err := b.Context(top, &statCx)
+	if err != nil {
+		return err
+	}
+	for i, r := range dir.stats {
+		row, err := b.Instance(st, &statTpl, strconv.Itoa(i+1), r.path, uint32(i+1))
+		if err != nil {
+			return err
+		}
+		if err := b.LiveBlock(row, statBlock, statSource{dir}, uint32(i*len(statStats))); err != nil {
+			return err
+		}
+	}
+	cx, err := b.Context(top, &ctxCx)
+	if err != nil {
+		return err
+	}
+	for i, r := range dir.ctxs {
+		row, err := b.Instance(cx, &ctxTpl, strconv.Itoa(i+1), r.path, uint32(i+1))
+		if err != nil {
+			return err
+		}
+		if err := b.LiveBlock(row, ctxBlock, ctxSource{dir}, uint32(i*len(ctxStats))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+var statBlock, ctxBlock = mustBlock(statStats), mustBlock(ctxStats)
+
+func mustBlock(ds []spmi.StatDesc) *spmi.Block {
+	b, err := spmi.NewBlock(ds)
+	if err != nil {
+		panic(err)
+	}
+	return b
+}
+
+// statSource serves the statistic rows: field i is statistic
+// i%len(statStats) of row i/len(statStats).
+type statSource struct{ dir *built }
+
+func (s statSource) Pin() spmi.LivePin { return s }
+
+func (s statSource) Value(i uint32) spmi.Value {
+	r := &s.dir.stats[i/uint32(len(statStats))]
+	switch i % uint32(len(statStats)) {
+	case 0:
+		return spmi.Text(r.path)
+	case 1:
+		return spmi.Text(r.descr)
+	case 2:
+		return spmi.Text(r.typ)
+	case 3:
+		return spmi.Text(r.syntax)
+	case 4:
+		return spmi.Text(r.units)
+	case 5:
+		return spmi.Uint(uint64(r.scale))
+	case 6:
+		return spmi.Text(r.scalar)
+	}
+	return spmi.Text(r.column)
+}
+
+// ctxSource serves the context rows alike.
+type ctxSource struct{ dir *built }
+
+func (s ctxSource) Pin() spmi.LivePin { return s }
+
+func (s ctxSource) Value(i uint32) spmi.Value {
+	r := &s.dir.ctxs[i/uint32(len(ctxStats))]
+	switch i % uint32(len(ctxStats)) {
+	case 0:
+		return spmi.Text(r.path)
+	case 1:
+		return spmi.Text(r.descr)
+	case 2:
+		if r.inst {
+			return spmi.Uint(1)
+		}
+		return spmi.Uint(0)
+	case 3:
+		return spmi.Uint(r.instances)
+	case 4:
+		return spmi.Text(r.oid)
+	}
+	return spmi.Text(r.entry)
+}
+
+// update rebuilds the directory when the tree's layout changed, and
+// tells of a new generation.
+func (d *Directory) update() (*built, uint32, time.Time) {
+	s := d.current()
+	d.mu.Lock()
+	if s == nil || d.have && s.Layout(Name) == d.layout {
+		defer d.mu.Unlock()
+		return d.dir, d.gen, d.changed
+	}
+	layout := s.Layout(Name)
+	nb := build(s, d.cache)
+	old, first := d.dir, !d.have
+	d.dir, d.layout, d.have = nb, layout, true
+	added, removed := diff(old, nb)
+	var ch *Change
+	switch {
+	case first:
+		d.gen, d.changed = 1, d.now()
+	case len(added)+len(removed) > 0:
+		d.gen++
+		d.changed = d.now()
+		ch = &Change{Generation: d.gen, Added: added, Removed: removed}
+	}
+	dir, gen, changed := d.dir, d.gen, d.changed
+	d.mu.Unlock()
+	if ch != nil {
+		d.onChange(*ch)
+	}
+	return dir, gen, changed
+}
+
+// counted tells whether a folded path counts for the generation: the
+// notification log's entries are records of what was sent, not the
+// served tree (else the log of a tree changed notification would be a
+// change of its own).
+func counted(path string) bool { return !strings.HasPrefix(path, "NotifLog/") }
+
+// diff lists the counted folded contexts that appeared and vanished from
+// a to b, or when none did, the statistics.
+func diff(a, b *built) (added, removed []string) {
+	setDiff := func(x, y []string) []string {
+		var out []string
+		for _, p := range y {
+			if _, ok := slices.BinarySearch(x, p); !ok && counted(p) {
+				out = append(out, p)
+			}
+		}
+		return out
+	}
+	ac, bc := ctxPaths(a), ctxPaths(b)
+	added, removed = setDiff(ac, bc), setDiff(bc, ac)
+	if len(added)+len(removed) > 0 {
+		return added, removed
+	}
+	as, bs := statPaths(a), statPaths(b)
+	return setDiff(as, bs), setDiff(bs, as)
+}
+
+func ctxPaths(b *built) []string {
+	out := make([]string, len(b.ctxs))
+	for i, r := range b.ctxs {
+		out[i] = r.path
+	}
+	return out // sorted: build sorts the rows
+}
+
+func statPaths(b *built) []string {
+	out := make([]string, len(b.stats))
+	for i, r := range b.stats {
+		out[i] = r.path
+	}
+	return out
+}
+
+// folded is what one top-level context makes of rows, by path.
+type folded struct {
+	layout  uint64
+	stats   map[string]*statRow
+	ctxs    map[string]*ctxRow
+	omitted uint64              // rows beyond MaxRows
+	over    map[uint64]struct{} // hashes of the paths left out, during the walk only
+}
+
+// build folds the snapshot's tree (without the directory) into rows
+// sorted by path, walking only the top-level contexts whose part's
+// layout changed since cache was made (it is updated).
+func build(s *spmi.Snapshot, cache map[string]*folded) *built {
+	out := &built{}
+	seen := map[string]bool{}
+	base := s.Base.String()
+	for _, top := range s.Top.Children {
+		if top.IsStat() || top.Name == Name {
+			continue
+		}
+		seen[top.Name] = true
+		l := s.PartLayout(top.Name)
+		f := cache[top.Name]
+		if f == nil || f.layout != l {
+			f = &folded{layout: l, stats: map[string]*statRow{}, ctxs: map[string]*ctxRow{}, over: map[uint64]struct{}{}}
+			f.walk(top, top.Name+"/", base+"."+strconv.FormatUint(uint64(top.ASN), 10))
+			f.over = nil
+			cache[top.Name] = f
+		}
+		out.omitted += f.omitted
+		for _, r := range f.stats {
+			out.stats = append(out.stats, *r)
+		}
+		for _, r := range f.ctxs {
+			out.ctxs = append(out.ctxs, *r)
+		}
+	}
+	for k := range cache {
+		if !seen[k] {
+			delete(cache, k)
+		}
+	}
+	slices.SortFunc(out.stats, func(a, b statRow) int { return strings.Compare(a.path, b.path) })
+	slices.SortFunc(out.ctxs, func(a, b ctxRow) int { return strings.Compare(a.path, b.path) })
+	if n := len(out.stats); n > MaxRows {
+		out.stats, out.omitted = slices.Clip(out.stats[:MaxRows]), out.omitted+uint64(n-MaxRows)
+	}
+	if n := len(out.ctxs); n > MaxRows {
+		out.ctxs, out.omitted = slices.Clip(out.ctxs[:MaxRows]), out.omitted+uint64(n-MaxRows)
+	}
+	return out
+}
+
+// walk adds context n, at the folded path and OID, and what is under it;
+// beyond MaxRows rows of a table, paths are only counted.
+func (f *folded) walk(n *spmi.Node, path, oid string) {
+	r := f.ctxs[path]
+	if r == nil && !f.full(path, len(f.ctxs)) {
+		r = &ctxRow{path: path, descr: descrOf(n), oid: oid, inst: n.Inst() != spmi.SiNoInst}
+		f.ctxs[path] = r
+	}
+	entry := n.RowEntry()
+	for _, c := range n.Children {
+		name, arc := c.Name, strconv.FormatUint(uint64(c.ASN), 10)
+		if c.Instance {
+			name, arc = "*", "*"
+			if r != nil {
+				r.instances++
+				if r.entry == "" && c.RowEntry() != nil {
+					r.entry = c.RowEntry().String()
+				}
+			}
+		}
+		if !c.IsStat() {
+			f.walk(c, path+name+"/", oid+"."+arc)
+			continue
+		}
+		f.stat(c.Stat, path, oid, entry)
+	}
+	// A block's statistics (a supplier's) without a node each.
+	if blk := n.Block(); blk != nil {
+		for j := range blk.Len() {
+			f.stat(blk.At(j), path, oid, entry)
+		}
+	}
+}
+
+// stat adds the row of statistic d of the context at the folded path and
+// OID, unless it has one.
+func (f *folded) stat(d *spmi.StatDesc, cxPath, cxOID string, entry asn1tree.OID) {
+	path := cxPath + d.Name
+	if f.stats[path] == nil && !f.full(path, len(f.stats)) {
+		f.stats[path] = statRowOf(d, path, cxOID+"."+strconv.FormatUint(uint64(d.ASN), 10)+".0", entry)
+	}
+}
+
+// full tells whether a table holding n rows has no room for path, and
+// counts path once if so (by a hash: a supplier may have 100,000 names
+// beyond the bound).
+func (f *folded) full(path string, n int) bool {
+	if n < MaxRows {
+		return false
+	}
+	h := maphash.String(seed, path)
+	if _, ok := f.over[h]; !ok {
+		f.over[h] = struct{}{}
+		f.omitted++
+	}
+	return true
+}
+
+var seed = maphash.MakeSeed()
+
+// descrOf is a context's description: an instance's template's.
+func descrOf(n *spmi.Node) string {
+	if n.Instance && n.Cx != nil && n.Cx.Descr != "" {
+		return n.Cx.Descr
+	}
+	return n.Descr
+}
+
+func statRowOf(d *spmi.StatDesc, path, scalar string, entry asn1tree.OID) *statRow {
+	r := &statRow{path: path, descr: d.Descr, typ: d.Val.String() + " " + d.Data.String(), syntax: mib.StatSyntax(d),
+		units: d.Units, scale: d.Scale, scalar: scalar}
+	if entry != nil && d.ASN <= ^uint32(0)-spmi.ColumnOffset {
+		r.column = entry.Append(spmi.ColumnOffset + d.ASN).String()
+	}
+	return r
+}

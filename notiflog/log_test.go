@@ -1,0 +1,131 @@
+package notiflog
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
+)
+
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+var trapOID = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1, 0, 21}
+
+func add(l *Log, name string) uint32 {
+	return l.Add(3*time.Second, trapOID,
+		[]asn1tree.Value{asn1tree.Str(name), asn1tree.Int(-5)},
+		[]asn1tree.OID{{1, 3, 6, 1, 4, 1, 32473, 1, 14, 0, 1, 0}, {1, 3, 6, 1, 4, 1, 32473, 1, 14, 0, 3, 0}})
+}
+
+// Indexes never go backwards across a reopen; restored entries keep their
+// VarBinds and time, serve an uptime of 0, and the limits drop the oldest.
+func TestLogPersistsAndBounds(t *testing.T) {
+	file := filepath.Join(t.TempDir(), File)
+	c := &clock{time.Unix(1700000000, 0)}
+	l, err := Open(file, 3, time.Hour, c.now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for i, name := range []string{"a", "b", "c", "d"} {
+		if idx := add(l, name); idx != uint32(i+1) {
+			t.Fatalf("entry %s got index %d, want %d", name, idx, i+1)
+		}
+	}
+	l.Outcome(4, "v2c inform 127.0.0.1:162", false, Pending)
+	l.Outcome(4, "v2c inform 127.0.0.1:162", true, "acknowledged")
+	l.Outcome(4, "master", false, "failed: not connected")
+	v := l.View()
+	if len(v.Entries) != 3 || v.Entries[0].Index != 2 || v.Stats.Evicted != 1 {
+		t.Fatalf("kept %d entries from %d, evicted %d; want 3 from 2, 1", len(v.Entries), v.Entries[0].Index, v.Stats.Evicted)
+	}
+	if got := Outcomes(&v.Entries[2]); got != "v2c inform 127.0.0.1:162: acknowledged; master: failed: not connected" {
+		t.Errorf("outcomes %q", got)
+	}
+
+	c.t = c.t.Add(30 * time.Minute)
+	l2, err := Open(file, 3, time.Hour, c.now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx := add(l2, "e"); idx != 5 {
+		t.Errorf("first index after the reopen %d, want 5", idx)
+	}
+	v = l2.View()
+	if len(v.Entries) != 3 || !v.Entries[0].Restored || v.Entries[2].Restored || v.Entries[0].Vars[0].Value().Str != "c" {
+		t.Fatalf("after reopen: %+v", v.Entries)
+	}
+	// Age: the restored entries are 30 minutes old; past the hour they go.
+	c.t = c.t.Add(45 * time.Minute)
+	l2.Expire()
+	if v = l2.View(); len(v.Entries) != 1 || v.Entries[0].Index != 5 || v.Stats.AgedOut != 2 {
+		t.Errorf("after aging: %d entries, first %d, aged out %d", len(v.Entries), v.Entries[0].Index, v.Stats.AgedOut)
+	}
+	// All aged out and reopened: the index still goes on.
+	c.t = c.t.Add(2 * time.Hour)
+	l2.Expire()
+	l3, err := Open(file, 3, time.Hour, c.now, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if idx := add(l3, "f"); idx != 6 {
+		t.Errorf("index after all aged out and a reopen: %d, want 6", idx)
+	}
+}
+
+func TestLogRefusesBadFileAndLimits(t *testing.T) {
+	file := filepath.Join(t.TempDir(), File)
+	os.WriteFile(file, []byte(`{"next":3,"entries":[{"index":2},{"index":1}]}`), 0o600)
+	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), "entry 2 has index 1") {
+		t.Errorf("entries out of order: %v", err)
+	}
+	os.WriteFile(file, []byte(`not json`), 0o600)
+	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), "not a saved log") {
+		t.Errorf("garbage: %v", err)
+	}
+	if err := CheckLimits(MaxEntries+1, 0); err == nil || !strings.HasPrefix(err.Error(), "entries:") {
+		t.Errorf("too many entries: %v", err)
+	}
+	if err := CheckLimits(10, time.Second); err == nil || !strings.HasPrefix(err.Error(), "max_age:") {
+		t.Errorf("too short an age: %v", err)
+	}
+}
+
+// The provider serves each entry and its VarBinds as rows.
+func TestProviderServesEntriesAndVars(t *testing.T) {
+	l, err := Open("", 0, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	add(l, "pumps")
+	l.Outcome(1, "master", true, "sent")
+	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, time.Now())
+	if err := (Provider{L: l}).Collect(b); err != nil {
+		t.Fatal(err)
+	}
+	snap := b.Finish()
+	ans := snap.Answer()
+	for path, want := range map[string]string{
+		"NotifLog/entries":             "1",
+		"NotifLog/entry/1/oid":         trapOID.String(),
+		"NotifLog/entry/1/delivered":   "1",
+		"NotifLog/entry/1/var/1/value": "pumps",
+		"NotifLog/entry/1/var/2/value": "-5",
+		"NotifLog/entry/1/var/2/type":  "Integer32",
+		"NotifLog/entry/1/var/1/oid":   "1.3.6.1.4.1.32473.1.14.0.1.0",
+	} {
+		n, err := snap.Lookup(path)
+		if err != nil {
+			t.Errorf("%s: %v", path, err)
+			continue
+		}
+		if got := ans.Value(n).String(); got != want {
+			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+}
