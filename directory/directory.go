@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -445,7 +446,7 @@ func descrOf(n *spmi.Node) string {
 }
 
 func statRowOf(d *spmi.StatDesc, path, scalar string, entry asn1tree.OID) *statRow {
-	r := &statRow{path: path, descr: d.Descr, typ: d.Val.String() + " " + d.Data.String(), syntax: mib.StatSyntax(d),
+	r := &statRow{path: path, descr: d.Descr, typ: spmiwire.ValText(d.Val) + " " + d.Data.String(), syntax: mib.StatSyntax(d),
 		units: d.Units, scale: d.Scale, scalar: scalar}
 	if entry != nil && d.ASN <= ^uint32(0)-spmi.ColumnOffset {
 		r.column = entry.Append(spmi.ColumnOffset + d.ASN).String()
