@@ -4,7 +4,8 @@
  * layers that call only downwards (TestCSourcesCallNoCircle):
  *
  *   cons_exit.c                          SpmiExit's consumer part
- *   cons_statset.c  cons_hotset.c        the sets
+ *                   cons_hotread.c       reading hotsets
+ *   cons_statset.c  cons_hotset.c        the sets (cons_hotset.h)
  *   cons_tree.c                          traversal
  *   cons_handles.c  cons_value.c         handle tables; times and values
  *   cons_conn.c                          SpmiInit, the control socket
@@ -176,7 +177,7 @@ double cons_counter_change(const struct cons_raw *a, const struct cons_raw *b);
 /* r (or, with is_change, change) into the guide's union as type t. */
 void   cons_put_value(union Value *u, enum DataType t, const struct cons_raw *r, double change, int is_change);
 
-/* ---- sets (cons_statset.c, cons_hotset.c) ------------------------------ */
+/* ---- sets (cons_statset.c, cons_hotset.c) ----------------------------- */
 
 #define MAX_SETS 4096 /* statsets, and hotsets, a process keeps */
 
