@@ -70,7 +70,7 @@ unit:
 	cd $(CLIENT) && $(GO) test -short -count=1 ./...
 
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
-BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./dds/libspmi/ ./libarm/ ./rtimearm/
+BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./libspmi/ ./libarm/ ./rtimearm/
 CLIENT_BENCHPKGS := ./ddsclient/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
@@ -97,15 +97,26 @@ bench: build test-deps
 mib:
 	$(GO) test ./mib/ -run '^TestShipped(Module|ExporterConfig)IsCurrent$$' -count=1 -args -update
 
-# The C library for Dynamic Data Suppliers (docs/DDS.md §4): bin/libSpmi.so
-# and bin/libSpmi.a, from dds/libspmi/src/*.c with the system C compiler. The
-# Go tests build their own copy (dds/libspmi/ctest) with the same flags.
-LIBSPMI_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Idds/include -Icshared
-LIBSPMI_OBJS := $(patsubst dds/libspmi/src/%.c,bin/libspmi/%.o,$(wildcard dds/libspmi/src/*.c)) bin/libspmi/rundir.o
+# libSpmi, the C library of the SPMI guide (docs/DDS.md §4, docs/CONSUMERS.md):
+# bin/libSpmi.so and bin/libSpmi.a, from libspmi/src/ (the shared part),
+# libspmi/src/supplier/ and libspmi/src/consumer/ with the system C compiler.
+# The Go tests build their own copy (libspmi/ctest) with the same flags.
+LIBSPMI_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Ilibspmi/include -Icshared
+LIBSPMI_SRCS := $(wildcard libspmi/src/*.c libspmi/src/supplier/*.c libspmi/src/consumer/*.c)
+LIBSPMI_OBJS := $(addprefix bin/libspmi/,$(notdir $(LIBSPMI_SRCS:.c=.o))) bin/libspmi/rundir.o
+LIBSPMI_HDRS := $(wildcard libspmi/src/*.h libspmi/src/*/*.h) libspmi/include/spmi_dds.h libspmi/include/sys/Spmidef.h cshared/rundir.h
 
 libspmi: bin/libSpmi.so bin/libSpmi.a
 
-bin/libspmi/%.o: dds/libspmi/src/%.c dds/libspmi/src/spmi_internal.h dds/libspmi/src/cons_internal.h dds/include/spmi_dds.h dds/include/sys/Spmidef.h cshared/rundir.h
+bin/libspmi/%.o: libspmi/src/%.c $(LIBSPMI_HDRS)
+	@mkdir -p bin/libspmi
+	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
+
+bin/libspmi/%.o: libspmi/src/supplier/%.c $(LIBSPMI_HDRS)
+	@mkdir -p bin/libspmi
+	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
+
+bin/libspmi/%.o: libspmi/src/consumer/%.c $(LIBSPMI_HDRS)
 	@mkdir -p bin/libspmi
 	$(CC) $(LIBSPMI_CFLAGS) -c -o $@ $<
 
@@ -121,18 +132,18 @@ bin/libSpmi.so: $(LIBSPMI_OBJS)
 bin/libSpmi.a: $(LIBSPMI_OBJS) scripts/static-lib.sh
 	CC="$(CC)" AR="$(AR)" sh scripts/static-lib.sh $@ $(LIBSPMI_OBJS)
 
-# The sample suppliers of dds/include/samples (the guide's two write their
+# The guide's C samples (libspmi/samples; the two suppliers write their
 # files in /etc, as in the guide), linked with bin/libSpmi.a.
-libspmi-samples: $(patsubst dds/include/samples/%.c,bin/%,$(wildcard dds/include/samples/*.c))
+libspmi-samples: $(patsubst libspmi/samples/%.c,bin/%,$(wildcard libspmi/samples/*.c))
 
-bin/Spmi%: dds/include/samples/Spmi%.c dds/include/spmi_dds.h bin/libSpmi.a
-	$(CC) -Wall -Wno-main -Idds/include -o $@ $< bin/libSpmi.a -pthread
+bin/Spmi%: libspmi/samples/Spmi%.c libspmi/include/spmi_dds.h bin/libSpmi.a
+	$(CC) -Wall -Wno-main -Ilibspmi/include -o $@ $< bin/libSpmi.a -pthread
 
 # The guide's data-consumer samples (SpmiDataUser, SpmiDataTraverse) are
 # K&R-era C (implicit int, unprototyped signal handlers), compiled as such;
 # they include <sys/Spmidef.h>, which includes spmi_dds.h.
-bin/SpmiData%: dds/include/samples/SpmiData%.c dds/include/sys/Spmidef.h dds/include/spmi_dds.h bin/libSpmi.a
-	$(CC) -std=gnu89 -Wall -Wno-main -Wno-implicit-int -Idds/include -o $@ $< bin/libSpmi.a -pthread
+bin/SpmiData%: libspmi/samples/SpmiData%.c libspmi/include/sys/Spmidef.h libspmi/include/spmi_dds.h bin/libSpmi.a
+	$(CC) -std=gnu89 -Wall -Wno-main -Wno-implicit-int -Ilibspmi/include -o $@ $< bin/libSpmi.a -pthread
 
 # The README's supplier samples: the Go one (bin/spmisupl) and the C ones.
 dds-samples: libspmi-samples
@@ -262,9 +273,9 @@ endef
 
 SED_PATHS = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	-e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
-HEADERS := dds/include/spmi_dds.h libarm/arm.h
+HEADERS := libspmi/include/spmi_dds.h libarm/arm.h
 # <sys/Spmidef.h>, the SPMI guide's consumer header, where the tree has it.
-SYS_HEADERS := $(wildcard dds/include/sys/*.h)
+SYS_HEADERS := $(wildcard libspmi/include/sys/*.h)
 
 install: dist
 	$(INSTALL) -d $(DESTDIR)$(BINDIR) $(DESTDIR)$(LIBDIR)/pkgconfig $(DESTDIR)$(INCLUDEDIR) \

@@ -199,7 +199,7 @@ func layout(libdir, unitdir, zshdir string) map[string]entry {
 		l[libdir+"/"+lib+".a"] = f(0o644)
 	}
 	// The guide's <sys/Spmidef.h>, only if the tree has one.
-	if _, err := os.Stat(filepath.Join(repo, "dds", "include", "sys", "Spmidef.h")); err == nil {
+	if _, err := os.Stat(filepath.Join(repo, "libspmi", "include", "sys", "Spmidef.h")); err == nil {
 		l["usr/include/sys/Spmidef.h"] = f(0o644)
 	}
 	return l

@@ -11,11 +11,11 @@ import (
 // The samples reproduced from the guides: their text is the guides', not
 // this project's to license.
 var notOurs = map[string]bool{
-	"libarm/samples/sample.c":                true,
-	"dds/include/samples/SpmiSupl.c":         true,
-	"dds/include/samples/SpmiSupl1.c":        true,
-	"dds/include/samples/SpmiDataTraverse.c": true,
-	"dds/include/samples/SpmiDataUser.c":     true,
+	"libarm/samples/sample.c":            true,
+	"libspmi/samples/SpmiSupl.c":         true,
+	"libspmi/samples/SpmiSupl1.c":        true,
+	"libspmi/samples/SpmiDataTraverse.c": true,
+	"libspmi/samples/SpmiDataUser.c":     true,
 }
 
 // TestCSourcesCarrySPDX: every C header and source a vendor may copy
@@ -27,8 +27,8 @@ func TestCSourcesCarrySPDX(t *testing.T) {
 		t.Fatalf("LICENSE is not the Apache License 2.0: %v", err)
 	}
 	var files []string
-	for _, g := range []string{"dds/include/*.h", "dds/include/sys/*.h", "dds/libspmi/src/*.[ch]", "libarm/arm.h",
-		"libarm/src/*.[ch]", "dds/include/samples/*.c", "libarm/samples/*.c"} {
+	for _, g := range []string{"libspmi/include/*.h", "libspmi/include/sys/*.h", "libspmi/src/*.[ch]",
+		"libspmi/src/*/*.[ch]", "libarm/arm.h", "libarm/src/*.[ch]", "libspmi/samples/*.c", "libarm/samples/*.c"} {
 		m, err := filepath.Glob(filepath.Join(repo, g))
 		if err != nil {
 			t.Fatal(err)

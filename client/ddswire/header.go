@@ -5,7 +5,7 @@ import (
 	"encoding/binary"
 )
 
-// Offsets of the SpmiShare fields (dds/include/spmi_dds.h). The layout is the
+// Offsets of the SpmiShare fields (libspmi/include/spmi_dds.h). The layout is the
 // same on every little-endian ABI: fixed-width fields at offsets that are
 // multiples of their size, so 386's 4-byte alignment of 64-bit types
 // changes nothing. The daemon's dds/layout_test.go checks the C header

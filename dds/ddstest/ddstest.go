@@ -1,5 +1,5 @@
 // Package ddstest runs a real dds.Server with a hierarchy serving it, for
-// the tests of the supplier libraries in Go (dds) and C (dds/libspmi), and
+// the tests of the supplier libraries in Go (dds) and C (libspmi), and
 // checks what they serve.
 package ddstest
 

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/*
+ * spmi_internal.h - what both halves of libSpmi use: the errors, the one
+ * lock, a growing buffer and the way to the daemon's sockets. The
+ * supplier half (supplier/, dds_internal.h) and the consumer half
+ * (consumer/, cons_internal.h) build on it; nothing here calls either.
+ * Not installed: programs include only spmi_dds.h and sys/Spmidef.h.
+ */
+#ifndef SPMI_INTERNAL_H
+#define SPMI_INTERNAL_H
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <sys/types.h>
+#include "spmi_dds.h"
+
+/* Only the guide's API leaves the shared library. */
+#pragma GCC visibility push(hidden)
+
+/* One lock for every call of either half (errors.c). */
+extern pthread_mutex_t dds_mu;
+
+/* Errors: set SpmiErrno and SpmiErrmsg; return NULL-ish callers' value. */
+void dds_clear_err(void);
+void dds_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* A growing little-endian buffer (buf.c). */
+struct dds_buf {
+   uint8_t *b;
+   size_t   len, cap;
+   int      oom;
+};
+void dds_put8(struct dds_buf *w, uint8_t v);
+void dds_put16(struct dds_buf *w, uint16_t v);
+void dds_put32(struct dds_buf *w, uint32_t v);
+void dds_put64(struct dds_buf *w, uint64_t v);
+void dds_putstr(struct dds_buf *w, const char *s, size_t n);
+
+/* Sockets (sock.c): the path of a socket of the run directory by name,
+ * connect after the trust check, and the non-blocking "is it over". */
+void dds_run_socket(const char *name, char *out, size_t n);
+int  dds_dial(const char *path);
+int  dds_peer_closed(int sock);
+
+/* SpmiExit's two parts (exit.c): each half ends its own role. */
+void dds_exit(void);  /* supplier/init.c */
+void cons_exit(void); /* consumer/cons_exit.c */
+
+#pragma GCC visibility pop
+
+#endif /* SPMI_INTERNAL_H */
