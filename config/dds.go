@@ -1,6 +1,6 @@
 package config
 
-import "github.com/perfagent/subagent/dds"
+import "github.com/perfagent/subagent/client/ddswire"
 
 // DDSLimits bound what one supplier may register (dds.Limits).
 type DDSLimits struct {
@@ -12,13 +12,13 @@ type DDSLimits struct {
 }
 
 // Limits is the supplier server's form of the limits.
-func (l DDSLimits) Limits() dds.Limits {
-	return dds.Limits{MaxContexts: l.MaxContexts, MaxTemplates: l.MaxTemplates, MaxStats: l.MaxStats,
+func (l DDSLimits) Limits() ddswire.Limits {
+	return ddswire.Limits{MaxContexts: l.MaxContexts, MaxTemplates: l.MaxTemplates, MaxStats: l.MaxStats,
 		MaxStatsTotal: l.MaxStatsTotal, MaxArea: uint32(l.MaxArea)}
 }
 
 func (d DDS) checkLimits(bad func(key, format string, args ...any)) {
-	c := dds.Ceilings()
+	c := ddswire.Ceilings()
 	for _, f := range []struct {
 		key   string
 		v, mx int

@@ -4,7 +4,7 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/client/ddswire"
 )
 
 func TestDDSLimits(t *testing.T) {
@@ -13,7 +13,7 @@ func TestDDSLimits(t *testing.T) {
 		t.Fatal(err)
 	}
 	// The shipped defaults are the server's own defaults.
-	if got, want := c.DDS.Limits(), dds.DefaultLimits; got.MaxContexts != want.MaxContexts ||
+	if got, want := c.DDS.Limits(), ddswire.DefaultLimits; got.MaxContexts != want.MaxContexts ||
 		got.MaxTemplates != want.MaxTemplates || got.MaxStats != want.MaxStats ||
 		got.MaxStatsTotal != want.MaxStatsTotal || got.MaxArea != want.MaxArea {
 		t.Fatalf("default limits %+v, want dds.DefaultLimits %+v", got, want)

@@ -5,8 +5,6 @@ import (
 	"bytes"
 	"context"
 	"fmt"
-	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"log/slog"
 	"net"
 	"os"
@@ -15,6 +13,10 @@ import (
 	"sync"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/testutil"
@@ -62,9 +64,9 @@ type refs struct {
 }
 
 var (
-	refCx   = spmi.CxDesc{Name: "Ref", Descr: "Created on request", ASN: 50, Inst: spmi.SiCfgInst}
+	refCx   = spmi.CxDesc{Name: "Ref", Descr: "Created on request", ASN: 50, Inst: ddswire.SiCfgInst}
 	refTpl  = spmi.CxDesc{Descr: "A referenced thing"}
-	refStat = spmi.StatDesc{Name: "hits", Descr: "Hits", ASN: 1, Val: spmi.SiQuantity}
+	refStat = spmiwire.StatDesc{Name: "hits", Descr: "Hits", ASN: 1, Val: ddswire.SiQuantity}
 )
 
 func (r *refs) Name() string { return "Ref" }
@@ -74,7 +76,7 @@ func (r *refs) Collect(b *spmi.Builder) error {
 	defer r.mu.Unlock()
 	for i, n := range r.names {
 		inst, _ := b.Instance(cx, &refTpl, n, "", uint32(i+1))
-		b.Stat(inst, &refStat, spmi.Uint(5))
+		b.Stat(inst, &refStat, spmiwire.Uint(5))
 	}
 	return nil
 }

@@ -4,8 +4,8 @@ import (
 	"fmt"
 	"sync"
 
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // Budget bounds what one user other than the owners can make the daemon
@@ -109,11 +109,11 @@ func (us *users) leave(u *user, held usage) {
 // and the error answered, with the guide's code for a failed allocation.
 type overBudget struct {
 	setting string
-	err     *spmi.Error
+	err     *spmierr.Error
 }
 
 func refuse(setting, format string, args ...any) *overBudget {
-	return &overBudget{setting, &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf(format, args...) + " (" + setting + ")"}}
+	return &overBudget{setting, &spmierr.Error{Code: spmierr.SiCallocFailed, Msg: fmt.Sprintf(format, args...) + " (" + setting + ")"}}
 }
 
 // take charges d to u, or refuses naming the setting it would exceed. A

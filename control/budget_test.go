@@ -3,8 +3,6 @@ package control
 import (
 	"context"
 	"fmt"
-	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"log/slog"
 	"os"
 	"path/filepath"
@@ -13,6 +11,11 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/testutil"
@@ -31,9 +34,9 @@ type peers struct {
 }
 
 var (
-	manyCx  = spmi.CxDesc{Name: "Many", Descr: "Peers", ASN: 60, Inst: spmi.SiCfgInst}
+	manyCx  = spmi.CxDesc{Name: "Many", Descr: "Peers", ASN: 60, Inst: ddswire.SiCfgInst}
 	manyTpl = spmi.CxDesc{Descr: "A peer"}
-	manyV   = spmi.StatDesc{Name: "v", Descr: "A level", ASN: 1, Max: 100, Val: spmi.SiQuantity}
+	manyV   = spmiwire.StatDesc{Name: "v", Descr: "A level", ASN: 1, Max: 100, Val: ddswire.SiQuantity}
 )
 
 func (p *peers) Name() string { return "Many" }
@@ -51,7 +54,7 @@ func (p *peers) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		b.Stat(in, &manyV, spmi.Uint(uint64(i%100)))
+		b.Stat(in, &manyV, spmiwire.Uint(uint64(i%100)))
 	}
 	return nil
 }
@@ -104,7 +107,7 @@ func dial(t *testing.T, dir string) *consumer.Client {
 // refusedFor checks that err is the budget refusal naming setting.
 func refusedFor(t *testing.T, what string, err error, setting string) {
 	t.Helper()
-	if spmi.CodeOf(err) != spmi.SiCallocFailed || !strings.Contains(err.Error(), "("+setting+")") {
+	if spmierr.CodeOf(err) != spmierr.SiCallocFailed || !strings.Contains(err.Error(), "("+setting+")") {
 		t.Errorf("%s: %v, want SiCallocFailed naming %s", what, err, setting)
 	}
 }
@@ -311,7 +314,7 @@ func TestOneRequestAtATimePerUser(t *testing.T) {
 			t.Fatal(err)
 		}
 		if !owner {
-			if err := <-quick; spmi.CodeOf(err) != spmi.SiInvalidCx {
+			if err := <-quick; spmierr.CodeOf(err) != spmierr.SiInvalidCx {
 				t.Errorf("the waiting request: %v", err)
 			}
 		}

@@ -13,6 +13,8 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/hoststats"
@@ -73,14 +75,14 @@ func TestTraversal(t *testing.T) {
 		t.Errorf("CPU instances: %+v", cpus)
 	}
 	cx, err := c.PathGetCx(ctx, "CPU")
-	if err != nil || cx.Inst != spmi.SiCfgInst {
+	if err != nil || cx.Inst != ddswire.SiCfgInst {
 		t.Errorf("PathGetCx CPU: %+v %v", cx, err)
 	}
 	stats, err := c.Stats(ctx, "Mem/Real")
 	if err != nil || len(stats) < 3 || stats[0].Path != "Mem/Real/size" || stats[0].ASN != 1 {
 		t.Errorf("Mem/Real statistics: %+v %v", stats, err)
 	}
-	if _, err := c.PathGetCx(ctx, "Nope"); spmi.CodeOf(err) != spmi.SiNotFound {
+	if _, err := c.PathGetCx(ctx, "Nope"); spmierr.CodeOf(err) != spmierr.SiNotFound {
 		t.Errorf("unknown context: %v, want SiNotFound", err)
 	}
 	if err := c.Instantiate(ctx, "Proc/pid"); err != nil {
@@ -97,7 +99,7 @@ func TestStatSetRatesAndErrors(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := t.Context()
-	if _, err := c.NewStatSet(ctx, "CPU/cpu0/nope"); spmi.CodeOf(err) != spmi.SiNotFound {
+	if _, err := c.NewStatSet(ctx, "CPU/cpu0/nope"); spmierr.CodeOf(err) != spmierr.SiNotFound {
 		t.Errorf("unknown statistic: %v, want SiNotFound", err)
 	}
 	ss, err := c.NewStatSet(ctx, "CPU/cpu0/idle", "Mem/Real/%free")
@@ -140,10 +142,10 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if _, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/bussy", Feed: "always"}); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Disk/*/busy") {
+	if _, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/bussy", Feed: "always"}); spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "Disk/*/busy") {
 		t.Errorf("misspelled statistic: %v, want SiNotFound suggesting Disk/*/busy", err)
 	}
-	if _, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/busy", Feed: "sometimes"}); spmi.CodeOf(err) != spmi.SiBadArgument {
+	if _, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/busy", Feed: "sometimes"}); spmierr.CodeOf(err) != spmierr.SiBadArgument {
 		t.Errorf("bad feed type: %v, want SiBadArgument", err)
 	}
 	i, err := hs.Add(ctx, spmiwire.HotDef{Stat: "Disk/*/qlen", Feed: "always", MaxResp: 1})
@@ -194,7 +196,7 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 	if err := hs.Free(ctx); err != nil {
 		t.Fatal(err)
 	}
-	if err := hs.Free(ctx); spmi.CodeOf(err) != spmi.SiInvalidCx {
+	if err := hs.Free(ctx); spmierr.CodeOf(err) != spmierr.SiInvalidCx {
 		t.Errorf("freed twice: %v, want SiInvalidCx", err)
 	}
 }
@@ -205,7 +207,7 @@ func TestRuntimeHotsetAndRestart(t *testing.T) {
 func TestOpenFindsTheDaemonAndTypesItsAbsence(t *testing.T) {
 	dir := runDir(t)
 	t.Setenv("SUBAGENT_RUN_DIR", dir)
-	if _, err := consumer.Open(""); spmi.CodeOf(err) != spmi.SiInitFailed || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dir) {
+	if _, err := consumer.Open(""); spmierr.CodeOf(err) != spmierr.SiInitFailed || !errors.Is(err, fs.ErrNotExist) || !strings.Contains(err.Error(), dir) {
 		t.Fatalf("Open with no daemon: %v, want SiInitFailed naming %s", err, dir)
 	}
 	d := serve(t, dir)
@@ -219,7 +221,7 @@ func TestOpenFindsTheDaemonAndTypesItsAbsence(t *testing.T) {
 	}
 	d.stop()
 	_, err = c.PathGetCx(t.Context(), "CPU")
-	if spmi.CodeOf(err) != spmi.SiInitFailed {
+	if spmierr.CodeOf(err) != spmierr.SiInitFailed {
 		t.Errorf("a call after the daemon stopped: %v, want SiInitFailed", err)
 	}
 }
@@ -277,7 +279,7 @@ func TestOutsideConsumerProgram(t *testing.T) {
 	}
 	d.stop()
 	out, code = run()
-	if code != int(spmi.SiInitFailed) || !strings.Contains(out, filepath.Join(dir, "subagent.sock")) {
-		t.Errorf("with no daemon the consumer exited %d, want %d (SiInitFailed) naming the socket:\n%s", code, spmi.SiInitFailed, out)
+	if code != int(spmierr.SiInitFailed) || !strings.Contains(out, filepath.Join(dir, "subagent.sock")) {
+		t.Errorf("with no daemon the consumer exited %d, want %d (SiInitFailed) naming the socket:\n%s", code, spmierr.SiInitFailed, out)
 	}
 }

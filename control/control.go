@@ -7,17 +7,17 @@ package control
 import (
 	"errors"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
-func asSpmiError(err error) *spmi.Error {
-	var se *spmi.Error
+func asSpmiError(err error) *spmierr.Error {
+	var se *spmierr.Error
 	if errors.As(err, &se) {
 		return se
 	}
-	return &spmi.Error{Code: spmi.SiOtherErr, Msg: err.Error()}
+	return &spmierr.Error{Code: spmierr.SiOtherErr, Msg: err.Error()}
 }
 
 var errBadOp = func(op string) error {
-	return spmi.Errorf(spmi.SiBadArgument, "unknown control operation %q (peek, get, status, create, delete, hotset.create, hotset.add, hotset.del, hotset.get, hotset.free, statset.create, statset.add, statset.get, statset.free)", op)
+	return spmierr.Errorf(spmierr.SiBadArgument, "unknown control operation %q (peek, get, status, create, delete, hotset.create, hotset.add, hotset.del, hotset.get, hotset.free, statset.create, statset.add, statset.get, statset.free)", op)
 }

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -21,9 +23,9 @@ import (
 type fixedProvider struct{ n uint64 }
 
 var (
-	cpuCx = spmi.CxDesc{Name: "CPU", Descr: "Processors", ASN: 1, Inst: spmi.SiCfgInst}
+	cpuCx = spmi.CxDesc{Name: "CPU", Descr: "Processors", ASN: 1, Inst: ddswire.SiCfgInst}
 	tpl   = spmi.CxDesc{Descr: "Processor"}
-	idle  = spmi.StatDesc{Name: "idle", Descr: "Idle time", ASN: 4, Val: spmi.SiCounter}
+	idle  = spmiwire.StatDesc{Name: "idle", Descr: "Idle time", ASN: 4, Val: ddswire.SiCounter}
 )
 
 func (p *fixedProvider) Name() string { return "CPU" }
@@ -31,7 +33,7 @@ func (p *fixedProvider) Collect(b *spmi.Builder) error {
 	p.n += 100
 	c, _ := b.Context(nil, &cpuCx)
 	i, _ := b.Instance(c, &tpl, "cpu0", "", 1)
-	return b.Stat(i, &idle, spmi.Uint(p.n))
+	return b.Stat(i, &idle, spmiwire.Uint(p.n))
 }
 
 func startServer(t *testing.T) (string, context.CancelFunc) {
@@ -98,7 +100,7 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	if got := strings.Join(paths, " "); got != "CPU/=1 CPU/cpu0/=1.1 CPU/cpu0/idle=1.1.4" {
 		t.Fatalf("peek: %s", got)
 	}
-	if entries[2].OID != "1.3.6.1.4.1.32473.1.1.1.4.0" || entries[2].Stat == nil || entries[0].Inst != spmiwire.InstText(spmi.SiCfgInst) {
+	if entries[2].OID != "1.3.6.1.4.1.32473.1.1.1.4.0" || entries[2].Stat == nil || entries[0].Inst != spmiwire.InstText(ddswire.SiCfgInst) {
 		t.Fatalf("entry: %+v", entries[2])
 	}
 	ss, err := consumer.NewPathSet(ctx, c, "CPU/cpu0/idle")
@@ -112,10 +114,10 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 	if !r2.Values[0].HasRate || r2.Values[0].Change != 100 || r1.Values[0].Value.String() == r2.Values[0].Value.String() {
 		t.Fatalf("second read: %+v after %+v", r2.Values[0], r1.Values[0])
 	}
-	if _, err := c.Peek(ctx, "Nope/"); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Nope") {
+	if _, err := c.Peek(ctx, "Nope/"); spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "Nope") {
 		t.Fatalf("unknown path: %v", err)
 	}
-	if _, err := consumer.NewPathSet(ctx, c, "CPU/cpu9/idle"); spmi.CodeOf(err) != spmi.SiNotFound {
+	if _, err := consumer.NewPathSet(ctx, c, "CPU/cpu9/idle"); spmierr.CodeOf(err) != spmierr.SiNotFound {
 		t.Fatalf("unknown stat: %v", err)
 	}
 }
@@ -165,7 +167,7 @@ func TestReadersCannotForceReadings(t *testing.T) {
 		t.Fatal(err)
 	}
 	start := time.Now()
-	var last spmi.Sample
+	var last spmiwire.Sample
 	for range 10 {
 		if last, err = c.ReadAfter(ctx, []string{"CPU/cpu0/idle"}, time.Now().Add(time.Hour)); err != nil {
 			t.Fatal(err)

@@ -2,9 +2,11 @@ package control
 
 import (
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"time"
 	"unsafe"
+
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/internal/unixsock"
@@ -66,10 +68,10 @@ func (h *sessionHotset) cost() int64 {
 	return n
 }
 
-func (s *session) hotset(id int) (*sessionHotset, *spmi.Error) {
+func (s *session) hotset(id int) (*sessionHotset, *spmierr.Error) {
 	h := s.hotsets[id]
 	if h == nil {
-		return nil, &spmi.Error{Code: spmi.SiInvalidCx, Msg: fmt.Sprintf("no hotset %d in this session (created and not freed)", id)}
+		return nil, &spmierr.Error{Code: spmierr.SiInvalidCx, Msg: fmt.Sprintf("no hotset %d in this session (created and not freed)", id)}
 	}
 	return h, nil
 }
@@ -107,7 +109,7 @@ func (srv *Server) hotsetOp(ses *session, req *spmiwire.Request, who caller) spm
 	switch req.Op {
 	case "hotset.create":
 		if len(ses.hotsets) >= MaxSessionHotsets {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d hotsets, the most one may hold", MaxSessionHotsets)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiCallocFailed, Msg: fmt.Sprintf("this session has %d hotsets, the most one may hold", MaxSessionHotsets)}}
 		}
 		e, _ := hotset.New(nil, 1, nil)
 		h := &sessionHotset{engine: e, pending: map[string]int64{}}
@@ -133,10 +135,10 @@ func (srv *Server) hotsetOp(ses *session, req *spmiwire.Request, who caller) spm
 	switch req.Op {
 	case "hotset.add":
 		if req.Hot == nil {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: "hotset.add needs a hot definition"}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiBadArgument, Msg: "hotset.add needs a hot definition"}}
 		}
 		if len(h.defs) >= MaxHotsetPeerSets {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("hotset %d has %d peer sets, the most one may hold", req.ID, MaxHotsetPeerSets)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiCallocFailed, Msg: fmt.Sprintf("hotset %d has %d peer sets, the most one may hold", req.ID, MaxHotsetPeerSets)}}
 		}
 		h.seq++
 		d, err := toDef(fmt.Sprintf("s%d", h.seq), req.Hot)
@@ -163,7 +165,7 @@ func (srv *Server) hotsetOp(ses *session, req *spmiwire.Request, who caller) spm
 	case "hotset.del":
 		i := req.Index
 		if i < 0 || i >= len(h.defs) {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("hotset %d has no peer set %d", req.ID, i)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiBadArgument, Msg: fmt.Sprintf("hotset %d has no peer set %d", req.ID, i)}}
 		}
 		defs := append(append([]hotset.Def(nil), h.defs[:i]...), h.defs[i+1:]...)
 		if err := h.engine.Replace(defs); err != nil {
@@ -199,10 +201,10 @@ func toDef(name string, w *spmiwire.HotDef) (hotset.Def, error) {
 		Rearm: w.Rearm, Cleared: w.Cleared}
 	var ok bool
 	if d.Feed, ok = hotset.ParseFeed(orDefault(w.Feed, "threshold")); !ok {
-		return d, spmi.Errorf(spmi.SiBadArgument, "feed_type %q is not none, threshold or always", w.Feed)
+		return d, spmierr.Errorf(spmierr.SiBadArgument, "feed_type %q is not none, threshold or always", w.Feed)
 	}
 	if d.Excp, ok = hotset.ParseExcp(orDefault(w.Excp, "none")); !ok {
-		return d, spmi.Errorf(spmi.SiBadArgument, "excp_type %q is not none, exception, trap or both", w.Excp)
+		return d, spmierr.Errorf(spmierr.SiBadArgument, "excp_type %q is not none, exception, trap or both", w.Excp)
 	}
 	return d, d.Validate()
 }

@@ -6,9 +6,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
-
-	"github.com/perfagent/subagent/spmi"
 )
 
 // A runtime hotset belongs to the connection that made it: another
@@ -37,7 +36,7 @@ func TestHotsetsBelongToTheirSession(t *testing.T) {
 	if err != nil || len(r.PeerSets) != 1 || len(r.PeerSets[0].Groups) != 1 || len(r.PeerSets[0].Groups[0].Items) != 1 {
 		t.Fatalf("CPU/*/idle over the one processor: %+v %v", r, err)
 	}
-	if _, err := b.HotsetGet(ctx, id, time.Time{}); spmi.CodeOf(err) != spmi.SiInvalidCx {
+	if _, err := b.HotsetGet(ctx, id, time.Time{}); spmierr.CodeOf(err) != spmierr.SiInvalidCx {
 		t.Errorf("another connection read hotset %d: %v, want SiInvalidCx", id, err)
 	}
 	for range MaxSessionHotsets - 1 {
@@ -45,7 +44,7 @@ func TestHotsetsBelongToTheirSession(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	if _, err := a.HotsetCreate(ctx); spmi.CodeOf(err) != spmi.SiCallocFailed {
+	if _, err := a.HotsetCreate(ctx); spmierr.CodeOf(err) != spmierr.SiCallocFailed {
 		t.Errorf("hotset beyond the session's bound: %v, want SiCallocFailed", err)
 	}
 	a.Close()
@@ -66,7 +65,7 @@ func TestHotsetRearmValidated(t *testing.T) {
 		t.Fatal(err)
 	}
 	d := spmiwire.HotDef{Stat: "CPU/*/idle", MaxResp: 1, Threshold: 50, Frequency: 5, Excp: "exception", Severity: 1, Rearm: 60}
-	if _, err := a.HotsetAdd(ctx, id, d); spmi.CodeOf(err) != spmi.SiBadArgument || !strings.Contains(err.Error(), "rearm: 60 is not from 1 to the threshold 50") {
+	if _, err := a.HotsetAdd(ctx, id, d); spmierr.CodeOf(err) != spmierr.SiBadArgument || !strings.Contains(err.Error(), "rearm: 60 is not from 1 to the threshold 50") {
 		t.Errorf("rearm above the threshold: %v, want SiBadArgument naming rearm", err)
 	}
 	d.Rearm, d.Cleared = 40, true

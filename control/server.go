@@ -6,13 +6,15 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"log/slog"
 	"net"
 	"os"
 	"strings"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
@@ -55,7 +57,7 @@ func Listen(runDir string, a Access, log *slog.Logger) (*unixsock.Listener, erro
 			return fmt.Errorf("uid %d may not use the control socket (control.allow_uids, control.allow_gids)", p.UID)
 		},
 		Refuse: func(c *net.UnixConn, reason string) {
-			json.NewEncoder(c).Encode(spmiwire.Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: reason}})
+			json.NewEncoder(c).Encode(spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiOtherErr, Msg: reason}})
 			// Read the request the peer is sending: closing with it unread
 			// would reset the connection before the peer reads the answer.
 			c.CloseWrite()
@@ -124,7 +126,7 @@ func (s *Server) serveConn(c *net.UnixConn, who caller, l *unixsock.Listener) {
 		var req spmiwire.Request
 		var resp spmiwire.Response
 		if err := json.Unmarshal(sc.Bytes(), &req); err != nil {
-			resp.Err = &spmi.Error{Code: spmi.SiBadArgument, Msg: "malformed control request: " + err.Error()}
+			resp.Err = &spmierr.Error{Code: spmierr.SiBadArgument, Msg: "malformed control request: " + err.Error()}
 		} else {
 			resp = s.answer(&req, who, ses)
 		}
@@ -185,7 +187,7 @@ func (s *Server) answer(req *spmiwire.Request, who caller, ses *session) spmiwir
 		return spmiwire.Response{Peek: entries, More: more}
 	case "get":
 		if len(req.Paths) == 0 || len(req.Paths) > spmiwire.MaxPaths {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("get needs 1 to %d paths", spmiwire.MaxPaths)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiBadArgument, Msg: fmt.Sprintf("get needs 1 to %d paths", spmiwire.MaxPaths)}}
 		}
 		smp, err := s.H.FreshAfter(req.After).Read(req.Paths)
 		if err != nil {
@@ -208,7 +210,7 @@ func (s *Server) change(req *spmiwire.Request, who caller) spmiwire.Response {
 	path := unixsock.LogText(req.Path)
 	if !who.admin {
 		s.refusals.Note(who.Peer, "control: change refused", req.Op+": not an admin (control.admin_uids, control.admin_gids)", "op", req.Op, "path", path)
-		return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiOtherErr, Msg: fmt.Sprintf(
+		return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiOtherErr, Msg: fmt.Sprintf(
 			"uid %d may not %s: changes are for root and the daemon's user (control.admin_uids, control.admin_gids)", who.UID, req.Op)}}
 	}
 	var err error

@@ -2,10 +2,10 @@ package control
 
 import (
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"unsafe"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // A runtime statset (statset.*) holds its paths in the daemon, so that a
@@ -23,7 +23,7 @@ const (
 	statsetBytes       = 256
 	// pathBytes is what a path costs besides its text: its string and
 	// its item in each answer.
-	pathBytes = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(spmi.Item{}))
+	pathBytes = int64(unsafe.Sizeof("")) + int64(unsafe.Sizeof(spmiwire.Item{}))
 )
 
 type sessionStatSet struct {
@@ -31,10 +31,10 @@ type sessionStatSet struct {
 	bytes int64 // charged to the user
 }
 
-func (s *session) statset(id int) (*sessionStatSet, *spmi.Error) {
+func (s *session) statset(id int) (*sessionStatSet, *spmierr.Error) {
 	ss := s.statsets[id]
 	if ss == nil {
-		return nil, &spmi.Error{Code: spmi.SiInvalidCx, Msg: fmt.Sprintf("no statset %d in this session (created and not freed)", id)}
+		return nil, &spmierr.Error{Code: spmierr.SiInvalidCx, Msg: fmt.Sprintf("no statset %d in this session (created and not freed)", id)}
 	}
 	return ss, nil
 }
@@ -44,7 +44,7 @@ func (srv *Server) statsetOp(ses *session, req *spmiwire.Request, who caller) sp
 	switch req.Op {
 	case "statset.create":
 		if len(ses.statsets) >= MaxSessionStatSets {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf("this session has %d statsets, the most one may hold", MaxSessionStatSets)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiCallocFailed, Msg: fmt.Sprintf("this session has %d statsets, the most one may hold", MaxSessionStatSets)}}
 		}
 		ss := &sessionStatSet{bytes: statsetBytes}
 		if ob := srv.charge(ses, usage{statsets: 1, bytes: ss.bytes}); ob != nil {
@@ -67,10 +67,10 @@ func (srv *Server) statsetOp(ses *session, req *spmiwire.Request, who caller) sp
 		// Every path names a statistic now (one with no value now may
 		// have one later), or none is added; with Keep, any path.
 		if len(req.Paths) == 0 || len(req.Paths) > spmiwire.MaxPaths {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("statset.add needs 1 to %d paths", spmiwire.MaxPaths)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiBadArgument, Msg: fmt.Sprintf("statset.add needs 1 to %d paths", spmiwire.MaxPaths)}}
 		}
 		if n := len(ss.paths) + len(req.Paths); n > MaxStatSetPaths {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiCallocFailed, Msg: fmt.Sprintf(
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiCallocFailed, Msg: fmt.Sprintf(
 				"statset %d would hold %d statistics, over the %d one statset may (its read must fit one answer)", req.ID, n, MaxStatSetPaths)}}
 		}
 		var add int64
@@ -83,7 +83,7 @@ func (srv *Server) statsetOp(ses *session, req *spmiwire.Request, who caller) sp
 				return spmiwire.Response{Err: asSpmiError(rerr)}
 			}
 			for _, it := range smp.Items {
-				if it.Err != nil && it.Err.Code != spmi.SiNoValue {
+				if it.Err != nil && it.Err.Code != spmierr.SiNoValue {
 					return spmiwire.Response{Err: it.Err}
 				}
 			}
@@ -96,7 +96,7 @@ func (srv *Server) statsetOp(ses *session, req *spmiwire.Request, who caller) sp
 		return spmiwire.Response{ID: len(ss.paths)}
 	case "statset.get":
 		if len(ss.paths) == 0 {
-			return spmiwire.Response{Err: &spmi.Error{Code: spmi.SiBadArgument, Msg: fmt.Sprintf("statset %d is empty", req.ID)}}
+			return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiBadArgument, Msg: fmt.Sprintf("statset %d is empty", req.ID)}}
 		}
 		smp, rerr := srv.H.FreshAfter(req.After).Read(ss.paths)
 		if rerr != nil {

@@ -8,7 +8,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // A runtime statset of 20,000 statistics reads in one small request, all
@@ -50,13 +50,13 @@ func TestStatSetOfTwentyThousand(t *testing.T) {
 	if err != nil || len(s2.Items) != n || !s2.Time.After(s1.Time) {
 		t.Fatalf("second read: %d values at %v (first %v): %v", len(s2.Items), s2.Time, s1.Time, err)
 	}
-	if e := s2.Items[n-1].Err; e == nil || e.Code != spmi.SiNotFound {
+	if e := s2.Items[n-1].Err; e == nil || e.Code != spmierr.SiNotFound {
 		t.Errorf("the departed statistic: %+v, want SiNotFound", s2.Items[n-1])
 	}
 
 	// Bad paths: none of the batch is added.
 	_, err = c.StatSetAdd(ctx, id, []string{"Many/p1/v", "Many/nope/v"}, false)
-	if spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Many/nope") {
+	if spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "Many/nope") {
 		t.Errorf("add with a bad path: %v, want SiNotFound naming it", err)
 	}
 	if got, _ := c.StatSetAdd(ctx, id, []string{"Many/p1/v"}, false); got != n+1 {
@@ -80,7 +80,7 @@ func TestStatSetOfTwentyThousand(t *testing.T) {
 	if id3, err = c.StatSetCreate(ctx); err != nil || id3 == 0 {
 		t.Errorf("create after a free: %d %v", id3, err)
 	}
-	if _, err := c.StatSetGet(ctx, id, time.Time{}); spmi.CodeOf(err) != spmi.SiInvalidCx {
+	if _, err := c.StatSetGet(ctx, id, time.Time{}); spmierr.CodeOf(err) != spmierr.SiInvalidCx {
 		t.Errorf("read of a freed statset: %v, want SiInvalidCx", err)
 	}
 }
@@ -112,7 +112,7 @@ func TestGoStatSetOfTwentyThousand(t *testing.T) {
 		paths[i] = fmt.Sprintf("Many/p%d/v", i)
 	}
 	bad := append(slices.Clone(paths), "Many/nope/v")
-	if _, err := c.NewStatSet(ctx, bad...); spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), "Many/nope") {
+	if _, err := c.NewStatSet(ctx, bad...); spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "Many/nope") {
 		t.Fatalf("a bad path among %d: %v, want SiNotFound naming it", n, err)
 	}
 	ss, err := c.NewStatSet(ctx, paths...)

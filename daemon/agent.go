@@ -6,6 +6,8 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -17,25 +19,25 @@ const AgentASN = spmi.ASNAgent
 
 var (
 	agentCx = spmi.CxDesc{Name: "Agent", Descr: "The subagent's own health", ASN: AgentASN}
-	provCx  = spmi.CxDesc{Name: "prov", Descr: "Statistics providers", ASN: spmi.ASNAgentProv, Inst: spmi.SiCfgInst}
+	provCx  = spmi.CxDesc{Name: "prov", Descr: "Statistics providers", ASN: spmi.ASNAgentProv, Inst: ddswire.SiCfgInst}
 	provTpl = spmi.CxDesc{Descr: "Statistics provider"}
 
-	agentStats = []spmi.StatDesc{
-		{Name: "uptime", Descr: "Seconds since the daemon started", ASN: 1, Max: 86400, Val: spmi.SiQuantity, Units: "seconds"},
-		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: spmi.SiQuantity, Units: "statistics"},
-		{Name: "refreshes", Descr: "Refreshes of the tree", ASN: 3, Max: 10, Val: spmi.SiCounter},
-		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: spmi.SiCounter},
-		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: spmi.SiQuantity, Units: "sources"},
-		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: spmi.SiQuantity},
-		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: spmi.SiQuantity, Units: "goroutines"},
+	agentStats = []spmiwire.StatDesc{
+		{Name: "uptime", Descr: "Seconds since the daemon started", ASN: 1, Max: 86400, Val: ddswire.SiQuantity, Units: "seconds"},
+		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: ddswire.SiQuantity, Units: "statistics"},
+		{Name: "refreshes", Descr: "Refreshes of the tree", ASN: 3, Max: 10, Val: ddswire.SiCounter},
+		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: ddswire.SiCounter},
+		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: ddswire.SiQuantity, Units: "sources"},
+		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: ddswire.SiQuantity},
+		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: ddswire.SiQuantity, Units: "goroutines"},
 	}
-	provStats = []spmi.StatDesc{
-		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "agems", Descr: "Age of the values served now (ms); 0: read when asked for", ASN: 2, Max: 60000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "maxagems", Descr: "Age the values may reach before they are read again (ms)", ASN: 3, Max: 60000, Val: spmi.SiQuantity, Units: "milliseconds"},
-		{Name: "apart", Descr: "1: read apart from requests, which never wait for it", ASN: 4, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
+	provStats = []spmiwire.StatDesc{
+		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "agems", Descr: "Age of the values served now (ms); 0: read when asked for", ASN: 2, Max: 60000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "maxagems", Descr: "Age the values may reach before they are read again (ms)", ASN: 3, Max: 60000, Val: ddswire.SiQuantity, Units: "milliseconds"},
+		{Name: "apart", Descr: "1: read apart from requests, which never wait for it", ASN: 4, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
 	}
 )
 
@@ -74,16 +76,16 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 	if prev != nil {
 		n, failing = prev.NumStats, len(prev.Failures)
 	}
-	vals := []spmi.Value{
-		spmi.Uint(uint64(b.Now().Sub(a.start) / time.Second)),
-		spmi.Uint(uint64(n)),
-		spmi.Uint(st.Refreshes),
-		spmi.Uint(st.ReadErrors),
-		spmi.Uint(uint64(failing)),
-		spmi.Float(float64(st.LastTook) / float64(time.Millisecond)),
-		spmi.Uint(uint64(a.pid)),
-		spmi.Text(Version),
-		spmi.Uint(uint64(runtime.NumGoroutine())),
+	vals := []spmiwire.Value{
+		spmiwire.Uint(uint64(b.Now().Sub(a.start) / time.Second)),
+		spmiwire.Uint(uint64(n)),
+		spmiwire.Uint(st.Refreshes),
+		spmiwire.Uint(st.ReadErrors),
+		spmiwire.Uint(uint64(failing)),
+		spmiwire.Float(float64(st.LastTook) / float64(time.Millisecond)),
+		spmiwire.Uint(uint64(a.pid)),
+		spmiwire.Text(Version),
+		spmiwire.Uint(uint64(runtime.NumGoroutine())),
 	}
 	if err := b.Stats(cx, agentStats, vals); err != nil {
 		return err
@@ -98,7 +100,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 	for _, g := range a.h.Ages(b.Now()) {
 		ages[g.Context] = g
 	}
-	ms := func(d time.Duration) spmi.Value { return spmi.Float(float64(d) / float64(time.Millisecond)) }
+	ms := func(d time.Duration) spmiwire.Value { return spmiwire.Float(float64(d) / float64(time.Millisecond)) }
 	// Providers are numbered by their place in the daemon's list, which is
 	// fixed for a given configuration.
 	for i, name := range a.names() {
@@ -106,7 +108,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		vals := []spmi.Value{spmi.NoValue, spmi.NoValue, spmi.NoValue, spmi.NoValue}
+		vals := []spmiwire.Value{spmiwire.NoValue, spmiwire.NoValue, spmiwire.NoValue, spmiwire.NoValue}
 		if d, ok := st.ProviderDur[name]; ok {
 			vals[0] = ms(d)
 		}
@@ -119,7 +121,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 			if top == agentCx.Name {
 				g.Age = 0 // read now, by this very collection
 			}
-			vals[1], vals[2], vals[3] = ms(g.Age), spmi.Uint(uint64(g.MaxAge/time.Millisecond)), spmi.Uint(apart)
+			vals[1], vals[2], vals[3] = ms(g.Age), spmiwire.Uint(uint64(g.MaxAge/time.Millisecond)), spmiwire.Uint(apart)
 		}
 		if err := b.Stats(inst, provStats, vals); err != nil {
 			return err

@@ -6,6 +6,8 @@ import (
 	"slices"
 
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/spmi"
@@ -64,10 +66,10 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 // whose further numbers belong to applications.
 var (
 	ARMCx    = spmi.CxDesc{Name: "arm", Descr: "ARM server", ASN: spmi.ASNAgentARM}
-	ARMStats = []spmi.StatDesc{
-		{Name: "rings", Descr: "Rings held, by registered and by departed live processes", ASN: 1, Max: 100, Val: spmi.SiQuantity, Units: "rings"},
-		{Name: "ringbytes", Descr: "Size of the rings held", ASN: 2, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},
-		{Name: "ringbytesuid", Descr: "Size of the rings held by the user holding most", ASN: 3, Max: 1 << 30, Val: spmi.SiQuantity, Units: "bytes", Wide: true},
+	ARMStats = []spmiwire.StatDesc{
+		{Name: "rings", Descr: "Rings held, by registered and by departed live processes", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Units: "rings"},
+		{Name: "ringbytes", Descr: "Size of the rings held", ASN: 2, Max: 1 << 30, Val: ddswire.SiQuantity, Units: "bytes", Wide: true},
+		{Name: "ringbytesuid", Descr: "Size of the rings held by the user holding most", ASN: 3, Max: 1 << 30, Val: ddswire.SiQuantity, Units: "bytes", Wide: true},
 	}
 )
 
@@ -79,6 +81,6 @@ func ARMExtra(use func() rtimearm.RingUse) Extra {
 			return err
 		}
 		u := use()
-		return b.Stats(cx, ARMStats, []spmi.Value{spmi.Uint(uint64(u.Rings)), spmi.Uint(u.Bytes), spmi.Uint(u.MostByUID)})
+		return b.Stats(cx, ARMStats, []spmiwire.Value{spmiwire.Uint(uint64(u.Rings)), spmiwire.Uint(u.Bytes), spmiwire.Uint(u.MostByUID)})
 	}
 }

@@ -13,9 +13,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
-	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/settable"
@@ -154,7 +154,7 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 		names = append(names, p.Name())
 	}
 	if c.DDS.Enabled {
-		names = append(names, dds.Root)
+		names = append(names, ddswire.Root)
 	}
 	names = armNames(c, names)
 	names = rtimeNames(c, names)

@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"log/slog"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/spmi"
@@ -51,9 +53,9 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 // The supplier server's own statistics, under Agent/dds.
 var (
 	DDSCx    = spmi.CxDesc{Name: "dds", Descr: "Dynamic Data Supplier server", ASN: spmi.ASNAgentDDS}
-	DDSStats = []spmi.StatDesc{
-		{Name: "suppliers", Descr: "Suppliers registered", ASN: 1, Max: 256, Val: spmi.SiQuantity, Units: "suppliers"},
-		{Name: "stalereads", Descr: "Reads that served older values: a batch stayed open", ASN: 2, Max: 10, Val: spmi.SiCounter, Units: "reads"},
+	DDSStats = []spmiwire.StatDesc{
+		{Name: "suppliers", Descr: "Suppliers registered", ASN: 1, Max: 256, Val: ddswire.SiQuantity, Units: "suppliers"},
+		{Name: "stalereads", Descr: "Reads that served older values: a batch stayed open", ASN: 2, Max: 10, Val: ddswire.SiCounter, Units: "reads"},
 	}
 )
 
@@ -65,6 +67,6 @@ func DDSExtra(stats func() dds.Stats) Extra {
 			return err
 		}
 		st := stats()
-		return b.Stats(cx, DDSStats, []spmi.Value{spmi.Uint(uint64(st.Suppliers)), spmi.Uint(st.StaleReads)})
+		return b.Stats(cx, DDSStats, []spmiwire.Value{spmiwire.Uint(uint64(st.Suppliers)), spmiwire.Uint(st.StaleReads)})
 	}
 }

@@ -3,6 +3,8 @@ package daemon
 import (
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -11,46 +13,46 @@ import (
 // standalone responder, Agent/agentx (31) for the AgentX session.
 var (
 	AgentXCx   = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: spmi.ASNAgentX}
-	AgentXStat = spmi.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool}
+	AgentXStat = spmiwire.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool}
 	// AgentXAgeStats follow connected.
 	AgentXAgeStats = dataAgeStats(2)
 
 	ResponderCx    = spmi.CxDesc{Name: "snmp", Descr: "Standalone SNMP responder", ASN: spmi.ASNAgentSNMP}
-	ResponderStats = []spmi.StatDesc{
-		{Name: "inpkts", Descr: "SNMP messages received", ASN: 1, Max: 1000, Val: spmi.SiCounter},
-		{Name: "badcommunity", Descr: "Messages dropped for a wrong community", ASN: 2, Max: 10, Val: spmi.SiCounter},
-		{Name: "parseerrs", Descr: "Malformed messages dropped", ASN: 3, Max: 10, Val: spmi.SiCounter},
-		{Name: "responses", Descr: "Responses sent", ASN: 4, Max: 1000, Val: spmi.SiCounter},
-		{Name: "toobig", Descr: "tooBig responses", ASN: 5, Max: 10, Val: spmi.SiCounter},
-		{Name: "getbulks", Descr: "GetBulk requests", ASN: 6, Max: 1000, Val: spmi.SiCounter},
+	ResponderStats = []spmiwire.StatDesc{
+		{Name: "inpkts", Descr: "SNMP messages received", ASN: 1, Max: 1000, Val: ddswire.SiCounter},
+		{Name: "badcommunity", Descr: "Messages dropped for a wrong community", ASN: 2, Max: 10, Val: ddswire.SiCounter},
+		{Name: "parseerrs", Descr: "Malformed messages dropped", ASN: 3, Max: 10, Val: ddswire.SiCounter},
+		{Name: "responses", Descr: "Responses sent", ASN: 4, Max: 1000, Val: ddswire.SiCounter},
+		{Name: "toobig", Descr: "tooBig responses", ASN: 5, Max: 10, Val: ddswire.SiCounter},
+		{Name: "getbulks", Descr: "GetBulk requests", ASN: 6, Max: 1000, Val: ddswire.SiCounter},
 	}
 	// ResponderAgeStats follow ResponderStats.
 	ResponderAgeStats = dataAgeStats(7)
 	// ResponderUSMStats follow them: the usmStats counters (RFC 3414),
 	// what SNMPv3 requests were refused for.
-	ResponderUSMStats = []spmi.StatDesc{
-		{Name: "unsupseclevels", Descr: "SNMPv3 messages at a level the user lacks", ASN: 9, Max: 10, Val: spmi.SiCounter},
-		{Name: "notintimewindows", Descr: "SNMPv3 messages outside the 150 s time window", ASN: 10, Max: 10, Val: spmi.SiCounter},
-		{Name: "unknownusers", Descr: "SNMPv3 messages from an unknown user", ASN: 11, Max: 10, Val: spmi.SiCounter},
-		{Name: "unknownengineids", Descr: "SNMPv3 messages for another engine ID (discovery)", ASN: 12, Max: 10, Val: spmi.SiCounter},
-		{Name: "wrongdigests", Descr: "SNMPv3 messages with a wrong digest (password)", ASN: 13, Max: 10, Val: spmi.SiCounter},
-		{Name: "decrypterrors", Descr: "SNMPv3 messages that could not be decrypted", ASN: 14, Max: 10, Val: spmi.SiCounter},
+	ResponderUSMStats = []spmiwire.StatDesc{
+		{Name: "unsupseclevels", Descr: "SNMPv3 messages at a level the user lacks", ASN: 9, Max: 10, Val: ddswire.SiCounter},
+		{Name: "notintimewindows", Descr: "SNMPv3 messages outside the 150 s time window", ASN: 10, Max: 10, Val: ddswire.SiCounter},
+		{Name: "unknownusers", Descr: "SNMPv3 messages from an unknown user", ASN: 11, Max: 10, Val: ddswire.SiCounter},
+		{Name: "unknownengineids", Descr: "SNMPv3 messages for another engine ID (discovery)", ASN: 12, Max: 10, Val: ddswire.SiCounter},
+		{Name: "wrongdigests", Descr: "SNMPv3 messages with a wrong digest (password)", ASN: 13, Max: 10, Val: ddswire.SiCounter},
+		{Name: "decrypterrors", Descr: "SNMPv3 messages that could not be decrypted", ASN: 14, Max: 10, Val: ddswire.SiCounter},
 	}
 )
 
 // dataAgeStats describe the age of the data a front end answered from
 // (collected values; the oldest one an answer read), numbered from asn.
-func dataAgeStats(asn uint32) []spmi.StatDesc {
-	return []spmi.StatDesc{
+func dataAgeStats(asn uint32) []spmiwire.StatDesc {
+	return []spmiwire.StatDesc{
 		{Name: "dataage", Descr: "Age of the oldest value in the last answer",
-			ASN: asn, Max: 10000, Val: spmi.SiQuantity, Units: "milliseconds"},
+			ASN: asn, Max: 10000, Val: ddswire.SiQuantity, Units: "milliseconds"},
 		{Name: "maxdataage", Descr: "Largest dataage of the last 30 to 60 seconds",
-			ASN: asn + 1, Max: 10000, Val: spmi.SiQuantity, Units: "milliseconds"},
+			ASN: asn + 1, Max: 10000, Val: ddswire.SiQuantity, Units: "milliseconds"},
 	}
 }
 
-func ageValues(last, largest time.Duration) []spmi.Value {
-	return []spmi.Value{spmi.Uint(uint64(last.Milliseconds())), spmi.Uint(uint64(largest.Milliseconds()))}
+func ageValues(last, largest time.Duration) []spmiwire.Value {
+	return []spmiwire.Value{spmiwire.Uint(uint64(last.Milliseconds())), spmiwire.Uint(uint64(largest.Milliseconds()))}
 }
 
 // AgentXExtra is AgentXStats without data ages: they read 0.
@@ -70,7 +72,7 @@ func AgentXStats(connected func() bool, dataAge func() (last, largest time.Durat
 		if connected() {
 			v = 1
 		}
-		if err := b.Stat(cx, &AgentXStat, spmi.Uint(v)); err != nil {
+		if err := b.Stat(cx, &AgentXStat, spmiwire.Uint(v)); err != nil {
 			return err
 		}
 		return b.Stats(cx, AgentXAgeStats, ageValues(dataAge()))
@@ -86,18 +88,18 @@ func ResponderExtra(counts func() responder.Counts) Extra {
 			return err
 		}
 		c := counts()
-		if err := b.Stats(cx, ResponderStats, []spmi.Value{
-			spmi.Uint(c.InPkts), spmi.Uint(c.InBadCommunityNames), spmi.Uint(c.InASNParseErrs),
-			spmi.Uint(c.OutGetResponses), spmi.Uint(c.OutTooBigs), spmi.Uint(c.InGetBulks),
+		if err := b.Stats(cx, ResponderStats, []spmiwire.Value{
+			spmiwire.Uint(c.InPkts), spmiwire.Uint(c.InBadCommunityNames), spmiwire.Uint(c.InASNParseErrs),
+			spmiwire.Uint(c.OutGetResponses), spmiwire.Uint(c.OutTooBigs), spmiwire.Uint(c.InGetBulks),
 		}); err != nil {
 			return err
 		}
 		if err := b.Stats(cx, ResponderAgeStats, ageValues(c.DataAge, c.MaxDataAge)); err != nil {
 			return err
 		}
-		return b.Stats(cx, ResponderUSMStats, []spmi.Value{
-			spmi.Uint(c.UnsupportedSecLevels), spmi.Uint(c.NotInTimeWindows), spmi.Uint(c.UnknownUserNames),
-			spmi.Uint(c.UnknownEngineIDs), spmi.Uint(c.WrongDigests), spmi.Uint(c.DecryptionErrors),
+		return b.Stats(cx, ResponderUSMStats, []spmiwire.Value{
+			spmiwire.Uint(c.UnsupportedSecLevels), spmiwire.Uint(c.NotInTimeWindows), spmiwire.Uint(c.UnknownUserNames),
+			spmiwire.Uint(c.UnknownEngineIDs), spmiwire.Uint(c.WrongDigests), spmiwire.Uint(c.DecryptionErrors),
 		})
 	}
 }

@@ -12,6 +12,8 @@ import (
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hotset"
@@ -362,13 +364,13 @@ func add(a, b traps.Counts) traps.Counts {
 // TrapsCx (Agent/traps, 32) counts the notifications sent: the hotsets' and the tree changed ones.
 var (
 	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Notifications sent: the hotsets' and treeChanged", ASN: spmi.ASNAgentTraps}
-	TrapsStats = []spmi.StatDesc{
-		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: spmi.SiCounter},
-		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: spmi.SiCounter},
-		{Name: "dropped", Descr: "Dropped for a full destination queue", ASN: 3, Max: 10, Val: spmi.SiCounter},
-		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: spmi.SiQuantity, Units: "destinations"},
-		{Name: "mastersent", Descr: "Taken by the AgentX master", ASN: 5, Max: 10, Val: spmi.SiCounter},
-		{Name: "masterfailed", Descr: "Not taken by the AgentX master (failed or dropped)", ASN: 6, Max: 10, Val: spmi.SiCounter},
+	TrapsStats = []spmiwire.StatDesc{
+		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: ddswire.SiCounter},
+		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: ddswire.SiCounter},
+		{Name: "dropped", Descr: "Dropped for a full destination queue", ASN: 3, Max: 10, Val: ddswire.SiCounter},
+		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: ddswire.SiQuantity, Units: "destinations"},
+		{Name: "mastersent", Descr: "Taken by the AgentX master", ASN: 5, Max: 10, Val: ddswire.SiCounter},
+		{Name: "masterfailed", Descr: "Not taken by the AgentX master (failed or dropped)", ASN: 6, Max: 10, Val: ddswire.SiCounter},
 	}
 )
 
@@ -384,8 +386,8 @@ func (hs *hotsets) agentStats(b *spmi.Builder, agent *spmi.Node) error {
 		c, c.Down = add(c, cur), cur.Down
 	}
 	hs.mu.Unlock()
-	return b.Stats(cx, TrapsStats, []spmi.Value{
-		spmi.Uint(c.Sent), spmi.Uint(c.Failed), spmi.Uint(c.Dropped), spmi.Uint(uint64(c.Down)),
-		spmi.Uint(hs.masterSent.Load()), spmi.Uint(hs.masterFailed.Load()),
+	return b.Stats(cx, TrapsStats, []spmiwire.Value{
+		spmiwire.Uint(c.Sent), spmiwire.Uint(c.Failed), spmiwire.Uint(c.Dropped), spmiwire.Uint(uint64(c.Down)),
+		spmiwire.Uint(hs.masterSent.Load()), spmiwire.Uint(hs.masterFailed.Load()),
 	})
 }

@@ -3,7 +3,7 @@ package dds
 import (
 	"sort"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // Slots allocates volatile context slots in the data area after the
@@ -46,7 +46,7 @@ func (s *Slots) Alloc(size uint32) (uint32, error) {
 		s.used[off] = uint32(n)
 		return off, nil
 	}
-	return 0, spmi.Errorf(spmi.SiCallocFailed, "no free %d-byte slot in the data area (%d bytes free in %d pieces)", n, s.Free(), len(s.free))
+	return 0, spmierr.Errorf(spmierr.SiCallocFailed, "no free %d-byte slot in the data area (%d bytes free in %d pieces)", n, s.Free(), len(s.free))
 }
 
 // AllocAt allocates the slot of size bytes (rounded as by Alloc) at off,
@@ -58,14 +58,14 @@ func (s *Slots) AllocAt(off, size uint32) error {
 	end := uint64(off) + n
 	switch {
 	case off%8 != 0:
-		return spmi.Errorf(spmi.SiBadArgument, "requested slot offset %d is not a multiple of 8", off)
+		return spmierr.Errorf(spmierr.SiBadArgument, "requested slot offset %d is not a multiple of 8", off)
 	case off < s.lo || end > uint64(s.hi):
-		return spmi.Errorf(spmi.SiBadArgument, "requested slot offset %d (%d bytes) is outside the volatile part [%d, %d) of the data area", off, n, s.lo, s.hi)
+		return spmierr.Errorf(spmierr.SiBadArgument, "requested slot offset %d (%d bytes) is outside the volatile part [%d, %d) of the data area", off, n, s.lo, s.hi)
 	}
 	// The free span that starts at or before off must hold the whole slot.
 	i := sort.Search(len(s.free), func(i int) bool { return s.free[i].off > off }) - 1
 	if i < 0 || end > uint64(s.free[i].off)+uint64(s.free[i].size) {
-		return spmi.Errorf(spmi.SiCallocFailed, "requested slot offset %d (%d bytes) overlaps a slot in use", off, n)
+		return spmierr.Errorf(spmierr.SiCallocFailed, "requested slot offset %d (%d bytes) overlaps a slot in use", off, n)
 	}
 	f := s.free[i]
 	var keep []span // what remains of f: before and after the slot
@@ -85,7 +85,7 @@ func (s *Slots) AllocAt(off, size uint32) error {
 func (s *Slots) Release(off uint32) (uint32, error) {
 	n, ok := s.used[off]
 	if !ok {
-		return 0, spmi.Errorf(spmi.SiNotFound, "no volatile context has its data area at offset %d", off)
+		return 0, spmierr.Errorf(spmierr.SiNotFound, "no volatile context has its data area at offset %d", off)
 	}
 	delete(s.used, off)
 	i := sort.Search(len(s.free), func(i int) bool { return s.free[i].off > off })

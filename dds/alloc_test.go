@@ -5,7 +5,7 @@ import (
 	"slices"
 	"testing"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 func TestSlots(t *testing.T) {
@@ -24,9 +24,9 @@ func TestSlots(t *testing.T) {
 		t.Fatalf("in use %d, free %d", s.InUse(), s.Free())
 	}
 	_, err := s.Alloc(48)
-	wantErr(t, err, spmi.SiCallocFailed, "no free 48-byte slot", "40 bytes free in 1 pieces")
+	wantErr(t, err, spmierr.SiCallocFailed, "no free 48-byte slot", "40 bytes free in 1 pieces")
 	_, err = s.Alloc(0xffffffff)
-	wantErr(t, err, spmi.SiCallocFailed, "4294967296-byte")
+	wantErr(t, err, spmierr.SiCallocFailed, "4294967296-byte")
 
 	// Free b and c (adjacent), then a: one 40-byte hole at 32.
 	for _, off := range []uint32{b, c, a} {
@@ -38,9 +38,9 @@ func TestSlots(t *testing.T) {
 		t.Fatalf("free list %v", s.free)
 	}
 	_, err = s.Release(a)
-	wantErr(t, err, spmi.SiNotFound, "offset 32")
+	wantErr(t, err, spmierr.SiNotFound, "offset 32")
 	_, err = s.Release(d + 8)
-	wantErr(t, err, spmi.SiNotFound)
+	wantErr(t, err, spmierr.SiNotFound)
 	if x, _ := s.Alloc(32); x != 32 {
 		t.Fatalf("first fit gave %d", x)
 	}
@@ -87,16 +87,16 @@ func TestSlotsAllocAt(t *testing.T) {
 
 	for _, tc := range []struct {
 		off, size uint32
-		code      spmi.Code
+		code      spmierr.Code
 		want      []string
 	}{
-		{84, 8, spmi.SiBadArgument, []string{"offset 84", "multiple of 8"}},
-		{24, 8, spmi.SiBadArgument, []string{"offset 24", "outside the volatile part [32, 128)"}},
-		{120, 16, spmi.SiBadArgument, []string{"offset 120 (16 bytes)", "outside"}},
-		{112, 0xffffffff, spmi.SiBadArgument, []string{"offset 112", "outside"}},
-		{64, 8, spmi.SiCallocFailed, []string{"offset 64", "overlaps a slot in use"}}, // a used slot's start
-		{72, 8, spmi.SiCallocFailed, []string{"offset 72", "overlaps"}},               // inside a used slot
-		{112, 16, spmi.SiCallocFailed, []string{"offset 112 (16 bytes)", "overlaps"}}, // free start, used end
+		{84, 8, spmierr.SiBadArgument, []string{"offset 84", "multiple of 8"}},
+		{24, 8, spmierr.SiBadArgument, []string{"offset 24", "outside the volatile part [32, 128)"}},
+		{120, 16, spmierr.SiBadArgument, []string{"offset 120 (16 bytes)", "outside"}},
+		{112, 0xffffffff, spmierr.SiBadArgument, []string{"offset 112", "outside"}},
+		{64, 8, spmierr.SiCallocFailed, []string{"offset 64", "overlaps a slot in use"}}, // a used slot's start
+		{72, 8, spmierr.SiCallocFailed, []string{"offset 72", "overlaps"}},               // inside a used slot
+		{112, 16, spmierr.SiCallocFailed, []string{"offset 112 (16 bytes)", "overlaps"}}, // free start, used end
 	} {
 		wantErr(t, s.AllocAt(tc.off, tc.size), tc.code, tc.want...)
 	}

@@ -4,6 +4,8 @@ import (
 	"runtime/debug"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfagent/subagent/client/ddswire"
 )
 
 // Batches (format minor 1, docs/DDS.md §1 "Batches"). A supplier that
@@ -49,13 +51,13 @@ const readPause = 50 * time.Microsecond
 // still open is waited for, at most wait (0: not at all).
 func ReadConsistent(mem []byte, wait time.Duration, copyValues func() error) (ok bool, err error) {
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer guard(&err)
-	pb, err := at(mem, OffBatch, 4)
+	defer ddswire.RecoverFault(&err)
+	pb, err := ddswire.FieldPtr(mem, ddswire.OffBatch, 4)
 	if err != nil {
 		return false, err
 	}
-	pe, _ := at(mem, OffBatchEnd, 4)
-	pr, _ := at(mem, OffReading, 4)
+	pe, _ := ddswire.FieldPtr(mem, ddswire.OffBatchEnd, 4)
+	pr, _ := ddswire.FieldPtr(mem, ddswire.OffReading, 4)
 	begun, ended, reading := (*uint32)(pb), (*uint32)(pe), (*uint32)(pr)
 	// The next odd value, whatever the file holds: even a value a dead
 	// daemon left odd changes, so writers heed this read.
@@ -98,12 +100,24 @@ func ReadConsistent(mem []byte, wait time.Duration, copyValues func() error) (ok
 
 // LoadBatches reads SiShBatch and SiShBatchEnd (for messages and tests).
 func LoadBatches(mem []byte) (begun, ended uint32, err error) {
-	if begun, err = load32(mem, OffBatch); err != nil {
+	if begun, err = load32(mem, ddswire.OffBatch); err != nil {
 		return 0, 0, err
 	}
-	ended, err = load32(mem, OffBatchEnd)
+	ended, err = load32(mem, ddswire.OffBatchEnd)
 	return begun, ended, err
 }
 
 // LoadReading reads SiShReading.
-func LoadReading(mem []byte) (uint32, error) { return load32(mem, OffReading) }
+func LoadReading(mem []byte) (uint32, error) { return load32(mem, ddswire.OffReading) }
+
+// load32 reads the 32-bit word at off of a supplier's file, a fault of
+// its mapping (the supplier truncated the file) being an error.
+func load32(mem []byte, off uint64) (v uint32, err error) {
+	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
+	defer ddswire.RecoverFault(&err)
+	p, err := ddswire.FieldPtr(mem, off, 4)
+	if err != nil {
+		return 0, err
+	}
+	return atomic.LoadUint32((*uint32)(p)), nil
+}

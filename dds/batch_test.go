@@ -11,8 +11,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/testutil"
-	"github.com/perfagent/subagent/spmi"
 )
 
 func header32(mem []byte, off int) *uint32 { return (*uint32)(unsafe.Pointer(&mem[off])) }
@@ -21,8 +22,8 @@ func header32(mem []byte, off int) *uint32 { return (*uint32)(unsafe.Pointer(&me
 // began during the copy, gives up within its bounds when one stays open,
 // and leaves SiShReading even and changed.
 func TestReadConsistent(t *testing.T) {
-	mem := aligned(HeaderSize + 64)
-	begun, ended, reading := header32(mem, OffBatch), header32(mem, OffBatchEnd), header32(mem, OffReading)
+	mem := aligned(ddswire.HeaderSize + 64)
+	begun, ended, reading := header32(mem, ddswire.OffBatch), header32(mem, ddswire.OffBatchEnd), header32(mem, ddswire.OffReading)
 
 	copies := 0
 	ok, err := ReadConsistent(mem, 0, func() error {
@@ -81,7 +82,7 @@ func TestReadConsistent(t *testing.T) {
 		}
 		return nil
 	})
-	if _, err := ReadConsistent(mem[:OffBatch], 0, func() error { return nil }); spmi.CodeOf(err) != spmi.SiBadArgument {
+	if _, err := ReadConsistent(mem[:ddswire.OffBatch], 0, func() error { return nil }); spmierr.CodeOf(err) != spmierr.SiBadArgument {
 		t.Fatalf("short mapping: %v", err)
 	}
 }
@@ -91,8 +92,8 @@ func TestReadConsistent(t *testing.T) {
 // copies then. Without the wait the same read gives up; with a batch that
 // never ends, the wait is bounded.
 func TestReadConsistentWaitsForAnOpenBatch(t *testing.T) {
-	mem := aligned(HeaderSize + 64)
-	begun, ended, reading := header32(mem, OffBatch), header32(mem, OffBatchEnd), header32(mem, OffReading)
+	mem := aligned(ddswire.HeaderSize + 64)
+	begun, ended, reading := header32(mem, ddswire.OffBatch), header32(mem, ddswire.OffBatchEnd), header32(mem, ddswire.OffReading)
 	atomic.AddUint32(begun, 1)
 	if ok, _ := ReadConsistent(mem, 0, func() error { return nil }); ok {
 		t.Fatal("read without waiting copied while a batch was open")
@@ -134,15 +135,15 @@ func TestServerServesLastConsistentValues(t *testing.T) {
 		s.reg.log, s.reg.staleWarn = slog.New(slog.NewTextHandler(lg, nil)), time.Hour
 	})
 	ts := newSupFile(t, guideInit())
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 	ts.put(0, 1)
 	ts.put(8, 1)
 	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)
 
-	begun := header32(ts.mem, OffBatch)
+	begun := header32(ts.mem, ddswire.OffBatch)
 	atomic.AddUint32(begun, 1) // opened, never ended
 	ts.put(0, 2)
-	r := ts.must(&AddCx{Path: "DDS/IBM/Moretest/A", ASN: 300}, -1, spmi.SiSuccess)
+	r := ts.must(&ddswire.AddCx{Path: "DDS/IBM/Moretest/A", ASN: 300}, -1, spmierr.SiSuccess)
 	for i := 1; i <= 3; i++ {
 		wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)
 		wantNode(t, h, "DDS/IBM/Test/widgets", "99.2.220.2", 1)
@@ -171,7 +172,7 @@ func TestServerServesLastConsistentValues(t *testing.T) {
 		}
 	}
 
-	atomic.AddUint32(header32(ts.mem, OffBatchEnd), 1)
+	atomic.AddUint32(header32(ts.mem, ddswire.OffBatchEnd), 1)
 	ts.put(uint32(r.Value)+8, 5)
 	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 2)
 	wantNode(t, h, "DDS/IBM/Moretest/A/solutions", "99.2.221.300.2", 5)
@@ -183,10 +184,10 @@ func TestServerServesLastConsistentValues(t *testing.T) {
 func TestServerReadsMinorZeroAsBefore(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, guideInit())
-	hd := DecodeHeader(ts.mem)
+	hd := ddswire.DecodeHeader(ts.mem)
 	hd.Minor, hd.Batch = 0, 5 // a nonzero reserved word
 	hd.Encode(ts.mem)
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 	ts.put(0, 3)
 	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 3)
 	if r, _ := LoadReading(ts.mem); r != 0 {

@@ -14,7 +14,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddsclient"
-	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/dds/ddstest"
 	"github.com/perfagent/subagent/internal/testutil"
 )
@@ -84,7 +84,7 @@ func all(n uint64) []uint64 { return []uint64{n, n, n, n, n} }
 // volatile instance), are always served together: every snapshot taken
 // while the writer runs flat out shows five equal values, and they move.
 func TestUpdateIsServedWhole(t *testing.T) {
-	d := ddstest.Start(t, "", dds.Limits{})
+	d := ddstest.Start(t, "", ddswire.Limits{})
 	b := newBatchSupplier(t, d.Socket())
 	stop := make(chan struct{})
 	count := b.run(stop)
@@ -123,7 +123,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 	const restarts = 5
 	run := t.TempDir()
 	var cur atomic.Pointer[ddstest.Daemon]
-	cur.Store(ddstest.Start(t, run, dds.Limits{}))
+	cur.Store(ddstest.Start(t, run, ddswire.Limits{}))
 	b := newBatchSupplier(t, cur.Load().Socket())
 	stop := make(chan struct{})
 	count := b.run(stop)
@@ -141,7 +141,7 @@ func TestReplayNeverShowsZeros(t *testing.T) {
 		poll.WaitServed(t, "polls served by the daemon", stopAll)
 		cur.Load().Close()
 		poll.Restarted()
-		cur.Store(ddstest.Start(t, run, dds.Limits{}))
+		cur.Store(ddstest.Start(t, run, ddswire.Limits{}))
 		testutil.Eventually(t, "re-registered", 5*time.Second, func() bool { return b.s.Check() == nil })
 	}
 	poll.WaitServed(t, "polls served by the last daemon", stopAll)

@@ -6,7 +6,7 @@
 // The formats a supplier library shares with the daemon, the shared file
 // and the registration protocol, are package ddswire of the client module
 // (client/ddswire), which suppliers import without the daemon; this
-// package re-exports them under the same names (wire_aliases.go) and adds
+// package uses them as they are (one name each) and adds
 // what only a reader does: values read from the live mapping with aligned
 // atomics (ReadValue, ReadConsistent), the header fields the daemon sets,
 // and the volatile slot allocator. A fault on a file truncated by its

@@ -8,7 +8,8 @@ import (
 	"syscall"
 	"testing"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // A supplier truncating its file under the daemon's mapping must cost the
@@ -29,12 +30,12 @@ func TestTruncatedMappingIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(mem)
-	l, err := ValidateFile(mem, goodExpect(), Limits{})
+	l, err := ddswire.ValidateFile(mem, goodExpect(), ddswire.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
 	area := l.Area(mem)
-	fld := Field{Off: 8, Size: 8, Type: SiULong, Present: SiLong}
+	fld := ddswire.Field{Off: 8, Size: 8, Type: ddswire.SiULong, Present: ddswire.SiLong}
 	if _, err := ReadValue(area, fld); err != nil {
 		t.Fatal(err)
 	}
@@ -43,15 +44,15 @@ func TestTruncatedMappingIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ReadValue(area, fld)
-	wantErr(t, err, spmi.SiShmemFailed, "memory fault", "truncated")
-	_, err = ReadValue(area, Field{Off: 2, Size: 2, Type: SiUShort, Present: SiLong})
-	wantErr(t, err, spmi.SiShmemFailed, "memory fault")
-	_, err = LoadStamp(mem)
-	wantErr(t, err, spmi.SiShmemFailed, "memory fault")
-	wantErr(t, SetGoAway(mem), spmi.SiShmemFailed, "memory fault")
-	wantErr(t, ZeroSlot(area, 64, 64), spmi.SiShmemFailed, "memory fault")
-	_, err = ValidateFile(mem, goodExpect(), Limits{})
-	wantErr(t, err, spmi.SiShmemFailed, "memory fault")
+	wantErr(t, err, spmierr.SiShmemFailed, "memory fault", "truncated")
+	_, err = ReadValue(area, ddswire.Field{Off: 2, Size: 2, Type: ddswire.SiUShort, Present: ddswire.SiLong})
+	wantErr(t, err, spmierr.SiShmemFailed, "memory fault")
+	_, err = ddswire.LoadStamp(mem)
+	wantErr(t, err, spmierr.SiShmemFailed, "memory fault")
+	wantErr(t, ddswire.SetGoAway(mem), spmierr.SiShmemFailed, "memory fault")
+	wantErr(t, ZeroSlot(area, 64, 64), spmierr.SiShmemFailed, "memory fault")
+	_, err = ddswire.ValidateFile(mem, goodExpect(), ddswire.Limits{})
+	wantErr(t, err, spmierr.SiShmemFailed, "memory fault")
 
 	// Other panics are not swallowed.
 	defer func() {
@@ -60,7 +61,7 @@ func TestTruncatedMappingIsAnError(t *testing.T) {
 		}
 	}()
 	func() (err error) {
-		defer guard(&err)
+		defer ddswire.RecoverFault(&err)
 		panic("not a fault")
 	}()
 }

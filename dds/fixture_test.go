@@ -7,35 +7,36 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // guideInit is the guide's SpmiSupl.c registration as its C library would
 // send it on amd64: struct dat of four 8-byte u_longs, struct inst of a
 // float and a u_long.
-func guideInit() *Init {
-	st := func(name, descr string, vt ValType, asn, off uint32) Stat {
-		return Stat{Name: name, Descr: descr, Min: 0, Max: 100, ValType: vt, DataType: SiLong, ASN: asn, Size: 8, Offset: off, Type: SiULong}
+func guideInit() *ddswire.Init {
+	st := func(name, descr string, vt ddswire.ValType, asn, off uint32) ddswire.Stat {
+		return ddswire.Stat{Name: name, Descr: descr, Min: 0, Max: 100, ValType: vt, DataType: ddswire.SiLong, ASN: asn, Size: 8, Offset: off, Type: ddswire.SiULong}
 	}
-	return &Init{
-		Version: ProtoMajor, AreaLen: 65536, PermLen: 32, Generation: 0x1234_5678_9abc_def0,
+	return &ddswire.Init{
+		Version: ddswire.ProtoMajor, AreaLen: 65536, PermLen: 32, Generation: 0x1234_5678_9abc_def0,
 		File: "/etc/SpmiSupl_hook",
-		Contexts: []Cx{
+		Contexts: []ddswire.Cx{
 			{Path: "DDS/IBM", Descr: "IBM-defined Dynamic Data-Suppliers", ASN: 2},
-			{Path: "DDS/IBM/Test", Descr: "Bogus Context Number 1", ASN: 220, Stats: []Stat{
-				st("gadgets", "Fake counter value", SiCounter, 1, 0),
-				st("widgets", "Another fake counter value", SiCounter, 2, 8),
+			{Path: "DDS/IBM/Test", Descr: "Bogus Context Number 1", ASN: 220, Stats: []ddswire.Stat{
+				st("gadgets", "Fake counter value", ddswire.SiCounter, 1, 0),
+				st("widgets", "Another fake counter value", ddswire.SiCounter, 2, 8),
 			}},
 			{Path: "DDS/IBM/Moretest", Descr: "Bogus Context Number 2", ASN: 221},
-			{Path: "DDS/IBM/Moretest/SubTest", Descr: "Bogus Context Number 3", ASN: 222, Stats: []Stat{
-				st("level", "Fake quantity value", SiQuantity, 1, 16),
-				st("queue", "Another fake quantity value", SiQuantity, 2, 24),
+			{Path: "DDS/IBM/Moretest/SubTest", Descr: "Bogus Context Number 3", ASN: 222, Stats: []ddswire.Stat{
+				st("level", "Fake quantity value", ddswire.SiQuantity, 1, 16),
+				st("queue", "Another fake quantity value", ddswire.SiQuantity, 2, 24),
 			}},
 		},
-		Templates: []Cx{
-			{Path: "DDS/IBM/Moretest/INST1", Descr: "Instantiable Context Number 1", ASN: 215, DataSize: 16, Stats: []Stat{
-				{Name: "problems", Descr: "Fake counter value", Max: 100, DataType: SiLong, ASN: 1, Size: 4, Offset: 0, Type: SiLong},
-				{Name: "solutions", Descr: "Another fake counter value", Max: 100, DataType: SiLong, ASN: 2, Size: 8, Offset: 8, Type: SiLong},
+		Templates: []ddswire.Cx{
+			{Path: "DDS/IBM/Moretest/INST1", Descr: "Instantiable Context Number 1", ASN: 215, DataSize: 16, Stats: []ddswire.Stat{
+				{Name: "problems", Descr: "Fake counter value", Max: 100, DataType: ddswire.SiLong, ASN: 1, Size: 4, Offset: 0, Type: ddswire.SiLong},
+				{Name: "solutions", Descr: "Another fake counter value", Max: 100, DataType: ddswire.SiLong, ASN: 2, Size: 8, Offset: 8, Type: ddswire.SiLong},
 			}},
 		},
 	}
@@ -50,9 +51,9 @@ func aligned(n int) []byte {
 
 // wantErr fails unless err is an *spmi.Error with code c whose text
 // contains every one of subs.
-func wantErr(t *testing.T, err error, c spmi.Code, subs ...string) {
+func wantErr(t *testing.T, err error, c spmierr.Code, subs ...string) {
 	t.Helper()
-	var se *spmi.Error
+	var se *spmierr.Error
 	if !errors.As(err, &se) {
 		t.Fatalf("got %v, want an %v error", err, c)
 	}
@@ -69,14 +70,14 @@ func wantErr(t *testing.T, err error, c spmi.Code, subs ...string) {
 // goodFile is a valid shared file for guideInit, created by pid 4242.
 func goodFile() []byte {
 	in := guideInit()
-	h := NewHeader(in.AreaLen, in.PermLen, 4242, 987654, in.File)
+	h := ddswire.NewHeader(in.AreaLen, in.PermLen, 4242, 987654, in.File)
 	h.Gen = in.Generation
 	b := aligned(int(h.AllocLen))
 	h.Encode(b)
 	return b
 }
 
-func goodExpect() Expect { return ExpectFor(guideInit(), 4242, 987654) }
+func goodExpect() ddswire.Expect { return ddswire.ExpectFor(guideInit(), 4242, 987654) }
 
 // le writes the little-endian fields of the formats.
 var le = binary.LittleEndian

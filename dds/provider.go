@@ -3,6 +3,8 @@ package dds
 import (
 	"fmt"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -14,7 +16,7 @@ const rootDescr = "Dynamic Data Suppliers"
 type Provider struct{ reg *registry }
 
 // Name implements spmi.Provider.
-func (p *Provider) Name() string { return Root }
+func (p *Provider) Name() string { return ddswire.Root }
 
 // Shape implements spmi.StableProvider: the DDS part of the tree is
 // rebuilt only when the registrations change (each change publishes a new
@@ -26,7 +28,7 @@ func (p *Provider) Shape() any { return p.reg.view.Load() }
 // its supplier, described by the registry's shared descriptions; it never
 // waits for a supplier or its socket.
 func (p *Provider) Collect(b *spmi.Builder) error {
-	root, err := b.Context(nil, &spmi.CxDesc{Name: Root, Descr: rootDescr, ASN: spmi.ASNDDS})
+	root, err := b.Context(nil, &spmi.CxDesc{Name: ddswire.Root, Descr: rootDescr, ASN: spmi.ASNDDS})
 	if err != nil {
 		return err
 	}
@@ -35,7 +37,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	for i := range view {
 		v := &view[i]
 		parent := root
-		if v.parent != Root {
+		if v.parent != ddswire.Root {
 			if parent = b.Lookup(v.parent); parent == nil {
 				continue // its parent was refused
 			}
@@ -74,7 +76,7 @@ func supSource(sup *supplier) string {
 func block(b *spmi.Builder, cx *spmi.Node, v *cxView, src *liveSup) {
 	first := src.n
 	if uint64(first)+uint64(v.stats.len()) >= 1<<32 { // src.n would wrap
-		b.Fail(sourceOf(v), spmi.Errorf(spmi.SiCallocFailed, "context %q: a supplier's statistics are numbered with 32 bits", v.path))
+		b.Fail(sourceOf(v), spmierr.Errorf(spmierr.SiCallocFailed, "context %q: a supplier's statistics are numbered with 32 bits", v.path))
 		return
 	}
 	if err := b.LiveBlock(cx, v.stats.blk, src, first); err != nil {

@@ -4,6 +4,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -50,14 +52,14 @@ func readAll(t *testing.T, h *spmi.Hierarchy, path string) {
 func TestBackgroundRefreshIsNotARead(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, guideInit())
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 	h.Invalidate()
 	h.RefreshBackground()
-	if hd := DecodeHeader(ts.mem); hd.Subscrib != 0 || hd.Interval != 0 {
+	if hd := ddswire.DecodeHeader(ts.mem); hd.Subscrib != 0 || hd.Interval != 0 {
 		t.Fatalf("after a background refresh: SiShSubscrib %d, SiShInterval %d; want 0, 0", hd.Subscrib, hd.Interval)
 	}
 	readAll(t, h, "DDS/IBM/Test/gadgets")
-	if hd := DecodeHeader(ts.mem); hd.Subscrib != 4 || hd.Interval <= 0 {
+	if hd := ddswire.DecodeHeader(ts.mem); hd.Subscrib != 4 || hd.Interval <= 0 {
 		t.Fatalf("after a read: SiShSubscrib %d, SiShInterval %d; want 4 and a positive interval", hd.Subscrib, hd.Interval)
 	}
 }

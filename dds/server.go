@@ -11,8 +11,9 @@ import (
 	"sync"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // ServerConfig sets up a Server. Zero fields take their defaults.
@@ -38,7 +39,7 @@ type ServerConfig struct {
 	Reserve   []Reservation
 	IOTimeout time.Duration // to finish a started frame or a reply
 	OnChange  func()        // after every change of the served contexts; must not block
-	Limits    Limits
+	Limits    ddswire.Limits
 	Logger    *slog.Logger
 }
 
@@ -136,7 +137,7 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 			if allow.Admits(p) {
 				return nil
 			}
-			return spmi.Errorf(spmi.SiInitFailed, "uid %d may not register suppliers (dds.allow_uids, dds.allow_gids)", p.UID)
+			return spmierr.Errorf(spmierr.SiInitFailed, "uid %d may not register suppliers (dds.allow_uids, dds.allow_gids)", p.UID)
 		},
 		Refuse: func(c *net.UnixConn, reason string) { refuse(c, reason, lim) },
 		Logger: cfg.Logger,
@@ -160,8 +161,8 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 // refuse answers a refused peer with an SPMI error in reply to the Init
 // it is about to send, then reads that Init: closing with it unread would
 // turn the answer into a connection reset on the supplier's side.
-func refuse(c *net.UnixConn, reason string, lim Limits) {
-	WriteMessage(c, NewReply(MsgInit, 0, spmi.Errorf(spmi.SiInitFailed, "%s", reason)), lim)
+func refuse(c *net.UnixConn, reason string, lim ddswire.Limits) {
+	ddswire.WriteMessage(c, ddswire.NewReply(ddswire.MsgInit, 0, spmierr.Errorf(spmierr.SiInitFailed, "%s", reason)), lim)
 	c.CloseWrite()
 	c.SetReadDeadline(time.Now().Add(time.Second))
 	io.Copy(io.Discard, io.LimitReader(c, int64(lim.MaxFrame)+8))

@@ -13,6 +13,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -62,14 +64,14 @@ type testSup struct {
 	c    *net.UnixConn
 	f    *os.File
 	mem  []byte
-	init *Init
+	init *ddswire.Init
 }
 
 var genSeq atomic.Uint64
 
 // newSupFile creates the shared file for in (its File and Generation are
 // set here) and maps it as the supplier would.
-func newSupFile(t *testing.T, in *Init) *testSup {
+func newSupFile(t *testing.T, in *ddswire.Init) *testSup {
 	t.Helper()
 	in.File = filepath.Join(t.TempDir(), "shm")
 	in.Generation = 0x5eed0000 + genSeq.Add(1)
@@ -78,7 +80,7 @@ func newSupFile(t *testing.T, in *Init) *testSup {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { f.Close() })
-	size := HeaderSize + int(in.AreaLen)
+	size := ddswire.HeaderSize + int(in.AreaLen)
 	if err := f.Truncate(int64(size)); err != nil {
 		t.Fatal(err)
 	}
@@ -88,9 +90,9 @@ func newSupFile(t *testing.T, in *Init) *testSup {
 	}
 	t.Cleanup(func() { unix.Munmap(mem) })
 	pid := int32(os.Getpid())
-	h := NewHeader(in.AreaLen, in.PermLen, pid, ProcStart(pid), in.File)
+	h := ddswire.NewHeader(in.AreaLen, in.PermLen, pid, ddswire.ProcStart(pid), in.File)
 	h.Encode(mem)
-	if err := StoreGen(mem, in.Generation); err != nil {
+	if err := ddswire.StoreGen(mem, in.Generation); err != nil {
 		t.Fatal(err)
 	}
 	return &testSup{t: t, f: f, mem: mem, init: in}
@@ -107,20 +109,20 @@ func (ts *testSup) dial(s *Server) {
 }
 
 // send writes m (with fd attached if fd >= 0) and reads the reply.
-func (ts *testSup) send(m Message, fd int) (*Reply, error) {
+func (ts *testSup) send(m ddswire.Message, fd int) (*ddswire.Reply, error) {
 	ts.c.SetDeadline(time.Now().Add(5 * time.Second))
-	if err := WriteMessageFD(ts.c, m, fd, Limits{}); err != nil {
+	if err := ddswire.WriteMessageFD(ts.c, m, fd, ddswire.Limits{}); err != nil {
 		return nil, err
 	}
-	r, err := ReadMessage(ts.c, Limits{})
+	r, err := ddswire.ReadMessage(ts.c, ddswire.Limits{})
 	if err != nil {
 		return nil, err
 	}
-	return r.(*Reply), nil
+	return r.(*ddswire.Reply), nil
 }
 
 // must sends m and fails unless the reply has code want.
-func (ts *testSup) must(m Message, fd int, want spmi.Code) *Reply {
+func (ts *testSup) must(m ddswire.Message, fd int, want spmierr.Code) *ddswire.Reply {
 	ts.t.Helper()
 	r, err := ts.send(m, fd)
 	if err != nil {
@@ -133,7 +135,7 @@ func (ts *testSup) must(m Message, fd int, want spmi.Code) *Reply {
 }
 
 // register dials and sends the Init with the file's descriptor.
-func (ts *testSup) register(s *Server, want spmi.Code) *Reply {
+func (ts *testSup) register(s *Server, want spmierr.Code) *ddswire.Reply {
 	ts.t.Helper()
 	ts.dial(s)
 	return ts.must(ts.init, int(ts.f.Fd()), want)
@@ -141,14 +143,14 @@ func (ts *testSup) register(s *Server, want spmi.Code) *Reply {
 
 // put stores v at area offset off (8-byte field).
 func (ts *testSup) put(off uint32, v uint64) {
-	le.PutUint64(ts.mem[HeaderSize+int(off):], v)
+	le.PutUint64(ts.mem[ddswire.HeaderSize+int(off):], v)
 }
 
 // waitEOF waits until the daemon closes the connection.
 func (ts *testSup) waitEOF() {
 	ts.t.Helper()
 	ts.c.SetReadDeadline(time.Now().Add(time.Minute))
-	if _, _, err := ReadFrame(ts.c, Limits{}); err == nil {
+	if _, _, err := ddswire.ReadFrame(ts.c, ddswire.Limits{}); err == nil {
 		ts.t.Fatal("unexpected frame, want EOF")
 	} else if ne, ok := err.(net.Error); ok && ne.Timeout() {
 		ts.t.Fatal("connection not closed")

@@ -7,8 +7,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // serveConn runs one supplier's connection to its end; the listener has
@@ -22,9 +22,9 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			s.kill(sup, !s.isClosed()) // no SiShGoAway on our own shutdown
 		}
 	}()
-	reply := func(t MsgType, v uint64, err error) bool {
+	reply := func(t ddswire.MsgType, v uint64, err error) bool {
 		c.SetWriteDeadline(time.Now().Add(s.cfg.IOTimeout))
-		return WriteMessage(c, NewReply(t, v, err), s.cfg.Limits) == nil
+		return ddswire.WriteMessage(c, ddswire.NewReply(t, v, err), s.cfg.Limits) == nil
 	}
 	for {
 		wait := time.Duration(0)
@@ -32,14 +32,14 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			wait = s.cfg.IOTimeout // Init must come soon after connecting
 		}
 		r.Next(wait)
-		t, body, err := ReadFrame(r, s.cfg.Limits)
+		t, body, err := ddswire.ReadFrame(r, s.cfg.Limits)
 		if err != nil {
-			if spmi.CodeOf(err) == spmi.SiBadArgument {
-				reply(MsgInit, 0, err) // best effort; framing is lost
+			if spmierr.CodeOf(err) == spmierr.SiBadArgument {
+				reply(ddswire.MsgInit, 0, err) // best effort; framing is lost
 			}
 			return
 		}
-		m, err := Decode(t, body, s.cfg.Limits)
+		m, err := ddswire.Decode(t, body, s.cfg.Limits)
 		if err != nil || t.IsReply() {
 			if err == nil {
 				err = badArg("%v is not a request", t)
@@ -48,7 +48,7 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			return
 		}
 		want := 0
-		if t == MsgInit && sup == nil {
+		if t == ddswire.MsgInit && sup == nil {
 			want = 1
 		}
 		if n := len(r.FDs); n != want || r.Truncated {
@@ -57,7 +57,7 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			return
 		}
 		switch m := m.(type) {
-		case *Init:
+		case *ddswire.Init:
 			if sup != nil {
 				reply(t, 0, badArg("Init: already registered"))
 				continue
@@ -74,20 +74,20 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 			if !reply(t, sup.id, nil) {
 				return
 			}
-		case *AddCx, *DelCx, *Exit:
+		case *ddswire.AddCx, *ddswire.DelCx, *ddswire.Exit:
 			if sup == nil {
-				reply(t, 0, spmi.Errorf(spmi.SiNotInit, "%v before Init", t))
+				reply(t, 0, spmierr.Errorf(spmierr.SiNotInit, "%v before Init", t))
 				return
 			}
 			var v uint64
 			switch m := m.(type) {
-			case *AddCx:
+			case *ddswire.AddCx:
 				var off uint32
 				off, err = s.reg.addCx(sup, m)
 				v = uint64(off)
-			case *DelCx:
+			case *ddswire.DelCx:
 				err = s.reg.delCx(sup, m.Offset)
-			case *Exit:
+			case *ddswire.Exit:
 				s.reg.remove(sup)
 				sup.unmap()
 				sup = nil
@@ -111,14 +111,14 @@ func (s *Server) serveConn(c *net.UnixConn, cr unixsock.Peer) {
 // most once a minute per user and reason, as socket refusals are): the
 // supplier is told, and so is the operator.
 func (s *Server) noteRefusal(p unixsock.Peer, err error) {
-	if c := spmi.CodeOf(err); c == spmi.SiCallocFailed || c == spmi.SiDuplicate {
+	if c := spmierr.CodeOf(err); c == spmierr.SiCallocFailed || c == spmierr.SiDuplicate {
 		s.refused.Note(p, "dds: registration refused", err.Error())
 	}
 }
 
 // register maps the file and adds the supplier; on error nothing remains.
-func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr unixsock.Peer) (*supplier, error) {
-	v, err := CheckInit(m, s.cfg.Limits)
+func (s *Server) register(m *ddswire.Init, fd int, c *net.UnixConn, cr unixsock.Peer) (*supplier, error) {
+	v, err := ddswire.CheckInit(m, s.cfg.Limits)
 	if err != nil {
 		return nil, err
 	}
@@ -128,7 +128,7 @@ func (s *Server) register(m *Init, fd int, c *net.UnixConn, cr unixsock.Peer) (*
 	}
 	sup := &supplier{conn: c, peer: cr, init: m, vendor: v,
 		slots: NewSlots(l.PermLen, l.AreaLen), mem: mem, layout: l, stampAt: s.reg.now(), window: s.timeout}
-	sup.stamp, _ = LoadStamp(mem)
+	sup.stamp, _ = ddswire.LoadStamp(mem)
 	if _, err := s.reg.add(sup); err != nil {
 		sup.gone = true
 		sup.unmap()

@@ -9,7 +9,8 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 func TestServerStaleSocket(t *testing.T) {
@@ -41,17 +42,17 @@ func TestServerIntervalAndShutdown(t *testing.T) {
 	clk := newTestClock()
 	s, h := testServer(t, func(s *Server) { s.reg.now = clk.now })
 	ts := newSupFile(t, guideInit())
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 	readAll(t, h, "DDS/IBM/Test/gadgets")
 	clk.advance(120 * time.Millisecond)
 	readAll(t, h, "DDS/IBM/Test/gadgets")
-	hd := DecodeHeader(ts.mem)
+	hd := ddswire.DecodeHeader(ts.mem)
 	if hd.Subscrib != 4 || hd.Interval != 120 {
 		t.Fatalf("SiShSubscrib %d, SiShInterval %d; want 4 and 120 (ms between the reads)", hd.Subscrib, hd.Interval)
 	}
 	s.Close()
 	ts.waitEOF()
-	if g, _ := LoadGoAway(ts.mem); g {
+	if g, _ := ddswire.LoadGoAway(ts.mem); g {
 		t.Fatal("SiShGoAway set on the daemon's own shutdown")
 	}
 	if lookup(h, "DDS/IBM/") != nil {
@@ -67,8 +68,8 @@ func TestServerBadFrame(t *testing.T) {
 	if _, err := ts.c.Write([]byte{1, 0, 0, 0, 0x7f, 0, 0, 0}); err != nil {
 		t.Fatal(err)
 	}
-	m, err := ReadMessage(ts.c, Limits{})
-	if err != nil || m.(*Reply).Errno != spmi.SiBadArgument {
+	m, err := ddswire.ReadMessage(ts.c, ddswire.Limits{})
+	if err != nil || m.(*ddswire.Reply).Errno != spmierr.SiBadArgument {
 		t.Fatalf("got %v, %v; want a SiBadArgument reply", m, err)
 	}
 	ts.waitEOF()
@@ -84,9 +85,9 @@ func TestServerBadFrame(t *testing.T) {
 func TestServerSupplierLimit(t *testing.T) {
 	s, h := testServer(t, func(s *Server) { s.reg.maxSup = 1 })
 	a := newSupFile(t, guideInit())
-	a.register(s, spmi.SiSuccess)
+	a.register(s, spmierr.SiSuccess)
 	b := newSupFile(t, otherInit("DDS/IBM/Other", 230))
-	b.register(s, spmi.SiCallocFailed)
+	b.register(s, spmierr.SiCallocFailed)
 	if lookup(h, "DDS/IBM/Other/") != nil {
 		t.Fatal("supplier over the limit served")
 	}
@@ -98,23 +99,23 @@ func TestServerProtocolRefusals(t *testing.T) {
 	ts.dial(s)
 	in := *ts.init
 	in.Version = 2
-	ts.must(&in, int(ts.f.Fd()), spmi.SiInitFailed)
+	ts.must(&in, int(ts.f.Fd()), spmierr.SiInitFailed)
 	ts.waitEOF()
 
 	// A descriptor on a frame other than the Init closes the connection.
-	ts.register(s, spmi.SiSuccess)
-	ts.must(&DelCx{Offset: 32}, int(ts.f.Fd()), spmi.SiShmemFailed)
+	ts.register(s, spmierr.SiSuccess)
+	ts.must(&ddswire.DelCx{Offset: 32}, int(ts.f.Fd()), spmierr.SiShmemFailed)
 	ts.waitEOF()
 	eventually(t, "removed", func() bool { return lookup(h, "DDS/IBM/") == nil })
 
 	// AddCx directly under the vendor context, then DelCx.
 	ts = newSupFile(t, guideInit())
-	ts.register(s, spmi.SiSuccess)
-	r := ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Top1", Descr: "inst", ASN: 500}, -1, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
+	r := ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Top1", Descr: "inst", ASN: 500}, -1, spmierr.SiSuccess)
 	if lookup(h, "DDS/IBM/Top1/problems") == nil {
 		t.Fatal("AddCx under the vendor context not served")
 	}
-	ts.must(&DelCx{Offset: uint32(r.Value)}, -1, spmi.SiSuccess)
+	ts.must(&ddswire.DelCx{Offset: uint32(r.Value)}, -1, spmierr.SiSuccess)
 	if lookup(h, "DDS/IBM/Top1/") != nil {
 		t.Fatal("still served after DelCx")
 	}

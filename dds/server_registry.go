@@ -8,7 +8,8 @@ import (
 	"sync/atomic"
 	"time"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // regCx is one live context under DDS.
@@ -16,7 +17,7 @@ type regCx struct {
 	id          uint64 // unique in the registry: a context's last consistent values are kept by it
 	path, descr string
 	asn         uint32
-	inst        InstFreq
+	inst        ddswire.InstFreq
 	stats       *statSet  // shared by the instances of a template; nil: none
 	base        uint32    // slot offset of a volatile context, else 0
 	volatile    bool      // has a slot
@@ -28,7 +29,7 @@ type regCx struct {
 	asns  map[uint32]bool
 }
 
-func newCx(path, descr string, asn uint32, inst InstFreq, stats *statSet) *regCx {
+func newCx(path, descr string, asn uint32, inst ddswire.InstFreq, stats *statSet) *regCx {
 	return &regCx{path: path, descr: descr, asn: asn, inst: inst, stats: stats}
 }
 
@@ -45,7 +46,7 @@ type cxView struct {
 	id                        uint64
 	path, parent, name, descr string
 	asn                       uint32
-	inst                      InstFreq
+	inst                      ddswire.InstFreq
 	stats                     *statSet // immutable, shared: nil when none
 	base                      uint32
 	sup                       *supplier // nil for a vendor context
@@ -55,7 +56,7 @@ type cxView struct {
 // anything is applied, then published as a new view before the reply.
 type registry struct {
 	mu      sync.Mutex
-	lim     Limits
+	lim     ddswire.Limits
 	maxSup  int
 	maxAll  int // statistics of all suppliers together (0: no bound)
 	nstats  int // statistics of the contexts registered
@@ -79,7 +80,7 @@ type registry struct {
 	now func() time.Time
 }
 
-func newRegistry(maxSup int, lim Limits) *registry {
+func newRegistry(maxSup int, lim ddswire.Limits) *registry {
 	r := &registry{lim: lim, maxSup: maxSup, sups: map[uint64]*supplier{},
 		cxs: map[string]*regCx{}, vendors: map[uint32]string{}, share: newShares(), faults: make(chan struct{}, 1),
 		log: slog.New(slog.DiscardHandler), staleWarn: time.Second, now: time.Now}
@@ -143,14 +144,14 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 		return 0, err
 	}
 	if len(r.sups) >= r.maxSup {
-		return 0, spmi.Errorf(spmi.SiCallocFailed, "%d suppliers registered, the daemon's limit (dds.max_suppliers)%s", len(r.sups), top(r.share.sups))
+		return 0, spmierr.Errorf(spmierr.SiCallocFailed, "%d suppliers registered, the daemon's limit (dds.max_suppliers)%s", len(r.sups), top(r.share.sups))
 	}
 	vcx := r.cxs[v.Path()]
 	if vcx != nil && vcx.asn != v.ASN {
-		return 0, spmi.Errorf(spmi.SiDuplicate, "vendor context %s exists with ASN.1 number %d, not %d", v.Path(), vcx.asn, v.ASN)
+		return 0, spmierr.Errorf(spmierr.SiDuplicate, "vendor context %s exists with ASN.1 number %d, not %d", v.Path(), vcx.asn, v.ASN)
 	}
 	if p, ok := r.vendors[v.ASN]; ok && p != v.Path() {
-		return 0, spmi.Errorf(spmi.SiDuplicate, "vendor ASN.1 number %d is already used by %s", v.ASN, p)
+		return 0, spmierr.Errorf(spmierr.SiDuplicate, "vendor ASN.1 number %d is already used by %s", v.ASN, p)
 	}
 	for i := range sup.init.Contexts {
 		c := &sup.init.Contexts[i]
@@ -158,10 +159,10 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 			continue
 		}
 		if _, ok := r.cxs[c.Path]; ok {
-			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s already exists", c.Path)
+			return 0, spmierr.Errorf(spmierr.SiDuplicate, "context %s already exists", c.Path)
 		}
 		if vcx != nil && parentOf(c.Path) == v.Path() && vcx.asnUsed(c.ASN) {
-			return 0, spmi.Errorf(spmi.SiDuplicate, "context %s: ASN.1 number %d is already used in %s", c.Path, c.ASN, v.Path())
+			return 0, spmierr.Errorf(spmierr.SiDuplicate, "context %s: ASN.1 number %d is already used in %s", c.Path, c.ASN, v.Path())
 		}
 	}
 	n := 0
@@ -175,11 +176,11 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 	}
 	sets, tmpls, err := statSets(sup.init)
 	if err != nil {
-		return 0, spmi.Errorf(spmi.SiBadArgument, "Init: %v", err)
+		return 0, spmierr.Errorf(spmierr.SiBadArgument, "Init: %v", err)
 	}
 	// Everything checked: apply.
 	if vcx == nil {
-		vcx = newCx(v.Path(), v.Descr, v.ASN, SiNoInst, nil)
+		vcx = newCx(v.Path(), v.Descr, v.ASN, ddswire.SiNoInst, nil)
 		r.cxs[vcx.path], r.vendors[v.ASN] = vcx, vcx.path
 	}
 	vcx.users++
@@ -224,7 +225,7 @@ func (r *registry) roomFor(sup *supplier, n int, what string) error {
 		return err
 	}
 	if r.maxAll > 0 && r.nstats+n > r.maxAll {
-		return spmi.Errorf(spmi.SiCallocFailed, "%s: %d more statistics would make %d from all suppliers, above the daemon's limit of %d (dds.max_stats_all)%s",
+		return spmierr.Errorf(spmierr.SiCallocFailed, "%s: %d more statistics would make %d from all suppliers, above the daemon's limit of %d (dds.max_stats_all)%s",
 			what, n, r.nstats+n, r.maxAll, top(r.share.stats))
 	}
 	return nil
@@ -271,15 +272,15 @@ func (r *registry) remove(sup *supplier) {
 }
 
 // addCx instantiates a volatile context and returns its slot offset.
-func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
-	t, err := CheckAddCx(m, sup.init, sup.vendor)
+func (r *registry) addCx(sup *supplier, m *ddswire.AddCx) (uint32, error) {
+	t, err := ddswire.CheckAddCx(m, sup.init, sup.vendor)
 	if err != nil {
 		return 0, err
 	}
 	r.mu.Lock()
 	defer r.mu.Unlock()
 	if sup.gone {
-		return 0, spmi.Errorf(spmi.SiAssumedDead, "the supplier was removed")
+		return 0, spmierr.Errorf(spmierr.SiAssumedDead, "the supplier was removed")
 	}
 	if err := r.share.reservedPath(sup.peer, "AddCx", m.Path); err != nil {
 		return 0, err
@@ -287,27 +288,27 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 	p := r.cxs[parentOf(m.Path)]
 	switch {
 	case p == nil:
-		return 0, spmi.Errorf(spmi.SiInvalidCx, "AddCx %q: parent context does not exist", m.Path)
+		return 0, spmierr.Errorf(spmierr.SiInvalidCx, "AddCx %q: parent context does not exist", m.Path)
 	case p.owner != sup && p.path != sup.vendor.Path():
 		return 0, badArg("AddCx %q: the parent context belongs to another supplier", m.Path)
 	case p.nameUsed(lastName(m.Path)):
-		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: the name already exists in %s", m.Path, p.path)
+		return 0, spmierr.Errorf(spmierr.SiDuplicate, "AddCx %q: the name already exists in %s", m.Path, p.path)
 	case p.asnUsed(m.ASN):
-		return 0, spmi.Errorf(spmi.SiDuplicate, "AddCx %q: ASN.1 number %d is already used in %s", m.Path, m.ASN, p.path)
+		return 0, spmierr.Errorf(spmierr.SiDuplicate, "AddCx %q: ASN.1 number %d is already used in %s", m.Path, m.ASN, p.path)
 	case sup.ncx >= r.lim.MaxContexts:
-		return 0, spmi.Errorf(spmi.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
+		return 0, spmierr.Errorf(spmierr.SiCallocFailed, "AddCx %q: %d contexts, the limit", m.Path, sup.ncx)
 	}
 	if err := r.roomFor(sup, len(t.Stats), "AddCx "+m.Path); err != nil {
 		return 0, err
 	}
-	off, err := r.slot(sup, m, SlotSize(t))
+	off, err := r.slot(sup, m, ddswire.SlotSize(t))
 	if err != nil {
 		return 0, err
 	}
 	// A requested slot is a replay after a daemon restart: it already
 	// holds this context's values, which the supplier keeps updating, so
 	// it is published as it is. Any other slot is zeroed first.
-	if !m.Requested() && !sup.area(func(a []byte) { err = ZeroSlot(a, off, SlotSize(t)) }) {
+	if !m.Requested() && !sup.area(func(a []byte) { err = ZeroSlot(a, off, ddswire.SlotSize(t)) }) {
 		err = shmErr("the shared file is unmapped")
 	}
 	if err != nil {
@@ -324,12 +325,12 @@ func (r *registry) addCx(sup *supplier, m *AddCx) (uint32, error) {
 
 // slot allocates the context's slot: where the library asks (its replay
 // after a daemon restart), else first fit.
-func (r *registry) slot(sup *supplier, m *AddCx, size uint32) (uint32, error) {
+func (r *registry) slot(sup *supplier, m *ddswire.AddCx, size uint32) (uint32, error) {
 	if !m.Requested() {
 		return sup.slots.Alloc(size)
 	}
 	if err := sup.slots.AllocAt(m.Offset, size); err != nil {
-		return 0, spmi.Errorf(spmi.CodeOf(err), "AddCx %q: %s", m.Path, err.(*spmi.Error).Msg)
+		return 0, spmierr.Errorf(spmierr.CodeOf(err), "AddCx %q: %s", m.Path, err.(*spmierr.Error).Msg)
 	}
 	return m.Offset, nil
 }
@@ -346,7 +347,7 @@ func (r *registry) delCx(sup *supplier, off uint32) error {
 		}
 	}
 	if c == nil {
-		return spmi.Errorf(spmi.SiNotFound, "no volatile context of this supplier has its data at offset %d", off)
+		return spmierr.Errorf(spmierr.SiNotFound, "no volatile context of this supplier has its data at offset %d", off)
 	}
 	for _, x := range r.cxs {
 		if parentOf(x.path) == c.path {

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -28,7 +30,7 @@ func wantNode(t *testing.T, h *spmi.Hierarchy, path, rel string, val uint64) {
 func TestServerGuideSample(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, guideInit())
-	if r := ts.register(s, spmi.SiSuccess); r.Value == 0 {
+	if r := ts.register(s, spmierr.SiSuccess); r.Value == 0 {
 		t.Fatal("registration number 0")
 	}
 	ts.put(0, 42)
@@ -46,7 +48,7 @@ func TestServerGuideSample(t *testing.T) {
 	for off := uint32(32); off < 64; off += 8 {
 		ts.put(off, 0xdead)
 	}
-	r := ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Moretest/INST1", Descr: "inst", ASN: 215}, -1, spmi.SiSuccess)
+	r := ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Moretest/INST1", Descr: "inst", ASN: 215}, -1, spmierr.SiSuccess)
 	slot := uint32(r.Value)
 	if slot < 32 || slot%8 != 0 {
 		t.Fatalf("slot offset %d", slot)
@@ -54,25 +56,25 @@ func TestServerGuideSample(t *testing.T) {
 	wantNode(t, h, "DDS/IBM/Moretest/INST1/solutions", "99.2.221.215.2", 0)
 	ts.put(slot+8, 77)
 	wantNode(t, h, "DDS/IBM/Moretest/INST1/solutions", "99.2.221.215.2", 77)
-	ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Moretest/INST2", Descr: "inst", ASN: 215}, -1, spmi.SiDuplicate)
-	ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Moretest/SubTest", Descr: "inst", ASN: 300}, -1, spmi.SiDuplicate)
-	ts.must(&AddCx{Ix: 0, Path: "DDS/IBM/Nowhere/X", Descr: "inst", ASN: 300}, -1, spmi.SiInvalidCx)
-	ts.must(&AddCx{Ix: 0, Path: "DDS/Other/X", Descr: "inst", ASN: 300}, -1, spmi.SiBadArgument)
-	ts.must(&AddCx{Ix: 5, Path: "DDS/IBM/X", Descr: "inst", ASN: 300}, -1, spmi.SiBadArgument)
+	ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Moretest/INST2", Descr: "inst", ASN: 215}, -1, spmierr.SiDuplicate)
+	ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Moretest/SubTest", Descr: "inst", ASN: 300}, -1, spmierr.SiDuplicate)
+	ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Nowhere/X", Descr: "inst", ASN: 300}, -1, spmierr.SiInvalidCx)
+	ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/Other/X", Descr: "inst", ASN: 300}, -1, spmierr.SiBadArgument)
+	ts.must(&ddswire.AddCx{Ix: 5, Path: "DDS/IBM/X", Descr: "inst", ASN: 300}, -1, spmierr.SiBadArgument)
 
 	// DelCx: gone at the next refresh; a second delete finds nothing.
-	ts.must(&DelCx{Offset: slot}, -1, spmi.SiSuccess)
+	ts.must(&ddswire.DelCx{Offset: slot}, -1, spmierr.SiSuccess)
 	if lookup(h, "DDS/IBM/Moretest/INST1/") != nil {
 		t.Fatal("INST1 still served after DelCx")
 	}
-	ts.must(&DelCx{Offset: slot}, -1, spmi.SiNotFound)
-	ts.must(&Init{Version: 1}, -1, spmi.SiBadArgument) // second Init: kept
+	ts.must(&ddswire.DelCx{Offset: slot}, -1, spmierr.SiNotFound)
+	ts.must(&ddswire.Init{Version: 1}, -1, spmierr.SiBadArgument) // second Init: kept
 
-	ts.must(&Exit{}, -1, spmi.SiSuccess)
+	ts.must(&ddswire.Exit{}, -1, spmierr.SiSuccess)
 	if lookup(h, "DDS/IBM/") != nil {
 		t.Fatal("DDS/IBM still served after Exit")
 	}
-	if g, _ := LoadGoAway(ts.mem); g {
+	if g, _ := ddswire.LoadGoAway(ts.mem); g {
 		t.Fatal("SiShGoAway set on an orderly Exit")
 	}
 	ts.waitEOF()
@@ -82,11 +84,11 @@ func TestServerGuideSample(t *testing.T) {
 }
 
 // otherInit is a second IBM supplier with its own context.
-func otherInit(path string, asn uint32) *Init {
-	return &Init{Version: 1, AreaLen: 64, PermLen: 8, Contexts: []Cx{
+func otherInit(path string, asn uint32) *ddswire.Init {
+	return &ddswire.Init{Version: 1, AreaLen: 64, PermLen: 8, Contexts: []ddswire.Cx{
 		{Path: "DDS/IBM", Descr: "IBM", ASN: 2},
-		{Path: path, Descr: "other", ASN: asn, Stats: []Stat{
-			{Name: "n", Descr: "a number", Max: 10, DataType: SiLong, ASN: 1, Size: 8, Type: SiULong},
+		{Path: path, Descr: "other", ASN: asn, Stats: []ddswire.Stat{
+			{Name: "n", Descr: "a number", Max: 10, DataType: ddswire.SiLong, ASN: 1, Size: 8, Type: ddswire.SiULong},
 		}},
 	}}
 }
@@ -94,25 +96,25 @@ func otherInit(path string, asn uint32) *Init {
 func TestServerSharedVendor(t *testing.T) {
 	s, h := testServer(t, nil)
 	a := newSupFile(t, guideInit())
-	a.register(s, spmi.SiSuccess)
+	a.register(s, spmierr.SiSuccess)
 	b := newSupFile(t, otherInit("DDS/IBM/Other", 230))
-	b.register(s, spmi.SiSuccess)
+	b.register(s, spmierr.SiSuccess)
 	b.put(0, 3)
 	wantNode(t, h, "DDS/IBM/Other/n", "99.2.230.1", 3)
 
 	// A vendor context under another number, or a clashing number.
 	c := newSupFile(t, otherInit("DDS/IBM/Third", 231))
 	c.init.Contexts[0].ASN = 3
-	c.register(s, spmi.SiDuplicate)
+	c.register(s, spmierr.SiDuplicate)
 	d := newSupFile(t, otherInit("DDS/IBM/Fourth", 220))
-	d.register(s, spmi.SiDuplicate)
+	d.register(s, spmierr.SiDuplicate)
 
 	// A supplier only touches its own contexts.
-	a.must(&AddCx{Ix: 0, Path: "DDS/IBM/Other/X", Descr: "x", ASN: 9}, -1, spmi.SiBadArgument)
+	a.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Other/X", Descr: "x", ASN: 9}, -1, spmierr.SiBadArgument)
 
 	a.c.Close() // EOF: removed at once, SiShGoAway set
 	eventually(t, "A's contexts removed", func() bool { return lookup(h, "DDS/IBM/Test/") == nil })
-	if g, _ := LoadGoAway(a.mem); !g {
+	if g, _ := ddswire.LoadGoAway(a.mem); !g {
 		t.Fatal("SiShGoAway not set after EOF")
 	}
 	if lookup(h, "DDS/IBM/Other/n") == nil {
@@ -125,16 +127,16 @@ func TestServerSharedVendor(t *testing.T) {
 func TestServerDuplicateAppliesNothing(t *testing.T) {
 	s, h := testServer(t, nil)
 	a := newSupFile(t, guideInit())
-	a.register(s, spmi.SiSuccess)
+	a.register(s, spmierr.SiSuccess)
 	in := otherInit("DDS/IBM/Fresh", 240)
-	in.Contexts = append(in.Contexts, Cx{Path: "DDS/IBM/Test", Descr: "dup", ASN: 241})
+	in.Contexts = append(in.Contexts, ddswire.Cx{Path: "DDS/IBM/Test", Descr: "dup", ASN: 241})
 	b := newSupFile(t, in)
-	b.register(s, spmi.SiDuplicate)
+	b.register(s, spmierr.SiDuplicate)
 	b.waitEOF()
 	if lookup(h, "DDS/IBM/Fresh/") != nil {
 		t.Fatal("half-applied registration")
 	}
-	a.must(&Exit{}, -1, spmi.SiSuccess)
+	a.must(&ddswire.Exit{}, -1, spmierr.SiSuccess)
 	if lookup(h, "DDS/IBM/") != nil {
 		t.Fatal("vendor context kept by a refused registration")
 	}
@@ -147,11 +149,11 @@ func TestServerStaleStamp(t *testing.T) {
 	clk := newTestClock()
 	s, h := testServer(t, func(s *Server) { s.timeout, s.tick, s.reg.now = 300*time.Millisecond, time.Hour, clk.now })
 	dead := newSupFile(t, guideInit())
-	dead.register(s, spmi.SiSuccess)
+	dead.register(s, spmierr.SiSuccess)
 	live := newSupFile(t, otherInit("DDS/IBM/Live", 250))
-	live.register(s, spmi.SiSuccess)
+	live.register(s, spmierr.SiSuccess)
 	check := func(stamp uint64, d time.Duration) {
-		le.PutUint64(live.mem[OffT:], stamp) // gettimeofday, as far as the daemon cares
+		le.PutUint64(live.mem[ddswire.OffT:], stamp) // gettimeofday, as far as the daemon cares
 		clk.advance(d)
 		s.checkSuppliers(clk.now())
 	}
@@ -165,7 +167,7 @@ func TestServerStaleStamp(t *testing.T) {
 	if lookup(h, "DDS/IBM/Test/") != nil {
 		t.Fatal("stale supplier still served")
 	}
-	if g, _ := LoadGoAway(dead.mem); !g {
+	if g, _ := ddswire.LoadGoAway(dead.mem); !g {
 		t.Fatal("SiShGoAway not set")
 	}
 	dead.waitEOF()
@@ -183,14 +185,14 @@ func TestServerRefusesFiles(t *testing.T) {
 		t.Fatal(err)
 	}
 	ts.init.File = link
-	ts.register(s, spmi.SiShmemFailed)
+	ts.register(s, spmierr.SiShmemFailed)
 	ts.waitEOF()
 
 	// A path naming another file than the descriptor.
 	other := newSupFile(t, guideInit())
 	ts = newSupFile(t, guideInit())
 	ts.init.File = other.init.File
-	ts.register(s, spmi.SiShmemFailed)
+	ts.register(s, spmierr.SiShmemFailed)
 
 	// A file owned by someone else.
 	ts = newSupFile(t, guideInit())
@@ -199,7 +201,7 @@ func TestServerRefusesFiles(t *testing.T) {
 	} else if err := os.Chown(ts.init.File, 12345, 12345); err != nil {
 		t.Fatal(err)
 	} else {
-		r := ts.register(s, spmi.SiShmemFailed)
+		r := ts.register(s, spmierr.SiShmemFailed)
 		if want := "owned by uid 12345"; !contains(r.Errmsg, want) {
 			t.Fatalf("%q does not say %q", r.Errmsg, want)
 		}
@@ -207,9 +209,9 @@ func TestServerRefusesFiles(t *testing.T) {
 	// No descriptor at all; a request before Init.
 	ts = newSupFile(t, guideInit())
 	ts.dial(s)
-	ts.must(ts.init, -1, spmi.SiShmemFailed)
+	ts.must(ts.init, -1, spmierr.SiShmemFailed)
 	ts.dial(s)
-	ts.must(&AddCx{Path: "DDS/IBM/X"}, -1, spmi.SiNotInit)
+	ts.must(&ddswire.AddCx{Path: "DDS/IBM/X"}, -1, spmierr.SiNotInit)
 	if lookup(h, "DDS/IBM/") != nil {
 		t.Fatal("a refused supplier is served")
 	}
@@ -227,7 +229,7 @@ func contains(s, sub string) bool {
 func TestServerTruncatedFile(t *testing.T) {
 	s, h := testServer(t, func(s *Server) { s.tick = time.Hour }) // removal by Collect's notice
 	ts := newSupFile(t, guideInit())
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 	ts.put(0, 1)
 	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)
 	if err := ts.f.Truncate(0); err != nil {

@@ -10,8 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/testutil"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // The test binary doubles as a supplier run as another user: with
@@ -30,15 +31,15 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		}
 		c.SetDeadline(time.Now().Add(5 * time.Second))
-		if err := WriteMessageFD(c, guideInit(), -1, Limits{}); err != nil {
+		if err := ddswire.WriteMessageFD(c, guideInit(), -1, ddswire.Limits{}); err != nil {
 			fmt.Println("write:", err)
 		}
-		r, err := ReadMessage(c, Limits{})
+		r, err := ddswire.ReadMessage(c, ddswire.Limits{})
 		if err != nil {
 			fmt.Println("read:", err)
 			os.Exit(0)
 		}
-		fmt.Println(r.(*Reply).Errno, r.(*Reply).Errmsg)
+		fmt.Println(r.(*ddswire.Reply).Errno, r.(*ddswire.Reply).Errmsg)
 		os.Exit(0)
 	}
 	os.Exit(m.Run())
@@ -65,7 +66,7 @@ func trustServer(t *testing.T, cfg ServerConfig) (*Server, *testutil.Buffer) {
 func TestAllowListKeepsTheOwners(t *testing.T) {
 	s, _ := trustServer(t, ServerConfig{AllowUIDs: []uint32{12345}})
 	ts := newSupFile(t, guideInit())
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 }
 
 // A user not on the list gets an SPMI error naming the setting, not a
@@ -101,7 +102,7 @@ func TestStatisticsOfAllSuppliersAreBounded(t *testing.T) {
 	}
 	s, _ := trustServer(t, ServerConfig{MaxStatsAll: n + 1})
 	a := newSupFile(t, guideInit())
-	a.register(s, spmi.SiSuccess)
+	a.register(s, spmierr.SiSuccess)
 	b := newSupFile(t, guideInit())
 	b.init.Contexts = b.init.Contexts[:1] // the vendor context alone has no statistics
 	for i := range guideInit().Contexts {
@@ -111,16 +112,16 @@ func TestStatisticsOfAllSuppliersAreBounded(t *testing.T) {
 			break
 		}
 	}
-	r := b.register(s, spmi.SiCallocFailed)
+	r := b.register(s, spmierr.SiCallocFailed)
 	if !strings.Contains(r.Errmsg, "dds.max_stats_all") {
 		t.Errorf("refusal %q does not name dds.max_stats_all", r.Errmsg)
 	}
-	a.send(&Exit{}, -1)
+	a.send(&ddswire.Exit{}, -1)
 	testutil.Eventually(t, "the first supplier's statistics to be released", 5*time.Second, func() bool {
 		s.reg.mu.Lock()
 		defer s.reg.mu.Unlock()
 		return s.reg.nstats == 0
 	})
 	c := newSupFile(t, guideInit())
-	c.register(s, spmi.SiSuccess)
+	c.register(s, spmierr.SiSuccess)
 }

@@ -12,8 +12,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddsclient"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/testutil"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // goSuppliers runs Go suppliers on the socket at path, one command line
@@ -35,7 +35,7 @@ func goSuppliers(path string, in io.Reader, out io.Writer) {
 	}()
 	answer := func(err error) {
 		if err != nil {
-			fmt.Fprintln(out, "err", spmi.CodeOf(err), strings.ReplaceAll(err.Error(), "\n", " "))
+			fmt.Fprintln(out, "err", spmierr.CodeOf(err), strings.ReplaceAll(err.Error(), "\n", " "))
 			return
 		}
 		fmt.Fprintln(out, "ok")

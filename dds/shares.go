@@ -6,8 +6,9 @@ import (
 	"sort"
 	"strings"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // Reservation keeps a context name for some users (dds.reserve): a
@@ -56,9 +57,9 @@ func CheckReservations(rs []Reservation) error {
 	paths, asns := map[string]int{}, map[uint32]int{}
 	for i, r := range rs {
 		key := fmt.Sprintf("dds.reserve[%d]", i)
-		parts, err := SplitPath(r.Context)
+		parts, err := ddswire.SplitPath(r.Context)
 		if err != nil {
-			errs = append(errs, fmt.Errorf("%s.context: %s", key, err.(*spmi.Error).Msg))
+			errs = append(errs, fmt.Errorf("%s.context: %s", key, err.(*spmierr.Error).Msg))
 			continue
 		}
 		if j, ok := paths[r.Context]; ok {
@@ -100,7 +101,7 @@ func newReservations(rs []Reservation) []reservation {
 func (sh *shares) reservedPath(p unixsock.Peer, what, path string) error {
 	for _, r := range sh.reserve {
 		if r.covers(path) && !r.allow.Admits(p) {
-			return spmi.Errorf(spmi.SiDuplicate, "%s: context %s is reserved for %s (%s); uid %d may not register it",
+			return spmierr.Errorf(spmierr.SiDuplicate, "%s: context %s is reserved for %s (%s); uid %d may not register it",
 				what, r.Context, r.who(), r.key, p.UID)
 		}
 	}
@@ -109,10 +110,10 @@ func (sh *shares) reservedPath(p unixsock.Peer, what, path string) error {
 
 // reservedASN refuses p a vendor enterprise number reserved for another
 // vendor name.
-func (sh *shares) reservedASN(p unixsock.Peer, v Vendor) error {
+func (sh *shares) reservedASN(p unixsock.Peer, v ddswire.Vendor) error {
 	for _, r := range sh.reserve {
 		if r.ASN != 0 && r.ASN == v.ASN && r.Context != v.Path() && !r.allow.Admits(p) {
-			return spmi.Errorf(spmi.SiDuplicate, "Init: vendor %s: enterprise number %d is reserved for %s of %s (%s); uid %d may not use it",
+			return spmierr.Errorf(spmierr.SiDuplicate, "Init: vendor %s: enterprise number %d is reserved for %s of %s (%s); uid %d may not use it",
 				v.Path(), v.ASN, r.Context, r.who(), r.key, p.UID)
 		}
 	}
@@ -156,7 +157,7 @@ func (sh *shares) statsRoom(uid uint32, n int, what string) error {
 		return nil
 	}
 	if used := sh.stats[uid]; used+n > sh.maxStats {
-		return spmi.Errorf(spmi.SiCallocFailed, "%s: the suppliers of uid %d hold %d statistics; %d more would make %d, above the share of one user, %d (dds.max_stats_per_uid)",
+		return spmierr.Errorf(spmierr.SiCallocFailed, "%s: the suppliers of uid %d hold %d statistics; %d more would make %d, above the share of one user, %d (dds.max_stats_per_uid)",
 			what, uid, used, n, used+n, sh.maxStats)
 	}
 	return nil
@@ -168,7 +169,7 @@ func (sh *shares) supRoom(uid uint32) error {
 		return nil
 	}
 	if n := sh.sups[uid]; n >= sh.maxSups {
-		return spmi.Errorf(spmi.SiCallocFailed, "uid %d has %d suppliers registered, the share of one user (dds.max_suppliers_per_uid)", uid, n)
+		return spmierr.Errorf(spmierr.SiCallocFailed, "uid %d has %d suppliers registered, the share of one user (dds.max_suppliers_per_uid)", uid, n)
 	}
 	return nil
 }

@@ -6,8 +6,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // The registry's bounds per user and its reservations, on suppliers that
@@ -19,7 +20,7 @@ const nobody = 65534
 // statistics, perUID a user's share of the statistics.
 func shareRegistry(t *testing.T, maxSup, maxAll, perUID int, reserve ...Reservation) *registry {
 	t.Helper()
-	lim, err := Limits{}.Norm()
+	lim, err := ddswire.Limits{}.Norm()
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -32,36 +33,36 @@ func shareRegistry(t *testing.T, maxSup, maxAll, perUID int, reserve ...Reservat
 
 // shareInit registers DDS/<vendor>/<cx> with n statistics, and a
 // template of tmpl statistics; the context's number follows its name.
-func shareInit(vendor string, vasn uint32, cx string, n, tmpl int) *Init {
-	stats := func(k int) []Stat {
-		out := make([]Stat, k)
+func shareInit(vendor string, vasn uint32, cx string, n, tmpl int) *ddswire.Init {
+	stats := func(k int) []ddswire.Stat {
+		out := make([]ddswire.Stat, k)
 		for i := range out {
-			out[i] = Stat{Name: fmt.Sprintf("v%d", i+1), Descr: "value", Max: 100, ValType: SiCounter,
-				DataType: SiLong, ASN: uint32(i + 1), Size: 8, Offset: uint32(8 * i), Type: SiULong}
+			out[i] = ddswire.Stat{Name: fmt.Sprintf("v%d", i+1), Descr: "value", Max: 100, ValType: ddswire.SiCounter,
+				DataType: ddswire.SiLong, ASN: uint32(i + 1), Size: 8, Offset: uint32(8 * i), Type: ddswire.SiULong}
 		}
 		return out
 	}
 	vp := "DDS/" + vendor
-	in := &Init{Version: ProtoMajor, Generation: 1, File: "/shm/" + vendor, AreaLen: uint32(8*(n+tmpl)) + 64, PermLen: uint32(8 * n), Contexts: []Cx{
+	in := &ddswire.Init{Version: ddswire.ProtoMajor, Generation: 1, File: "/shm/" + vendor, AreaLen: uint32(8*(n+tmpl)) + 64, PermLen: uint32(8 * n), Contexts: []ddswire.Cx{
 		{Path: vp, Descr: vendor, ASN: vasn},
 		{Path: vp + "/" + cx, Descr: cx, ASN: 1 + crc32.ChecksumIEEE([]byte(cx))%1000000, Stats: stats(n)},
 	}}
 	if tmpl > 0 {
-		in.Templates = []Cx{{Path: vp + "/T", Descr: "template", ASN: 1, DataSize: uint32(8 * tmpl), Stats: stats(tmpl)}}
+		in.Templates = []ddswire.Cx{{Path: vp + "/T", Descr: "template", ASN: 1, DataSize: uint32(8 * tmpl), Stats: stats(tmpl)}}
 	}
 	return in
 }
 
 // regSup is a registry entry of peer p; its area is plain memory, so
 // AddCx works too.
-func regSup(in *Init, p unixsock.Peer) *supplier {
-	v, err := CheckInit(in, Limits{})
+func regSup(in *ddswire.Init, p unixsock.Peer) *supplier {
+	v, err := ddswire.CheckInit(in, ddswire.Limits{})
 	if err != nil {
 		panic(err)
 	}
-	l := Layout{AreaOff: HeaderSize, AreaLen: in.AreaLen, PermLen: in.PermLen}
+	l := ddswire.Layout{AreaOff: ddswire.HeaderSize, AreaLen: in.AreaLen, PermLen: in.PermLen}
 	return &supplier{peer: p, init: in, vendor: v, slots: NewSlots(in.PermLen, in.AreaLen),
-		mem: aligned(HeaderSize + int(in.AreaLen)), layout: l}
+		mem: aligned(ddswire.HeaderSize + int(in.AreaLen)), layout: l}
 }
 
 func asUID(u uint32) unixsock.Peer { return unixsock.Peer{UID: u, GID: u} }
@@ -83,7 +84,7 @@ func TestEachUserGetsAShareOfTheStatistics(t *testing.T) {
 		}
 	}
 	_, err := r.add(regSup(shareInit("N2", 102, "C", 2, 0), asUID(nobody)))
-	wantErr(t, err, spmi.SiCallocFailed, "the suppliers of uid 65534 hold 24 statistics", "2 more would make 26",
+	wantErr(t, err, spmierr.SiCallocFailed, "the suppliers of uid 65534 hold 24 statistics", "2 more would make 26",
 		"the share of one user, 25", "dds.max_stats_per_uid")
 	if _, err := r.add(regSup(shareInit("N3", 103, "C", 1, 0), asUID(nobody))); err != nil {
 		t.Fatalf("nobody's share exactly: %v", err)
@@ -98,7 +99,7 @@ func TestEachUserGetsAShareOfTheStatistics(t *testing.T) {
 	// 90 of 100 now: root's next is refused by the total, which names
 	// those holding the most.
 	_, err = r.add(regSup(shareInit("Root2", 301, "C", 11, 0), asUID(0)))
-	wantErr(t, err, spmi.SiCallocFailed, "11 more statistics would make 101", "limit of 100 (dds.max_stats_all)",
+	wantErr(t, err, spmierr.SiCallocFailed, "11 more statistics would make 101", "limit of 100 (dds.max_stats_all)",
 		"held by uid 0 (40), uid 1001 (25), uid 65534 (25)")
 	r.remove(rootSup)
 	if n := r.statsOf(0); n != 0 {
@@ -119,18 +120,18 @@ func TestAddCxCountsAgainstTheShare(t *testing.T) {
 	}
 	var offs []uint32
 	for i := range 2 {
-		off, err := r.addCx(s, &AddCx{Ix: 0, Path: fmt.Sprintf("DDS/N/i%d", i), Descr: "instance", ASN: uint32(10 + i)})
+		off, err := r.addCx(s, &ddswire.AddCx{Ix: 0, Path: fmt.Sprintf("DDS/N/i%d", i), Descr: "instance", ASN: uint32(10 + i)})
 		if err != nil {
 			t.Fatalf("instance %d within the share: %v", i, err)
 		}
 		offs = append(offs, off)
 	}
-	_, err := r.addCx(s, &AddCx{Ix: 0, Path: "DDS/N/i2", Descr: "instance", ASN: 12})
-	wantErr(t, err, spmi.SiCallocFailed, "AddCx DDS/N/i2", "uid 65534 hold 10", "dds.max_stats_per_uid")
+	_, err := r.addCx(s, &ddswire.AddCx{Ix: 0, Path: "DDS/N/i2", Descr: "instance", ASN: 12})
+	wantErr(t, err, spmierr.SiCallocFailed, "AddCx DDS/N/i2", "uid 65534 hold 10", "dds.max_stats_per_uid")
 	if err := r.delCx(s, offs[0]); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.addCx(s, &AddCx{Ix: 0, Path: "DDS/N/i2", Descr: "instance", ASN: 12}); err != nil {
+	if _, err := r.addCx(s, &ddswire.AddCx{Ix: 0, Path: "DDS/N/i2", Descr: "instance", ASN: 12}); err != nil {
 		t.Fatalf("instance after a delete: %v", err)
 	}
 	if n := r.statsOf(nobody); n != 10 {
@@ -151,14 +152,14 @@ func TestOwnersAreBoundedByTheTotalsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.add(regSup(shareInit("N2", 102, "C", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmi.SiCallocFailed, "uid 65534 has 1 suppliers registered", "dds.max_suppliers_per_uid")
+	wantErr(t, err, spmierr.SiCallocFailed, "uid 65534 has 1 suppliers registered", "dds.max_suppliers_per_uid")
 	for i := range 2 {
 		if _, err := r.add(regSup(shareInit(fmt.Sprint("R", i), uint32(200+i), "C", 1, 0), asUID(0))); err != nil {
 			t.Fatalf("root's supplier %d: %v", i, err)
 		}
 	}
 	_, err = r.add(regSup(shareInit("R9", 209, "C", 1, 0), asUID(0)))
-	wantErr(t, err, spmi.SiCallocFailed, "4 suppliers registered", "dds.max_suppliers", "held by uid 0 (2)")
+	wantErr(t, err, spmierr.SiCallocFailed, "4 suppliers registered", "dds.max_suppliers", "held by uid 0 (2)")
 }
 
 // A reserved vendor name is refused to everyone else, whoever came
@@ -168,11 +169,11 @@ func TestReservedVendor(t *testing.T) {
 		Reservation{Context: "DDS/RootVendor", ASN: 4242, UIDs: []uint32{1001}},
 		Reservation{Context: "DDS/Shared/Web", GIDs: []uint32{990}})
 	_, err := r.add(regSup(shareInit("RootVendor", 4242, "App", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmi.SiDuplicate, "Init: context DDS/RootVendor is reserved for root and the daemon's own user, uid 1001 (dds.reserve[0])",
+	wantErr(t, err, spmierr.SiDuplicate, "Init: context DDS/RootVendor is reserved for root and the daemon's own user, uid 1001 (dds.reserve[0])",
 		"uid 65534 may not register it")
 	// Its enterprise number under another name, which would block it too.
 	_, err = r.add(regSup(shareInit("Squat", 4242, "App", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmi.SiDuplicate, "enterprise number 4242 is reserved for DDS/RootVendor", "dds.reserve[0]")
+	wantErr(t, err, spmierr.SiDuplicate, "enterprise number 4242 is reserved for DDS/RootVendor", "dds.reserve[0]")
 	for _, u := range []uint32{0, 1001} {
 		if _, err := r.add(regSup(shareInit("RootVendor", 4242, fmt.Sprint("App", u), 1, 0), asUID(u))); err != nil {
 			t.Fatalf("uid %d registering the vendor reserved for it: %v", u, err)
@@ -180,14 +181,14 @@ func TestReservedVendor(t *testing.T) {
 	}
 	// Joining the vendor context root made is refused as well.
 	_, err = r.add(regSup(shareInit("RootVendor", 4242, "Evil", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmi.SiDuplicate, "dds.reserve[0]")
+	wantErr(t, err, spmierr.SiDuplicate, "dds.reserve[0]")
 
 	// A subtree: the vendor is shared, the subtree is the group's.
 	if _, err := r.add(regSup(shareInit("Shared", 500, "Mail", 1, 0), asUID(nobody))); err != nil {
 		t.Fatalf("an unreserved context of a vendor with a reserved subtree: %v", err)
 	}
 	_, err = r.add(regSup(shareInit("Shared", 500, "Web", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmi.SiDuplicate, "context DDS/Shared/Web is reserved for root and the daemon's own user, members of gid 990 (dds.reserve[1])")
+	wantErr(t, err, spmierr.SiDuplicate, "context DDS/Shared/Web is reserved for root and the daemon's own user, members of gid 990 (dds.reserve[1])")
 	member := unixsock.Peer{UID: 1002, GID: 100, Groups: []uint32{990}}
 	web := regSup(shareInit("Shared", 500, "Web", 1, 3), member)
 	if _, err := r.add(web); err != nil {
@@ -203,12 +204,12 @@ func TestReservedVendor(t *testing.T) {
 	if _, err := r.add(n); err != nil {
 		t.Fatal(err)
 	}
-	if _, err := r.addCx(n, &AddCx{Ix: 0, Path: "DDS/Shared/Other/x", Descr: "x", ASN: 7}); err != nil {
+	if _, err := r.addCx(n, &ddswire.AddCx{Ix: 0, Path: "DDS/Shared/Other/x", Descr: "x", ASN: 7}); err != nil {
 		t.Fatalf("AddCx outside the reservation: %v", err)
 	}
-	_, err = r.addCx(n, &AddCx{Ix: 0, Path: "DDS/Shared/Web/x", Descr: "x", ASN: 7})
-	wantErr(t, err, spmi.SiDuplicate, "AddCx: context DDS/Shared/Web is reserved", "dds.reserve[1]")
-	if _, err := r.addCx(web, &AddCx{Ix: 0, Path: "DDS/Shared/Web/x", Descr: "x", ASN: 7}); err != nil {
+	_, err = r.addCx(n, &ddswire.AddCx{Ix: 0, Path: "DDS/Shared/Web/x", Descr: "x", ASN: 7})
+	wantErr(t, err, spmierr.SiDuplicate, "AddCx: context DDS/Shared/Web is reserved", "dds.reserve[1]")
+	if _, err := r.addCx(web, &ddswire.AddCx{Ix: 0, Path: "DDS/Shared/Web/x", Descr: "x", ASN: 7}); err != nil {
 		t.Fatalf("the group member's AddCx in its subtree: %v", err)
 	}
 }
@@ -220,7 +221,7 @@ func TestUnreservedNamesFirstComeFirstServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.add(regSup(shareInit("Free", 600, "App", 1, 0), asUID(0)))
-	wantErr(t, err, spmi.SiDuplicate, "context DDS/Free/App already exists")
+	wantErr(t, err, spmierr.SiDuplicate, "context DDS/Free/App already exists")
 }
 
 func TestCheckReservations(t *testing.T) {

@@ -6,6 +6,7 @@ import (
 	"slices"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -17,14 +18,14 @@ import (
 // statistics up in it: a context costs nothing per statistic of its own.
 type statSet struct {
 	blk    *spmi.Block
-	fields []Field // fields[j]: statistic j's source field, relative to the context's base
+	fields []ddswire.Field // fields[j]: statistic j's source field, relative to the context's base
 }
 
 // newStatSet sorts stats (the registration's order, left as it is) by
 // ASN number; nil when there are none. CheckInit has made the numbers and
 // names unique; the tree's own checks (spmi.NewBlock) name what it
 // refuses.
-func newStatSet(stats []Stat) (*statSet, error) {
+func newStatSet(stats []ddswire.Stat) (*statSet, error) {
 	if len(stats) == 0 {
 		return nil, nil
 	}
@@ -33,8 +34,8 @@ func newStatSet(stats []Stat) (*statSet, error) {
 		order[i] = int32(i)
 	}
 	slices.SortStableFunc(order, func(x, y int32) int { return cmp.Compare(stats[x].ASN, stats[y].ASN) })
-	ds := make([]spmi.StatDesc, len(stats))
-	s := &statSet{fields: make([]Field, len(stats))}
+	ds := make([]spmiwire.StatDesc, len(stats))
+	s := &statSet{fields: make([]ddswire.Field, len(stats))}
 	for j, i := range order {
 		ds[j] = statDesc(&stats[i])
 		s.fields[j] = ddswire.FieldOf(&stats[i], 0)
@@ -48,7 +49,7 @@ func newStatSet(stats []Stat) (*statSet, error) {
 
 // statSets makes the sets of m's contexts (by index; the vendor
 // context's is nil) and templates.
-func statSets(m *Init) (cxs, tmpls []*statSet, err error) {
+func statSets(m *ddswire.Init) (cxs, tmpls []*statSet, err error) {
 	cxs, tmpls = make([]*statSet, len(m.Contexts)), make([]*statSet, len(m.Templates))
 	for i := range m.Contexts {
 		if cxs[i], err = newStatSet(m.Contexts[i].Stats); err != nil {
@@ -64,10 +65,10 @@ func statSets(m *Init) (cxs, tmpls []*statSet, err error) {
 }
 
 // statDesc is how statistic s is served.
-func statDesc(s *Stat) spmi.StatDesc {
-	d := spmi.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
+func statDesc(s *ddswire.Stat) spmiwire.StatDesc {
+	d := spmiwire.StatDesc{Name: s.Name, Descr: s.Descr, ASN: s.ASN, Min: s.Min, Max: s.Max,
 		Val: s.ValType, Data: presented(s.DataType)}
-	if d.Data == spmi.SiFloat {
+	if d.Data == spmiwire.SiFloat {
 		d.Scale = 3
 	}
 	// The supplier's high scale value says how large a level gets.

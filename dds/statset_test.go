@@ -10,22 +10,23 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // unorderedInit registers statistics in neither ASN nor name order: the
 // permanent context DDS/Acme/P has c (ASN 1), a (2), b (3) registered as
 // b, c, a; the template's are z (10), x (20), y (30) registered as y, z, x.
 // Each statistic's field is 8 bytes at 0, 8, 16 in registration order.
-func unorderedInit() *Init {
-	st := func(name string, asn, off uint32) Stat {
-		return Stat{Name: name, Descr: "statistic " + name, Max: 1 << 40, DataType: SiLong, ASN: asn, Size: 8, Offset: off, Type: SiULong}
+func unorderedInit() *ddswire.Init {
+	st := func(name string, asn, off uint32) ddswire.Stat {
+		return ddswire.Stat{Name: name, Descr: "statistic " + name, Max: 1 << 40, DataType: ddswire.SiLong, ASN: asn, Size: 8, Offset: off, Type: ddswire.SiULong}
 	}
-	return &Init{Version: ProtoMajor, AreaLen: 4096, PermLen: 24, Contexts: []Cx{
+	return &ddswire.Init{Version: ddswire.ProtoMajor, AreaLen: 4096, PermLen: 24, Contexts: []ddswire.Cx{
 		{Path: "DDS/Acme", Descr: "Acme", ASN: 7},
-		{Path: "DDS/Acme/P", Descr: "permanent", ASN: 1, Stats: []Stat{st("b", 3, 0), st("c", 1, 8), st("a", 2, 16)}},
-	}, Templates: []Cx{
-		{Path: "DDS/Acme/T", Descr: "template", ASN: 1, DataSize: 24, Stats: []Stat{st("y", 30, 0), st("z", 10, 8), st("x", 20, 16)}},
+		{Path: "DDS/Acme/P", Descr: "permanent", ASN: 1, Stats: []ddswire.Stat{st("b", 3, 0), st("c", 1, 8), st("a", 2, 16)}},
+	}, Templates: []ddswire.Cx{
+		{Path: "DDS/Acme/T", Descr: "template", ASN: 1, DataSize: 24, Stats: []ddswire.Stat{st("y", 30, 0), st("z", 10, 8), st("x", 20, 16)}},
 	}}
 }
 
@@ -81,9 +82,9 @@ func TestStatSetSortsByASNAndIndexesNames(t *testing.T) {
 func TestInstancesShareTheirTemplatesDescriptions(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, unorderedInit())
-	ts.register(s, spmi.SiSuccess)
-	ts.must(&AddCx{Path: "DDS/Acme/I1", Descr: "one", ASN: 11}, -1, spmi.SiSuccess)
-	ts.must(&AddCx{Path: "DDS/Acme/I2", Descr: "two", ASN: 12}, -1, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
+	ts.must(&ddswire.AddCx{Path: "DDS/Acme/I1", Descr: "one", ASN: 11}, -1, spmierr.SiSuccess)
+	ts.must(&ddswire.AddCx{Path: "DDS/Acme/I2", Descr: "two", ASN: 12}, -1, spmierr.SiSuccess)
 	a, b := viewOf(t, s, "DDS/Acme/I1"), viewOf(t, s, "DDS/Acme/I2")
 	if a.stats == nil || a.stats != b.stats || a.stats.blk.At(0) != b.stats.blk.At(0) || &a.stats.fields[0] != &b.stats.fields[0] {
 		t.Fatal("two instances of one template have their own descriptions")
@@ -111,10 +112,10 @@ func TestInstancesShareTheirTemplatesDescriptions(t *testing.T) {
 func TestAddCxClashesWithStatisticsAndSubcontexts(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, unorderedInit())
-	ts.register(s, spmi.SiSuccess)
-	add := func(path string, asn uint32, want spmi.Code, sub string) uint32 {
+	ts.register(s, spmierr.SiSuccess)
+	add := func(path string, asn uint32, want spmierr.Code, sub string) uint32 {
 		t.Helper()
-		r := ts.must(&AddCx{Path: path, Descr: "x", ASN: asn}, -1, want)
+		r := ts.must(&ddswire.AddCx{Path: path, Descr: "x", ASN: asn}, -1, want)
 		if !strings.Contains(r.Errmsg, sub) {
 			t.Fatalf("AddCx %s (%d): %q does not say %q", path, asn, r.Errmsg, sub)
 		}
@@ -122,24 +123,24 @@ func TestAddCxClashesWithStatisticsAndSubcontexts(t *testing.T) {
 	}
 	name, num := "the name already exists in ", "ASN.1 number "
 	// Statistics of a permanent context, and of an instance.
-	add("DDS/Acme/P/a", 9, spmi.SiDuplicate, name+"DDS/Acme/P")
-	add("DDS/Acme/P/c", 9, spmi.SiDuplicate, name+"DDS/Acme/P")
-	add("DDS/Acme/P/X", 3, spmi.SiDuplicate, num+"3 is already used in DDS/Acme/P")
-	add("DDS/Acme/I1", 11, spmi.SiSuccess, "")
-	add("DDS/Acme/I1/y", 9, spmi.SiDuplicate, name+"DDS/Acme/I1")
-	add("DDS/Acme/I1/X", 10, spmi.SiDuplicate, num+"10 is already used in DDS/Acme/I1")
-	add("DDS/Acme/I1/X", 30, spmi.SiDuplicate, num+"30 is already used in DDS/Acme/I1")
+	add("DDS/Acme/P/a", 9, spmierr.SiDuplicate, name+"DDS/Acme/P")
+	add("DDS/Acme/P/c", 9, spmierr.SiDuplicate, name+"DDS/Acme/P")
+	add("DDS/Acme/P/X", 3, spmierr.SiDuplicate, num+"3 is already used in DDS/Acme/P")
+	add("DDS/Acme/I1", 11, spmierr.SiSuccess, "")
+	add("DDS/Acme/I1/y", 9, spmierr.SiDuplicate, name+"DDS/Acme/I1")
+	add("DDS/Acme/I1/X", 10, spmierr.SiDuplicate, num+"10 is already used in DDS/Acme/I1")
+	add("DDS/Acme/I1/X", 30, spmierr.SiDuplicate, num+"30 is already used in DDS/Acme/I1")
 	// Subcontexts, of the vendor context and of an instance.
-	add("DDS/Acme/P", 99, spmi.SiDuplicate, name+"DDS/Acme")
-	add("DDS/Acme/I2", 11, spmi.SiDuplicate, num+"11 is already used in DDS/Acme")
-	off := add("DDS/Acme/I1/X", 9, spmi.SiSuccess, "")
-	add("DDS/Acme/I1/X", 8, spmi.SiDuplicate, name+"DDS/Acme/I1")
-	add("DDS/Acme/I1/Y", 9, spmi.SiDuplicate, num+"9 is already used in DDS/Acme/I1")
-	ts.must(&DelCx{Offset: off}, -1, spmi.SiSuccess)
-	add("DDS/Acme/I1/X", 8, spmi.SiSuccess, "")
-	add("DDS/Acme/I1/Y", 9, spmi.SiSuccess, "")
-	add("DDS/Acme/I1/z", 5, spmi.SiDuplicate, name+"DDS/Acme/I1")
-	add("DDS/Acme/I1/Z", 20, spmi.SiDuplicate, num+"20 is already used in DDS/Acme/I1")
+	add("DDS/Acme/P", 99, spmierr.SiDuplicate, name+"DDS/Acme")
+	add("DDS/Acme/I2", 11, spmierr.SiDuplicate, num+"11 is already used in DDS/Acme")
+	off := add("DDS/Acme/I1/X", 9, spmierr.SiSuccess, "")
+	add("DDS/Acme/I1/X", 8, spmierr.SiDuplicate, name+"DDS/Acme/I1")
+	add("DDS/Acme/I1/Y", 9, spmierr.SiDuplicate, num+"9 is already used in DDS/Acme/I1")
+	ts.must(&ddswire.DelCx{Offset: off}, -1, spmierr.SiSuccess)
+	add("DDS/Acme/I1/X", 8, spmierr.SiSuccess, "")
+	add("DDS/Acme/I1/Y", 9, spmierr.SiSuccess, "")
+	add("DDS/Acme/I1/z", 5, spmierr.SiDuplicate, name+"DDS/Acme/I1")
+	add("DDS/Acme/I1/Z", 20, spmierr.SiDuplicate, num+"20 is already used in DDS/Acme/I1")
 	if lookup(h, "DDS/Acme/I1/Y/x") == nil || lookup(h, "DDS/Acme/P/a") == nil {
 		t.Fatal("statistics missing from the tree")
 	}
@@ -148,7 +149,7 @@ func TestAddCxClashesWithStatisticsAndSubcontexts(t *testing.T) {
 	other.Contexts[1].Path = "DDS/Acme/Q"
 	other.Contexts[1].ASN = 11
 	ts2 := newSupFile(t, other)
-	if r := ts2.register(s, spmi.SiDuplicate); !strings.Contains(r.Errmsg, num+"11 is already used in DDS/Acme") {
+	if r := ts2.register(s, spmierr.SiDuplicate); !strings.Contains(r.Errmsg, num+"11 is already used in DDS/Acme") {
 		t.Fatalf("Init: %q", r.Errmsg)
 	}
 }
@@ -159,21 +160,21 @@ func TestAddCxClashesWithStatisticsAndSubcontexts(t *testing.T) {
 func TestStatisticsOutOfASNOrderServeTheirOwnValues(t *testing.T) {
 	s, h := testServer(t, nil)
 	ts := newSupFile(t, unorderedInit())
-	ts.register(s, spmi.SiSuccess)
+	ts.register(s, spmierr.SiSuccess)
 	// P's statistic numbered k holds 100+k; instance i's, 1000*i+k.
 	ts.put(0, 103)
 	ts.put(8, 101)
 	ts.put(16, 102)
 	slots := map[uint32]uint32{}
 	for i := uint32(1); i <= 4; i++ {
-		r := ts.must(&AddCx{Path: fmt.Sprintf("DDS/Acme/I%d", i), Descr: "inst", ASN: 10 + i}, -1, spmi.SiSuccess)
+		r := ts.must(&ddswire.AddCx{Path: fmt.Sprintf("DDS/Acme/I%d", i), Descr: "inst", ASN: 10 + i}, -1, spmierr.SiSuccess)
 		slot := uint32(r.Value)
 		slots[i] = slot
 		ts.put(slot, 1000*uint64(i)+30)
 		ts.put(slot+8, 1000*uint64(i)+10)
 		ts.put(slot+16, 1000*uint64(i)+20)
 	}
-	ts.must(&DelCx{Offset: slots[2]}, -1, spmi.SiSuccess)
+	ts.must(&ddswire.DelCx{Offset: slots[2]}, -1, spmierr.SiSuccess)
 
 	type stat struct {
 		path, rel string
@@ -256,9 +257,9 @@ func TestStatisticsOutOfASNOrderServeTheirOwnValues(t *testing.T) {
 // than the copy, has no value.
 func TestAreaPinFindsEachFieldsContext(t *testing.T) {
 	set := func(n int) *statSet {
-		stats := make([]Stat, n)
+		stats := make([]ddswire.Stat, n)
 		for i := range stats {
-			stats[i] = Stat{Name: fmt.Sprint("s", i), ASN: uint32(n - i), Max: 1 << 40, DataType: SiLong, Size: 8, Offset: uint32(8 * i), Type: SiULong}
+			stats[i] = ddswire.Stat{Name: fmt.Sprint("s", i), ASN: uint32(n - i), Max: 1 << 40, DataType: ddswire.SiLong, Size: 8, Offset: uint32(8 * i), Type: ddswire.SiULong}
 		}
 		ss, err := newStatSet(stats)
 		if err != nil {

@@ -9,8 +9,9 @@ import (
 
 	"golang.org/x/sys/unix"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // supplier is one registered connection and its mapped file.
@@ -18,8 +19,8 @@ type supplier struct {
 	id     uint64
 	conn   *net.UnixConn
 	peer   unixsock.Peer // who registered it (SO_PEERCRED)
-	init   *Init
-	vendor Vendor
+	init   *ddswire.Init
+	vendor ddswire.Vendor
 	slots  *Slots     // guarded by registry.mu
 	ncx    int        // live contexts, guarded by registry.mu
 	tmpls  []*statSet // by template, made at Init; guarded by registry.mu
@@ -27,9 +28,9 @@ type supplier struct {
 
 	memMu  sync.RWMutex // readers hold it while touching mem
 	mem    []byte       // whole mapping; nil once unmapped
-	layout Layout
+	layout ddswire.Layout
 
-	stamp   Stamp // liveness: last stamp and when it changed (watch only)
+	stamp   ddswire.Stamp // liveness: last stamp and when it changed (watch only)
 	stampAt time.Time
 	faulted atomic.Bool // a read faulted: remove at the next check
 	reads   readWindow  // consumers' reads, for SiShInterval and SiShSubscrib
@@ -68,7 +69,7 @@ func (s *supplier) goAway() {
 	s.memMu.RLock()
 	defer s.memMu.RUnlock()
 	if s.mem != nil {
-		SetGoAway(s.mem)
+		ddswire.SetGoAway(s.mem)
 	}
 }
 
@@ -82,8 +83,8 @@ func (s *supplier) noteRead(now time.Time, n int) {
 func (s *supplier) publishReads(now time.Time) {
 	iv, n := s.reads.values(now, s.window)
 	s.area(func([]byte) {
-		StoreInterval(s.mem, iv)
-		StoreSubscrib(s.mem, n)
+		ddswire.StoreInterval(s.mem, iv)
+		ddswire.StoreSubscrib(s.mem, n)
 	})
 }
 
@@ -92,9 +93,9 @@ func (s *supplier) check(now time.Time, timeout time.Duration) string {
 	if s.faulted.Load() {
 		return "memory fault reading its file"
 	}
-	var st Stamp
+	var st ddswire.Stamp
 	var err error
-	if !s.area(func([]byte) { st, err = LoadStamp(s.mem) }) {
+	if !s.area(func([]byte) { st, err = ddswire.LoadStamp(s.mem) }) {
 		return ""
 	}
 	s.publishReads(now) // lets both fall to 0 when nobody reads
@@ -110,13 +111,13 @@ func (s *supplier) check(now time.Time, timeout time.Duration) string {
 }
 
 func shmErr(format string, args ...any) error {
-	return spmi.Errorf(spmi.SiShmemFailed, format, args...)
+	return spmierr.Errorf(spmierr.SiShmemFailed, format, args...)
 }
 
 // mapShared checks the passed descriptor against the peer and the Init's
 // path, maps it shared read-write and validates it. The caller keeps fd.
-func mapShared(fd int, m *Init, cr unixsock.Peer, lim Limits) ([]byte, Layout, error) {
-	var l Layout
+func mapShared(fd int, m *ddswire.Init, cr unixsock.Peer, lim ddswire.Limits) ([]byte, ddswire.Layout, error) {
+	var l ddswire.Layout
 	var st, ls unix.Stat_t
 	if err := unix.Fstat(fd, &st); err != nil {
 		return nil, l, shmErr("fstat of the passed descriptor: %v", err)
@@ -126,8 +127,8 @@ func mapShared(fd int, m *Init, cr unixsock.Peer, lim Limits) ([]byte, Layout, e
 		return nil, l, shmErr("the passed descriptor is not a regular file")
 	case st.Uid != cr.UID:
 		return nil, l, shmErr("file %s is owned by uid %d, the supplier runs as uid %d", m.File, st.Uid, cr.UID)
-	case st.Size < HeaderSize || st.Size > lim.MaxFileLen():
-		return nil, l, shmErr("file %s is %d bytes, want %d..%d", m.File, st.Size, HeaderSize, lim.MaxFileLen())
+	case st.Size < ddswire.HeaderSize || st.Size > lim.MaxFileLen():
+		return nil, l, shmErr("file %s is %d bytes, want %d..%d", m.File, st.Size, ddswire.HeaderSize, lim.MaxFileLen())
 	}
 	if err := unix.Lstat(m.File, &ls); err != nil {
 		return nil, l, shmErr("lstat %s: %v", m.File, err)
@@ -142,7 +143,7 @@ func mapShared(fd int, m *Init, cr unixsock.Peer, lim Limits) ([]byte, Layout, e
 	if err != nil {
 		return nil, l, shmErr("mmap %s: %v", m.File, err)
 	}
-	l, err = ValidateFile(mem, ExpectFor(m, cr.PID, ProcStart(cr.PID)), lim)
+	l, err = ddswire.ValidateFile(mem, ddswire.ExpectFor(m, cr.PID, ddswire.ProcStart(cr.PID)), lim)
 	if err != nil {
 		unix.Munmap(mem)
 		return nil, l, err

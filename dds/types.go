@@ -3,21 +3,23 @@ package dds
 import (
 	"strings"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // presented is the spmi format a statistic of data_type d is served in:
 // the guide supports only SiLong and SiFloat, so floats and timevals are
 // SiFloat and every integer type SiLong.
-func presented(d DataType) spmi.DataType {
+func presented(d ddswire.DataType) spmiwire.DataType {
 	if d.PresentedFloat() {
-		return spmi.SiFloat
+		return spmiwire.SiFloat
 	}
-	return spmi.SiLong
+	return spmiwire.SiLong
 }
 
 func badArg(format string, args ...any) error {
-	return spmi.Errorf(spmi.SiBadArgument, format, args...)
+	return spmierr.Errorf(spmierr.SiBadArgument, format, args...)
 }
 
 // parentOf is path without its last component.

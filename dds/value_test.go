@@ -7,7 +7,9 @@ import (
 	"testing"
 	"unsafe"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 func TestReadValueConverts(t *testing.T) {
@@ -32,33 +34,33 @@ func TestReadValueConverts(t *testing.T) {
 	put(56, math.Float64bits(math.NaN()), 8)
 
 	for _, tc := range []struct {
-		f    Field
-		want spmi.Value
+		f    ddswire.Field
+		want spmiwire.Value
 	}{
-		{fld(0, 8, SiULong, SiLong), spmi.Uint(math.MaxUint64 - 1)},
-		{fld(0, 8, SiLong, SiLong), spmi.Int(-2)},
-		{fld(0, 8, SiPtr, SiULong), spmi.Uint(math.MaxUint64 - 1)},
-		{fld(8, 4, SiInt, SiLong), spmi.Int(-2147483647)},
-		{fld(8, 4, SiUInt, SiLong), spmi.Uint(0x80000001)},
-		{fld(8, 4, SiUnsign, SiFloat), spmi.Float(0x80000001)},
-		{fld(8, 4, SiInt, SiFloat), spmi.Float(-2147483647)},
-		{fld(12, 4, SiFloat, SiFloat), spmi.Float(-2.75)},
-		{fld(12, 4, SiFloat, SiLong), spmi.Int(-2)}, // truncated toward zero
-		{fld(16, 8, SiDouble, SiDouble), spmi.Float(1e300)},
-		{fld(16, 8, SiDouble, SiLong), spmi.Int(math.MaxInt64)},
-		{fld(24, 1, SiChar, SiLong), spmi.Uint(0xff)},
-		{fld(24, 1, SiShort, SiLong), spmi.Int(-1)},
-		{fld(25, 1, SiUShort, SiLong), spmi.Uint(0x7f)},
-		{fld(26, 2, SiShort, SiLong), spmi.Int(-32768)},
-		{fld(26, 2, SiUShort, SiLong), spmi.Uint(0x8000)},
-		{fld(28, 2, SiUShort, SiLong), spmi.Uint(0x1234)},
-		{fld(30, 1, SiChar, SiLong), spmi.Uint(0xfe)},
-		{fld(24, 4, SiUInt, SiLong), spmi.Uint(0xfe12348000_7fff&^0xffffffff00000000 | 0xfe123480_00007fff&0xffffffff)},
-		{fld(32, 16, SiTimeval, SiFloat), spmi.Float(1700000000.25)},
-		{fld(48, 8, SiTimeval, SiFloat), spmi.Float(1700000000.5)},
-		{fld(48, 8, SiTimeval, SiLong), spmi.Int(1700000000)},
-		{fld(56, 8, SiDouble, SiFloat), spmi.NoValue},
-		{fld(56, 8, SiDouble, SiLong), spmi.NoValue},
+		{fld(0, 8, ddswire.SiULong, ddswire.SiLong), spmiwire.Uint(math.MaxUint64 - 1)},
+		{fld(0, 8, ddswire.SiLong, ddswire.SiLong), spmiwire.Int(-2)},
+		{fld(0, 8, ddswire.SiPtr, ddswire.SiULong), spmiwire.Uint(math.MaxUint64 - 1)},
+		{fld(8, 4, ddswire.SiInt, ddswire.SiLong), spmiwire.Int(-2147483647)},
+		{fld(8, 4, ddswire.SiUInt, ddswire.SiLong), spmiwire.Uint(0x80000001)},
+		{fld(8, 4, ddswire.SiUnsign, ddswire.SiFloat), spmiwire.Float(0x80000001)},
+		{fld(8, 4, ddswire.SiInt, ddswire.SiFloat), spmiwire.Float(-2147483647)},
+		{fld(12, 4, ddswire.SiFloat, ddswire.SiFloat), spmiwire.Float(-2.75)},
+		{fld(12, 4, ddswire.SiFloat, ddswire.SiLong), spmiwire.Int(-2)}, // truncated toward zero
+		{fld(16, 8, ddswire.SiDouble, ddswire.SiDouble), spmiwire.Float(1e300)},
+		{fld(16, 8, ddswire.SiDouble, ddswire.SiLong), spmiwire.Int(math.MaxInt64)},
+		{fld(24, 1, ddswire.SiChar, ddswire.SiLong), spmiwire.Uint(0xff)},
+		{fld(24, 1, ddswire.SiShort, ddswire.SiLong), spmiwire.Int(-1)},
+		{fld(25, 1, ddswire.SiUShort, ddswire.SiLong), spmiwire.Uint(0x7f)},
+		{fld(26, 2, ddswire.SiShort, ddswire.SiLong), spmiwire.Int(-32768)},
+		{fld(26, 2, ddswire.SiUShort, ddswire.SiLong), spmiwire.Uint(0x8000)},
+		{fld(28, 2, ddswire.SiUShort, ddswire.SiLong), spmiwire.Uint(0x1234)},
+		{fld(30, 1, ddswire.SiChar, ddswire.SiLong), spmiwire.Uint(0xfe)},
+		{fld(24, 4, ddswire.SiUInt, ddswire.SiLong), spmiwire.Uint(0xfe12348000_7fff&^0xffffffff00000000 | 0xfe123480_00007fff&0xffffffff)},
+		{fld(32, 16, ddswire.SiTimeval, ddswire.SiFloat), spmiwire.Float(1700000000.25)},
+		{fld(48, 8, ddswire.SiTimeval, ddswire.SiFloat), spmiwire.Float(1700000000.5)},
+		{fld(48, 8, ddswire.SiTimeval, ddswire.SiLong), spmiwire.Int(1700000000)},
+		{fld(56, 8, ddswire.SiDouble, ddswire.SiFloat), spmiwire.NoValue},
+		{fld(56, 8, ddswire.SiDouble, ddswire.SiLong), spmiwire.NoValue},
 	} {
 		got, err := ReadValue(area, tc.f)
 		if err != nil {
@@ -70,7 +72,7 @@ func TestReadValueConverts(t *testing.T) {
 		}
 	}
 	put(16, math.Float64bits(-1e300), 8)
-	if v, _ := ReadValue(area, fld(16, 8, SiDouble, SiLong)); v != spmi.Int(math.MinInt64) {
+	if v, _ := ReadValue(area, fld(16, 8, ddswire.SiDouble, ddswire.SiLong)); v != spmiwire.Int(math.MinInt64) {
 		t.Errorf("-1e300 as long: %v", v)
 	}
 }
@@ -80,23 +82,23 @@ func TestReadValueRejects(t *testing.T) {
 	for _, tc := range []struct {
 		name string
 		area []byte
-		f    Field
-		code spmi.Code
+		f    ddswire.Field
+		code spmierr.Code
 		sub  string
 	}{
-		{"past end", area, fld(64, 8, SiULong, SiLong), spmi.SiBadArgument, "ends past the 64-byte area"},
-		{"straddles end", area, fld(60, 8, SiULong, SiLong), spmi.SiBadArgument, "not 8-byte aligned"},
-		{"wraps", area, fld(0xfffffff8, 8, SiULong, SiLong), spmi.SiBadArgument, "ends past"},
-		{"misaligned 8", area, fld(4, 8, SiULong, SiLong), spmi.SiBadArgument, "not 8-byte aligned"},
-		{"misaligned 4", area, fld(2, 4, SiUInt, SiLong), spmi.SiBadArgument, "not 4-byte aligned"},
-		{"misaligned 2", area, fld(1, 2, SiUShort, SiLong), spmi.SiBadArgument, "not 2-byte aligned"},
-		{"misaligned timeval", area, fld(4, 16, SiTimeval, SiFloat), spmi.SiBadArgument, "not 8-byte aligned"},
-		{"bad size", area, fld(0, 3, SiULong, SiLong), spmi.SiBadArgument, "cannot be 3 bytes"},
-		{"size 0", area, fld(0, 0, SiULong, SiLong), spmi.SiBadArgument, "cannot be 0 bytes"},
-		{"bad type", area, fld(0, 8, 13, SiLong), spmi.SiBadArgument, "source type 13"},
-		{"bad presented", area, fld(0, 8, SiLong, 99), spmi.SiBadArgument, "data_type 99"},
-		{"area not multiple of 8", area[:60], fld(0, 8, SiULong, SiLong), spmi.SiShmemFailed, "not a multiple of 8"},
-		{"area misaligned", area[4:60], fld(0, 4, SiUInt, SiLong), spmi.SiShmemFailed, "8-aligned"},
+		{"past end", area, fld(64, 8, ddswire.SiULong, ddswire.SiLong), spmierr.SiBadArgument, "ends past the 64-byte area"},
+		{"straddles end", area, fld(60, 8, ddswire.SiULong, ddswire.SiLong), spmierr.SiBadArgument, "not 8-byte aligned"},
+		{"wraps", area, fld(0xfffffff8, 8, ddswire.SiULong, ddswire.SiLong), spmierr.SiBadArgument, "ends past"},
+		{"misaligned 8", area, fld(4, 8, ddswire.SiULong, ddswire.SiLong), spmierr.SiBadArgument, "not 8-byte aligned"},
+		{"misaligned 4", area, fld(2, 4, ddswire.SiUInt, ddswire.SiLong), spmierr.SiBadArgument, "not 4-byte aligned"},
+		{"misaligned 2", area, fld(1, 2, ddswire.SiUShort, ddswire.SiLong), spmierr.SiBadArgument, "not 2-byte aligned"},
+		{"misaligned timeval", area, fld(4, 16, ddswire.SiTimeval, ddswire.SiFloat), spmierr.SiBadArgument, "not 8-byte aligned"},
+		{"bad size", area, fld(0, 3, ddswire.SiULong, ddswire.SiLong), spmierr.SiBadArgument, "cannot be 3 bytes"},
+		{"size 0", area, fld(0, 0, ddswire.SiULong, ddswire.SiLong), spmierr.SiBadArgument, "cannot be 0 bytes"},
+		{"bad type", area, fld(0, 8, 13, ddswire.SiLong), spmierr.SiBadArgument, "source type 13"},
+		{"bad presented", area, fld(0, 8, ddswire.SiLong, 99), spmierr.SiBadArgument, "data_type 99"},
+		{"area not multiple of 8", area[:60], fld(0, 8, ddswire.SiULong, ddswire.SiLong), spmierr.SiShmemFailed, "not a multiple of 8"},
+		{"area misaligned", area[4:60], fld(0, 4, ddswire.SiUInt, ddswire.SiLong), spmierr.SiShmemFailed, "8-aligned"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			v, err := ReadValue(tc.area, tc.f)
@@ -133,14 +135,14 @@ func TestReadValueNeverTorn(t *testing.T) {
 	}()
 	defer func() { stop.Store(true); wg.Wait() }()
 	for range 20000 {
-		v, err := ReadValue(area, fld(8, 8, SiULong, SiLong))
+		v, err := ReadValue(area, fld(8, 8, ddswire.SiULong, ddswire.SiLong))
 		if err != nil {
 			t.Fatal(err)
 		}
 		if u := v.Uint64(); u != a && u != b {
 			t.Fatalf("torn read %#x", u)
 		}
-		v, _ = ReadValue(area, fld(18, 2, SiUShort, SiLong))
+		v, _ = ReadValue(area, fld(18, 2, ddswire.SiUShort, ddswire.SiLong))
 		if u := v.Uint64(); u != 0 && u != 0xffff {
 			t.Fatalf("torn 16-bit read %#x", u)
 		}
@@ -168,13 +170,13 @@ func TestZeroSlot(t *testing.T) {
 	if err := ZeroSlot(area, 64, 0); err != nil {
 		t.Fatalf("empty slot at the end: %v", err)
 	}
-	wantErr(t, ZeroSlot(area, 4, 8), spmi.SiBadArgument, "not 8-aligned")
-	wantErr(t, ZeroSlot(area, 8, 12), spmi.SiBadArgument, "not 8-aligned")
-	wantErr(t, ZeroSlot(area, 56, 16), spmi.SiBadArgument, "outside the 64-byte mapping")
-	wantErr(t, ZeroSlot(area[4:], 0, 8), spmi.SiShmemFailed, "aligned")
+	wantErr(t, ZeroSlot(area, 4, 8), spmierr.SiBadArgument, "not 8-aligned")
+	wantErr(t, ZeroSlot(area, 8, 12), spmierr.SiBadArgument, "not 8-aligned")
+	wantErr(t, ZeroSlot(area, 56, 16), spmierr.SiBadArgument, "outside the 64-byte mapping")
+	wantErr(t, ZeroSlot(area[4:], 0, 8), spmierr.SiShmemFailed, "aligned")
 }
 
 // fld is Field{off, size, typ, pres}.
-func fld(off, size uint32, typ, pres DataType) Field {
-	return Field{Off: off, Size: size, Type: typ, Present: pres}
+func fld(off, size uint32, typ, pres ddswire.DataType) ddswire.Field {
+	return ddswire.Field{Off: off, Size: size, Type: typ, Present: pres}
 }

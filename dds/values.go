@@ -7,6 +7,9 @@ import (
 	"time"
 	"unsafe"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -51,13 +54,13 @@ type areaPin struct {
 }
 
 // Value implements spmi.LivePin.
-func (p *areaPin) Value(i uint32) spmi.Value {
+func (p *areaPin) Value(i uint32) spmiwire.Value {
 	if p.buf == nil || p.done {
-		return spmi.NoValue
+		return spmiwire.NoValue
 	}
 	c := p.cx(i)
 	if c == nil || c.id > p.upTo {
-		return spmi.NoValue
+		return spmiwire.NoValue
 	}
 	f := c.stats.fields[i-c.first]
 	f.Off += c.base
@@ -142,10 +145,10 @@ func (s *supplier) newCopy(n int) *areaCopy {
 
 // decode reads field f from a private copy of the area: plain loads, the
 // same bit layout ReadValue reads from the mapping.
-func decode(words []uint64, f Field) spmi.Value {
+func decode(words []uint64, f ddswire.Field) spmiwire.Value {
 	off, size := uint64(f.Off), uint64(f.Size)
 	if off+size > uint64(len(words))*8 || f.Check(uint32(len(words)*8)) != nil {
-		return spmi.NoValue
+		return spmiwire.NoValue
 	}
 	var x, y uint64
 	switch size {
@@ -240,13 +243,13 @@ func (s *supplier) pin(l *liveSup, now time.Time) (c *areaCopy, upTo uint64) {
 // 8 long (ValidateFile).
 func copyWords(dst []uint64, area []byte) (err error) {
 	if len(area)%8 != 0 || uintptr(unsafe.Pointer(unsafe.SliceData(area)))%8 != 0 {
-		return spmi.Errorf(spmi.SiShmemFailed, "data area of %d bytes is not 8-aligned", len(area))
+		return spmierr.Errorf(spmierr.SiShmemFailed, "data area of %d bytes is not 8-aligned", len(area))
 	}
 	if len(area) == 0 {
 		return nil
 	}
 	defer debug.SetPanicOnFault(debug.SetPanicOnFault(true))
-	defer guard(&err)
+	defer ddswire.RecoverFault(&err)
 	src := unsafe.Slice((*uint64)(unsafe.Pointer(unsafe.SliceData(area))), len(area)/8)
 	for i := range dst {
 		dst[i] = atomic.LoadUint64(&src[i])

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
@@ -39,35 +40,35 @@ type Change struct {
 
 var (
 	dirCx   = spmi.CxDesc{Name: Name, Descr: "The tree described: statistics and contexts, instances folded", ASN: spmi.ASNDirectory}
-	statCx  = spmi.CxDesc{Name: "stat", Descr: "One row per statistic name (instances folded to *)", ASN: 20, Inst: spmi.SiContInst, DescrStat: "path"}
+	statCx  = spmi.CxDesc{Name: "stat", Descr: "One row per statistic name (instances folded to *)", ASN: 20, Inst: ddswire.SiContInst, DescrStat: "path"}
 	statTpl = spmi.CxDesc{Descr: "Statistic"}
-	ctxCx   = spmi.CxDesc{Name: "context", Descr: "One row per context (instances folded to *)", ASN: 21, Inst: spmi.SiContInst, DescrStat: "path"}
+	ctxCx   = spmi.CxDesc{Name: "context", Descr: "One row per context (instances folded to *)", ASN: 21, Inst: ddswire.SiContInst, DescrStat: "path"}
 	ctxTpl  = spmi.CxDesc{Descr: "Context"}
 
-	dirStats = []spmi.StatDesc{
-		{Name: "generation", Descr: "Increases when a (folded) context or statistic comes or goes", ASN: 1, Max: 100, Val: spmi.SiQuantity},
-		{Name: "contexts", Descr: "Rows of the context table", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Units: "contexts"},
-		{Name: "stats", Descr: "Rows of the statistic table", ASN: 3, Max: 1000, Val: spmi.SiQuantity, Units: "statistics"},
-		{Name: "changed", Descr: "When the generation last changed", ASN: 4, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
-		{Name: "omitted", Descr: "Rows left out: beyond MaxRows statistics or contexts", ASN: 5, Max: 10, Val: spmi.SiQuantity, Units: "rows"},
+	dirStats = []spmiwire.StatDesc{
+		{Name: "generation", Descr: "Increases when a (folded) context or statistic comes or goes", ASN: 1, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "contexts", Descr: "Rows of the context table", ASN: 2, Max: 1000, Val: ddswire.SiQuantity, Units: "contexts"},
+		{Name: "stats", Descr: "Rows of the statistic table", ASN: 3, Max: 1000, Val: ddswire.SiQuantity, Units: "statistics"},
+		{Name: "changed", Descr: "When the generation last changed", ASN: 4, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "seconds since 1970", Form: spmiwire.FormTime},
+		{Name: "omitted", Descr: "Rows left out: beyond MaxRows statistics or contexts", ASN: 5, Max: 10, Val: ddswire.SiQuantity, Units: "rows"},
 	}
-	statStats = []spmi.StatDesc{
-		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "descr", Descr: "Description", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "type", Descr: "SPMI type: counter or quantity; long, float or text", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "syntax", Descr: "SNMP syntax it is served with", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "units", Descr: "Units", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "scale", Descr: "Decimal places on the wire (the value times 10^scale)", ASN: 6, Max: 9, Val: spmi.SiQuantity},
-		{Name: "scalar", Descr: "Scalar OID (the guide's mapping), * for instance numbers", ASN: 7, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "column", Descr: "Column OID in the table view (cell: column.index); or empty", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+	statStats = []spmiwire.StatDesc{
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "descr", Descr: "Description", ASN: 2, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "type", Descr: "SPMI type: counter or quantity; long, float or text", ASN: 3, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "syntax", Descr: "SNMP syntax it is served with", ASN: 4, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "units", Descr: "Units", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "scale", Descr: "Decimal places on the wire (the value times 10^scale)", ASN: 6, Max: 9, Val: ddswire.SiQuantity},
+		{Name: "scalar", Descr: "Scalar OID (the guide's mapping), * for instance numbers", ASN: 7, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "column", Descr: "Column OID in the table view (cell: column.index); or empty", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
-	ctxStats = []spmi.StatDesc{
-		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "descr", Descr: "Description", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "instantiable", Descr: "Whether its subcontexts are instances", ASN: 3, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
-		{Name: "instances", Descr: "Instances under it now (summed over its folded paths)", ASN: 4, Max: 100, Val: spmi.SiQuantity, Units: "instances"},
-		{Name: "oid", Descr: "Its OID, * for each instance number", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "rows", Descr: "Entry OID of the table of its instances; or empty", ASN: 6, Val: spmi.SiQuantity, Data: spmi.SiText},
+	ctxStats = []spmiwire.StatDesc{
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "descr", Descr: "Description", ASN: 2, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "instantiable", Descr: "Whether its subcontexts are instances", ASN: 3, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
+		{Name: "instances", Descr: "Instances under it now (summed over its folded paths)", ASN: 4, Max: 100, Val: ddswire.SiQuantity, Units: "instances"},
+		{Name: "oid", Descr: "Its OID, * for each instance number", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "rows", Descr: "Entry OID of the table of its instances; or empty", ASN: 6, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 )
 
@@ -153,8 +154,8 @@ func (p provider) Collect(b *spmi.Builder) error {
 	if !changed.IsZero() {
 		when = uint64(changed.Unix())
 	}
-	if err := b.Stats(top, dirStats, []spmi.Value{spmi.Uint(uint64(gen)), spmi.Uint(uint64(len(dir.ctxs))),
-		spmi.Uint(uint64(len(dir.stats))), spmi.Uint(when), spmi.Uint(dir.omitted)}); err != nil {
+	if err := b.Stats(top, dirStats, []spmiwire.Value{spmiwire.Uint(uint64(gen)), spmiwire.Uint(uint64(len(dir.ctxs))),
+		spmiwire.Uint(uint64(len(dir.stats))), spmiwire.Uint(when), spmiwire.Uint(dir.omitted)}); err != nil {
 		return err
 	}
 	// The rows' statistics are blocks read from the directory (constant
@@ -190,7 +191,7 @@ func (p provider) Collect(b *spmi.Builder) error {
 
 var statBlock, ctxBlock = mustBlock(statStats), mustBlock(ctxStats)
 
-func mustBlock(ds []spmi.StatDesc) *spmi.Block {
+func mustBlock(ds []spmiwire.StatDesc) *spmi.Block {
 	b, err := spmi.NewBlock(ds)
 	if err != nil {
 		panic(err)
@@ -204,25 +205,25 @@ type statSource struct{ dir *built }
 
 func (s statSource) Pin() spmi.LivePin { return s }
 
-func (s statSource) Value(i uint32) spmi.Value {
+func (s statSource) Value(i uint32) spmiwire.Value {
 	r := &s.dir.stats[i/uint32(len(statStats))]
 	switch i % uint32(len(statStats)) {
 	case 0:
-		return spmi.Text(r.path)
+		return spmiwire.Text(r.path)
 	case 1:
-		return spmi.Text(r.descr)
+		return spmiwire.Text(r.descr)
 	case 2:
-		return spmi.Text(r.typ)
+		return spmiwire.Text(r.typ)
 	case 3:
-		return spmi.Text(r.syntax)
+		return spmiwire.Text(r.syntax)
 	case 4:
-		return spmi.Text(r.units)
+		return spmiwire.Text(r.units)
 	case 5:
-		return spmi.Uint(uint64(r.scale))
+		return spmiwire.Uint(uint64(r.scale))
 	case 6:
-		return spmi.Text(r.scalar)
+		return spmiwire.Text(r.scalar)
 	}
-	return spmi.Text(r.column)
+	return spmiwire.Text(r.column)
 }
 
 // ctxSource serves the context rows alike.
@@ -230,24 +231,24 @@ type ctxSource struct{ dir *built }
 
 func (s ctxSource) Pin() spmi.LivePin { return s }
 
-func (s ctxSource) Value(i uint32) spmi.Value {
+func (s ctxSource) Value(i uint32) spmiwire.Value {
 	r := &s.dir.ctxs[i/uint32(len(ctxStats))]
 	switch i % uint32(len(ctxStats)) {
 	case 0:
-		return spmi.Text(r.path)
+		return spmiwire.Text(r.path)
 	case 1:
-		return spmi.Text(r.descr)
+		return spmiwire.Text(r.descr)
 	case 2:
 		if r.inst {
-			return spmi.Uint(1)
+			return spmiwire.Uint(1)
 		}
-		return spmi.Uint(0)
+		return spmiwire.Uint(0)
 	case 3:
-		return spmi.Uint(r.instances)
+		return spmiwire.Uint(r.instances)
 	case 4:
-		return spmi.Text(r.oid)
+		return spmiwire.Text(r.oid)
 	}
-	return spmi.Text(r.entry)
+	return spmiwire.Text(r.entry)
 }
 
 // update rebuilds the directory when the tree's layout changed, and
@@ -382,7 +383,7 @@ func build(s *spmi.Snapshot, cache map[string]*folded) *built {
 func (f *folded) walk(n *spmi.Node, path, oid string) {
 	r := f.ctxs[path]
 	if r == nil && !f.full(path, len(f.ctxs)) {
-		r = &ctxRow{path: path, descr: descrOf(n), oid: oid, inst: n.Inst() != spmi.SiNoInst}
+		r = &ctxRow{path: path, descr: descrOf(n), oid: oid, inst: n.Inst() != ddswire.SiNoInst}
 		f.ctxs[path] = r
 	}
 	entry := n.RowEntry()
@@ -413,7 +414,7 @@ func (f *folded) walk(n *spmi.Node, path, oid string) {
 
 // stat adds the row of statistic d of the context at the folded path and
 // OID, unless it has one.
-func (f *folded) stat(d *spmi.StatDesc, cxPath, cxOID string, entry asn1tree.OID) {
+func (f *folded) stat(d *spmiwire.StatDesc, cxPath, cxOID string, entry asn1tree.OID) {
 	path := cxPath + d.Name
 	if f.stats[path] == nil && !f.full(path, len(f.stats)) {
 		f.stats[path] = statRowOf(d, path, cxOID+"."+strconv.FormatUint(uint64(d.ASN), 10)+".0", entry)
@@ -445,7 +446,7 @@ func descrOf(n *spmi.Node) string {
 	return n.Descr
 }
 
-func statRowOf(d *spmi.StatDesc, path, scalar string, entry asn1tree.OID) *statRow {
+func statRowOf(d *spmiwire.StatDesc, path, scalar string, entry asn1tree.OID) *statRow {
 	r := &statRow{path: path, descr: d.Descr, typ: spmiwire.ValText(d.Val) + " " + d.Data.String(), syntax: mib.StatSyntax(d),
 		units: d.Units, scale: d.Scale, scalar: scalar}
 	if entry != nil && d.ASN <= ^uint32(0)-spmi.ColumnOffset {

@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -20,11 +22,11 @@ type disks struct {
 }
 
 var (
-	dskCx   = spmi.CxDesc{Name: "Dsk", Descr: "Disks", ASN: 4, Inst: spmi.SiCfgInst}
+	dskCx   = spmi.CxDesc{Name: "Dsk", Descr: "Disks", ASN: 4, Inst: ddswire.SiCfgInst}
 	dskTpl  = spmi.CxDesc{Descr: "A disk"}
-	busy    = []spmi.StatDesc{{Name: "busy", Descr: "Time busy", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"}}
+	busy    = []spmiwire.StatDesc{{Name: "busy", Descr: "Time busy", ASN: 3, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"}}
 	extraCx = spmi.CxDesc{Name: "Extra", Descr: "Appears later", ASN: 7}
-	level   = []spmi.StatDesc{{Name: "level", Descr: "A level", ASN: 1, Max: 10, Val: spmi.SiCounter}}
+	level   = []spmiwire.StatDesc{{Name: "level", Descr: "A level", ASN: 1, Max: 10, Val: ddswire.SiCounter}}
 )
 
 func (d *disks) Name() string { return "Dsk" }
@@ -40,7 +42,7 @@ func (d *disks) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stats(row, busy, []spmi.Value{spmi.Float(1)}); err != nil {
+		if err := b.Stats(row, busy, []spmiwire.Value{spmiwire.Float(1)}); err != nil {
 			return err
 		}
 	}
@@ -61,7 +63,7 @@ func (e extra) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	return b.Stats(cx, level, []spmi.Value{spmi.Uint(1)})
+	return b.Stats(cx, level, []spmiwire.Value{spmiwire.Uint(1)})
 }
 
 // rows reads the directory's rows of table (stat or context) from the
@@ -173,9 +175,9 @@ func (m many) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	ds := make([]spmi.StatDesc, m.n)
+	ds := make([]spmiwire.StatDesc, m.n)
 	for i := range ds {
-		ds[i] = spmi.StatDesc{Name: "v" + strconv.Itoa(i+1), Descr: "Value", ASN: uint32(i + 1), Max: 10, Val: spmi.SiCounter}
+		ds[i] = spmiwire.StatDesc{Name: "v" + strconv.Itoa(i+1), Descr: "Value", ASN: uint32(i + 1), Max: 10, Val: ddswire.SiCounter}
 	}
 	blk, err := spmi.NewBlock(ds)
 	if err != nil {
@@ -186,8 +188,8 @@ func (m many) Collect(b *spmi.Builder) error {
 
 type noValues struct{}
 
-func (noValues) Pin() spmi.LivePin       { return noValues{} }
-func (noValues) Value(uint32) spmi.Value { return spmi.NoValue }
+func (noValues) Pin() spmi.LivePin           { return noValues{} }
+func (noValues) Value(uint32) spmiwire.Value { return spmiwire.NoValue }
 
 // A block's statistics are described without a node each, and the table
 // stops at MaxRows rows, the others counted.

@@ -8,18 +8,20 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	cpuCx      = spmi.CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: spmi.ASNCPU, Inst: spmi.SiCfgInst}
-	cpuTotalCx = spmi.CxDesc{Name: "total", Descr: "All processors together", ASN: 0, Inst: spmi.SiNoInst, Aggregate: true}
-	cpuInstCx  = spmi.CxDesc{Name: "cpuN", Descr: "Logical processor", Inst: spmi.SiNoInst}
+	cpuCx      = spmi.CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: spmi.ASNCPU, Inst: ddswire.SiCfgInst}
+	cpuTotalCx = spmi.CxDesc{Name: "total", Descr: "All processors together", ASN: 0, Inst: ddswire.SiNoInst, Aggregate: true}
+	cpuInstCx  = spmi.CxDesc{Name: "cpuN", Descr: "Logical processor", Inst: ddswire.SiNoInst}
 )
 
 // cpuStats are counters in hundredths of a second, so that their rate per
 // second is the percent of one processor (up to 100 x processors for total).
-var cpuStats = []spmi.StatDesc{
+var cpuStats = []spmiwire.StatDesc{
 	cpuTime("user", "Time executing in user mode", 1),
 	cpuTime("kern", "Time executing in kernel mode", 2),
 	cpuTime("wait", "Idle time waiting for I/O", 3),
@@ -30,8 +32,8 @@ var cpuStats = []spmi.StatDesc{
 	cpuTime("steal", "Time stolen by the hypervisor", 8),
 }
 
-func cpuTime(name, descr string, asn uint32) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "1/100 s"}
+func cpuTime(name, descr string, asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: "1/100 s"}
 }
 
 type cpuProvider struct {
@@ -99,8 +101,8 @@ func readStat(b *spmi.Builder, proc procfs.FS, src string) (procfs.Stat, error) 
 	})
 }
 
-func cpuValues(c procfs.CPUStat) []spmi.Value {
-	return []spmi.Value{
+func cpuValues(c procfs.CPUStat) []spmiwire.Value {
+	return []spmiwire.Value{
 		ticks(c.User), ticks(c.System), ticks(c.Iowait), ticks(c.Idle),
 		ticks(c.Nice), ticks(c.IRQ), ticks(c.SoftIRQ), ticks(c.Steal),
 	}

@@ -9,15 +9,17 @@ import (
 
 	"github.com/prometheus/procfs/blockdevice"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	diskCx     = spmi.CxDesc{Name: "Disk", Descr: "Disk (whole block device) statistics", ASN: spmi.ASNDisk, Inst: spmi.SiCfgInst}
-	diskInstCx = spmi.CxDesc{Name: "disk", Descr: "Block device", Inst: spmi.SiNoInst}
+	diskCx     = spmi.CxDesc{Name: "Disk", Descr: "Disk (whole block device) statistics", ASN: spmi.ASNDisk, Inst: ddswire.SiCfgInst}
+	diskInstCx = spmi.CxDesc{Name: "disk", Descr: "Block device", Inst: ddswire.SiNoInst}
 )
 
-var diskStats = []spmi.StatDesc{
+var diskStats = []spmiwire.StatDesc{
 	diskCount("reads", "Read transfers completed", 1, 10000, "transfers"),
 	diskCount("writes", "Write transfers completed", 2, 10000, "transfers"),
 	diskCount("xfer", "Transfers completed (reads and writes)", 3, 10000, "transfers"),
@@ -25,13 +27,13 @@ var diskStats = []spmi.StatDesc{
 	diskCount("wblk", "512-byte sectors written", 5, 1000000, "sectors"),
 	// io_ticks is in ms; in hundredths of a second its rate is % busy.
 	diskCount("busy", "Time the device was busy (rate: percent busy)", 6, 100, "1/100 s"),
-	{Name: "qlen", Descr: "I/O requests in progress", ASN: 7, Max: 64, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "requests"},
+	{Name: "qlen", Descr: "I/O requests in progress", ASN: 7, Max: 64, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "requests"},
 	diskCount("rtime", "Time spent by all reads", 8, 1000, "milliseconds"),
 	diskCount("wtime", "Time spent by all writes", 9, 1000, "milliseconds"),
 }
 
-func diskCount(name, descr string, asn uint32, hi int64, units string) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: spmi.SiCounter, Data: spmi.SiLong, Units: units}
+func diskCount(name, descr string, asn uint32, hi int64, units string) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: units}
 }
 
 type diskProvider struct {
@@ -79,10 +81,10 @@ func (p *diskProvider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stats(in, diskStats, []spmi.Value{
-			spmi.Uint(d.ReadIOs), spmi.Uint(d.WriteIOs), spmi.Uint(d.ReadIOs + d.WriteIOs),
-			spmi.Uint(d.ReadSectors), spmi.Uint(d.WriteSectors), spmi.Uint(d.IOsTotalTicks / 10),
-			spmi.Uint(d.IOsInProgress), spmi.Uint(d.ReadTicks), spmi.Uint(d.WriteTicks),
+		if err := b.Stats(in, diskStats, []spmiwire.Value{
+			spmiwire.Uint(d.ReadIOs), spmiwire.Uint(d.WriteIOs), spmiwire.Uint(d.ReadIOs + d.WriteIOs),
+			spmiwire.Uint(d.ReadSectors), spmiwire.Uint(d.WriteSectors), spmiwire.Uint(d.IOsTotalTicks / 10),
+			spmiwire.Uint(d.IOsInProgress), spmiwire.Uint(d.ReadTicks), spmiwire.Uint(d.WriteTicks),
 		}); err != nil {
 			return err
 		}

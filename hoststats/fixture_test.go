@@ -9,6 +9,8 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -146,7 +148,7 @@ func TestFixtureDisk(t *testing.T) {
 	wantUint(t, s, "Disk/sda/rtime", 456789)
 	wantUint(t, s, "Disk/sda/wtime", 1234567)
 	wantUint(t, s, "Disk/sdb/busy", 456789/10)
-	if n := node(t, s, "Disk/sda/busy"); n.Stat.Val != spmi.SiCounter {
+	if n := node(t, s, "Disk/sda/busy"); n.Stat.Val != ddswire.SiCounter {
 		t.Error("busy must be a counter, whose rate is percent busy")
 	}
 }
@@ -192,7 +194,7 @@ func TestFixtureProtocols(t *testing.T) {
 	} {
 		wantUint(t, s, path, want)
 	}
-	if n := node(t, s, "TCP/currestab"); n.Stat.Val != spmi.SiQuantity || spmi.SNMPKind(n.Stat) != asn1tree.Gauge32 {
+	if n := node(t, s, "TCP/currestab"); n.Stat.Val != ddswire.SiQuantity || spmi.SNMPKind(n.Stat) != asn1tree.Gauge32 {
 		t.Error("TCP/currestab must be a quantity served as Gauge32")
 	}
 }
@@ -305,17 +307,17 @@ func TestFixtureDescriptorsValid(t *testing.T) {
 	spmi.Walk(s.Top, func(x *spmi.Node) bool {
 		if x.Stat != nil {
 			n++
-			if len(x.Stat.Descr) == 0 || len(x.Stat.Descr) > spmi.MaxDescr || len(x.Stat.Name) > spmi.MaxName {
+			if len(x.Stat.Descr) == 0 || len(x.Stat.Descr) > spmiwire.MaxDescr || len(x.Stat.Name) > spmiwire.MaxName {
 				t.Errorf("%s: name or description out of limits", x.Path)
 			}
-			if x.Stat.Val == spmi.SiCounter && x.Stat.Data != spmi.SiLong {
+			if x.Stat.Val == ddswire.SiCounter && x.Stat.Data != spmiwire.SiLong {
 				t.Errorf("%s: counters are integers", x.Path)
 			}
-			if x.Stat.Data != spmi.SiText && x.Stat.Max <= x.Stat.Min {
+			if x.Stat.Data != spmiwire.SiText && x.Stat.Max <= x.Stat.Min {
 				t.Errorf("%s: no default scale", x.Path)
 			}
 		}
-		if x.Cx != nil && len(x.Cx.Descr) > spmi.MaxDescr {
+		if x.Cx != nil && len(x.Cx.Descr) > spmiwire.MaxDescr {
 			t.Errorf("%s: template description too long", x.Path)
 		}
 		return true

@@ -10,17 +10,19 @@ import (
 	"github.com/prometheus/procfs"
 	"golang.org/x/sys/unix"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
 	// An instance's description is its mount point, as the statistic mount.
-	fsCx     = spmi.CxDesc{Name: "FS", Descr: "File system statistics", ASN: spmi.ASNFS, Inst: spmi.SiCfgInst, DescrStat: "mount"}
-	fsInstCx = spmi.CxDesc{Name: "fs", Descr: "Mounted file system", Inst: spmi.SiNoInst}
+	fsCx     = spmi.CxDesc{Name: "FS", Descr: "File system statistics", ASN: spmi.ASNFS, Inst: ddswire.SiCfgInst, DescrStat: "mount"}
+	fsInstCx = spmi.CxDesc{Name: "fs", Descr: "Mounted file system", Inst: ddswire.SiNoInst}
 )
 
 // Sizes and inode counts can exceed 32 bits: they are Wide.
-var fsStats = []spmi.StatDesc{
+var fsStats = []spmiwire.StatDesc{
 	fsWide("size", "Size of the file system", 1, "KiB"),
 	fsWide("free", "Free space", 2, "KiB"),
 	fsWide("avail", "Free space available to unprivileged users", 3, "KiB"),
@@ -28,16 +30,16 @@ var fsStats = []spmi.StatDesc{
 	fsWide("inodes", "Number of inodes", 5, "inodes"),
 	fsWide("ifree", "Free inodes", 6, "inodes"),
 	fsPct("%iused", "Used inodes in percent of all inodes", 7),
-	{Name: "mount", Descr: "Mount point", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
-	{Name: "fstype", Descr: "File system type", ASN: 9, Val: spmi.SiQuantity, Data: spmi.SiText},
+	{Name: "mount", Descr: "Mount point", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+	{Name: "fstype", Descr: "File system type", ASN: 9, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 }
 
-func fsWide(name, descr string, asn uint32, units string) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 1 << 30, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: units, Wide: true}
+func fsWide(name, descr string, asn uint32, units string) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 1 << 30, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: units, Wide: true}
 }
 
-func fsPct(name, descr string, asn uint32) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"}
+func fsPct(name, descr string, asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"}
 }
 
 type fsProvider struct {
@@ -90,13 +92,13 @@ func (p *fsProvider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		vals := make([]spmi.Value, len(fsStats))
+		vals := make([]spmiwire.Value, len(fsStats))
 		if r := results[i]; r.err != nil {
 			b.Fail("statfs "+m.point, r.err)
 		} else {
 			fsValues(&r.st, vals)
 		}
-		vals[7], vals[8] = spmi.Text(m.point), spmi.Text(m.fstype)
+		vals[7], vals[8] = spmiwire.Text(m.point), spmiwire.Text(m.fstype)
 		if err := b.Stats(in, fsStats, vals); err != nil {
 			return err
 		}
@@ -140,22 +142,22 @@ func (p *fsProvider) mounts(infos []*procfs.MountInfo) []mount {
 
 // fsValues fills the numeric statistics; %used is df's Use%: used space
 // over used plus available space.
-func fsValues(st *unix.Statfs_t, v []spmi.Value) {
+func fsValues(st *unix.Statfs_t, v []spmiwire.Value) {
 	bs := uint64(st.Frsize)
 	if bs == 0 {
 		bs = uint64(st.Bsize)
 	}
-	kib := func(n uint64) spmi.Value {
+	kib := func(n uint64) spmiwire.Value {
 		if bs%1024 == 0 {
-			return spmi.Uint(n * (bs / 1024))
+			return spmiwire.Uint(n * (bs / 1024))
 		}
-		return spmi.Uint(n * bs / 1024)
+		return spmiwire.Uint(n * bs / 1024)
 	}
 	blocks, bfree, bavail := uint64(st.Blocks), uint64(st.Bfree), uint64(st.Bavail)
 	files, ffree := uint64(st.Files), uint64(st.Ffree)
 	used := blocks - min(bfree, blocks)
 	v[0], v[1], v[2] = kib(blocks), kib(bfree), kib(bavail)
 	v[3] = pct(float64(used), float64(used+bavail))
-	v[4], v[5] = spmi.Uint(files), spmi.Uint(ffree)
+	v[4], v[5] = spmiwire.Uint(files), spmiwire.Uint(ffree)
 	v[6] = pct(float64(files-min(ffree, files)), float64(files))
 }

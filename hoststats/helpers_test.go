@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -67,7 +68,7 @@ func absent(t testing.TB, s *spmi.Snapshot, path string) {
 }
 
 // value is a statistic's value, which must have been read.
-func value(t testing.TB, s *spmi.Snapshot, path string) spmi.Value {
+func value(t testing.TB, s *spmi.Snapshot, path string) spmiwire.Value {
 	t.Helper()
 	n := node(t, s, path)
 	if !n.IsStat() {

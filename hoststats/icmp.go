@@ -3,12 +3,14 @@ package hoststats
 import (
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
-var icmpCx = spmi.CxDesc{Name: "ICMP", Descr: "Internet Control Message Protocol statistics", ASN: spmi.ASNICMP, Inst: spmi.SiNoInst}
+var icmpCx = spmi.CxDesc{Name: "ICMP", Descr: "Internet Control Message Protocol statistics", ASN: spmi.ASNICMP, Inst: ddswire.SiNoInst}
 
-var icmpStats = []spmi.StatDesc{
+var icmpStats = []spmiwire.StatDesc{
 	snmpCount("imsg", "Messages received", 1, 100, "messages"),
 	snmpCount("omsg", "Messages sent", 2, 100, "messages"),
 	snmpCount("ierror", "Messages received with errors", 3, 10, "messages"),
@@ -21,9 +23,9 @@ var icmpStats = []spmi.StatDesc{
 }
 
 func newICMP(r *resolved) spmi.Provider {
-	return &snmpProvider{snmpSource: newSNMPSource(r), cx: &icmpCx, stats: icmpStats, values: func(s *procfs.ProcSnmp) []spmi.Value {
+	return &snmpProvider{snmpSource: newSNMPSource(r), cx: &icmpCx, stats: icmpStats, values: func(s *procfs.ProcSnmp) []spmiwire.Value {
 		c := &s.Icmp
-		return []spmi.Value{
+		return []spmiwire.Value{
 			optF(c.InMsgs), optF(c.OutMsgs), optF(c.InErrors), optF(c.InEchos), optF(c.OutEchos),
 			optF(c.InEchoReps), optF(c.OutEchoReps), optF(c.InDestUnreachs), optF(c.OutDestUnreachs),
 		}

@@ -3,12 +3,14 @@ package hoststats
 import (
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
-var ipCx = spmi.CxDesc{Name: "IP", Descr: "Internet Protocol (IPv4) statistics", ASN: spmi.ASNIP, Inst: spmi.SiNoInst}
+var ipCx = spmi.CxDesc{Name: "IP", Descr: "Internet Protocol (IPv4) statistics", ASN: spmi.ASNIP, Inst: ddswire.SiNoInst}
 
-var ipStats = []spmi.StatDesc{
+var ipStats = []spmiwire.StatDesc{
 	snmpCount("ipacket", "Datagrams received", 1, 10000, "datagrams"),
 	snmpCount("opacket", "Datagrams sent by local protocols", 2, 10000, "datagrams"),
 	snmpCount("forward", "Datagrams forwarded", 3, 10000, "datagrams"),
@@ -23,9 +25,9 @@ var ipStats = []spmi.StatDesc{
 }
 
 func newIP(r *resolved) spmi.Provider {
-	return &snmpProvider{snmpSource: newSNMPSource(r), cx: &ipCx, stats: ipStats, values: func(s *procfs.ProcSnmp) []spmi.Value {
+	return &snmpProvider{snmpSource: newSNMPSource(r), cx: &ipCx, stats: ipStats, values: func(s *procfs.ProcSnmp) []spmiwire.Value {
 		ip := &s.Ip
-		return []spmi.Value{
+		return []spmiwire.Value{
 			optF(ip.InReceives), optF(ip.OutRequests), optF(ip.ForwDatagrams), optF(ip.InDelivers),
 			optF(ip.InDiscards), optF(ip.OutDiscards), optF(ip.OutNoRoutes), optF(ip.ReasmFails),
 			optF(ip.FragCreates), optF(ip.InHdrErrors), optF(ip.InAddrErrors),

@@ -10,15 +10,17 @@ import (
 	"github.com/prometheus/procfs"
 	"github.com/prometheus/procfs/sysfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	lanCx     = spmi.CxDesc{Name: "LAN", Descr: "Network interface statistics", ASN: spmi.ASNLAN, Inst: spmi.SiCfgInst}
-	lanInstCx = spmi.CxDesc{Name: "interface", Descr: "Network interface", Inst: spmi.SiNoInst}
+	lanCx     = spmi.CxDesc{Name: "LAN", Descr: "Network interface statistics", ASN: spmi.ASNLAN, Inst: ddswire.SiCfgInst}
+	lanInstCx = spmi.CxDesc{Name: "interface", Descr: "Network interface", Inst: ddswire.SiNoInst}
 )
 
-var lanStats = []spmi.StatDesc{
+var lanStats = []spmiwire.StatDesc{
 	lanCount("ipacket", "Packets received", 1, 10000, "packets"),
 	lanCount("opacket", "Packets sent", 2, 10000, "packets"),
 	lanCount("ibyte", "Bytes received", 3, 125000000, "bytes"),
@@ -29,12 +31,12 @@ var lanStats = []spmi.StatDesc{
 	lanCount("odrop", "Packets dropped while sending", 8, 10, "packets"),
 	lanCount("collision", "Collisions", 9, 10, "collisions"),
 	lanCount("imcast", "Multicast packets received", 10, 1000, "packets"),
-	{Name: "mtu", Descr: "Maximum transmission unit", ASN: 11, Max: 65536, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "bytes"},
-	{Name: "speed", Descr: "Link speed (no value when the driver has none)", ASN: 12, Max: 100000, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "Mbit/s"},
+	{Name: "mtu", Descr: "Maximum transmission unit", ASN: 11, Max: 65536, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "bytes"},
+	{Name: "speed", Descr: "Link speed (no value when the driver has none)", ASN: 12, Max: 100000, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "Mbit/s"},
 }
 
-func lanCount(name, descr string, asn uint32, hi int64, units string) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: spmi.SiCounter, Data: spmi.SiLong, Units: units}
+func lanCount(name, descr string, asn uint32, hi int64, units string) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: units}
 }
 
 type lanProvider struct {
@@ -83,10 +85,10 @@ func (p *lanProvider) Collect(b *spmi.Builder) error {
 			return err
 		}
 		d := dev[n]
-		if err := b.Stats(in, lanStats, []spmi.Value{
-			spmi.Uint(d.RxPackets), spmi.Uint(d.TxPackets), spmi.Uint(d.RxBytes), spmi.Uint(d.TxBytes),
-			spmi.Uint(d.RxErrors), spmi.Uint(d.TxErrors), spmi.Uint(d.RxDropped), spmi.Uint(d.TxDropped),
-			spmi.Uint(d.TxCollisions), spmi.Uint(d.RxMulticast),
+		if err := b.Stats(in, lanStats, []spmiwire.Value{
+			spmiwire.Uint(d.RxPackets), spmiwire.Uint(d.TxPackets), spmiwire.Uint(d.RxBytes), spmiwire.Uint(d.TxBytes),
+			spmiwire.Uint(d.RxErrors), spmiwire.Uint(d.TxErrors), spmiwire.Uint(d.RxDropped), spmiwire.Uint(d.TxDropped),
+			spmiwire.Uint(d.TxCollisions), spmiwire.Uint(d.RxMulticast),
 			positive(attrs.mtu), positive(attrs.speed),
 		}); err != nil {
 			return err
@@ -125,9 +127,9 @@ func (p *lanProvider) attributes(name string) (ifAttrs, error) {
 
 // positive is a sysfs number that is meaningful only above zero (speed is
 // -1 on a link that is down).
-func positive(p *int64) spmi.Value {
+func positive(p *int64) spmiwire.Value {
 	if p == nil || *p <= 0 {
-		return spmi.NoValue
+		return spmiwire.NoValue
 	}
-	return spmi.Uint(uint64(*p))
+	return spmiwire.Uint(uint64(*p))
 }

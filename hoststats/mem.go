@@ -5,18 +5,20 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	memCx     = spmi.CxDesc{Name: "Mem", Descr: "Memory statistics", ASN: spmi.ASNMem, Inst: spmi.SiNoInst}
-	memRealCx = spmi.CxDesc{Name: "Real", Descr: "Physical memory statistics", ASN: 1, Inst: spmi.SiNoInst}
-	memVirtCx = spmi.CxDesc{Name: "Virt", Descr: "Virtual memory management statistics", ASN: 2, Inst: spmi.SiNoInst}
+	memCx     = spmi.CxDesc{Name: "Mem", Descr: "Memory statistics", ASN: spmi.ASNMem, Inst: ddswire.SiNoInst}
+	memRealCx = spmi.CxDesc{Name: "Real", Descr: "Physical memory statistics", ASN: 1, Inst: ddswire.SiNoInst}
+	memVirtCx = spmi.CxDesc{Name: "Virt", Descr: "Virtual memory management statistics", ASN: 2, Inst: ddswire.SiNoInst}
 )
 
 // memVirtStats come from /proc/vmstat; each is the sum of the keys in
 // memVirtKeys that the kernel has (older kernels lack some).
-var memVirtStats = []spmi.StatDesc{
+var memVirtStats = []spmiwire.StatDesc{
 	vmCount("pagein", "KiB paged in from disk by the VMM", 1, "KiB"),
 	vmCount("pageout", "KiB paged out to disk by the VMM", 2, "KiB"),
 	vmCount("swapin", "Pages swapped in", 3, "pages"),
@@ -35,24 +37,24 @@ var memVirtKeys = [][]string{
 	{"pgscan_kswapd", "pgscan_direct", "pgscan_khugepaged", "pgscan_proactive"},
 }
 
-func vmCount(name, descr string, asn uint32, units string) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 10000, Val: spmi.SiCounter, Data: spmi.SiLong, Units: units}
+func vmCount(name, descr string, asn uint32, units string) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 10000, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: units}
 }
 
 // Sizes are KiB in Gauge32, which covers 4 TiB; larger values are served
 // as the Gauge32 maximum (see docs/TREE.md).
-var memRealStats = []spmi.StatDesc{
+var memRealStats = []spmiwire.StatDesc{
 	memKiB("size", "Size of physical memory", 1),
 	memKiB("free", "Free physical memory", 2),
-	{Name: "%free", Descr: "Free memory in percent of size", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
-	{Name: "%comp", Descr: "Anonymous (computational) memory in percent of size", ASN: 4, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
+	{Name: "%free", Descr: "Free memory in percent of size", ASN: 3, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"},
+	{Name: "%comp", Descr: "Anonymous (computational) memory in percent of size", ASN: 4, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"},
 	memKiB("cached", "Page cache memory", 5),
 	memKiB("buffers", "Block device buffer memory", 6),
 	memKiB("avail", "Memory available without swapping (estimate)", 7),
 }
 
-func memKiB(name, descr string, asn uint32) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 16 << 20, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"}
+func memKiB(name, descr string, asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 16 << 20, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "KiB"}
 }
 
 type memProvider struct {
@@ -87,13 +89,13 @@ func (p *memProvider) Collect(b *spmi.Builder) error {
 }
 
 // virt reads the paging counters; nil (no values) when /proc/vmstat fails.
-func (p *memProvider) virt(b *spmi.Builder) []spmi.Value {
+func (p *memProvider) virt(b *spmi.Builder) []spmiwire.Value {
 	vm, err := readVMStat(p.vmstat)
 	if err != nil {
 		b.Fail(p.vmstat, err)
 		return nil
 	}
-	vals := make([]spmi.Value, len(memVirtKeys))
+	vals := make([]spmiwire.Value, len(memVirtKeys))
 	for i, keys := range memVirtKeys {
 		var sum uint64
 		found := false
@@ -103,7 +105,7 @@ func (p *memProvider) virt(b *spmi.Builder) []spmi.Value {
 			}
 		}
 		if found {
-			vals[i] = spmi.Uint(sum)
+			vals[i] = spmiwire.Uint(sum)
 		}
 	}
 	return vals
@@ -116,14 +118,14 @@ func (p *memProvider) real(b *spmi.Builder, realCx *spmi.Node) error {
 		return b.Stats(realCx, memRealStats, nil)
 	}
 	size, free, anon := opt(m.MemTotal), opt(m.MemFree), opt(m.AnonPages)
-	pfree, pcomp := spmi.NoValue, spmi.NoValue
+	pfree, pcomp := spmiwire.NoValue, spmiwire.NoValue
 	if size.OK() && free.OK() {
 		pfree = pct(free.Float64(), size.Float64())
 	}
 	if size.OK() && anon.OK() {
 		pcomp = pct(anon.Float64(), size.Float64())
 	}
-	return b.Stats(realCx, memRealStats, []spmi.Value{
+	return b.Stats(realCx, memRealStats, []spmiwire.Value{
 		size, free, pfree, pcomp, opt(m.Cached), opt(m.Buffers), opt(m.MemAvailable),
 	})
 }

@@ -7,7 +7,7 @@ import (
 	"strings"
 	"unicode/utf8"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // fsName maps a mount point to an instance name: "/" is "root", otherwise
@@ -47,7 +47,7 @@ func uniqueNames(keys []string, simple func(string) string) []string {
 	for i, k := range keys {
 		n := simple(k)
 		names[i] = n
-		if n == "" || len(n) > spmi.MaxName {
+		if n == "" || len(n) > spmiwire.MaxName {
 			names[i] = hashedName(n, k)
 			continue
 		}
@@ -79,7 +79,7 @@ const hashSuffix = 9 // "~" and 8 hex digits
 func hashedName(name, key string) string {
 	h := fnv.New32a()
 	h.Write([]byte(key))
-	return fmt.Sprintf("%s~%08x", truncUTF8(name, spmi.MaxName-hashSuffix), h.Sum32())
+	return fmt.Sprintf("%s~%08x", truncUTF8(name, spmiwire.MaxName-hashSuffix), h.Sum32())
 }
 
 func truncUTF8(s string, n int) string {

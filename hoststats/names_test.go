@@ -6,7 +6,7 @@ import (
 	"testing"
 	"unicode/utf8"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 func TestFSName(t *testing.T) {
@@ -66,7 +66,7 @@ func TestUniqueNamesLong(t *testing.T) {
 		t.Errorf("long names that differ at the end collide: %q", got[0])
 	}
 	for _, n := range got {
-		if len(n) > spmi.MaxName || !utf8.ValidString(n) || !strings.Contains(n, "~") {
+		if len(n) > spmiwire.MaxName || !utf8.ValidString(n) || !strings.Contains(n, "~") {
 			t.Errorf("long name %q: %d bytes, valid UTF-8 %v", n, len(n), utf8.ValidString(n))
 		}
 	}

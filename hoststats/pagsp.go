@@ -7,35 +7,37 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	pagSpCx     = spmi.CxDesc{Name: "PagSp", Descr: "Paging space (swap) statistics", ASN: spmi.ASNPagSp, Inst: spmi.SiCfgInst}
-	pagSpInstCx = spmi.CxDesc{Name: "swap", Descr: "Paging space", Inst: spmi.SiNoInst}
+	pagSpCx     = spmi.CxDesc{Name: "PagSp", Descr: "Paging space (swap) statistics", ASN: spmi.ASNPagSp, Inst: ddswire.SiCfgInst}
+	pagSpInstCx = spmi.CxDesc{Name: "swap", Descr: "Paging space", Inst: ddswire.SiNoInst}
 )
 
 // Sizes are KiB, as /proc/swaps gives them.
-var pagSpStats = []spmi.StatDesc{
+var pagSpStats = []spmiwire.StatDesc{
 	swapKiB("size", "Total active paging space size", 1),
 	swapKiB("free", "Total free paging space", 2),
 	swapPct("%free", "Free paging space in percent of size", 3),
 }
 
-var pagSpInstStats = []spmi.StatDesc{
+var pagSpInstStats = []spmiwire.StatDesc{
 	swapKiB("size", "Size of paging space", 1),
 	swapKiB("used", "Used paging space", 2),
 	swapKiB("free", "Free paging space", 3),
 	swapPct("%free", "Free portion of this paging space (percent)", 4),
-	{Name: "priority", Descr: "Priority (higher is used first)", ASN: 5, Min: -32768, Max: 32767, Val: spmi.SiQuantity, Data: spmi.SiLong},
+	{Name: "priority", Descr: "Priority (higher is used first)", ASN: 5, Min: -32768, Max: 32767, Val: ddswire.SiQuantity, Data: spmiwire.SiLong},
 }
 
-func swapKiB(name, descr string, asn uint32) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 16 << 20, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"}
+func swapKiB(name, descr string, asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 16 << 20, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "KiB"}
 }
 
-func swapPct(name, descr string, asn uint32) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"}
+func swapPct(name, descr string, asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"}
 }
 
 type pagSpProvider struct {
@@ -76,8 +78,8 @@ func (p *pagSpProvider) Collect(b *spmi.Builder) error {
 	}
 	// The context's own statistics come first, so that allocated instance
 	// numbers avoid theirs.
-	if err := b.Stats(cx, pagSpStats, []spmi.Value{
-		spmi.Uint(size), spmi.Uint(size - min(used, size)), pct(float64(size-min(used, size)), float64(size)),
+	if err := b.Stats(cx, pagSpStats, []spmiwire.Value{
+		spmiwire.Uint(size), spmiwire.Uint(size - min(used, size)), pct(float64(size-min(used, size)), float64(size)),
 	}); err != nil {
 		return err
 	}
@@ -93,9 +95,9 @@ func (p *pagSpProvider) Collect(b *spmi.Builder) error {
 			return err
 		}
 		free := max(s.Size-s.Used, 0)
-		if err := b.Stats(in, pagSpInstStats, []spmi.Value{
-			spmi.Int(int64(s.Size)), spmi.Int(int64(s.Used)), spmi.Int(int64(free)),
-			pct(float64(free), float64(s.Size)), spmi.Int(int64(s.Priority)),
+		if err := b.Stats(in, pagSpInstStats, []spmiwire.Value{
+			spmiwire.Int(int64(s.Size)), spmiwire.Int(int64(s.Used)), spmiwire.Int(int64(free)),
+			pct(float64(free), float64(s.Size)), spmiwire.Int(int64(s.Priority)),
 		}); err != nil {
 			return err
 		}

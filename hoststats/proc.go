@@ -10,41 +10,43 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	procCx = spmi.CxDesc{Name: "Proc", Descr: "Process statistics", ASN: spmi.ASNProc, Inst: spmi.SiNoInst}
+	procCx = spmi.CxDesc{Name: "Proc", Descr: "Process statistics", ASN: spmi.ASNProc, Inst: ddswire.SiNoInst}
 	// An instance is named by its PID and described by its command, as
 	// the statistic name.
-	procPidCx  = spmi.CxDesc{Name: "pid", Descr: "Processes by process ID", ASN: 100, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "name"}
-	procInstCx = spmi.CxDesc{Name: "process", Descr: "Process", Inst: spmi.SiNoInst}
+	procPidCx  = spmi.CxDesc{Name: "pid", Descr: "Processes by process ID", ASN: 100, Inst: ddswire.SiContInst, NameIsNumber: true, DescrStat: "name"}
+	procInstCx = spmi.CxDesc{Name: "process", Descr: "Process", Inst: ddswire.SiNoInst}
 )
 
-var procStats = []spmi.StatDesc{
-	{Name: "runque", Descr: "Processes running or ready to run", ASN: 1, Max: 10, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "processes"},
-	{Name: "swpque", Descr: "Processes blocked waiting for I/O", ASN: 2, Max: 10, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "processes"},
-	{Name: "pswitch", Descr: "Context switches", ASN: 3, Max: 10000, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "switches"},
-	{Name: "forks", Descr: "Processes and threads created", ASN: 4, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "processes"},
-	{Name: "nprocs", Descr: "Number of processes", ASN: 5, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "processes"},
+var procStats = []spmiwire.StatDesc{
+	{Name: "runque", Descr: "Processes running or ready to run", ASN: 1, Max: 10, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "processes"},
+	{Name: "swpque", Descr: "Processes blocked waiting for I/O", ASN: 2, Max: 10, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "processes"},
+	{Name: "pswitch", Descr: "Context switches", ASN: 3, Max: 10000, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: "switches"},
+	{Name: "forks", Descr: "Processes and threads created", ASN: 4, Max: 100, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: "processes"},
+	{Name: "nprocs", Descr: "Number of processes", ASN: 5, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "processes"},
 	loadAvg("loadavg1", "Load average over 1 minute", 6),
 	loadAvg("loadavg5", "Load average over 5 minutes", 7),
 	loadAvg("loadavg15", "Load average over 15 minutes", 8),
 }
 
-func loadAvg(name, descr string, asn uint32) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 10, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "processes"}
+func loadAvg(name, descr string, asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: 10, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "processes"}
 }
 
-var procInstStats = []spmi.StatDesc{
-	{Name: "name", Descr: "Command name", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
-	{Name: "state", Descr: "State (R running, S sleeping, D disk wait, Z zombie, ...)", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
-	{Name: "usercpu", Descr: "Time executing in user mode", ASN: 3, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "1/100 s"},
-	{Name: "syscpu", Descr: "Time executing in kernel mode", ASN: 4, Max: 100, Val: spmi.SiCounter, Data: spmi.SiLong, Units: "1/100 s"},
-	{Name: "rss", Descr: "Resident set size", ASN: 5, Max: 1 << 20, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"},
-	{Name: "threads", Descr: "Number of threads", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "threads"},
-	{Name: "ppid", Descr: "Process ID of the parent", ASN: 7, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong},
-	{Name: "vsize", Descr: "Virtual memory size", ASN: 8, Max: 1 << 22, Val: spmi.SiQuantity, Data: spmi.SiLong, Units: "KiB"},
+var procInstStats = []spmiwire.StatDesc{
+	{Name: "name", Descr: "Command name", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+	{Name: "state", Descr: "State (R running, S sleeping, D disk wait, Z zombie, ...)", ASN: 2, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+	{Name: "usercpu", Descr: "Time executing in user mode", ASN: 3, Max: 100, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: "1/100 s"},
+	{Name: "syscpu", Descr: "Time executing in kernel mode", ASN: 4, Max: 100, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: "1/100 s"},
+	{Name: "rss", Descr: "Resident set size", ASN: 5, Max: 1 << 20, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "KiB"},
+	{Name: "threads", Descr: "Number of threads", ASN: 6, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "threads"},
+	{Name: "ppid", Descr: "Process ID of the parent", ASN: 7, Max: 1 << 22, Val: ddswire.SiQuantity, Data: spmiwire.SiLong},
+	{Name: "vsize", Descr: "Virtual memory size", ASN: 8, Max: 1 << 22, Val: ddswire.SiQuantity, Data: spmiwire.SiLong, Units: "KiB"},
 }
 
 type procProvider struct {
@@ -55,7 +57,7 @@ type procProvider struct {
 	mu   sync.Mutex
 	last []seen
 	buf  []procfs.ProcStat // reused between refreshes
-	vals []spmi.Value
+	vals []spmiwire.Value
 }
 
 func newProc(r *resolved) spmi.Provider {
@@ -71,23 +73,23 @@ func (p *procProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	vals := make([]spmi.Value, len(procStats))
+	vals := make([]spmiwire.Value, len(procStats))
 	if st, err := readStat(b, p.proc, filepath.Join(p.root, "stat")); err != nil {
 		b.Fail(filepath.Join(p.root, "stat"), err)
 	} else {
-		vals[0], vals[1] = spmi.Uint(st.ProcessesRunning), spmi.Uint(st.ProcessesBlocked)
-		vals[2], vals[3] = spmi.Uint(st.ContextSwitches), spmi.Uint(st.ProcessCreated)
+		vals[0], vals[1] = spmiwire.Uint(st.ProcessesRunning), spmiwire.Uint(st.ProcessesBlocked)
+		vals[2], vals[3] = spmiwire.Uint(st.ContextSwitches), spmiwire.Uint(st.ProcessCreated)
 	}
 	var la *procfs.LoadAvg
 	if err := guard(func() (err error) { la, err = p.proc.LoadAvg(); return }); err != nil {
 		b.Fail(filepath.Join(p.root, "loadavg"), err)
 	} else {
-		vals[5], vals[6], vals[7] = spmi.Float(la.Load1), spmi.Float(la.Load5), spmi.Float(la.Load15)
+		vals[5], vals[6], vals[7] = spmiwire.Float(la.Load1), spmiwire.Float(la.Load5), spmiwire.Float(la.Load15)
 	}
 	procs, lerr := p.proc.AllProcs()
 	if lerr == nil {
 		p.readAll(b, procs)
-		vals[4] = spmi.Uint(uint64(len(p.buf)))
+		vals[4] = spmiwire.Uint(uint64(len(p.buf)))
 	}
 	if err := b.Stats(cx, procStats, vals); err != nil {
 		return err
@@ -137,7 +139,7 @@ func procStatErr(err error) error {
 func (p *procProvider) addAll(b *spmi.Builder, pid *spmi.Node) error {
 	p.last = p.last[:0]
 	if cap(p.vals) < len(procInstStats) {
-		p.vals = make([]spmi.Value, len(procInstStats))
+		p.vals = make([]spmiwire.Value, len(procInstStats))
 	}
 	v := p.vals[:len(procInstStats)]
 	for i := range p.buf {
@@ -149,11 +151,11 @@ func (p *procProvider) addAll(b *spmi.Builder, pid *spmi.Node) error {
 		if err != nil {
 			return err
 		}
-		v[0], v[1] = spmi.Text(s.Comm), spmi.Text(s.State)
-		v[2], v[3] = spmi.Uint(uint64(s.UTime)), spmi.Uint(uint64(s.STime))
-		v[4] = spmi.Uint(uint64(max(s.RSS, 0)) * p.pageSize / 1024)
-		v[5], v[6] = spmi.Uint(uint64(max(s.NumThreads, 0))), spmi.Uint(uint64(max(s.PPID, 0)))
-		v[7] = spmi.Uint(uint64(s.VSize) / 1024)
+		v[0], v[1] = spmiwire.Text(s.Comm), spmiwire.Text(s.State)
+		v[2], v[3] = spmiwire.Uint(uint64(s.UTime)), spmiwire.Uint(uint64(s.STime))
+		v[4] = spmiwire.Uint(uint64(max(s.RSS, 0)) * p.pageSize / 1024)
+		v[5], v[6] = spmiwire.Uint(uint64(max(s.NumThreads, 0))), spmiwire.Uint(uint64(max(s.PPID, 0)))
+		v[7] = spmiwire.Uint(uint64(s.VSize) / 1024)
 		if err := b.Stats(in, procInstStats, v); err != nil {
 			return err
 		}

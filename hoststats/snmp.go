@@ -5,6 +5,8 @@ import (
 
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -39,8 +41,8 @@ func (s snmpSource) read(b *spmi.Builder) (*procfs.ProcSnmp, error) {
 type snmpProvider struct {
 	snmpSource
 	cx     *spmi.CxDesc
-	stats  []spmi.StatDesc
-	values func(*procfs.ProcSnmp) []spmi.Value
+	stats  []spmiwire.StatDesc
+	values func(*procfs.ProcSnmp) []spmiwire.Value
 }
 
 func (p *snmpProvider) Name() string { return p.cx.Name }
@@ -58,6 +60,6 @@ func (p *snmpProvider) Collect(b *spmi.Builder) error {
 	return b.Stats(cx, p.stats, p.values(s))
 }
 
-func snmpCount(name, descr string, asn uint32, hi int64, units string) spmi.StatDesc {
-	return spmi.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: spmi.SiCounter, Data: spmi.SiLong, Units: units}
+func snmpCount(name, descr string, asn uint32, hi int64, units string) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: name, Descr: descr, ASN: asn, Max: hi, Val: ddswire.SiCounter, Data: spmiwire.SiLong, Units: units}
 }

@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -81,13 +82,13 @@ func renderChildren(t *testing.T, b *strings.Builder, n *spmi.Node, path, rel st
 			d := c.Stat
 			kind := spmiwire.ValText(d.Val) + ", " + d.Data.String()
 			rng := fmt.Sprintf("%d..%d", d.Min, d.Max)
-			if d.Val == spmi.SiCounter {
+			if d.Val == ddswire.SiCounter {
 				rng += " /s"
 			}
 			if n.Aggregate() {
 				rng += " per instance" // a sum over the instances
 			}
-			if d.Data == spmi.SiText {
+			if d.Data == spmiwire.SiText {
 				rng = ""
 			}
 			fmt.Fprintf(b, "| `%s` | `%s` | %s | %s | %s | %s | %s |\n", cpath, crel, kind, snmpType(d), d.Units, rng, d.Descr)
@@ -110,7 +111,7 @@ func renderChildren(t *testing.T, b *strings.Builder, n *spmi.Node, path, rel st
 	}
 }
 
-func snmpType(d *spmi.StatDesc) string {
+func snmpType(d *spmiwire.StatDesc) string {
 	k := spmi.SNMPKind(d)
 	name := k.String()
 	switch {
@@ -119,7 +120,7 @@ func snmpType(d *spmi.StatDesc) string {
 	case d.Wide:
 		name = "CounterBasedGauge64"
 	}
-	if d.Data == spmi.SiFloat {
+	if d.Data == spmiwire.SiFloat {
 		name += fmt.Sprintf(" (value × 10^%d)", d.Scale)
 	}
 	return name

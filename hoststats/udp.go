@@ -3,12 +3,14 @@ package hoststats
 import (
 	"github.com/prometheus/procfs"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
-var udpCx = spmi.CxDesc{Name: "UDP", Descr: "User Datagram Protocol statistics", ASN: spmi.ASNUDP, Inst: spmi.SiNoInst}
+var udpCx = spmi.CxDesc{Name: "UDP", Descr: "User Datagram Protocol statistics", ASN: spmi.ASNUDP, Inst: ddswire.SiNoInst}
 
-var udpStats = []spmi.StatDesc{
+var udpStats = []spmiwire.StatDesc{
 	snmpCount("idatagram", "Datagrams delivered to users", 1, 10000, "datagrams"),
 	snmpCount("odatagram", "Datagrams sent", 2, 10000, "datagrams"),
 	snmpCount("noport", "Datagrams received for a port without listener", 3, 10, "datagrams"),
@@ -18,9 +20,9 @@ var udpStats = []spmi.StatDesc{
 }
 
 func newUDP(r *resolved) spmi.Provider {
-	return &snmpProvider{snmpSource: newSNMPSource(r), cx: &udpCx, stats: udpStats, values: func(s *procfs.ProcSnmp) []spmi.Value {
+	return &snmpProvider{snmpSource: newSNMPSource(r), cx: &udpCx, stats: udpStats, values: func(s *procfs.ProcSnmp) []spmiwire.Value {
 		u := &s.Udp
-		return []spmi.Value{
+		return []spmiwire.Value{
 			optF(u.InDatagrams), optF(u.OutDatagrams), optF(u.NoPorts), optF(u.InErrors),
 			optF(u.RcvbufErrors), optF(u.SndbufErrors),
 		}

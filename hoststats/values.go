@@ -8,39 +8,40 @@ import (
 	"strings"
 	"syscall"
 
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 // pct is part of whole in percent; undefined (NoValue) for an empty whole.
-func pct(part, whole float64) spmi.Value {
+func pct(part, whole float64) spmiwire.Value {
 	if whole == 0 {
-		return spmi.NoValue
+		return spmiwire.NoValue
 	}
-	return spmi.Float(part / whole * 100)
+	return spmiwire.Float(part / whole * 100)
 }
 
 // opt is a field procfs may not have found in its file.
-func opt(p *uint64) spmi.Value {
+func opt(p *uint64) spmiwire.Value {
 	if p == nil {
-		return spmi.NoValue
+		return spmiwire.NoValue
 	}
-	return spmi.Uint(*p)
+	return spmiwire.Uint(*p)
 }
 
 // optF is a /proc/net/snmp field, which procfs parses as a float.
-func optF(p *float64) spmi.Value {
+func optF(p *float64) spmiwire.Value {
 	switch {
 	case p == nil:
-		return spmi.NoValue
+		return spmiwire.NoValue
 	case *p < 0:
-		return spmi.Int(int64(*p))
+		return spmiwire.Int(int64(*p))
 	}
-	return spmi.Uint(uint64(*p))
+	return spmiwire.Uint(uint64(*p))
 }
 
 // ticks turns procfs's seconds (ticks / USER_HZ) back into hundredths of
 // a second; USER_HZ is 100 on every Linux platform Go supports.
-func ticks(seconds float64) spmi.Value { return spmi.Uint(uint64(math.Round(seconds * 100))) }
+func ticks(seconds float64) spmiwire.Value { return spmiwire.Uint(uint64(math.Round(seconds * 100))) }
 
 // seen is an instance as last read, re-added without values when its
 // source fails so that its OIDs do not vanish on a transient error.
@@ -50,7 +51,7 @@ type seen struct {
 }
 
 // readdSeen adds the remembered instances with every statistic NoValue.
-func readdSeen(b *spmi.Builder, parent *spmi.Node, tmpl *spmi.CxDesc, last []seen, ds []spmi.StatDesc) error {
+func readdSeen(b *spmi.Builder, parent *spmi.Node, tmpl *spmi.CxDesc, last []seen, ds []spmiwire.StatDesc) error {
 	for _, s := range last {
 		in, err := b.Instance(parent, tmpl, s.name, s.descr, s.asn)
 		if err != nil {

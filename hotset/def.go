@@ -16,7 +16,7 @@ import (
 	"strings"
 	"time"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // Feed is the guide's HotFeed: when items are returned in the feed table.
@@ -117,11 +117,11 @@ func ParsePath(p string) (grandparent, stat string, err error) {
 	parts := strings.Split(strings.Trim(strings.TrimSpace(p), "/"), "/")
 	n := len(parts)
 	if n < 3 || parts[n-2] != "*" {
-		return "", "", spmi.Errorf(spmi.SiBadArgument, "stat %q is not a path like Disk/*/busy (the grandparent context, *, the statistic)", p)
+		return "", "", spmierr.Errorf(spmierr.SiBadArgument, "stat %q is not a path like Disk/*/busy (the grandparent context, *, the statistic)", p)
 	}
 	for i, c := range parts {
 		if c == "" || (c == "*") != (i == n-2) || (i != n-2 && strings.Contains(c, "*")) {
-			return "", "", spmi.Errorf(spmi.SiBadArgument, "stat %q: only the part before the statistic may be *, and no part may be empty", p)
+			return "", "", spmierr.Errorf(spmierr.SiBadArgument, "stat %q: only the part before the statistic may be *, and no part may be empty", p)
 		}
 	}
 	return strings.Join(parts[:n-2], "/"), parts[n-1], nil
@@ -131,7 +131,7 @@ func ParsePath(p string) (grandparent, stat string, err error) {
 // the hotset and the field, with the SPMI code SiBadArgument.
 func (d *Def) Validate() error {
 	bad := func(field, format string, args ...any) error {
-		return spmi.Errorf(spmi.SiBadArgument, "hotset %q: %s: "+format, append([]any{d.Name, field}, args...)...)
+		return spmierr.Errorf(spmierr.SiBadArgument, "hotset %q: %s: "+format, append([]any{d.Name, field}, args...)...)
 	}
 	switch {
 	case !nameRE.MatchString(d.Name):

@@ -6,6 +6,9 @@ import (
 	"weak"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -26,8 +29,8 @@ type Item struct {
 	// Value 0 until the next evaluation gives it a rate.
 	NoRate bool
 
-	node *spmi.Node // OID and Served are filled for returned items only
-	raw  spmi.Value // the value read, for Served
+	node *spmi.Node     // OID and Served are filled for returned items only
+	raw  spmiwire.Value // the value read, for Served
 }
 
 // Group is one peer set (the guide's SpmiHotVals) after an evaluation.
@@ -64,7 +67,7 @@ type Exception struct {
 }
 
 type prevVal struct {
-	v spmi.Value
+	v spmiwire.Value
 	t time.Time
 }
 
@@ -118,7 +121,7 @@ func (e *Engine) Replace(defs []Def) error {
 			return err
 		}
 		if seen[defs[i].Name] {
-			return spmi.Errorf(spmi.SiDuplicate, "hotset %q: name: defined twice", defs[i].Name)
+			return spmierr.Errorf(spmierr.SiDuplicate, "hotset %q: name: defined twice", defs[i].Name)
 		}
 		seen[defs[i].Name] = true
 	}
@@ -208,16 +211,16 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 	gp, err := snap.Lookup(d.GrandParent)
 	switch {
 	case err != nil:
-		err = spmi.Errorf(spmi.SiNotFound, "%s matches no statistic: there is no context %s%s", d.Path(), d.GrandParent, hint(snap, d))
+		err = spmierr.Errorf(spmierr.SiNotFound, "%s matches no statistic: there is no context %s%s", d.Path(), d.GrandParent, hint(snap, d))
 	case gp.IsStat():
-		err = spmi.Errorf(spmi.SiBadArgument, "%q is a statistic, not a context", d.GrandParent)
+		err = spmierr.Errorf(spmierr.SiBadArgument, "%q is a statistic, not a context", d.GrandParent)
 	}
 	var groups []group
 	if err == nil {
 		// A statistic that matches nothing is an error (the guide's
 		// SpmiAddSetHot refuses it); peers that appear later clear it.
 		if groups = peerGroups(gp, d.Stat); len(groups) == 0 {
-			err = spmi.Errorf(spmi.SiNotFound, "%s matches no statistic: no peer under %s holds %q%s", d.Path(), d.GrandParent, d.Stat, hint(snap, d))
+			err = spmierr.Errorf(spmierr.SiNotFound, "%s matches no statistic: no peer under %s holds %q%s", d.Path(), d.GrandParent, d.Stat, hint(snap, d))
 		}
 	}
 	if err != nil {
@@ -235,8 +238,8 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 		vals := make([]Item, 0, len(g.stats))
 		var unrated []Item // counters without a previous value: fed by SiHotAlways only
 		for _, n := range g.stats {
-			if n.Stat.Data == spmi.SiText {
-				res.Err = spmi.Errorf(spmi.SiBadArgument, "%q is text; a hotset compares numbers", n.Path)
+			if n.Stat.Data == spmiwire.SiText {
+				res.Err = spmierr.Errorf(spmierr.SiBadArgument, "%q is text; a hotset compares numbers", n.Path)
 				break
 			}
 			raw := ans.Value(n)
@@ -293,11 +296,11 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 // value is the compared value of n: the level of a quantity, the rate
 // per second of a counter since the previous evaluation (none on the
 // first, after a gap in the values, or when no time passed).
-func (s *state) value(n *spmi.Node, v spmi.Value, t time.Time, seen map[string]prevVal) (float64, bool) {
+func (s *state) value(n *spmi.Node, v spmiwire.Value, t time.Time, seen map[string]prevVal) (float64, bool) {
 	if !v.OK() {
 		return 0, false
 	}
-	if n.Stat.Val != spmi.SiCounter {
+	if n.Stat.Val != ddswire.SiCounter {
 		return v.Float64(), true
 	}
 	seen[n.Path] = prevVal{v, t}
@@ -310,7 +313,7 @@ func (s *state) value(n *spmi.Node, v spmi.Value, t time.Time, seen map[string]p
 
 // counterChange is the increase of a counter; one that went backwards was
 // reset, and its change is unknown: zero, never a huge number.
-func counterChange(prev, cur spmi.Value) float64 {
+func counterChange(prev, cur spmiwire.Value) float64 {
 	a, b := prev.Float64(), cur.Float64()
 	if pu, cu := prev.Uint64(), cur.Uint64(); float64(pu) == a && float64(cu) == b {
 		if cu < pu {

@@ -6,6 +6,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -58,7 +59,7 @@ func TestValidateGuideRules(t *testing.T) {
 		d := ok
 		c.edit(&d)
 		err := d.Validate()
-		if err == nil || !strings.Contains(err.Error(), `hotset "`+d.Name+`": `+c.field+":") || spmi.CodeOf(err) != spmi.SiBadArgument {
+		if err == nil || !strings.Contains(err.Error(), `hotset "`+d.Name+`": `+c.field+":") || spmierr.CodeOf(err) != spmierr.SiBadArgument {
 			t.Errorf("%s: got %v, want SiBadArgument naming the hotset and %s", c.field, err, c.field)
 		}
 	}
@@ -73,7 +74,7 @@ func TestValidateGuideRules(t *testing.T) {
 			t.Errorf("%s: %v", d.Name, err)
 		}
 	}
-	if _, err := New([]Def{ok, ok}, 5, nil); spmi.CodeOf(err) != spmi.SiDuplicate {
+	if _, err := New([]Def{ok, ok}, 5, nil); spmierr.CodeOf(err) != spmierr.SiDuplicate {
 		t.Errorf("two hotsets of one name: %v", err)
 	}
 }
@@ -153,10 +154,10 @@ func TestZeroThresholdAndAlways(t *testing.T) {
 	if g := vs[1].Result.Groups[0]; names(g.Items) != "c,a,d,b" || g.Avail != 4 {
 		t.Errorf("always with maxresp 0: %s avail %d", names(g.Items), g.Avail)
 	}
-	if err := vs[2].Result.Err; spmi.CodeOf(err) != spmi.SiBadArgument {
+	if err := vs[2].Result.Err; spmierr.CodeOf(err) != spmierr.SiBadArgument {
 		t.Errorf("text statistic: %v", err)
 	}
-	if err := vs[3].Result.Err; !errors.Is(err, &spmi.Error{Code: spmi.SiNotFound}) {
+	if err := vs[3].Result.Err; !errors.Is(err, &spmierr.Error{Code: spmierr.SiNotFound}) {
 		t.Errorf("missing grandparent: %v", err)
 	}
 }
@@ -293,7 +294,7 @@ func TestMisspelledStatisticReportsAndSuggests(t *testing.T) {
 		"FS/*/used matches no statistic",
 	} {
 		err := vs[i].Result.Err
-		if spmi.CodeOf(err) != spmi.SiNotFound || !strings.Contains(err.Error(), want) || len(vs[i].Result.Groups) != 0 {
+		if spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), want) || len(vs[i].Result.Groups) != 0 {
 			t.Errorf("%s: %v, want SiNotFound with %q", vs[i].Def.Name, err, want)
 		}
 	}

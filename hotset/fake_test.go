@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -24,22 +26,22 @@ type fakeHost struct {
 }
 
 var (
-	diskCx  = spmi.CxDesc{Name: "Disk", Descr: "Disks", ASN: 4, Inst: spmi.SiCfgInst}
+	diskCx  = spmi.CxDesc{Name: "Disk", Descr: "Disks", ASN: 4, Inst: ddswire.SiCfgInst}
 	diskTpl = spmi.CxDesc{Descr: "Disk"}
-	diskSt  = []spmi.StatDesc{
-		{Name: "busy", Descr: "busy", ASN: 6, Max: 100, Val: spmi.SiCounter},
-		{Name: "qlen", Descr: "qlen", ASN: 7, Min: -10, Max: 64, Val: spmi.SiQuantity},
-		{Name: "model", Descr: "model", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+	diskSt  = []spmiwire.StatDesc{
+		{Name: "busy", Descr: "busy", ASN: 6, Max: 100, Val: ddswire.SiCounter},
+		{Name: "qlen", Descr: "qlen", ASN: 7, Min: -10, Max: 64, Val: ddswire.SiQuantity},
+		{Name: "model", Descr: "model", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 	fsCx  = spmi.CxDesc{Name: "FS", Descr: "File systems", ASN: 11}
-	vgCx  = spmi.CxDesc{Descr: "Volume group", Inst: spmi.SiCfgInst}
+	vgCx  = spmi.CxDesc{Descr: "Volume group", Inst: ddswire.SiCfgInst}
 	lvTpl = spmi.CxDesc{Descr: "Logical volume"}
 	// Shaped as rtimearm builds RTime/ARM: instances of applications
 	// holding (non-instance) transaction contexts.
-	armCx  = spmi.CxDesc{Name: "ARM", Descr: "ARM", ASN: 13, Inst: spmi.SiContInst}
-	appTpl = spmi.CxDesc{Descr: "ARM application", Inst: spmi.SiContInst}
-	respS  = spmi.StatDesc{Name: "respavg", Descr: "respavg", ASN: 2, Max: 1000, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3}
-	usedS  = spmi.StatDesc{Name: "used", Descr: "used", ASN: 1, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2}
+	armCx  = spmi.CxDesc{Name: "ARM", Descr: "ARM", ASN: 13, Inst: ddswire.SiContInst}
+	appTpl = spmi.CxDesc{Descr: "ARM application", Inst: ddswire.SiContInst}
+	respS  = spmiwire.StatDesc{Name: "respavg", Descr: "respavg", ASN: 2, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3}
+	usedS  = spmiwire.StatDesc{Name: "used", Descr: "used", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2}
 )
 
 func newFake() *fakeHost {
@@ -62,7 +64,7 @@ func (f *fakeHost) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stats(inst, diskSt, []spmi.Value{spmi.Uint(f.busy[name]), spmi.Int(f.qlen[name]), spmi.Text("m")}); err != nil {
+		if err := b.Stats(inst, diskSt, []spmiwire.Value{spmiwire.Uint(f.busy[name]), spmiwire.Int(f.qlen[name]), spmiwire.Text("m")}); err != nil {
 			return err
 		}
 	}
@@ -84,7 +86,7 @@ func (f *fakeHost) Collect(b *spmi.Builder) error {
 			if err != nil {
 				return err
 			}
-			if err := b.Stat(inst, &usedS, spmi.Float(f.used[vg][lv])); err != nil {
+			if err := b.Stat(inst, &usedS, spmiwire.Float(f.used[vg][lv])); err != nil {
 				return err
 			}
 		}
@@ -103,7 +105,7 @@ func (f *fakeHost) Collect(b *spmi.Builder) error {
 			if err != nil {
 				return err
 			}
-			if err := b.Stat(tn, &respS, spmi.Float(f.resp[app][tx])); err != nil {
+			if err := b.Stat(tn, &respS, spmiwire.Float(f.resp[app][tx])); err != nil {
 				return err
 			}
 		}

@@ -1,6 +1,9 @@
 package hotset
 
-import "github.com/perfagent/subagent/spmi"
+import (
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/spmi"
+)
 
 // peerGroups finds the peer sets of stat below gp: every context whose
 // subcontexts hold stat, at the lowest level where any does. For Disk
@@ -23,7 +26,7 @@ func peerGroups(gp *spmi.Node, stat string) []group {
 		}
 		var peers []*spmi.Node
 		for _, c := range n.Children {
-			if c.IsStat() || (n.Inst() != spmi.SiNoInst && !c.Instance) {
+			if c.IsStat() || (n.Inst() != ddswire.SiNoInst && !c.Instance) {
 				continue // an instantiable context's aggregate (CPU/total) is no peer
 			}
 			if s := c.Child(stat); s != nil && s.IsStat() {

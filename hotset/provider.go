@@ -6,6 +6,9 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -24,45 +27,45 @@ const (
 const valueUnits = "units of the watched statistic (per second for counters)"
 
 var (
-	hotsetCx = spmi.CxDesc{Name: "Hotset", Descr: "Hotsets: one statistic watched across peers", ASN: ASN, Inst: spmi.SiCfgInst}
+	hotsetCx = spmi.CxDesc{Name: "Hotset", Descr: "Hotsets: one statistic watched across peers", ASN: ASN, Inst: ddswire.SiCfgInst}
 	setTpl   = spmi.CxDesc{Descr: "Hotset"}
-	feedCx   = spmi.CxDesc{Name: "feed", Descr: "The current items, hottest first per peer set", ASN: feedASN, Inst: spmi.SiContInst}
+	feedCx   = spmi.CxDesc{Name: "feed", Descr: "The current items, hottest first per peer set", ASN: feedASN, Inst: ddswire.SiContInst}
 	feedTpl  = spmi.CxDesc{Descr: "Feed row"}
-	excpCx   = spmi.CxDesc{Name: "excp", Descr: "The most recent exceptions, by sequence number", ASN: excpASN, Inst: spmi.SiContInst}
+	excpCx   = spmi.CxDesc{Name: "excp", Descr: "The most recent exceptions, by sequence number", ASN: excpASN, Inst: ddswire.SiContInst}
 	excpTpl  = spmi.CxDesc{Descr: "Exception"}
 
-	setStats = []spmi.StatDesc{
-		{Name: "stat", Descr: "Watched statistic, * standing for the peers", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "threshold", Descr: "Threshold (rate/s for counters; negative: below)", ASN: 2, Min: -100, Max: 100, Val: spmi.SiQuantity},
-		{Name: "maxresp", Descr: "Most items per peer set (0: all)", ASN: 3, Max: 10, Val: spmi.SiQuantity},
-		{Name: "feedtype", Descr: "When items are fed: none, threshold or always", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "excptype", Descr: "What a crossing raises: none, exception, trap or both", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "severity", Descr: "Severity of the exceptions", ASN: 6, Max: 10, Val: spmi.SiQuantity},
-		{Name: "trapno", Descr: "Trap number: notifications are base.0.trapno", ASN: 7, Max: 100, Val: spmi.SiQuantity},
-		{Name: "frequency", Descr: "Least time between two events of a peer set", ASN: 8, Max: 3600, Val: spmi.SiQuantity, Units: "seconds"},
-		{Name: "avail", Descr: "Values qualifying for the feed (avail_resp)", ASN: 9, Max: 100, Val: spmi.SiQuantity},
-		{Name: "count", Descr: "Rows of the feed (count, capped by maxresp)", ASN: 10, Max: 100, Val: spmi.SiQuantity},
-		{Name: "groups", Descr: "Peer sets (one per lowest-level parent)", ASN: 11, Max: 10, Val: spmi.SiQuantity},
-		{Name: "events", Descr: "Exceptions and notifications raised", ASN: 12, Max: 1, Val: spmi.SiCounter},
-		{Name: "error", Descr: "SPMI error code of the last evaluation (0: none)", ASN: 13, Max: 200, Val: spmi.SiQuantity},
-		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: spmi.SiQuantity, Data: spmi.SiText},
+	setStats = []spmiwire.StatDesc{
+		{Name: "stat", Descr: "Watched statistic, * standing for the peers", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "threshold", Descr: "Threshold (rate/s for counters; negative: below)", ASN: 2, Min: -100, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "maxresp", Descr: "Most items per peer set (0: all)", ASN: 3, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "feedtype", Descr: "When items are fed: none, threshold or always", ASN: 4, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "excptype", Descr: "What a crossing raises: none, exception, trap or both", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "severity", Descr: "Severity of the exceptions", ASN: 6, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "trapno", Descr: "Trap number: notifications are base.0.trapno", ASN: 7, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "frequency", Descr: "Least time between two events of a peer set", ASN: 8, Max: 3600, Val: ddswire.SiQuantity, Units: "seconds"},
+		{Name: "avail", Descr: "Values qualifying for the feed (avail_resp)", ASN: 9, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "count", Descr: "Rows of the feed (count, capped by maxresp)", ASN: 10, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "groups", Descr: "Peer sets (one per lowest-level parent)", ASN: 11, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "events", Descr: "Exceptions and notifications raised", ASN: 12, Max: 1, Val: ddswire.SiCounter},
+		{Name: "error", Descr: "SPMI error code of the last evaluation (0: none)", ASN: 13, Max: 200, Val: ddswire.SiQuantity},
+		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
-	feedStats = []spmi.StatDesc{
-		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: spmi.SiQuantity},
-		{Name: "name", Descr: "Name of the peer context", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "value", Descr: "Value compared: rate/s of a counter, else level", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true, Units: valueUnits},
-		{Name: "oid", Descr: "OID of the peer statistic's instance", ASN: 4, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "path", Descr: "Path of the peer statistic", ASN: 6, Val: spmi.SiQuantity, Data: spmi.SiText},
+	feedStats = []spmiwire.StatDesc{
+		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "name", Descr: "Name of the peer context", ASN: 2, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "value", Descr: "Value compared: rate/s of a counter, else level", ASN: 3, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Wide: true, Units: valueUnits},
+		{Name: "oid", Descr: "OID of the peer statistic's instance", ASN: 4, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "path", Descr: "Path of the peer statistic", ASN: 6, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
-	excpStats = []spmi.StatDesc{
-		{Name: "time", Descr: "When it was raised (seconds since 1970)", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
-		{Name: "severity", Descr: "Severity of the exception", ASN: 2, Max: 10, Val: spmi.SiQuantity},
-		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "count", Descr: "Peers beyond the threshold (capped by maxresp)", ASN: 4, Max: 10, Val: spmi.SiQuantity},
-		{Name: "name", Descr: "Name of the hottest peer", ASN: 5, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "value", Descr: "Value of the hottest peer", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Wide: true, Units: valueUnits},
-		{Name: "peers", Descr: "Peers beyond the threshold with their values", ASN: 7, Val: spmi.SiQuantity, Data: spmi.SiText},
+	excpStats = []spmiwire.StatDesc{
+		{Name: "time", Descr: "When it was raised (seconds since 1970)", ASN: 1, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "seconds since 1970", Form: spmiwire.FormTime},
+		{Name: "severity", Descr: "Severity of the exception", ASN: 2, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "group", Descr: "Path of the peer set's parent context", ASN: 3, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "count", Descr: "Peers beyond the threshold (capped by maxresp)", ASN: 4, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "name", Descr: "Name of the hottest peer", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "value", Descr: "Value of the hottest peer", ASN: 6, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Wide: true, Units: valueUnits},
+		{Name: "peers", Descr: "Peers beyond the threshold with their values", ASN: 7, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 )
 
@@ -111,27 +114,27 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		avail += g.Avail
 	}
 	evaluated := !r.Time.IsZero()
-	opt := func(val spmi.Value) spmi.Value {
+	opt := func(val spmiwire.Value) spmiwire.Value {
 		if !evaluated {
-			return spmi.NoValue
+			return spmiwire.NoValue
 		}
 		return val
 	}
 	// Empty after an evaluation without error; before the first, the
 	// reason says so rather than "its source could not be read".
-	errmsg := spmi.Unmeasured("not evaluated yet: hotsets are evaluated every hotset.interval")
+	errmsg := spmiwire.Unmeasured("not evaluated yet: hotsets are evaluated every hotset.interval")
 	switch {
 	case r.Err != nil:
-		errmsg = spmi.Text(r.Err.Error())
+		errmsg = spmiwire.Text(r.Err.Error())
 	case evaluated:
-		errmsg = spmi.Text("")
+		errmsg = spmiwire.Text("")
 	}
-	vals := []spmi.Value{
-		spmi.Text(d.Path()), spmi.Int(int64(d.Threshold)), spmi.Uint(uint64(d.MaxResp)),
-		spmi.Text(d.Feed.String()), spmi.Text(d.Excp.String()), spmi.Uint(uint64(d.Severity)),
-		spmi.Uint(uint64(d.TrapNo)), spmi.Uint(uint64(d.Frequency.Seconds())),
-		opt(spmi.Uint(uint64(avail))), opt(spmi.Uint(uint64(rows))), opt(spmi.Uint(uint64(len(r.Groups)))),
-		spmi.Uint(v.Events), opt(spmi.Uint(uint64(spmi.CodeOf(r.Err)))), errmsg,
+	vals := []spmiwire.Value{
+		spmiwire.Text(d.Path()), spmiwire.Int(int64(d.Threshold)), spmiwire.Uint(uint64(d.MaxResp)),
+		spmiwire.Text(d.Feed.String()), spmiwire.Text(d.Excp.String()), spmiwire.Uint(uint64(d.Severity)),
+		spmiwire.Uint(uint64(d.TrapNo)), spmiwire.Uint(uint64(d.Frequency.Seconds())),
+		opt(spmiwire.Uint(uint64(avail))), opt(spmiwire.Uint(uint64(rows))), opt(spmiwire.Uint(uint64(len(r.Groups)))),
+		spmiwire.Uint(v.Events), opt(spmiwire.Uint(uint64(spmierr.CodeOf(r.Err)))), errmsg,
 	}
 	if err := b.Stats(cx, setStats, vals); err != nil {
 		return err
@@ -148,9 +151,9 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 			if err != nil {
 				return err
 			}
-			if err := b.Stats(inst, feedStats, []spmi.Value{
-				spmi.Uint(uint64(i + 1)), spmi.Text(it.Name), spmi.Float(it.Value),
-				spmi.Text(it.OID.String()), spmi.Text(g.Parent), spmi.Text(it.Path),
+			if err := b.Stats(inst, feedStats, []spmiwire.Value{
+				spmiwire.Uint(uint64(i + 1)), spmiwire.Text(it.Name), spmiwire.Float(it.Value),
+				spmiwire.Text(it.OID.String()), spmiwire.Text(g.Parent), spmiwire.Text(it.Path),
 			}); err != nil {
 				return err
 			}
@@ -166,9 +169,9 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 			return err
 		}
 		top := x.Items[0]
-		if err := b.Stats(inst, excpStats, []spmi.Value{
-			spmi.Uint(uint64(x.Time.Unix())), spmi.Uint(uint64(x.Def.Severity)), spmi.Text(x.Parent),
-			spmi.Uint(uint64(len(x.Items))), spmi.Text(top.Name), spmi.Float(top.Value), spmi.Text(Peers(x.Items)),
+		if err := b.Stats(inst, excpStats, []spmiwire.Value{
+			spmiwire.Uint(uint64(x.Time.Unix())), spmiwire.Uint(uint64(x.Def.Severity)), spmiwire.Text(x.Parent),
+			spmiwire.Uint(uint64(len(x.Items))), spmiwire.Text(top.Name), spmiwire.Float(top.Value), spmiwire.Text(Peers(x.Items)),
 		}); err != nil {
 			return err
 		}

@@ -4,6 +4,8 @@ import (
 	"sort"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -101,8 +103,8 @@ func ServedOID(n *spmi.Node, base asn1tree.OID) asn1tree.OID {
 }
 
 // units is the unit of a compared value: a counter's is per second.
-func units(d *spmi.StatDesc) string {
-	if d.Val != spmi.SiCounter {
+func units(d *spmiwire.StatDesc) string {
+	if d.Val != ddswire.SiCounter {
 		return d.Units
 	}
 	if d.Units == "" {

@@ -3,6 +3,7 @@ package hotset
 import (
 	"unsafe"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -44,7 +45,7 @@ func boundOf(d *Def, groups []group, baseLen, keep int) int64 {
 			b := peerBytes(n, baseLen)
 			items += b
 			largest = max(largest, b)
-			if n.Stat.Val == spmi.SiCounter {
+			if n.Stat.Val == ddswire.SiCounter {
 				prevs += prevBytes + strBytes(n.Path)
 			}
 			if d.Rearm != 0 {
@@ -75,7 +76,7 @@ func boundOf(d *Def, groups []group, baseLen, keep int) int64 {
 // again) and, for a counter, its unit "... per second".
 func peerBytes(n *spmi.Node, baseLen int) int64 {
 	b := itemBytes + strBytes(n.Path) + strBytes(n.Parent.Name) + 8*int64(baseLen+len(n.Rel)) + 16
-	if n.Stat.Val == spmi.SiCounter {
+	if n.Stat.Val == ddswire.SiCounter {
 		b += strBytes(n.Stat.Units) + 16
 	}
 	return b

@@ -15,6 +15,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/spmi"
@@ -81,10 +82,10 @@ func (d *daemon) snap() *spmi.Snapshot {
 	return b.Finish()
 }
 
-func (d *daemon) value(path string) (spmi.Value, bool) {
+func (d *daemon) value(path string) (spmiwire.Value, bool) {
 	n, err := d.snap().Lookup(path)
 	if err != nil {
-		return spmi.NoValue, false
+		return spmiwire.NoValue, false
 	}
 	return n.Value, true
 }

@@ -3,13 +3,16 @@ package libspmi
 import (
 	"context"
 	"fmt"
-	"github.com/perfagent/subagent/client/consumer"
 	"os"
 	"strconv"
 	"strings"
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/control/controltest"
@@ -22,7 +25,7 @@ import (
 type bigProvider struct{}
 
 var (
-	bigProcs = spmi.CxDesc{Name: "Procs", Descr: "Processes", ASN: 61, Inst: spmi.SiContInst}
+	bigProcs = spmi.CxDesc{Name: "Procs", Descr: "Processes", ASN: 61, Inst: ddswire.SiContInst}
 	bigProc  = spmi.CxDesc{Descr: "A process"}
 	bigSupp  = spmi.CxDesc{Name: "Supplied", Descr: "Supplier statistics", ASN: 62}
 )
@@ -33,18 +36,18 @@ func (bigProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	stats := make([]spmi.StatDesc, 8)
+	stats := make([]spmiwire.StatDesc, 8)
 	for i := range stats {
-		stats[i] = spmi.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "A process statistic", ASN: uint32(i + 1), Max: 100, Val: spmi.SiCounter}
+		stats[i] = spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "A process statistic", ASN: uint32(i + 1), Max: 100, Val: ddswire.SiCounter}
 	}
-	vals := make([]spmi.Value, 8)
+	vals := make([]spmiwire.Value, 8)
 	for p := range 20_000 {
 		in, err := b.Instance(procs, &bigProc, strconv.Itoa(p), "", uint32(p+1))
 		if err != nil {
 			return err
 		}
 		for i := range vals {
-			vals[i] = spmi.Uint(uint64(p + i))
+			vals[i] = spmiwire.Uint(uint64(p + i))
 		}
 		if err := b.Stats(in, stats, vals); err != nil {
 			return err
@@ -54,11 +57,11 @@ func (bigProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	many := make([]spmi.StatDesc, 1000)
-	mv := make([]spmi.Value, 1000)
+	many := make([]spmiwire.StatDesc, 1000)
+	mv := make([]spmiwire.Value, 1000)
 	for i := range many {
-		many[i] = spmi.StatDesc{Name: fmt.Sprintf("v%d", i), Descr: "A supplied level", ASN: uint32(i + 1), Max: 100, Val: spmi.SiQuantity}
-		mv[i] = spmi.Uint(uint64(i))
+		many[i] = spmiwire.StatDesc{Name: fmt.Sprintf("v%d", i), Descr: "A supplied level", ASN: uint32(i + 1), Max: 100, Val: ddswire.SiQuantity}
+		mv[i] = spmiwire.Uint(uint64(i))
 	}
 	for c := range 100 {
 		cx, err := b.Context(supp, &spmi.CxDesc{Name: fmt.Sprintf("c%d", c), Descr: "A supplier context", ASN: uint32(c + 1)})

@@ -5,7 +5,6 @@ package libspmi
 import (
 	"context"
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"math"
 	"os"
@@ -18,6 +17,9 @@ import (
 	"syscall"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"golang.org/x/sys/unix"
 
@@ -38,8 +40,8 @@ type movingProvider struct{ n atomic.Uint64 }
 
 var (
 	movingCx = spmi.CxDesc{Name: "Moving", Descr: "A counter that moves", ASN: 99}
-	ticks    = spmi.StatDesc{Name: "ticks", Descr: "Grows by 100 per refresh", ASN: 1, Max: 1000, Val: spmi.SiCounter}
-	level    = spmi.StatDesc{Name: "level", Descr: "Always 42", ASN: 2, Max: 100, Val: spmi.SiQuantity}
+	ticks    = spmiwire.StatDesc{Name: "ticks", Descr: "Grows by 100 per refresh", ASN: 1, Max: 1000, Val: ddswire.SiCounter}
+	level    = spmiwire.StatDesc{Name: "level", Descr: "Always 42", ASN: 2, Max: 100, Val: ddswire.SiQuantity}
 )
 
 func (p *movingProvider) Name() string { return "Moving" }
@@ -48,10 +50,10 @@ func (p *movingProvider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Stat(c, &ticks, spmi.Uint(p.n.Add(100))); err != nil {
+	if err := b.Stat(c, &ticks, spmiwire.Uint(p.n.Add(100))); err != nil {
 		return err
 	}
-	return b.Stat(c, &level, spmi.Uint(42))
+	return b.Stat(c, &level, spmiwire.Uint(42))
 }
 
 // controlDaemon serves the fixture on a control socket in dir until its

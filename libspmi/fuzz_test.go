@@ -10,15 +10,14 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
 	"golang.org/x/sys/unix"
-
-	"github.com/perfagent/subagent/dds"
 )
 
 // reply is a Reply frame as the daemon writes it.
-func reply(to dds.MsgType, code int32, value uint64, msg string) []byte {
-	r := &dds.Reply{To: to, Value: value, Errmsg: msg}
-	b, err := dds.Marshal(r, dds.Limits{})
+func reply(to ddswire.MsgType, code int32, value uint64, msg string) []byte {
+	r := &ddswire.Reply{To: to, Value: value, Errmsg: msg}
+	b, err := ddswire.Marshal(r, ddswire.Limits{})
 	if err != nil {
 		panic(err)
 	}
@@ -30,12 +29,12 @@ func reply(to dds.MsgType, code int32, value uint64, msg string) []byte {
 // might send in answer to Init: it must answer "ok" or "err" with an
 // SPMI code, never crash, hang or misread.
 func FuzzInitReply(f *testing.F) {
-	f.Add(reply(dds.MsgInit, 0, 1, ""))
-	f.Add(reply(dds.MsgInit, 193, 0, "DDS/IBM/Test: duplicate"))
-	f.Add(reply(dds.MsgAddCx, 0, 1, ""))                 // reply to the wrong request
-	f.Add(reply(dds.MsgInit, 0, 1, "")[:12])             // truncated
+	f.Add(reply(ddswire.MsgInit, 0, 1, ""))
+	f.Add(reply(ddswire.MsgInit, 193, 0, "DDS/IBM/Test: duplicate"))
+	f.Add(reply(ddswire.MsgAddCx, 0, 1, ""))             // reply to the wrong request
+	f.Add(reply(ddswire.MsgInit, 0, 1, "")[:12])         // truncated
 	f.Add([]byte{0xff, 0xff, 0xff, 0x7f, 0x81, 0, 0, 0}) // huge length
-	f.Add(append(reply(dds.MsgInit, 187, 0, strings.Repeat("x", 1023)), 0))
+	f.Add(append(reply(ddswire.MsgInit, 187, 0, strings.Repeat("x", 1023)), 0))
 	f.Add([]byte{})
 	f.Fuzz(func(t *testing.T, b []byte) {
 		run := t.TempDir()
@@ -52,7 +51,7 @@ func FuzzInitReply(f *testing.F) {
 			}
 			defer c.Close()
 			c.SetDeadline(time.Now().Add(5 * time.Second))
-			if _, fds, err := dds.RecvMessage(c, dds.Limits{}, 5*time.Second); err == nil {
+			if _, fds, err := ddswire.RecvMessage(c, ddswire.Limits{}, 5*time.Second); err == nil {
 				for _, fd := range fds {
 					unix.Close(fd)
 				}

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/dds/ddstest"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/libspmi/ctest"
@@ -77,11 +77,11 @@ type daemon struct{ *ddstest.Daemon }
 // directory) until the test ends.
 func startDaemon(t testing.TB, runDir string) *daemon {
 	t.Helper()
-	return startDaemonLimits(t, runDir, dds.Limits{})
+	return startDaemonLimits(t, runDir, ddswire.Limits{})
 }
 
 // startDaemonLimits starts a daemon with limits other than the defaults.
-func startDaemonLimits(t testing.TB, runDir string, lim dds.Limits) *daemon {
+func startDaemonLimits(t testing.TB, runDir string, lim ddswire.Limits) *daemon {
 	t.Helper()
 	return &daemon{ddstest.Start(t, runDir, lim)}
 }

@@ -7,7 +7,7 @@ import (
 	"strconv"
 	"testing"
 
-	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/client/ddswire"
 )
 
 // SPMI error codes (spmi_dds.h).
@@ -38,7 +38,7 @@ func TestGuideSample(t *testing.T) {
 			t.Fatalf("shared file %v %v", fi, err)
 		}
 		b, _ := os.ReadFile(s.file)
-		if h := dds.DecodeHeader(b); h.Gen == 0 || h.FileName() != s.file || string(h.Magic[:]) != dds.Magic {
+		if h := ddswire.DecodeHeader(b); h.Gen == 0 || h.FileName() != s.file || string(h.Magic[:]) != ddswire.Magic {
 			t.Fatalf("header %+v", h)
 		}
 

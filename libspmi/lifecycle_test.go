@@ -15,6 +15,7 @@ import (
 	"golang.org/x/sys/unix"
 
 	client "github.com/perfagent/subagent/client/ddsclient"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/dds/ddstest"
 	"github.com/perfagent/subagent/internal/testutil"
@@ -106,7 +107,7 @@ func TestDaemonRestartReplays(t *testing.T) {
 		// allowed than the supplier has) cannot keep the pointers valid,
 		// so the library gives up rather than serve stale values.
 		d3.Close()
-		startDaemonLimits(t, run, dds.Limits{MaxContexts: 4})
+		startDaemonLimits(t, run, ddswire.Limits{MaxContexts: 4})
 		s.fails(siAssumedDead, []string{"DDS/IBM/Moretest/B", fmt.Sprintf("slot at %d", b), "refused", "SpmiExit"}, "check")
 		if f := s.ok("goaway"); f[0] != "1" {
 			t.Fatalf("SiShGoAway %v after giving up", f)
@@ -171,12 +172,12 @@ func TestGoAwayMeansAssumedDead(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	mem, err := unix.Mmap(int(f.Fd()), 0, dds.HeaderSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
+	mem, err := unix.Mmap(int(f.Fd()), 0, ddswire.HeaderSize, unix.PROT_READ|unix.PROT_WRITE, unix.MAP_SHARED)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer unix.Munmap(mem)
-	if err := dds.SetGoAway(mem); err != nil {
+	if err := ddswire.SetGoAway(mem); err != nil {
 		t.Fatal(err)
 	}
 	if f := s.ok("goaway"); f[0] != "1" {
@@ -210,14 +211,14 @@ func TestSpmiExitFromSignalHandlerDuringCall(t *testing.T) {
 			return
 		}
 		defer c.Close()
-		_, fds, err := dds.RecvMessage(c, dds.Limits{}, time.Minute)
+		_, fds, err := ddswire.RecvMessage(c, ddswire.Limits{}, time.Minute)
 		for _, fd := range fds {
 			unix.Close(fd)
 		}
-		if err != nil || dds.WriteMessage(c, dds.NewReply(dds.MsgInit, 1, nil), dds.Limits{}) != nil {
+		if err != nil || ddswire.WriteMessage(c, ddswire.NewReply(ddswire.MsgInit, 1, nil), ddswire.Limits{}) != nil {
 			return
 		}
-		if _, _, err := dds.RecvMessage(c, dds.Limits{}, time.Minute); err != nil { // the AddCx
+		if _, _, err := ddswire.RecvMessage(c, ddswire.Limits{}, time.Minute); err != nil { // the AddCx
 			return
 		}
 		close(gotAdd)

@@ -12,6 +12,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -20,9 +22,9 @@ import (
 type manyProvider struct{ n int }
 
 var (
-	manyCx  = spmi.CxDesc{Name: "Many", Descr: "Peers", ASN: 60, Inst: spmi.SiCfgInst}
+	manyCx  = spmi.CxDesc{Name: "Many", Descr: "Peers", ASN: 60, Inst: ddswire.SiCfgInst}
 	manyTpl = spmi.CxDesc{Descr: "A peer"}
-	manyV   = spmi.StatDesc{Name: "v", Descr: "A level", ASN: 1, Max: 100, Val: spmi.SiQuantity}
+	manyV   = spmiwire.StatDesc{Name: "v", Descr: "A level", ASN: 1, Max: 100, Val: ddswire.SiQuantity}
 )
 
 func (p *manyProvider) Name() string { return "Many" }
@@ -36,7 +38,7 @@ func (p *manyProvider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stat(in, &manyV, spmi.Uint(uint64(i%100))); err != nil {
+		if err := b.Stat(in, &manyV, spmiwire.Uint(uint64(i%100))); err != nil {
 			return err
 		}
 	}

@@ -5,13 +5,14 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // checkNames is the last check before writing: whatever naming gave, a
 // descriptor breaking a rule fails with its path.
 func TestCheckNamesCatchesWhatNamingMissed(t *testing.T) {
-	stat := &spmi.StatDesc{Name: "s", Val: spmi.SiQuantity, Max: 1}
+	stat := &spmiwire.StatDesc{Name: "s", Val: ddswire.SiQuantity, Max: 1}
 	tree := Tree{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), Items: []Item{
 		{Path: "Mem/", Rel: asn1tree.OID{2}},
 		{Path: "Mem/free", Rel: asn1tree.OID{2, 1}, Stat: stat},
@@ -50,10 +51,10 @@ func TestCheckNamesCatchesWhatNamingMissed(t *testing.T) {
 // path's descriptor does not depend on what else the tree imports.
 func TestEveryImportIsReserved(t *testing.T) {
 	tree := Tree{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), Items: []Item{{Path: "A/", Rel: asn1tree.OID{1}}}}
-	for i, d := range []spmi.StatDesc{
-		{Val: spmi.SiCounter, Max: 1}, {Val: spmi.SiQuantity, Max: 1, Wide: true},
-		{Val: spmi.SiQuantity, Data: spmi.SiText}, {Val: spmi.SiQuantity, Max: 1, Data: spmi.SiFloat, Scale: 2},
-		{Val: spmi.SiQuantity, Min: -1, Max: 1}, {Val: spmi.SiQuantity, Max: 1},
+	for i, d := range []spmiwire.StatDesc{
+		{Val: ddswire.SiCounter, Max: 1}, {Val: ddswire.SiQuantity, Max: 1, Wide: true},
+		{Val: ddswire.SiQuantity, Data: spmiwire.SiText}, {Val: ddswire.SiQuantity, Max: 1, Data: spmiwire.SiFloat, Scale: 2},
+		{Val: ddswire.SiQuantity, Min: -1, Max: 1}, {Val: ddswire.SiQuantity, Max: 1},
 	} {
 		d.Name = "s" + string(rune('a'+i))
 		tree.Items = append(tree.Items, Item{Path: "A/" + d.Name, Rel: asn1tree.OID{1, uint32(i + 1)}, Stat: &d})

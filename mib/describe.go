@@ -6,7 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // contextDescription describes a context or an instance; an instantiable
@@ -63,7 +63,7 @@ type instStat struct {
 	sfx  string // relative id below the instance
 	rel  asn1tree.OID
 	path string // path below the instance
-	stat *spmi.StatDesc
+	stat *spmiwire.StatDesc
 }
 
 // instanceStats is the union of the statistics below n's instances, keyed
@@ -96,7 +96,7 @@ func instanceStats(n *node) []instStat {
 
 // summarySyntax names a statistic's type in prose: the SYNTAX, or for a
 // scaled convention its base type and decimal places; then the units.
-func summarySyntax(d *spmi.StatDesc) string {
+func summarySyntax(d *spmiwire.StatDesc) string {
 	s := statSyntax(d)
 	t := s.Name
 	if s.TC != nil {
@@ -108,7 +108,7 @@ func summarySyntax(d *spmi.StatDesc) string {
 	return t
 }
 
-func orName(d *spmi.StatDesc) string {
+func orName(d *spmiwire.StatDesc) string {
 	if d.Descr != "" {
 		return d.Descr
 	}

@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/responder"
@@ -92,11 +94,11 @@ func TestTruthValuesAndTimesShow(t *testing.T) {
 		t.Fatal(err)
 	}
 	at := time.Date(2026, 11, 25, 22, 7, 53, 0, time.UTC)
-	if err := b.Stats(cx, []spmi.StatDesc{
-		{Name: "up", Descr: "Up", ASN: 1, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
-		{Name: "down", Descr: "Down", ASN: 2, Max: 1, Val: spmi.SiQuantity, Form: spmi.FormBool},
-		{Name: "since", Descr: "Since", ASN: 3, Max: 1 << 31, Val: spmi.SiQuantity, Form: spmi.FormTime},
-	}, []spmi.Value{spmi.Uint(1), spmi.Uint(0), spmi.Uint(uint64(at.Unix()))}); err != nil {
+	if err := b.Stats(cx, []spmiwire.StatDesc{
+		{Name: "up", Descr: "Up", ASN: 1, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
+		{Name: "down", Descr: "Down", ASN: 2, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
+		{Name: "since", Descr: "Since", ASN: 3, Max: 1 << 31, Val: ddswire.SiQuantity, Form: spmiwire.FormTime},
+	}, []spmiwire.Value{spmiwire.Uint(1), spmiwire.Uint(0), spmiwire.Uint(uint64(at.Unix()))}); err != nil {
 		t.Fatal(err)
 	}
 	s := b.Finish()

@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -43,7 +45,7 @@ func ExporterModule(mibModule string) string {
 // The scalars' statistics come from t: an Object has only its SYNTAX,
 // which does not say the scale of a 64-bit one.
 func ExporterConfig(m *Module, t Tree) ([]byte, error) {
-	stats := map[string]*spmi.StatDesc{}
+	stats := map[string]*spmiwire.StatDesc{}
 	for i := range t.Items {
 		if it := &t.Items[i]; it.IsStat() {
 			stats[it.Path] = it.Stat
@@ -58,7 +60,7 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 	}
 	type scalar struct {
 		name, path string
-		stat       *spmi.StatDesc
+		stat       *spmiwire.StatDesc
 	}
 	var scalars []scalar
 	for _, o := range m.Objects {
@@ -144,12 +146,12 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 	override := func(name, what string) {
 		fmt.Fprintf(&b, "      %s:\n        %s\n", yamlName(name), what)
 	}
-	statOverride := func(name string, d *spmi.StatDesc) {
-		if d.Data == spmi.SiText {
+	statOverride := func(name string, d *spmiwire.StatDesc) {
+		if d.Data == spmiwire.SiText {
 			return
 		}
 		var lines []string
-		if spmi.SNMPKind(d) == asn1tree.Counter64 && d.Val != spmi.SiCounter {
+		if spmi.SNMPKind(d) == asn1tree.Counter64 && d.Val != ddswire.SiCounter {
 			lines = append(lines, "type: gauge")
 		}
 		if d.Scale > 0 {
@@ -181,7 +183,7 @@ func commandColumn(tb Table) string {
 		return ""
 	}
 	for _, c := range tb.Columns {
-		if c.Stat.Name == "name" && c.Stat.Data == spmi.SiText {
+		if c.Stat.Name == "name" && c.Stat.Data == spmiwire.SiText {
 			return c.Name
 		}
 	}

@@ -11,9 +11,10 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
-	"github.com/perfagent/subagent/spmi"
 )
 
 const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
@@ -330,7 +331,7 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 func TestExporterConfigQuotesYAMLWords(t *testing.T) {
 	tree := mib.Tree{Base: testBase, Items: []mib.Item{
 		{Path: "On/", Descr: "Switches", Rel: asn1tree.OID{3}},
-		{Path: "On/no", Descr: "A level", Rel: asn1tree.OID{3, 1}, Stat: &spmi.StatDesc{Name: "no", Descr: "A level", ASN: 1, Max: 10, Val: spmi.SiQuantity}},
+		{Path: "On/no", Descr: "A level", Rel: asn1tree.OID{3, 1}, Stat: &spmiwire.StatDesc{Name: "no", Descr: "A level", ASN: 1, Max: 10, Val: ddswire.SiQuantity}},
 	}}
 	m := generate(t, tree, mib.Options{})
 	_, text := exporterConfigOf(t, m, tree)
@@ -353,7 +354,7 @@ func TestShippedCollectdSnippetMatchesTheModule(t *testing.T) {
 	for _, o := range m.Objects {
 		objects[o.Name] = o
 	}
-	stats := map[string]*spmi.StatDesc{} // by path, and by column name
+	stats := map[string]*spmiwire.StatDesc{} // by path, and by column name
 	for i := range tree.Items {
 		if it := &tree.Items[i]; it.IsStat() {
 			stats[it.Path] = it.Stat
@@ -448,7 +449,7 @@ func TestShippedCollectdSnippetMatchesTheModule(t *testing.T) {
 				}
 				checked++
 				switch want := strconv.FormatFloat(math.Pow10(-int(d.Scale)), 'f', -1, 64); {
-				case d.Val == spmi.SiCounter && scale != "":
+				case d.Val == ddswire.SiCounter && scale != "":
 					t.Errorf("Data %q: Scale %s on the counter %s, which collectd does not scale", data, scale, r.name)
 				case d.Scale > 0 && scale != want:
 					t.Errorf("Data %q: %s is served ×10^%d, Scale %q, want %s", data, r.name, d.Scale, scale, want)

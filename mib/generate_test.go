@@ -2,10 +2,13 @@ package mib_test
 
 import (
 	"bytes"
-	"github.com/perfagent/subagent/client/consumer"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/control/controltest"
@@ -238,7 +241,7 @@ func treeOf(t testing.TB, lines ...string) mib.Tree {
 		f := strings.Fields(l)
 		it := mib.Item{Path: f[0], Descr: "d", Rel: asn1tree.MustParse(f[1])}
 		if !strings.HasSuffix(f[0], "/") {
-			it.Stat = &spmi.StatDesc{Name: f[0][strings.LastIndexByte(f[0], '/')+1:], Val: spmi.SiQuantity, Max: 1}
+			it.Stat = &spmiwire.StatDesc{Name: f[0][strings.LastIndexByte(f[0], '/')+1:], Val: ddswire.SiQuantity, Max: 1}
 		}
 		tree.Items = append(tree.Items, it)
 	}

@@ -6,6 +6,8 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -60,7 +62,7 @@ type Table struct {
 // Column is one statistic of a table.
 type Column struct {
 	Name  string
-	Stat  *spmi.StatDesc
+	Stat  *spmiwire.StatDesc
 	Kind  asn1tree.Kind // the SNMP type it is served as
 	Scale uint8         // decimal places of a scaled value
 }
@@ -77,7 +79,7 @@ type node struct {
 	name     string
 }
 
-func (n *node) cont() bool { return n.it.Inst == spmi.SiContInst && !n.it.Named }
+func (n *node) cont() bool { return n.it.Inst == ddswire.SiContInst && !n.it.Named }
 
 // model is everything the writer needs.
 type model struct {
@@ -265,7 +267,7 @@ func markAll(n *node) {
 // instantiable context (described once by that context instead).
 func (m *model) classify() {
 	for _, n := range m.nodes {
-		n.template = !n.it.IsStat() && n.it.Inst != spmi.SiNoInst
+		n.template = !n.it.IsStat() && n.it.Inst != ddswire.SiNoInst
 	}
 	for _, n := range m.nodes {
 		if !n.picked || !m.opts.Instances && inRow(n) {
@@ -312,8 +314,8 @@ func (m *model) collectTCs() {
 
 // declaredStats are the statistics the module declares, as scalars or as
 // table columns.
-func (m *model) declaredStats() []*spmi.StatDesc {
-	var out []*spmi.StatDesc
+func (m *model) declaredStats() []*spmiwire.StatDesc {
+	var out []*spmiwire.StatDesc
 	for _, n := range m.nodes {
 		if n.declared && n.it.IsStat() {
 			out = append(out, n.it.Stat)

@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -17,19 +19,19 @@ func namedTree(t *testing.T) *spmi.Snapshot {
 	t.Helper()
 	b := spmi.NewBuilder(testBase, nil, time.Unix(0, 0))
 	var err error
-	stat := []spmi.StatDesc{{Name: "count", Descr: "Completions", ASN: 3, Max: 100, Val: spmi.SiCounter}}
+	stat := []spmiwire.StatDesc{{Name: "count", Descr: "Completions", ASN: 3, Max: 100, Val: ddswire.SiCounter}}
 	for _, top := range []struct {
 		name  string
 		asn   uint32
 		named bool
 	}{{"App", 13, true}, {"Pid", 14, false}} {
-		cx, e := b.Context(nil, &spmi.CxDesc{Name: top.name, Descr: top.name + " things", ASN: top.asn, Inst: spmi.SiContInst, Named: top.named})
+		cx, e := b.Context(nil, &spmi.CxDesc{Name: top.name, Descr: top.name + " things", ASN: top.asn, Inst: ddswire.SiContInst, Named: top.named})
 		err = errors.Join(err, e)
-		inst, e := b.Instance(cx, &spmi.CxDesc{Descr: "One", Inst: spmi.SiContInst, Named: top.named}, "Payroll", "", 6)
+		inst, e := b.Instance(cx, &spmi.CxDesc{Descr: "One", Inst: ddswire.SiContInst, Named: top.named}, "Payroll", "", 6)
 		err = errors.Join(err, e)
 		tran, e := b.Context(inst, &spmi.CxDesc{Name: "Lookup", Descr: "A lookup", ASN: 1})
 		err = errors.Join(err, e)
-		err = errors.Join(err, b.Stats(tran, stat, []spmi.Value{spmi.Uint(7)}))
+		err = errors.Join(err, b.Stats(tran, stat, []spmiwire.Value{spmiwire.Uint(7)}))
 	}
 	if err != nil {
 		t.Fatal(err)

@@ -5,8 +5,8 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/mib"
-	"github.com/perfagent/subagent/spmi"
 )
 
 func TestNotificationDefinitions(t *testing.T) {
@@ -76,7 +76,7 @@ func TestBindChecksNumberAndKinds(t *testing.T) {
 // hotsets that send trap numbers gets their notifications too.
 func TestModuleDeclaresTheNotifications(t *testing.T) {
 	tree := treeOf(t, "Mem/ 2", "Mem/free 2.1", "Hotset/ 14")
-	tree.Items[2].Inst = spmi.SiCfgInst
+	tree.Items[2].Inst = ddswire.SiCfgInst
 	tree.Items = append(tree.Items,
 		mib.Item{Path: "Hotset/busydisks/", Descr: "trap 12: Disk/*/busy", Rel: asn1tree.OID{14, 1}, Instance: true},
 		mib.Item{Path: "Hotset/topcpu/", Descr: "Proc/pid/*/usercpu", Rel: asn1tree.OID{14, 2}, Instance: true})

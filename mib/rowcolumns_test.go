@@ -6,6 +6,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -19,19 +21,19 @@ func rowColumnsTree(t *testing.T) *spmi.Snapshot {
 	b := spmi.NewBuilder(testBase, nil, time.Unix(0, 0))
 	var err error
 	must := func(n *spmi.Node, e error) *spmi.Node { err = errors.Join(err, e); return n }
-	text := func(name string, asn uint32) spmi.StatDesc {
-		return spmi.StatDesc{Name: name, Descr: name, ASN: asn, Val: spmi.SiQuantity, Data: spmi.SiText}
+	text := func(name string, asn uint32) spmiwire.StatDesc {
+		return spmiwire.StatDesc{Name: name, Descr: name, ASN: asn, Val: ddswire.SiQuantity, Data: spmiwire.SiText}
 	}
-	size := spmi.StatDesc{Name: "size", Descr: "Size", ASN: 2, Max: 10, Val: spmi.SiQuantity}
-	vol := must(b.Context(nil, &spmi.CxDesc{Name: "Vol", Descr: "Volumes", ASN: 11, Inst: spmi.SiCfgInst, DescrStat: "mount"}))
+	size := spmiwire.StatDesc{Name: "size", Descr: "Size", ASN: 2, Max: 10, Val: ddswire.SiQuantity}
+	vol := must(b.Context(nil, &spmi.CxDesc{Name: "Vol", Descr: "Volumes", ASN: 11, Inst: ddswire.SiCfgInst, DescrStat: "mount"}))
 	in := must(b.Instance(vol, &spmi.CxDesc{Descr: "Volume"}, "srv_data", "/srv/data", 1))
-	err = errors.Join(err, b.Stats(in, []spmi.StatDesc{text("mount", 1), size}, []spmi.Value{spmi.Text("/srv/data"), spmi.Uint(3)}))
-	pid := must(b.Context(nil, &spmi.CxDesc{Name: "Pid", Descr: "Processes", ASN: 12, Inst: spmi.SiContInst, NameIsNumber: true, DescrStat: "name"}))
+	err = errors.Join(err, b.Stats(in, []spmiwire.StatDesc{text("mount", 1), size}, []spmiwire.Value{spmiwire.Text("/srv/data"), spmiwire.Uint(3)}))
+	pid := must(b.Context(nil, &spmi.CxDesc{Name: "Pid", Descr: "Processes", ASN: 12, Inst: ddswire.SiContInst, NameIsNumber: true, DescrStat: "name"}))
 	in = must(b.Instance(pid, &spmi.CxDesc{Descr: "Process"}, "1187", "java", 1187))
-	err = errors.Join(err, b.Stats(in, []spmi.StatDesc{text("name", 1), size}, []spmi.Value{spmi.Text("java"), spmi.Uint(4)}))
-	dev := must(b.Context(nil, &spmi.CxDesc{Name: "Dev", Descr: "Devices", ASN: 13, Inst: spmi.SiCfgInst}))
+	err = errors.Join(err, b.Stats(in, []spmiwire.StatDesc{text("name", 1), size}, []spmiwire.Value{spmiwire.Text("java"), spmiwire.Uint(4)}))
+	dev := must(b.Context(nil, &spmi.CxDesc{Name: "Dev", Descr: "Devices", ASN: 13, Inst: ddswire.SiCfgInst}))
 	in = must(b.Instance(dev, &spmi.CxDesc{Descr: "Device"}, "vda", "Block device", 1))
-	err = errors.Join(err, b.Stats(in, []spmi.StatDesc{size}, []spmi.Value{spmi.Uint(5)}))
+	err = errors.Join(err, b.Stats(in, []spmiwire.StatDesc{size}, []spmiwire.Value{spmiwire.Uint(5)}))
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -8,6 +8,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -42,18 +44,18 @@ func rulesTree(t *testing.T) *spmi.Snapshot {
 	b := spmi.NewBuilder(testBase, nil, time.Unix(0, 0))
 	var err error
 	must := func(n *spmi.Node, e error) *spmi.Node { err = errors.Join(err, e); return n }
-	q := func(name string, asn uint32) spmi.StatDesc {
-		return spmi.StatDesc{Name: name, Descr: name, ASN: asn, Max: 10, Val: spmi.SiQuantity}
+	q := func(name string, asn uint32) spmiwire.StatDesc {
+		return spmiwire.StatDesc{Name: name, Descr: name, ASN: asn, Max: 10, Val: ddswire.SiQuantity}
 	}
-	pag := must(b.Context(nil, &spmi.CxDesc{Name: "PagSp", Descr: "Paging spaces", ASN: 3, Inst: spmi.SiCfgInst}))
-	err = errors.Join(err, b.Stats(pag, []spmi.StatDesc{q("size", 1), q("free", 2), q("%free", 3), q("count", 4)}, nil))
+	pag := must(b.Context(nil, &spmi.CxDesc{Name: "PagSp", Descr: "Paging spaces", ASN: 3, Inst: ddswire.SiCfgInst}))
+	err = errors.Join(err, b.Stats(pag, []spmiwire.StatDesc{q("size", 1), q("free", 2), q("%free", 3), q("count", 4)}, nil))
 	for i, dev := range []string{"sda3", "sdb1"} {
 		in := must(b.Instance(pag, &spmi.CxDesc{Descr: "Paging space"}, dev, "/dev/"+dev, uint32(i+5)))
-		err = errors.Join(err, b.Stats(in, []spmi.StatDesc{q("size", 11), q("used", 12), q("free", 13), q("%free", 14)}, nil))
+		err = errors.Join(err, b.Stats(in, []spmiwire.StatDesc{q("size", 11), q("used", 12), q("free", 13), q("%free", 14)}, nil))
 	}
-	hot := must(b.Context(nil, &spmi.CxDesc{Name: "Hotset", Descr: "Hotsets", ASN: 14, Inst: spmi.SiCfgInst}))
+	hot := must(b.Context(nil, &spmi.CxDesc{Name: "Hotset", Descr: "Hotsets", ASN: 14, Inst: ddswire.SiCfgInst}))
 	in := must(b.Instance(hot, &spmi.CxDesc{Descr: "Hotset"}, "queues", "trap 1", 3))
-	err = errors.Join(err, b.Stats(in, []spmi.StatDesc{q("stat", 1), q("threshold", 2), q("severity", 6)}, nil))
+	err = errors.Join(err, b.Stats(in, []spmiwire.StatDesc{q("stat", 1), q("threshold", 2), q("severity", 6)}, nil))
 	if err != nil {
 		t.Fatal(err)
 	}

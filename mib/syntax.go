@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -35,11 +37,11 @@ func (tc scaledTC) name() string {
 // CounterBasedGauge64 is already a convention), so their UNITS name the
 // scaled unit instead ("0.01 seconds"). Booleans and times are
 // SNMPv2-TC's TruthValue and DateAndTime, which need no UNITS.
-func statSyntax(d *spmi.StatDesc) syntax {
+func statSyntax(d *spmiwire.StatDesc) syntax {
 	switch d.Form {
-	case spmi.FormBool:
+	case spmiwire.FormBool:
 		return syntax{Name: "TruthValue"}
-	case spmi.FormTime:
+	case spmiwire.FormTime:
 		return syntax{Name: "DateAndTime"}
 	}
 	k := spmi.SNMPKind(d)
@@ -50,7 +52,7 @@ func statSyntax(d *spmi.StatDesc) syntax {
 		return s
 	case asn1tree.Counter64:
 		s.Name = "Counter64"
-		if d.Val == spmi.SiQuantity {
+		if d.Val == ddswire.SiQuantity {
 			s.Name = "CounterBasedGauge64"
 		}
 		if d.Scale > 0 {
@@ -109,14 +111,14 @@ func scaleFactor(scale uint8) string {
 
 // statDescription is the DESCRIPTION of a statistic: what it is, where it
 // lives, how it counts and scales, and its default scale range.
-func statDescription(path string, d *spmi.StatDesc) string {
+func statDescription(path string, d *spmiwire.StatDesc) string {
 	var b strings.Builder
 	descr := d.Descr
 	if descr == "" {
 		descr = d.Name
 	}
 	fmt.Fprintf(&b, "%s (%s). %s", sentence(descr), path, kindSentence(d))
-	if d.Data != spmi.SiText && d.Form == spmi.FormNumber {
+	if d.Data != spmiwire.SiText && d.Form == spmiwire.FormNumber {
 		b.WriteString(" " + scaleRange(d))
 	}
 	b.WriteString(" Absent (no instance, no cell) while it has no value: its source could not be read " +
@@ -125,16 +127,16 @@ func statDescription(path string, d *spmi.StatDesc) string {
 }
 
 // kindSentence says how the value behaves and how it is encoded.
-func kindSentence(d *spmi.StatDesc) string {
+func kindSentence(d *spmiwire.StatDesc) string {
 	var b strings.Builder
 	switch {
-	case d.Form == spmi.FormBool:
+	case d.Form == spmiwire.FormBool:
 		return "A truth value: true(1) or false(2) (the SPMI view and subagent get show 1 and 0)."
-	case d.Form == spmi.FormTime:
+	case d.Form == spmiwire.FormTime:
 		return "A moment, in UTC (the SPMI view and subagent get show it in seconds since 1970)."
-	case d.Data == spmi.SiText:
+	case d.Data == spmiwire.SiText:
 		return "Text."
-	case d.Val == spmi.SiCounter:
+	case d.Val == ddswire.SiCounter:
 		b.WriteString("A counter: it only increases; managers show its change per second.")
 	case d.Min < 0:
 		b.WriteString("A level that can be negative.")
@@ -155,12 +157,12 @@ func kindSentence(d *spmi.StatDesc) string {
 }
 
 // scaleRange states the default scale (the guide's low and high values).
-func scaleRange(d *spmi.StatDesc) string {
+func scaleRange(d *spmiwire.StatDesc) string {
 	u := ""
 	if d.Units != "" {
 		u = " " + d.Units
 	}
-	if d.Val == spmi.SiCounter {
+	if d.Val == ddswire.SiCounter {
 		if u == "" {
 			u = " events"
 		}
@@ -184,4 +186,4 @@ func sentence(s string) string {
 
 // StatSyntax is the SYNTAX a module declares for a statistic described by
 // d (the directory serves it).
-func StatSyntax(d *spmi.StatDesc) string { return statSyntax(d).Name }
+func StatSyntax(d *spmiwire.StatDesc) string { return statSyntax(d).Name }

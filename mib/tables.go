@@ -7,6 +7,8 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -362,11 +364,11 @@ func (m *model) writeTable(add addFunc, c *class) {
 
 // columnUnits is the UNITS of a column: the statistic's, or for counters
 // without units "events", so that every column says what it counts.
-func columnUnits(d *spmi.StatDesc, syn syntax) string {
-	if syn.Units != "" || d.Data == spmi.SiText {
+func columnUnits(d *spmiwire.StatDesc, syn syntax) string {
+	if syn.Units != "" || d.Data == spmiwire.SiText {
 		return syn.Units
 	}
-	if d.Val == spmi.SiCounter {
+	if d.Val == ddswire.SiCounter {
 		return "events"
 	}
 	return ""

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/spmi"
@@ -19,17 +21,17 @@ type nestedProvider struct{}
 func (nestedProvider) Name() string { return "nested" }
 
 func (nestedProvider) Collect(b *spmi.Builder) error {
-	apps, err := b.Context(nil, &spmi.CxDesc{Name: "App", Descr: "Applications", ASN: 20, Inst: spmi.SiContInst, Named: true})
+	apps, err := b.Context(nil, &spmi.CxDesc{Name: "App", Descr: "Applications", ASN: 20, Inst: ddswire.SiContInst, Named: true})
 	if err != nil {
 		return err
 	}
-	tpl := &spmi.CxDesc{Descr: "Application", Inst: spmi.SiContInst, Named: true, RowName: "tran"}
-	count := spmi.StatDesc{Name: "count", Descr: "Transactions", ASN: 3, Max: 100, Val: spmi.SiCounter}
+	tpl := &spmi.CxDesc{Descr: "Application", Inst: ddswire.SiContInst, Named: true, RowName: "tran"}
+	count := spmiwire.StatDesc{Name: "count", Descr: "Transactions", ASN: 3, Max: 100, Val: ddswire.SiCounter}
 	for i, name := range []string{"web", "batch"} {
 		a, e := b.Instance(apps, tpl, name, "", uint32(i+1))
 		err = errors.Join(err, e)
 		t, e := b.Context(a, &spmi.CxDesc{Name: "login", Descr: "Logins", ASN: 7})
-		err = errors.Join(err, e, b.Stat(t, &count, spmi.Uint(uint64(10*(i+1)))))
+		err = errors.Join(err, e, b.Stat(t, &count, spmiwire.Uint(uint64(10*(i+1)))))
 	}
 	return err
 }

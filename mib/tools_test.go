@@ -8,6 +8,8 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/spmi"
@@ -131,16 +133,16 @@ func longestPrefix(m *mib.Module, oid asn1tree.OID) (name, rest string) {
 
 // wantDefinition states from the type rules, not from the generator, what
 // net-snmp must read: the wire type, the scaling hint, the units.
-func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
+func wantDefinition(d *spmiwire.StatDesc) mibtest.Definition {
 	w := mibtest.Definition{Macro: "OBJECT-TYPE", Access: "read-only", Units: d.Units}
-	if w.Units == "" && d.Val == spmi.SiCounter && d.Data != spmi.SiText {
+	if w.Units == "" && d.Val == ddswire.SiCounter && d.Data != spmiwire.SiText {
 		w.Units = "events" // every counter says what it counts
 	}
 	switch d.Form {
-	case spmi.FormBool:
+	case spmiwire.FormBool:
 		w.TC, w.Syntax, w.Units = "TruthValue", "INTEGER {true(1), false(2)}", ""
 		return w
-	case spmi.FormTime:
+	case spmiwire.FormTime:
 		w.TC, w.Syntax, w.Hint, w.Units = "DateAndTime", "OCTET STRING (8 | 11)", "2d-1d-1d,1d:1d:1d.1d,1a1d:1d", ""
 		return w
 	}
@@ -149,7 +151,7 @@ func wantDefinition(d *spmi.StatDesc) mibtest.Definition {
 		w.TC, w.Syntax, w.Hint, w.Units = "DisplayString", "OCTET STRING (0..255)", "255a", ""
 	case asn1tree.Counter64:
 		w.Syntax = "Counter64"
-		if d.Val == spmi.SiQuantity {
+		if d.Val == ddswire.SiQuantity {
 			w.TC = "CounterBasedGauge64"
 		}
 		if d.Scale > 0 {

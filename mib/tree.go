@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -13,14 +14,14 @@ import (
 // the generator's neutral input: a snapshot and the daemon's peek answer
 // both convert to it.
 type Item struct {
-	Path     string        // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic
-	Descr    string        // the node's description
-	Rel      asn1tree.OID  // relative dotted-decimal identifier
-	Inst     spmi.InstFreq // instantiability of a context (SiNoInst for instances)
-	Instance bool          // a context created by instantiation
-	Named    bool          // its instances keep their names and numbers: declared
-	Rows     bool          // its subcontexts are table rows (spmi.Node.HasRows)
-	RowName  string        // what its rows are called (spmi.CxDesc.RowName)
+	Path     string           // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic
+	Descr    string           // the node's description
+	Rel      asn1tree.OID     // relative dotted-decimal identifier
+	Inst     ddswire.InstFreq // instantiability of a context (SiNoInst for instances)
+	Instance bool             // a context created by instantiation
+	Named    bool             // its instances keep their names and numbers: declared
+	Rows     bool             // its subcontexts are table rows (spmi.Node.HasRows)
+	RowName  string           // what its rows are called (spmi.CxDesc.RowName)
 	// Aggregate: a context summing the instances beside it (CPU/total),
 	// declared with its statistics as scalars, never a table row.
 	Aggregate bool
@@ -28,7 +29,7 @@ type Item struct {
 	// description column (spmi.RowColumns).
 	NameIsNumber bool
 	DescrStat    string
-	Stat         *spmi.StatDesc
+	Stat         *spmiwire.StatDesc
 }
 
 // IsStat reports whether the item is a statistic.
@@ -64,7 +65,7 @@ func FromSnapshot(s *spmi.Snapshot) Tree {
 // FromEntries rebuilds a tree from a full peek (spmi.Peek of "", as the
 // daemon's control socket answers it). The
 // base is what the entries' full OIDs have in front of their relative ones.
-func FromEntries(es []spmi.Entry) (Tree, error) {
+func FromEntries(es []spmiwire.Entry) (Tree, error) {
 	var t Tree
 	for _, e := range es {
 		rel, err := asn1tree.Parse(e.Rel)

@@ -7,9 +7,10 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // objDef is an OBJECT-TYPE as the module text writes it.
@@ -40,14 +41,14 @@ func objectDefs(t *testing.T, m *mib.Module) map[string]objDef {
 
 // statsOf pairs the module's statistic objects (scalars and columns)
 // with their descriptions.
-func statsOf(m *mib.Module, tree mib.Tree) map[string]*spmi.StatDesc {
-	byPath := map[string]*spmi.StatDesc{}
+func statsOf(m *mib.Module, tree mib.Tree) map[string]*spmiwire.StatDesc {
+	byPath := map[string]*spmiwire.StatDesc{}
 	for i := range tree.Items {
 		if it := &tree.Items[i]; it.IsStat() {
 			byPath[it.Path] = it.Stat
 		}
 	}
-	out := map[string]*spmi.StatDesc{}
+	out := map[string]*spmiwire.StatDesc{}
 	for _, o := range m.Objects {
 		if d := byPath[o.Path]; o.Macro == "OBJECT-TYPE" && d != nil {
 			out[o.Name] = d
@@ -85,11 +86,11 @@ func checkTypes(t *testing.T, m *mib.Module, tree mib.Tree, unitsRequired bool) 
 			continue
 		}
 		switch d.Form {
-		case spmi.FormBool:
+		case spmiwire.FormBool:
 			if def.Syntax != "TruthValue" || def.HasUnits {
 				t.Errorf("%s: a boolean is %q with units %q, want TruthValue without UNITS", name, def.Syntax, def.Units)
 			}
-		case spmi.FormTime:
+		case spmiwire.FormTime:
 			if def.Syntax != "DateAndTime" || def.HasUnits {
 				t.Errorf("%s: a time is %q with units %q, want DateAndTime without UNITS", name, def.Syntax, def.Units)
 			}
@@ -181,13 +182,13 @@ func formsTree(t *testing.T) mib.Tree {
 		it := &tree.Items[i]
 		switch {
 		case it.Path == "DDS/Acme/host/":
-			it.Rows, it.Inst = true, spmi.SiCfgInst
+			it.Rows, it.Inst = true, ddswire.SiCfgInst
 		case it.Path == "DDS/Acme/host/a/":
 			it.Instance = true
 		case strings.HasSuffix(it.Path, "/up"):
-			it.Stat.Form = spmi.FormBool
+			it.Stat.Form = spmiwire.FormBool
 		case strings.HasSuffix(it.Path, "/since"):
-			it.Stat.Form, it.Stat.Max = spmi.FormTime, 1<<31
+			it.Stat.Form, it.Stat.Max = spmiwire.FormTime, 1<<31
 		}
 	}
 	return tree

@@ -6,6 +6,8 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -15,35 +17,35 @@ import (
 // (nlmLogVariableTable), indexed by the entry and the VarBind.
 var (
 	logCx    = spmi.CxDesc{Name: "NotifLog", Descr: "Notifications sent (as NOTIFICATION-LOG-MIB)", ASN: spmi.ASNNotifLog}
-	entryCx  = spmi.CxDesc{Name: "entry", Descr: "The notifications kept, by index", ASN: 20, Inst: spmi.SiContInst}
-	entryTpl = spmi.CxDesc{Descr: "Notification sent", Inst: spmi.SiNoInst}
-	varCx    = spmi.CxDesc{Name: "var", Descr: "The VarBinds of the notification as sent", ASN: 20, Inst: spmi.SiContInst}
+	entryCx  = spmi.CxDesc{Name: "entry", Descr: "The notifications kept, by index", ASN: 20, Inst: ddswire.SiContInst}
+	entryTpl = spmi.CxDesc{Descr: "Notification sent", Inst: ddswire.SiNoInst}
+	varCx    = spmi.CxDesc{Name: "var", Descr: "The VarBinds of the notification as sent", ASN: 20, Inst: ddswire.SiContInst}
 	varTpl   = spmi.CxDesc{Descr: "VarBind"}
 
-	logStats = []spmi.StatDesc{
-		{Name: "entries", Descr: "Entries kept", ASN: 1, Max: 1000, Val: spmi.SiQuantity, Units: "entries"},
-		{Name: "next", Descr: "Index the next entry gets", ASN: 2, Max: 1000, Val: spmi.SiQuantity},
-		{Name: "maxentries", Descr: "Most entries kept (older ones go first)", ASN: 3, Max: 1000, Val: spmi.SiQuantity, Units: "entries"},
-		{Name: "maxage", Descr: "Age at which entries are dropped", ASN: 4, Max: 86400, Val: spmi.SiQuantity, Units: "seconds"},
-		{Name: "logged", Descr: "Entries added since the daemon started", ASN: 5, Max: 10, Val: spmi.SiCounter},
-		{Name: "agedout", Descr: "Entries dropped for their age", ASN: 6, Max: 10, Val: spmi.SiCounter},
-		{Name: "evicted", Descr: "Entries dropped for the count limit", ASN: 7, Max: 10, Val: spmi.SiCounter},
-		{Name: "saveerr", Descr: "Why the log could not be saved (empty: saved)", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+	logStats = []spmiwire.StatDesc{
+		{Name: "entries", Descr: "Entries kept", ASN: 1, Max: 1000, Val: ddswire.SiQuantity, Units: "entries"},
+		{Name: "next", Descr: "Index the next entry gets", ASN: 2, Max: 1000, Val: ddswire.SiQuantity},
+		{Name: "maxentries", Descr: "Most entries kept (older ones go first)", ASN: 3, Max: 1000, Val: ddswire.SiQuantity, Units: "entries"},
+		{Name: "maxage", Descr: "Age at which entries are dropped", ASN: 4, Max: 86400, Val: ddswire.SiQuantity, Units: "seconds"},
+		{Name: "logged", Descr: "Entries added since the daemon started", ASN: 5, Max: 10, Val: ddswire.SiCounter},
+		{Name: "agedout", Descr: "Entries dropped for their age", ASN: 6, Max: 10, Val: ddswire.SiCounter},
+		{Name: "evicted", Descr: "Entries dropped for the count limit", ASN: 7, Max: 10, Val: ddswire.SiCounter},
+		{Name: "saveerr", Descr: "Why the log could not be saved (empty: saved)", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
-	entryStats = []spmi.StatDesc{
-		{Name: "uptime", Descr: "sysUpTime when sent; 0 for entries of an earlier run", ASN: 1, Max: 1 << 31, Val: spmi.SiQuantity, Units: "hundredths of a second"},
-		{Name: "time", Descr: "When it was sent (seconds since 1970)", ASN: 2, Max: 1 << 31, Val: spmi.SiQuantity, Units: "seconds since 1970", Form: spmi.FormTime},
-		{Name: "oid", Descr: "The notification's OID (snmpTrapOID.0)", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "vars", Descr: "VarBinds kept (after sysUpTime.0, snmpTrapOID.0)", ASN: 4, Max: 64, Val: spmi.SiQuantity},
-		{Name: "omitted", Descr: "VarBinds beyond those kept", ASN: 5, Max: 10, Val: spmi.SiQuantity},
-		{Name: "delivered", Descr: "Delivery paths that took it", ASN: 6, Max: 10, Val: spmi.SiQuantity},
-		{Name: "failed", Descr: "Delivery paths that failed or dropped it", ASN: 7, Max: 10, Val: spmi.SiQuantity},
-		{Name: "outcome", Descr: "Each delivery path's outcome (path: result; ...)", ASN: 8, Val: spmi.SiQuantity, Data: spmi.SiText},
+	entryStats = []spmiwire.StatDesc{
+		{Name: "uptime", Descr: "sysUpTime when sent; 0 for entries of an earlier run", ASN: 1, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "hundredths of a second"},
+		{Name: "time", Descr: "When it was sent (seconds since 1970)", ASN: 2, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "seconds since 1970", Form: spmiwire.FormTime},
+		{Name: "oid", Descr: "The notification's OID (snmpTrapOID.0)", ASN: 3, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "vars", Descr: "VarBinds kept (after sysUpTime.0, snmpTrapOID.0)", ASN: 4, Max: 64, Val: ddswire.SiQuantity},
+		{Name: "omitted", Descr: "VarBinds beyond those kept", ASN: 5, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "delivered", Descr: "Delivery paths that took it", ASN: 6, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "failed", Descr: "Delivery paths that failed or dropped it", ASN: 7, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "outcome", Descr: "Each delivery path's outcome (path: result; ...)", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
-	varStats = []spmi.StatDesc{
-		{Name: "oid", Descr: "The VarBind's OID", ASN: 1, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "type", Descr: "Its SNMP type as sent", ASN: 2, Val: spmi.SiQuantity, Data: spmi.SiText},
-		{Name: "value", Descr: "Its value: text, decimal, an OID, or hex for octets", ASN: 3, Val: spmi.SiQuantity, Data: spmi.SiText},
+	varStats = []spmiwire.StatDesc{
+		{Name: "oid", Descr: "The VarBind's OID", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "type", Descr: "Its SNMP type as sent", ASN: 2, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "value", Descr: "Its value: text, decimal, an OID, or hex for octets", ASN: 3, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 )
 
@@ -62,10 +64,10 @@ func (p Provider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Stats(top, logStats, []spmi.Value{
-		spmi.Uint(uint64(len(v.Entries))), spmi.Uint(uint64(v.Next)), spmi.Uint(uint64(v.Max)),
-		spmi.Uint(uint64(v.Age.Seconds())), spmi.Uint(v.Stats.Logged), spmi.Uint(v.Stats.AgedOut),
-		spmi.Uint(v.Stats.Evicted), spmi.Text(v.Stats.SaveErr),
+	if err := b.Stats(top, logStats, []spmiwire.Value{
+		spmiwire.Uint(uint64(len(v.Entries))), spmiwire.Uint(uint64(v.Next)), spmiwire.Uint(uint64(v.Max)),
+		spmiwire.Uint(uint64(v.Age.Seconds())), spmiwire.Uint(v.Stats.Logged), spmiwire.Uint(v.Stats.AgedOut),
+		spmiwire.Uint(v.Stats.Evicted), spmiwire.Text(v.Stats.SaveErr),
 	}); err != nil {
 		return err
 	}
@@ -98,10 +100,10 @@ func collectEntry(b *spmi.Builder, ents *spmi.Node, e *Entry) error {
 			failed++
 		}
 	}
-	if err := b.Stats(row, entryStats, []spmi.Value{
-		spmi.Uint(up), spmi.Uint(uint64(e.Time.Unix())), spmi.Text(e.OID.String()),
-		spmi.Uint(uint64(len(e.Vars))), spmi.Uint(uint64(e.Omitted)), spmi.Uint(ok), spmi.Uint(failed),
-		spmi.Text(Outcomes(e)),
+	if err := b.Stats(row, entryStats, []spmiwire.Value{
+		spmiwire.Uint(up), spmiwire.Uint(uint64(e.Time.Unix())), spmiwire.Text(e.OID.String()),
+		spmiwire.Uint(uint64(len(e.Vars))), spmiwire.Uint(uint64(e.Omitted)), spmiwire.Uint(ok), spmiwire.Uint(failed),
+		spmiwire.Text(Outcomes(e)),
 	}); err != nil {
 		return err
 	}
@@ -116,8 +118,8 @@ func collectEntry(b *spmi.Builder, ents *spmi.Node, e *Entry) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stats(r, varStats, []spmi.Value{
-			spmi.Text(vb.OID.String()), spmi.Text(vb.Kind.String()), spmi.Text(Format(vb.Value())),
+		if err := b.Stats(r, varStats, []spmiwire.Value{
+			spmiwire.Text(vb.OID.String()), spmiwire.Text(vb.Kind.String()), spmiwire.Text(Format(vb.Value())),
 		}); err != nil {
 			return err
 		}

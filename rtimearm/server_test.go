@@ -13,6 +13,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -62,7 +63,7 @@ func collect(t *testing.T, reg *Registry) *spmi.Snapshot {
 	return b.Finish()
 }
 
-func stat(t *testing.T, s *spmi.Snapshot, path string) spmi.Value {
+func stat(t *testing.T, s *spmi.Snapshot, path string) spmiwire.Value {
 	t.Helper()
 	n, err := s.Lookup(path)
 	if err != nil {

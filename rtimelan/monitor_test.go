@@ -16,6 +16,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -277,7 +278,7 @@ func TestUnresolvableHostSaysWhy(t *testing.T) {
 				t.Fatal(err)
 			}
 			it := b.Finish().Answer().Item(path)
-			if it.Err == nil || it.Err.Code != spmi.SiNoValue {
+			if it.Err == nil || it.Err.Code != spmierr.SiNoValue {
 				return "", false
 			}
 			return it.Err.Msg, true

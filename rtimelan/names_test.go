@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -86,7 +88,7 @@ func TestNotMeasuredMatchesWhatCollectLeavesEmpty(t *testing.T) {
 	for _, d := range hostStats {
 		paths = append(paths, "RTime/LAN/192.0.2.1/"+d.Name)
 	}
-	read := func() spmi.Sample {
+	read := func() spmiwire.Sample {
 		h.Invalidate()
 		s, err := h.Read(context.Background(), paths)
 		if err != nil {
@@ -96,7 +98,7 @@ func TestNotMeasuredMatchesWhatCollectLeavesEmpty(t *testing.T) {
 	}
 	for _, it := range read().Items {
 		why, says := NotMeasured(it.Path)
-		if empty := it.Err != nil && it.Err.Code == spmi.SiNoValue; empty != says {
+		if empty := it.Err != nil && it.Err.Code == spmierr.SiNoValue; empty != says {
 			t.Errorf("%s: no value %v (%v), NotMeasured %v", it.Path, empty, it.Err, says)
 		}
 		if says && !strings.Contains(why, "not measured yet") {

@@ -5,34 +5,37 @@ import (
 	"slices"
 	"strings"
 
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
 
 var (
-	lanCx   = spmi.CxDesc{Name: "LAN", Descr: "Network response time (ICMP echo) by host", ASN: spmi.ASNRTimeLAN, Inst: spmi.SiCfgInst}
+	lanCx   = spmi.CxDesc{Name: "LAN", Descr: "Network response time (ICMP echo) by host", ASN: spmi.ASNRTimeLAN, Inst: ddswire.SiCfgInst}
 	hostTpl = spmi.CxDesc{Descr: "Network response time to a host"}
 
 	// lanStats are RTime/LAN's own statistics (1 to 15; hosts start at 16).
-	lanStats = []spmi.StatDesc{
-		{Name: "hosts", Descr: "Hosts measured", ASN: 1, Max: 100, Val: spmi.SiQuantity},
-		{Name: "cycles", Descr: "Measurement cycles started", ASN: 2, Max: 1, Val: spmi.SiCounter},
-		{Name: "skipped", Descr: "Timer ticks skipped: a cycle was still running", ASN: 3, Max: 1, Val: spmi.SiCounter},
-		{Name: "late", Descr: "Echo replies after the timeout, ignored", ASN: 4, Max: 10, Val: spmi.SiCounter},
-		{Name: "duplicate", Descr: "Second echo replies to one request, ignored", ASN: 5, Max: 10, Val: spmi.SiCounter},
-		{Name: "foreign", Descr: "Echo replies with our identifier matching no request", ASN: 6, Max: 10, Val: spmi.SiCounter},
+	lanStats = []spmiwire.StatDesc{
+		{Name: "hosts", Descr: "Hosts measured", ASN: 1, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "cycles", Descr: "Measurement cycles started", ASN: 2, Max: 1, Val: ddswire.SiCounter},
+		{Name: "skipped", Descr: "Timer ticks skipped: a cycle was still running", ASN: 3, Max: 1, Val: ddswire.SiCounter},
+		{Name: "late", Descr: "Echo replies after the timeout, ignored", ASN: 4, Max: 10, Val: ddswire.SiCounter},
+		{Name: "duplicate", Descr: "Second echo replies to one request, ignored", ASN: 5, Max: 10, Val: ddswire.SiCounter},
+		{Name: "foreign", Descr: "Echo replies with our identifier matching no request", ASN: 6, Max: 10, Val: ddswire.SiCounter},
 	}
 
 	// hostStats are the guide's metrics of one host.
-	hostStats = []spmi.StatDesc{
-		{Name: "resptime", Descr: "Latest response time (ms)", ASN: 1, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "respavg", Descr: "Weighted average response time (ms)", ASN: 2, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3, Units: "milliseconds"},
-		{Name: "below10", Descr: "Response times below 10 ms (percent)", ASN: 3, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
-		{Name: "below20", Descr: "Response times from 10 to 20 ms (percent)", ASN: 4, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
-		{Name: "below100", Descr: "Response times from 20 to 100 ms (percent)", ASN: 5, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
-		{Name: "above99", Descr: "Response times of 100 ms or more (percent)", ASN: 6, Max: 100, Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 2, Units: "percent"},
-		{Name: "requests", Descr: "Echo requests sent", ASN: 7, Max: 1, Val: spmi.SiCounter},
-		{Name: "responses", Descr: "Echo replies received", ASN: 8, Max: 1, Val: spmi.SiCounter},
-		{Name: "address", Descr: "Address measured", ASN: 9, Val: spmi.SiQuantity, Data: spmi.SiText},
+	hostStats = []spmiwire.StatDesc{
+		{Name: "resptime", Descr: "Latest response time (ms)", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "respavg", Descr: "Weighted average response time (ms)", ASN: 2, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "below10", Descr: "Response times below 10 ms (percent)", ASN: 3, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "below20", Descr: "Response times from 10 to 20 ms (percent)", ASN: 4, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "below100", Descr: "Response times from 20 to 100 ms (percent)", ASN: 5, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "above99", Descr: "Response times of 100 ms or more (percent)", ASN: 6, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2, Units: "percent"},
+		{Name: "requests", Descr: "Echo requests sent", ASN: 7, Max: 1, Val: ddswire.SiCounter},
+		{Name: "responses", Descr: "Echo replies received", ASN: 8, Max: 1, Val: ddswire.SiCounter},
+		{Name: "address", Descr: "Address measured", ASN: 9, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 )
 
@@ -57,32 +60,32 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	c, hosts := p.M.view()
-	err = b.Stats(lan, lanStats, []spmi.Value{
-		spmi.Uint(uint64(c.Hosts)), spmi.Uint(c.Cycles), spmi.Uint(c.Skipped),
-		spmi.Uint(c.Late), spmi.Uint(c.Duplicate), spmi.Uint(c.Foreign),
+	err = b.Stats(lan, lanStats, []spmiwire.Value{
+		spmiwire.Uint(uint64(c.Hosts)), spmiwire.Uint(c.Cycles), spmiwire.Uint(c.Skipped),
+		spmiwire.Uint(c.Late), spmiwire.Uint(c.Duplicate), spmiwire.Uint(c.Foreign),
 	})
 	if err != nil {
 		return err
 	}
 	for _, h := range hosts {
-		inst, err := b.Instance(lan, &hostTpl, h.name, truncate("Response time to "+h.host, spmi.MaxDescr), h.asn)
+		inst, err := b.Instance(lan, &hostTpl, h.name, truncate("Response time to "+h.host, spmiwire.MaxDescr), h.asn)
 		if err != nil {
 			return err
 		}
 		s := &h.stats
 		// No value until the first reply, and readers are told why.
-		resp, avg := spmi.Unmeasured(h.why()), spmi.Unmeasured(h.why())
+		resp, avg := spmiwire.Unmeasured(h.why()), spmiwire.Unmeasured(h.why())
 		if s.Responses > 0 {
-			resp, avg = spmi.Float(s.LastMillis()), spmi.Float(s.Avg)
+			resp, avg = spmiwire.Float(s.LastMillis()), spmiwire.Float(s.Avg)
 		}
-		addr := spmi.Text("")
+		addr := spmiwire.Text("")
 		if h.addr.IsValid() {
-			addr = spmi.Text(h.addr.String())
+			addr = spmiwire.Text(h.addr.String())
 		}
-		err = b.Stats(inst, hostStats, []spmi.Value{
+		err = b.Stats(inst, hostStats, []spmiwire.Value{
 			resp, avg,
-			spmi.Float(s.BandPercent(0)), spmi.Float(s.BandPercent(1)), spmi.Float(s.BandPercent(2)), spmi.Float(s.BandPercent(3)),
-			spmi.Uint(s.Requests), spmi.Uint(s.Responses), addr,
+			spmiwire.Float(s.BandPercent(0)), spmiwire.Float(s.BandPercent(1)), spmiwire.Float(s.BandPercent(2)), spmiwire.Float(s.BandPercent(3)),
+			spmiwire.Uint(s.Requests), spmiwire.Uint(s.Responses), addr,
 		})
 		if err != nil {
 			return err
@@ -121,10 +124,10 @@ func (p Provider) Create(path string) (bool, error) {
 	if len(parts) < 3 || len(parts) > 4 || parts[0] != "RTime" || parts[1] != "LAN" {
 		return false, nil
 	}
-	if len(parts) == 4 && !slices.ContainsFunc(hostStats, func(d spmi.StatDesc) bool { return d.Name == parts[3] }) {
+	if len(parts) == 4 && !slices.ContainsFunc(hostStats, func(d spmiwire.StatDesc) bool { return d.Name == parts[3] }) {
 		return false, nil
 	}
-	if slices.ContainsFunc(lanStats, func(d spmi.StatDesc) bool { return d.Name == parts[2] }) {
+	if slices.ContainsFunc(lanStats, func(d spmiwire.StatDesc) bool { return d.Name == parts[2] }) {
 		return false, nil
 	}
 	return p.M.Create(parts[2])
@@ -172,7 +175,7 @@ func (p Provider) Delete(path string) (bool, error) {
 		return false, nil
 	}
 	if err := p.M.Remove(parts[2]); err != nil {
-		return false, spmi.Errorf(spmi.SiNotFound, "%v", err)
+		return false, spmierr.Errorf(spmierr.SiNotFound, "%v", err)
 	}
 	return true, nil
 }

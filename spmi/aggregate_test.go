@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // aggTree: CPU with an aggregate total (0, the sum) and two processors.
@@ -90,7 +92,7 @@ func TestAggregatePeersAndPeek(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Stat(in, &idle, Uint(7))
+	b.Stat(in, &idle, spmiwire.Uint(7))
 	s = b.Finish()
 	if got := strings.Join(walk(s, "200.1.1.1.14"), " "); got != "1=7" {
 		t.Errorf("instance with an aggregate template is not a row: %q", got)

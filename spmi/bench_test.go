@@ -7,25 +7,27 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // BenchmarkBuild100k measures one refresh's tree work at scale: 1,000
 // instances of 100 statistics added to a Builder and published as a
 // Snapshot with its view.
 func BenchmarkBuild100k(b *testing.B) {
-	procCx := CxDesc{Name: "Proc", Descr: "Processes", ASN: 10, Inst: SiContInst}
+	procCx := CxDesc{Name: "Proc", Descr: "Processes", ASN: 10, Inst: ddswire.SiContInst}
 	tpl := CxDesc{Descr: "Process"}
-	stats := make([]StatDesc, 100)
+	stats := make([]spmiwire.StatDesc, 100)
 	for i := range stats {
-		stats[i] = StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}
+		stats[i] = spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: ddswire.SiCounter}
 	}
 	names := make([]string, 1000)
 	for i := range names {
 		names[i] = fmt.Sprint(i*7 + 1)
 	}
-	vals := make([]Value, 100)
+	vals := make([]spmiwire.Value, 100)
 	for i := range vals {
-		vals[i] = Uint(uint64(i))
+		vals[i] = spmiwire.Uint(uint64(i))
 	}
 	b.ReportAllocs()
 	b.ResetTimer()
@@ -52,7 +54,7 @@ type wide100k struct{}
 
 func (wide100k) Name() string { return "Proc" }
 func (wide100k) Collect(bl *Builder) error {
-	procCx := CxDesc{Name: "Proc", Descr: "Processes", ASN: 10, Inst: SiContInst}
+	procCx := CxDesc{Name: "Proc", Descr: "Processes", ASN: 10, Inst: ddswire.SiContInst}
 	tpl := CxDesc{Descr: "Process"}
 	p, err := bl.Context(nil, &procCx)
 	if err != nil {
@@ -64,7 +66,7 @@ func (wide100k) Collect(bl *Builder) error {
 			return err
 		}
 		for i := range 100 {
-			if err := bl.Stat(inst, &StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}, Uint(uint64(i))); err != nil {
+			if err := bl.Stat(inst, &spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: ddswire.SiCounter}, spmiwire.Uint(uint64(i))); err != nil {
 				return err
 			}
 		}
@@ -113,7 +115,7 @@ func (l *liveWords) Pin() LivePin { return wordsPin(slices.Clone(l.words)) }
 
 type wordsPin []uint64
 
-func (p wordsPin) Value(i uint32) Value { return Uint(p[i]) }
+func (p wordsPin) Value(i uint32) spmiwire.Value { return spmiwire.Uint(p[i]) }
 
 // live100k is a StableProvider of 100 suppliers of 10 instances of 100
 // live statistics (100,000), as the DDS provider adds them: a block per
@@ -121,7 +123,7 @@ func (p wordsPin) Value(i uint32) Value { return Uint(p[i]) }
 // statistic (LiveStat).
 type live100k struct {
 	srcs  []*liveWords
-	ds    []StatDesc
+	ds    []spmiwire.StatDesc
 	blk   *Block
 	nodes bool
 }
@@ -132,7 +134,7 @@ func newLive100k() *live100k {
 		l.srcs = append(l.srcs, &liveWords{words: make([]uint64, 1000)})
 	}
 	for i := range 100 {
-		l.ds = append(l.ds, StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter})
+		l.ds = append(l.ds, spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: ddswire.SiCounter})
 	}
 	l.blk, _ = NewBlock(l.ds)
 	return l
@@ -141,7 +143,7 @@ func newLive100k() *live100k {
 func (*live100k) Name() string { return "DDS" }
 func (*live100k) Shape() any   { return 1 }
 func (l *live100k) Collect(bl *Builder) error {
-	root, err := bl.Context(nil, &CxDesc{Name: "DDS", Descr: "Suppliers", ASN: 99, Inst: SiContInst})
+	root, err := bl.Context(nil, &CxDesc{Name: "DDS", Descr: "Suppliers", ASN: 99, Inst: ddswire.SiContInst})
 	if err != nil {
 		return err
 	}
@@ -227,7 +229,7 @@ func (hostLike) Collect(bl *Builder) error {
 			return err
 		}
 		for i := range 50 {
-			if err := bl.Stat(cx, &StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}, Uint(uint64(i))); err != nil {
+			if err := bl.Stat(cx, &spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: ddswire.SiCounter}, spmiwire.Uint(uint64(i))); err != nil {
 				return err
 			}
 		}
@@ -240,14 +242,14 @@ type procs5k struct{}
 
 func (procs5k) Name() string { return "Proc" }
 func (procs5k) Collect(bl *Builder) error {
-	p, err := bl.Context(nil, &CxDesc{Name: "Proc", Descr: "Processes", ASN: 50, Inst: SiContInst})
+	p, err := bl.Context(nil, &CxDesc{Name: "Proc", Descr: "Processes", ASN: 50, Inst: ddswire.SiContInst})
 	if err != nil {
 		return err
 	}
-	stats := make([]StatDesc, 20)
-	vals := make([]Value, 20)
+	stats := make([]spmiwire.StatDesc, 20)
+	vals := make([]spmiwire.Value, 20)
 	for i := range stats {
-		stats[i], vals[i] = StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: SiCounter}, Uint(uint64(i))
+		stats[i], vals[i] = spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), Descr: "x", ASN: uint32(i + 1), Val: ddswire.SiCounter}, spmiwire.Uint(uint64(i))
 	}
 	for j := range 5000 {
 		inst, err := bl.Instance(p, &CxDesc{Descr: "Process"}, fmt.Sprint(j+1), "", uint32(j+1))

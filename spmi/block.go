@@ -4,6 +4,9 @@ import (
 	"cmp"
 	"slices"
 	"strings"
+
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Blocks. A context of a large supplier holds hundreds or thousands of
@@ -29,28 +32,28 @@ type statBlock struct {
 // template) and shared by every context that has these statistics, in
 // every snapshot.
 type Block struct {
-	ds     []StatDesc // by ASN number
-	byName []int32    // indexes of ds in name order
+	ds     []spmiwire.StatDesc // by ASN number
+	byName []int32             // indexes of ds in name order
 }
 
 // NewBlock checks ds (valid descriptions, strictly ascending ASN
 // numbers, names each once) and indexes it. ds is kept, not copied: the
 // caller must not change it.
-func NewBlock(ds []StatDesc) (*Block, error) {
+func NewBlock(ds []spmiwire.StatDesc) (*Block, error) {
 	blk := &Block{ds: ds, byName: make([]int32, len(ds))}
 	for i := range ds {
 		if err := ds[i].Validate(); err != nil {
 			return nil, err
 		}
 		if i > 0 && ds[i].ASN <= ds[i-1].ASN {
-			return nil, Errorf(SiBadArgument, "statistic %q: ASN.1 number %d does not follow %q's %d (a block is sorted by number, each once)", ds[i].Name, ds[i].ASN, ds[i-1].Name, ds[i-1].ASN)
+			return nil, spmierr.Errorf(spmierr.SiBadArgument, "statistic %q: ASN.1 number %d does not follow %q's %d (a block is sorted by number, each once)", ds[i].Name, ds[i].ASN, ds[i-1].Name, ds[i-1].ASN)
 		}
 		blk.byName[i] = int32(i)
 	}
 	slices.SortFunc(blk.byName, func(x, y int32) int { return strings.Compare(ds[x].Name, ds[y].Name) })
 	for i := 1; i < len(blk.byName); i++ {
 		if ds[blk.byName[i]].Name == ds[blk.byName[i-1]].Name {
-			return nil, Errorf(SiDuplicate, "statistic %q is in the block twice", ds[blk.byName[i]].Name)
+			return nil, spmierr.Errorf(spmierr.SiDuplicate, "statistic %q is in the block twice", ds[blk.byName[i]].Name)
 		}
 	}
 	return blk, nil
@@ -60,7 +63,7 @@ func NewBlock(ds []StatDesc) (*Block, error) {
 func (blk *Block) Len() int { return len(blk.ds) }
 
 // At is the description of statistic j (by ASN order).
-func (blk *Block) At(j int) *StatDesc { return &blk.ds[j] }
+func (blk *Block) At(j int) *spmiwire.StatDesc { return &blk.ds[j] }
 
 // LiveBlock adds the statistics of blk to context cx, read at answer time
 // as fields first, first+1, ... of src (in blk's order). A context has
@@ -68,21 +71,21 @@ func (blk *Block) At(j int) *StatDesc { return &blk.ds[j] }
 func (b *Builder) LiveBlock(cx *Node, blk *Block, src LiveSource, first uint32) error {
 	switch {
 	case src == nil:
-		return Errorf(SiBadArgument, "statistics of %q: no live source", displayPath(cx))
+		return spmierr.Errorf(spmierr.SiBadArgument, "statistics of %q: no live source", displayPath(cx))
 	case cx == nil || cx == b.top:
-		return Errorf(SiBadArgument, "statistics cannot be added to Top")
+		return spmierr.Errorf(spmierr.SiBadArgument, "statistics cannot be added to Top")
 	case cx.IsStat():
-		return Errorf(SiBadArgument, "statistics of %q: it is a statistic", cx.Path)
+		return spmierr.Errorf(spmierr.SiBadArgument, "statistics of %q: it is a statistic", cx.Path)
 	case cx.block != nil:
-		return Errorf(SiDuplicate, "context %q already has a block of statistics", displayPath(cx))
+		return spmierr.Errorf(spmierr.SiDuplicate, "context %q already has a block of statistics", displayPath(cx))
 	case blk == nil || blk.Len() == 0:
 		return nil
 	case uint64(first)+uint64(blk.Len()) > 1<<32:
-		return Errorf(SiBadArgument, "statistics of %q: fields %d to %d overflow", displayPath(cx), first, uint64(first)+uint64(blk.Len()))
+		return spmierr.Errorf(spmierr.SiBadArgument, "statistics of %q: fields %d to %d overflow", displayPath(cx), first, uint64(first)+uint64(blk.Len()))
 	}
 	for _, c := range cx.Children {
 		if blk.Index(c.Name) >= 0 || blk.IndexASN(c.ASN) >= 0 {
-			return Errorf(SiDuplicate, "statistics of %q: %q (ASN.1 number %d) clashes with a statistic of the block", displayPath(cx), c.Name, c.ASN)
+			return spmierr.Errorf(spmierr.SiDuplicate, "statistics of %q: %q (ASN.1 number %d) clashes with a statistic of the block", displayPath(cx), c.Name, c.ASN)
 		}
 	}
 	cx.block = &statBlock{blk: blk, src: src, first: first}
@@ -101,7 +104,7 @@ func (blk *Block) Index(name string) int {
 
 // IndexASN is the position of the statistic numbered asn, or -1.
 func (blk *Block) IndexASN(asn uint32) int {
-	i, ok := slices.BinarySearchFunc(blk.ds, asn, func(d StatDesc, asn uint32) int { return cmp.Compare(d.ASN, asn) })
+	i, ok := slices.BinarySearchFunc(blk.ds, asn, func(d spmiwire.StatDesc, asn uint32) int { return cmp.Compare(d.ASN, asn) })
 	if !ok {
 		return -1
 	}
@@ -142,7 +145,7 @@ func (n *Node) blockAt(j int) *Node {
 // EachChild visits n's children in ASN order, the statistics of its block
 // among them (each a node made for the call), until fn returns false.
 func (n *Node) EachChild(fn func(*Node) bool) bool {
-	var ds []StatDesc
+	var ds []spmiwire.StatDesc
 	if n.block != nil {
 		ds = n.block.blk.ds
 	}

@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // heapPerStat is the live heap a hierarchy of p's statistics holds, per
@@ -121,7 +123,7 @@ func TestBlocksServeAsNodes(t *testing.T) {
 
 func TestBlockRefusals(t *testing.T) {
 	src := &liveWords{words: make([]uint64, 4)}
-	ds := []StatDesc{{Name: "a", ASN: 1, Val: SiCounter}, {Name: "b", ASN: 3, Val: SiCounter}}
+	ds := []spmiwire.StatDesc{{Name: "a", ASN: 1, Val: ddswire.SiCounter}, {Name: "b", ASN: 3, Val: ddswire.SiCounter}}
 	blk, err := NewBlock(ds)
 	if err != nil {
 		t.Fatal(err)
@@ -132,11 +134,11 @@ func TestBlockRefusals(t *testing.T) {
 		want string
 	}{
 		{"unsorted", func(b *Builder, cx *Node) error {
-			_, err := NewBlock([]StatDesc{ds[1], ds[0]})
+			_, err := NewBlock([]spmiwire.StatDesc{ds[1], ds[0]})
 			return err
 		}, "does not follow"},
 		{"same name", func(b *Builder, cx *Node) error {
-			_, err := NewBlock([]StatDesc{ds[0], {Name: "a", ASN: 2, Val: SiCounter}})
+			_, err := NewBlock([]spmiwire.StatDesc{ds[0], {Name: "a", ASN: 2, Val: ddswire.SiCounter}})
 			return err
 		}, "twice"},
 		{"second block", func(b *Builder, cx *Node) error {
@@ -149,12 +151,12 @@ func TestBlockRefusals(t *testing.T) {
 			return err
 		}, `already used by "b"`},
 		{"block after statistic", func(b *Builder, cx *Node) error {
-			b.Stat(cx, &StatDesc{Name: "b", ASN: 9, Val: SiQuantity}, Int(1))
+			b.Stat(cx, &spmiwire.StatDesc{Name: "b", ASN: 9, Val: ddswire.SiQuantity}, spmiwire.Int(1))
 			return b.LiveBlock(cx, blk, src, 0)
 		}, "clashes"},
 		{"no source", func(b *Builder, cx *Node) error { return b.LiveBlock(cx, blk, nil, 0) }, "no live source"},
 		{"bad description", func(b *Builder, cx *Node) error {
-			_, err := NewBlock([]StatDesc{{Name: "", ASN: 1}})
+			_, err := NewBlock([]spmiwire.StatDesc{{Name: "", ASN: 1}})
 			return err
 		}, "empty"},
 		{"overflow", func(b *Builder, cx *Node) error { return b.LiveBlock(cx, blk, src, ^uint32(0)) }, "overflow"},

@@ -6,6 +6,9 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Builder collects the contexts and statistics of one refresh. Providers
@@ -65,13 +68,13 @@ func (b *Builder) add(parent *Node, n *Node, kind string) error {
 		parent = b.top
 	}
 	if parent.IsStat() {
-		return Errorf(SiBadArgument, "%s %q: parent %q is a statistic", kind, n.Name, parent.Path)
+		return spmierr.Errorf(spmierr.SiBadArgument, "%s %q: parent %q is a statistic", kind, n.Name, parent.Path)
 	}
 	if o := parent.childByName(n.Name); o != nil {
-		return Errorf(SiDuplicate, "%s %q already exists in context %q", kind, n.Name, displayPath(parent))
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q already exists in context %q", kind, n.Name, displayPath(parent))
 	}
 	if o := parent.childByASN(n.ASN); o != nil {
-		return Errorf(SiDuplicate, "%s %q: ASN.1 number %d of context %q is already used by %q", kind, n.Name, n.ASN, displayPath(parent), o.Name)
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: ASN.1 number %d of context %q is already used by %q", kind, n.Name, n.ASN, displayPath(parent), o.Name)
 	}
 	n.Parent = parent
 	n.Rel = b.oid(parent.Rel, n.ASN)
@@ -122,20 +125,20 @@ func (b *Builder) Context(parent *Node, d *CxDesc) (*Node, error) {
 // for the persisted assignment of the parent. Providers add a context's own
 // statistics before its instances, so that assignments avoid them.
 func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint32) (*Node, error) {
-	if parent == nil || parent.Inst() == SiNoInst {
+	if parent == nil || parent.Inst() == ddswire.SiNoInst {
 		p := "Top"
 		if parent != nil {
 			p = displayPath(parent)
 		}
-		return nil, Errorf(SiNotInst, "instance %q: context %q is not instantiable", name, p)
+		return nil, spmierr.Errorf(spmierr.SiNotInst, "instance %q: context %q is not instantiable", name, p)
 	}
 	if descr == "" {
 		descr = d.Descr
 	}
-	if len(descr) > MaxDescr {
-		descr = truncUTF8(descr, MaxDescr)
+	if len(descr) > spmiwire.MaxDescr {
+		descr = truncUTF8(descr, spmiwire.MaxDescr)
 	}
-	if err := CheckName("instance", name, descr); err != nil {
+	if err := spmiwire.CheckName("instance", name, descr); err != nil {
 		return nil, err
 	}
 	if asn == 0 {
@@ -152,12 +155,12 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 }
 
 // Stat adds a statistic with its current value to a context.
-func (b *Builder) Stat(cx *Node, d *StatDesc, v Value) error {
+func (b *Builder) Stat(cx *Node, d *spmiwire.StatDesc, v spmiwire.Value) error {
 	if err := d.Validate(); err != nil {
 		return err
 	}
 	if cx == nil || cx == b.top {
-		return Errorf(SiBadArgument, "statistic %q: statistics cannot be added to Top", d.Name)
+		return spmierr.Errorf(spmierr.SiBadArgument, "statistic %q: statistics cannot be added to Top", d.Name)
 	}
 	n := &Node{Name: d.Name, Descr: d.Descr, ASN: d.ASN, Stat: d, Value: v}
 	if err := b.add(cx, n, "statistic"); err != nil {
@@ -168,9 +171,9 @@ func (b *Builder) Stat(cx *Node, d *StatDesc, v Value) error {
 }
 
 // Stats adds several statistics of one context; values[i] belongs to ds[i].
-func (b *Builder) Stats(cx *Node, ds []StatDesc, values []Value) error {
+func (b *Builder) Stats(cx *Node, ds []spmiwire.StatDesc, values []spmiwire.Value) error {
 	for i := range ds {
-		v := NoValue
+		v := spmiwire.NoValue
 		if i < len(values) {
 			v = values[i]
 		}
@@ -216,7 +219,7 @@ func (b *Builder) finishPart(shape any) *part {
 			tables.row(n, depth-1, fixed, index)
 		}
 		scalars := !isRow || views&ViewScalars != 0
-		var ds []StatDesc
+		var ds []spmiwire.StatDesc
 		if n.block != nil {
 			ds = n.block.blk.ds
 		}

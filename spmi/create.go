@@ -3,6 +3,8 @@ package spmi
 import (
 	"errors"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // Creator is a Provider whose contexts come into being when they are
@@ -42,16 +44,16 @@ func (h *Hierarchy) Create(path string) (*Node, error) {
 		}
 		ok, err := c.Create(p)
 		if err != nil {
-			var se *Error
+			var se *spmierr.Error
 			if errors.As(err, &se) {
 				return nil, se
 			}
-			return nil, Errorf(SiBadArgument, "%s", err.Error())
+			return nil, spmierr.Errorf(spmierr.SiBadArgument, "%s", err.Error())
 		}
 		created = created || ok
 	}
 	if !created {
-		return nil, Errorf(SiNotFound, "no context or statistic %q, and none can be created there", path)
+		return nil, spmierr.Errorf(spmierr.SiNotFound, "no context or statistic %q, and none can be created there", path)
 	}
 	h.Invalidate()
 	// A refresh already running may have collected before the creation: a
@@ -66,7 +68,9 @@ func (h *Hierarchy) Create(path string) (*Node, error) {
 		}
 		s = ns
 	}
-	return nil, Errorf(SiNotFound, "%q is being created; ask again", path)
+	return nil, spmierr.Errorf(spmierr.SiNotFound, "%q is being created; ask again", path)
 }
 
-func notFound(path string) error { return Errorf(SiNotFound, "no context or statistic %q", path) }
+func notFound(path string) error {
+	return spmierr.Errorf(spmierr.SiNotFound, "no context or statistic %q", path)
+}

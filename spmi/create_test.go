@@ -5,6 +5,10 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // onReference creates Ref/<name> when a path names it; "bad" is refused.
@@ -15,9 +19,9 @@ type onReference struct {
 }
 
 var (
-	refCx   = CxDesc{Name: "Ref", Descr: "Created on reference", ASN: 50, Inst: SiCfgInst}
+	refCx   = CxDesc{Name: "Ref", Descr: "Created on reference", ASN: 50, Inst: ddswire.SiCfgInst}
 	refTpl  = CxDesc{Descr: "A referenced thing"}
-	refStat = StatDesc{Name: "hits", Descr: "Hits", ASN: 1, Max: 10, Val: SiCounter}
+	refStat = spmiwire.StatDesc{Name: "hits", Descr: "Hits", ASN: 1, Max: 10, Val: ddswire.SiCounter}
 )
 
 func (o *onReference) Name() string { return "Ref" }
@@ -34,7 +38,7 @@ func (o *onReference) Collect(b *Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stat(inst, &refStat, Uint(uint64(7*(i+1)))); err != nil {
+		if err := b.Stat(inst, &refStat, spmiwire.Uint(uint64(7*(i+1)))); err != nil {
 			return err
 		}
 	}
@@ -72,10 +76,10 @@ func TestReadsNeverCreateCreateDoes(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if it := smp.Items[0]; it.Err == nil || it.Err.Code != SiNotFound {
+	if it := smp.Items[0]; it.Err == nil || it.Err.Code != spmierr.SiNotFound {
 		t.Errorf("read of a missing context: %+v, want SiNotFound", it)
 	}
-	if _, err := h.Fresh().Lookup("Ref/b/"); CodeOf(err) != SiNotFound {
+	if _, err := h.Fresh().Lookup("Ref/b/"); spmierr.CodeOf(err) != spmierr.SiNotFound {
 		t.Errorf("Lookup of a missing context: %v", err)
 	}
 	if o.asks != 0 || len(o.names) != 0 {
@@ -92,7 +96,7 @@ func TestReadsNeverCreateCreateDoes(t *testing.T) {
 	if it := smp.Items[0]; it.Err != nil || it.Value.Uint64() != 7 {
 		t.Errorf("after Create: %+v", it)
 	}
-	if it := smp.Items[1]; it.Err == nil || it.Err.Code != SiNotFound {
+	if it := smp.Items[1]; it.Err == nil || it.Err.Code != spmierr.SiNotFound {
 		t.Errorf("Ref/a/nothing: %+v, want SiNotFound", it.Err)
 	}
 	// Creating what exists returns it without asking again.
@@ -107,12 +111,12 @@ func TestCreateRefusalAndForeignPaths(t *testing.T) {
 	h := NewHierarchy(Config{})
 	h.Add(o)
 	_, err := h.Create("Ref/bad/hits")
-	var se *Error
-	if !errors.As(err, &se) || se.Code != SiBadArgument || !strings.Contains(se.Msg, "bad is refused") {
+	var se *spmierr.Error
+	if !errors.As(err, &se) || se.Code != spmierr.SiBadArgument || !strings.Contains(se.Msg, "bad is refused") {
 		t.Errorf("refused creation: %v, want SiBadArgument naming the refusal", err)
 	}
 	_, err = h.Create("Other/x")
-	if CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), `"Other/x"`) {
+	if spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), `"Other/x"`) {
 		t.Errorf("a path no creator owns: %v", err)
 	}
 	if len(o.names) != 0 {

@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // definesTree has what Answer.Defines tells apart: a column no row has a
@@ -12,9 +14,9 @@ import (
 // (Mem/swap), rows of rows (ARM transactions, one application without
 // any) and a live block whose statistic has no value now.
 func definesTree(b *Builder) error {
-	freq := StatDesc{Name: "freq", Descr: "Frequency", ASN: 9, Max: 100, Val: SiQuantity}
-	free := StatDesc{Name: "free", Descr: "Free", ASN: 1, Max: 100, Val: SiQuantity}
-	swap := StatDesc{Name: "swap", Descr: "Swap", ASN: 2, Max: 100, Val: SiQuantity}
+	freq := spmiwire.StatDesc{Name: "freq", Descr: "Frequency", ASN: 9, Max: 100, Val: ddswire.SiQuantity}
+	free := spmiwire.StatDesc{Name: "free", Descr: "Free", ASN: 1, Max: 100, Val: ddswire.SiQuantity}
+	swap := spmiwire.StatDesc{Name: "swap", Descr: "Swap", ASN: 2, Max: 100, Val: ddswire.SiQuantity}
 	cpu, err := b.Context(nil, &cpuCx)
 	if err != nil {
 		return err
@@ -24,7 +26,7 @@ func definesTree(b *Builder) error {
 		if err != nil {
 			return err
 		}
-		if err := b.Stats(c, []StatDesc{idle, freq}, []Value{Uint(uint64(100 * (i + 1))), NoValue}); err != nil {
+		if err := b.Stats(c, []spmiwire.StatDesc{idle, freq}, []spmiwire.Value{spmiwire.Uint(uint64(100 * (i + 1))), spmiwire.NoValue}); err != nil {
 			return err
 		}
 	}
@@ -32,7 +34,7 @@ func definesTree(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Stats(mem, []StatDesc{free, swap}, []Value{Uint(7), NoValue}); err != nil {
+	if err := b.Stats(mem, []spmiwire.StatDesc{free, swap}, []spmiwire.Value{spmiwire.Uint(7), spmiwire.NoValue}); err != nil {
 		return err
 	}
 	rt, err := b.Context(nil, &rtCx)
@@ -51,13 +53,13 @@ func definesTree(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	if err := b.Stat(login, &countSt, Uint(10)); err != nil {
+	if err := b.Stat(login, &countSt, spmiwire.Uint(10)); err != nil {
 		return err
 	}
 	if _, err := b.Instance(arm, &appTpl, "batch", "", 6); err != nil {
 		return err
 	}
-	sup, err := b.Context(nil, &CxDesc{Name: "Sup", Descr: "Suppliers", ASN: 3, Inst: SiContInst})
+	sup, err := b.Context(nil, &CxDesc{Name: "Sup", Descr: "Suppliers", ASN: 3, Inst: ddswire.SiContInst})
 	if err != nil {
 		return err
 	}
@@ -65,7 +67,7 @@ func definesTree(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	blk, err := NewBlock([]StatDesc{{Name: "a", Descr: "a", ASN: 1, Val: SiQuantity}, {Name: "b", Descr: "b", ASN: 2, Val: SiQuantity}})
+	blk, err := NewBlock([]spmiwire.StatDesc{{Name: "a", Descr: "a", ASN: 1, Val: ddswire.SiQuantity}, {Name: "b", Descr: "b", ASN: 2, Val: ddswire.SiQuantity}})
 	if err != nil {
 		return err
 	}
@@ -76,11 +78,11 @@ func definesTree(b *Builder) error {
 type halfPins struct{}
 
 func (halfPins) Pin() LivePin { return halfPins{} }
-func (halfPins) Value(i uint32) Value {
+func (halfPins) Value(i uint32) spmiwire.Value {
 	if i == 0 {
-		return Uint(3)
+		return spmiwire.Uint(3)
 	}
-	return NoValue
+	return spmiwire.NoValue
 }
 
 func definesSnapshot(t *testing.T, v Views) *Snapshot {

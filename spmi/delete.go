@@ -1,5 +1,7 @@
 package spmi
 
+import "github.com/perfagent/subagent/client/spmierr"
+
 // Deleter is a Provider whose contexts can be deleted by path: those a
 // Creator made on reference (RTime/LAN/<host>), which an operator may
 // want gone again.
@@ -24,15 +26,15 @@ func (h *Hierarchy) Delete(path string) error {
 		}
 		done, err := d.Delete(p)
 		if err != nil {
-			if e, ok := err.(*Error); ok {
+			if e, ok := err.(*spmierr.Error); ok {
 				return e
 			}
-			return Errorf(SiBadArgument, "%s", err.Error())
+			return spmierr.Errorf(spmierr.SiBadArgument, "%s", err.Error())
 		}
 		if done {
 			h.Invalidate()
 			return nil
 		}
 	}
-	return Errorf(SiNotFound, "%q is not a context that can be deleted (only those created by reference, such as RTime/LAN/<host>)", path)
+	return spmierr.Errorf(spmierr.SiNotFound, "%q is not a context that can be deleted (only those created by reference, such as RTime/LAN/<host>)", path)
 }

@@ -5,6 +5,8 @@ import (
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // deletable is onReference that can also delete what it created.
@@ -42,7 +44,7 @@ func TestDeleteThroughTheOwningProvider(t *testing.T) {
 	if err := h.Delete("Ref/a"); err == nil || !strings.Contains(err.Error(), "no such reference") {
 		t.Fatalf("second delete: %v, want the provider's refusal", err)
 	}
-	if err := h.Delete("CPU/cpu0"); CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "not a context that can be deleted") {
+	if err := h.Delete("CPU/cpu0"); spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "not a context that can be deleted") {
 		t.Fatalf("delete of a path nobody owns: %v, want SiNotFound saying it is not deletable", err)
 	}
 }

@@ -7,7 +7,11 @@
 // readers — the SNMP front ends, the CLI, hotsets — never wait on a writer.
 package spmi
 
-import ()
+import (
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
+)
 
 // CxDesc describes a context. Instances of an instantiable context share
 // the CxDesc of their template.
@@ -15,7 +19,7 @@ type CxDesc struct {
 	Name  string
 	Descr string
 	ASN   uint32
-	Inst  InstFreq
+	Inst  ddswire.InstFreq
 	// Named: the instances keep their names and numbers across restarts
 	// (ARM applications, unlike PIDs), so a MIB declares them although
 	// they come and go.
@@ -41,11 +45,11 @@ type CxDesc struct {
 
 // Validate checks the description against the guide's limits.
 func (d *CxDesc) Validate() error {
-	if err := CheckName("context", d.Name, d.Descr); err != nil {
+	if err := spmiwire.CheckName("context", d.Name, d.Descr); err != nil {
 		return err
 	}
-	if d.Inst > SiContInst {
-		return Errorf(SiBadArgument, "context %q: instantiability %d unknown", d.Name, d.Inst)
+	if d.Inst > ddswire.SiContInst {
+		return spmierr.Errorf(spmierr.SiBadArgument, "context %q: instantiability %d unknown", d.Name, d.Inst)
 	}
 	return nil
 }

@@ -3,6 +3,8 @@ package spmi
 import (
 	"context"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // young tells whether s may be served without reading again. Since reads
@@ -236,11 +238,11 @@ func (h *Hierarchy) readApart(g *group, p *part, now time.Time) {
 const readMark = 100 * time.Millisecond
 
 // Read implements Source on a fresh snapshot.
-func (h *Hierarchy) Read(_ context.Context, paths []string) (Sample, error) {
+func (h *Hierarchy) Read(_ context.Context, paths []string) (spmiwire.Sample, error) {
 	return h.Fresh().Read(paths)
 }
 
 // ReadAfter implements AfterSource.
-func (h *Hierarchy) ReadAfter(_ context.Context, paths []string, t time.Time) (Sample, error) {
+func (h *Hierarchy) ReadAfter(_ context.Context, paths []string, t time.Time) (spmiwire.Sample, error) {
 	return h.FreshAfter(t).Read(paths)
 }

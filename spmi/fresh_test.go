@@ -8,6 +8,9 @@ import (
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // clockProvider serves one context whose counter is the number of its
@@ -31,7 +34,7 @@ func (p *clockProvider) Collect(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	return b.Stat(c, &StatDesc{Name: "n", Descr: "collections", ASN: 1, Val: SiCounter}, Uint(uint64(n)))
+	return b.Stat(c, &spmiwire.StatDesc{Name: "n", Descr: "collections", ASN: 1, Val: ddswire.SiCounter}, spmiwire.Uint(uint64(n)))
 }
 
 // value reads path through an answer, as a front end does.
@@ -199,7 +202,7 @@ func TestProvidersOfOneContextShareAPart(t *testing.T) {
 			if err != nil {
 				return err
 			}
-			return b.Stat(c, &StatDesc{Name: "x", Descr: "x", ASN: 1, Val: SiQuantity}, Uint(uint64(asn)))
+			return b.Stat(c, &spmiwire.StatDesc{Name: "x", Descr: "x", ASN: 1, Val: ddswire.SiQuantity}, spmiwire.Uint(uint64(asn)))
 		}})
 	}
 	add("RTime/ARM", "ARM", 1)
@@ -333,7 +336,7 @@ func (p *flipping) Collect(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	return b.Stat(c, &StatDesc{Name: "shape", Descr: "the shape read", ASN: 1, Val: SiQuantity}, Uint(uint64(p.shape.Load())))
+	return b.Stat(c, &spmiwire.StatDesc{Name: "shape", Descr: "the shape read", ASN: 1, Val: ddswire.SiQuantity}, spmiwire.Uint(uint64(p.shape.Load())))
 }
 
 // The reading Fresh starts rebuilds a changed shape apart; that rebuild

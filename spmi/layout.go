@@ -1,6 +1,9 @@
 package spmi
 
-import "github.com/perfagent/subagent/asn1tree"
+import (
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmiwire"
+)
 
 // A part's layout is a hash of its contexts and statistics with the
 // instances folded (an instance counts as "*": Disk/*/busy), each node
@@ -73,7 +76,7 @@ func layoutWalk(n *Node, h uint64, sum *uint64) {
 	}
 }
 
-func statHash(h uint64, d *StatDesc) uint64 {
+func statHash(h uint64, d *spmiwire.StatDesc) uint64 {
 	h = hashUint(hashString(hashString(hashString(h, d.Name), d.Descr), d.Units), uint64(d.ASN))
 	return hashUint(h, uint64(d.Val)|uint64(d.Data)<<8|uint64(d.Scale)<<16|uint64(d.Form)<<24)
 }

@@ -5,14 +5,16 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // The layout changes with an instance, a context or a description, never
 // with values; Layout leaves out the parts it is told to.
 func TestLayoutFollowsTheTreeNotTheValues(t *testing.T) {
-	cx := CxDesc{Name: "Dsk", Descr: "Disks", ASN: 4, Inst: SiCfgInst}
+	cx := CxDesc{Name: "Dsk", Descr: "Disks", ASN: 4, Inst: ddswire.SiCfgInst}
 	tpl := CxDesc{Descr: "A disk"}
-	ds := []StatDesc{{Name: "busy", Descr: "Busy", ASN: 1, Max: 100, Val: SiQuantity}}
+	ds := []spmiwire.StatDesc{{Name: "busy", Descr: "Busy", ASN: 1, Max: 100, Val: ddswire.SiQuantity}}
 	layout := func(disks int, value uint64, descr string) uint64 {
 		b := NewBuilder(asn1tree.MustParse("1.3.6.1.4.1.32473.1"), nil, time.Now())
 		top, err := b.Context(nil, &cx)
@@ -26,10 +28,10 @@ func TestLayoutFollowsTheTreeNotTheValues(t *testing.T) {
 			}
 			d := ds
 			if descr != "" {
-				d = []StatDesc{ds[0]}
+				d = []spmiwire.StatDesc{ds[0]}
 				d[0].Descr = descr
 			}
-			if err := b.Stats(n, d, []Value{Uint(value)}); err != nil {
+			if err := b.Stats(n, d, []spmiwire.Value{spmiwire.Uint(value)}); err != nil {
 				t.Fatal(err)
 			}
 		}

@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Live statistics. A source that keeps its values itself (a DDS
@@ -25,16 +27,16 @@ type LiveSource interface {
 // pin that also has a Release method is told when its answer is done
 // (Answer.Release), so that it can reuse what it holds.
 type LivePin interface {
-	Value(i uint32) Value
+	Value(i uint32) spmiwire.Value
 }
 
 // LiveStat adds a statistic whose value src reads at answer time as its
 // field i.
-func (b *Builder) LiveStat(cx *Node, d *StatDesc, src LiveSource, i uint32) error {
+func (b *Builder) LiveStat(cx *Node, d *spmiwire.StatDesc, src LiveSource, i uint32) error {
 	if src == nil {
-		return Errorf(SiBadArgument, "statistic %q: no live source", d.Name)
+		return spmierr.Errorf(spmierr.SiBadArgument, "statistic %q: no live source", d.Name)
 	}
-	if err := b.Stat(cx, d, NoValue); err != nil {
+	if err := b.Stat(cx, d, spmiwire.NoValue); err != nil {
 		return err
 	}
 	n := cx.Children[len(cx.Children)-1]
@@ -108,7 +110,7 @@ func (r *Answer) Snapshot() *Snapshot { return r.s }
 
 // Value is the value of statistic n: its own, or for a live statistic the
 // one its source's pin holds.
-func (r *Answer) Value(n *Node) Value {
+func (r *Answer) Value(n *Node) spmiwire.Value {
 	if n.live == nil {
 		return n.Value
 	}
@@ -116,7 +118,7 @@ func (r *Answer) Value(n *Node) Value {
 }
 
 // read is field i of src, from its pin (taken at the first read).
-func (r *Answer) read(src LiveSource, i uint32) Value {
+func (r *Answer) read(src LiveSource, i uint32) spmiwire.Value {
 	for k := range r.pins {
 		if r.pins[k].src == src {
 			return r.pins[k].pin.Value(i)
@@ -208,7 +210,7 @@ const maxSkips = 1 << 20
 // Current is the statistic's value now: its own, or for a live statistic
 // a reading of its source taken for this call alone (an Answer keeps
 // several values of one source consistent; this does not).
-func (n *Node) Current() Value {
+func (n *Node) Current() spmiwire.Value {
 	if n.live == nil {
 		return n.Value
 	}

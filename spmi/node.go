@@ -4,6 +4,8 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Node is a context or a statistic in a Snapshot. Nodes are immutable once
@@ -13,12 +15,12 @@ type Node struct {
 	Descr    string
 	ASN      uint32
 	Parent   *Node
-	Path     string       // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic, "" for Top
-	Rel      asn1tree.OID // relative dotted-decimal identifier
-	Cx       *CxDesc      // set for contexts (for instances: their template)
-	Stat     *StatDesc    // set for statistics
-	Instance bool         // created by instantiation
-	Value    Value        // statistics only
+	Path     string             // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic, "" for Top
+	Rel      asn1tree.OID       // relative dotted-decimal identifier
+	Cx       *CxDesc            // set for contexts (for instances: their template)
+	Stat     *spmiwire.StatDesc // set for statistics
+	Instance bool               // created by instantiation
+	Value    spmiwire.Value     // statistics only
 	// Children are the subcontexts and the statistics added one by one
 	// (Stat, LiveStat), by ASN number. A context's block of statistics
 	// (LiveBlock) has no nodes until asked for: see Child, EachChild.
@@ -38,16 +40,16 @@ type Node struct {
 func (n *Node) IsStat() bool { return n.Stat != nil }
 
 // Inst is the instantiability of a context node.
-func (n *Node) Inst() InstFreq {
+func (n *Node) Inst() ddswire.InstFreq {
 	if n.Cx == nil || n.Instance {
-		return SiNoInst
+		return ddswire.SiNoInst
 	}
 	return n.Cx.Inst
 }
 
 // Named reports whether a context's instances keep their names and
 // numbers (CxDesc.Named).
-func (n *Node) Named() bool { return n.Inst() != SiNoInst && n.Cx.Named }
+func (n *Node) Named() bool { return n.Inst() != ddswire.SiNoInst && n.Cx.Named }
 
 // Child returns the direct child with the given name.
 func (n *Node) Child(name string) *Node {

@@ -2,12 +2,13 @@ package spmi
 
 import (
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Peek lists the node at path and everything below it (all of the
 // hierarchy for an empty path) in ASN order.
-func Peek(s *Snapshot, path string) ([]Entry, error) {
+func Peek(s *Snapshot, path string) ([]spmiwire.Entry, error) {
 	out, _, err := PeekPage(s, path, 0, "", 0)
 	return out, err
 }
@@ -17,11 +18,11 @@ func Peek(s *Snapshot, path string) ([]Entry, error) {
 // (the last one of the previous page, dotted; "": from the node itself),
 // at most limit of them (0: all). more says that entries remain, so that
 // a listing of any size costs one page at a time.
-func PeekPage(s *Snapshot, path string, depth int, fromRel string, limit int) (out []Entry, more bool, err error) {
+func PeekPage(s *Snapshot, path string, depth int, fromRel string, limit int) (out []spmiwire.Entry, more bool, err error) {
 	var from asn1tree.OID
 	if fromRel != "" {
 		if from, err = asn1tree.Parse(fromRel); err != nil {
-			return nil, false, Errorf(SiBadArgument, "peek from %.64q: %v", fromRel, err)
+			return nil, false, spmierr.Errorf(spmierr.SiBadArgument, "peek from %.64q: %v", fromRel, err)
 		}
 	}
 	start := s.Top
@@ -53,8 +54,8 @@ func PeekPage(s *Snapshot, path string, depth int, fromRel string, limit int) (o
 	return out, more, nil
 }
 
-func entryOf(s *Snapshot, n *Node) Entry {
-	e := Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate()}
+func entryOf(s *Snapshot, n *Node) spmiwire.Entry {
+	e := spmiwire.Entry{Path: n.Path, Descr: n.Descr, Rel: n.Rel.String(), OID: n.FullOID(s.Base).String(), Stat: n.Stat, Instance: n.Instance, Named: n.Named(), Rows: n.HasRows(), RowName: n.RowName(), Aggregate: n.Aggregate()}
 	if c := n.Cell(); c != nil {
 		e.Cell = c.String()
 	}

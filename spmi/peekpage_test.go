@@ -5,6 +5,8 @@ import (
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Pages of any size, taken one after another from the last entry's
@@ -20,12 +22,12 @@ func TestPeekPagesAddUpToTheListing(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := b.Stat(c, &idle, Uint(uint64(i))); err != nil {
+		if err := b.Stat(c, &idle, spmiwire.Uint(uint64(i))); err != nil {
 			t.Fatal(err)
 		}
 	}
 	s := b.Finish()
-	paths := func(es []Entry) []string {
+	paths := func(es []spmiwire.Entry) []string {
 		var out []string
 		for _, e := range es {
 			out = append(out, e.Path)
@@ -41,7 +43,7 @@ func TestPeekPagesAddUpToTheListing(t *testing.T) {
 			t.Fatalf("depth %d: %d entries, want %d: %v", depth, len(whole), want, paths(whole))
 		}
 		for _, limit := range []int{1, 3, 7, 50} {
-			var got []Entry
+			var got []spmiwire.Entry
 			from := ""
 			for pages := 0; ; pages++ {
 				if pages > 100 {

@@ -5,6 +5,10 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // peerTree has Proc (not instantiable) with its own statistic and the
@@ -15,11 +19,11 @@ func peerTree(t testing.TB, n, nstats int) *Snapshot {
 	t.Helper()
 	b := NewBuilder(testBase, nil, time.Now())
 	proc, _ := b.Context(nil, &CxDesc{Name: "Proc", ASN: 10})
-	must(t, b.Stat(proc, &StatDesc{Name: "rss", ASN: 1, Val: SiQuantity}, Int(-1)))
-	pid, _ := b.Context(proc, &CxDesc{Name: "pid", ASN: 100, Inst: SiContInst})
-	stats := make([]StatDesc, nstats)
+	must(t, b.Stat(proc, &spmiwire.StatDesc{Name: "rss", ASN: 1, Val: ddswire.SiQuantity}, spmiwire.Int(-1)))
+	pid, _ := b.Context(proc, &CxDesc{Name: "pid", ASN: 100, Inst: ddswire.SiContInst})
+	stats := make([]spmiwire.StatDesc, nstats)
 	for i := range stats {
-		stats[i] = StatDesc{Name: fmt.Sprintf("s%d", i), ASN: uint32(i + 1), Val: SiQuantity}
+		stats[i] = spmiwire.StatDesc{Name: fmt.Sprintf("s%d", i), ASN: uint32(i + 1), Val: ddswire.SiQuantity}
 	}
 	stats[nstats-1].Name = "rss"
 	for p := 1; p <= n; p++ {
@@ -33,18 +37,18 @@ func peerTree(t testing.TB, n, nstats int) *Snapshot {
 			if p%2 == 0 {
 				k = nstats - 1 - i // added backwards: Finish sorts them by ASN
 			}
-			must(t, b.Stat(in, &stats[k], Int(int64(p*1000+k))))
+			must(t, b.Stat(in, &stats[k], spmiwire.Int(int64(p*1000+k))))
 		}
 	}
 	cpu, _ := b.Context(nil, &cpuCx)
 	tot, _ := b.Context(cpu, &CxDesc{Name: "total", ASN: 0})
-	must(t, b.Stat(tot, &idle, Uint(7)))
+	must(t, b.Stat(tot, &idle, spmiwire.Uint(7)))
 	for c := 0; c < 4; c++ {
 		in, _ := b.Instance(cpu, &cpuInst, fmt.Sprint("cpu", c), "", uint32(c+1))
 		if c != 2 {
-			must(t, b.Stat(in, &idle, Uint(uint64(c))))
+			must(t, b.Stat(in, &idle, spmiwire.Uint(uint64(c))))
 		} else {
-			must(t, b.Stat(in, &StatDesc{Name: "user", ASN: 4, Val: SiCounter}, Uint(0)))
+			must(t, b.Stat(in, &spmiwire.StatDesc{Name: "user", ASN: 4, Val: ddswire.SiCounter}, spmiwire.Uint(0)))
 		}
 	}
 	return b.Finish()
@@ -88,8 +92,8 @@ func TestPeersAreTheSameStatisticOfEachInstance(t *testing.T) {
 	if peers, err := s.Peers("CPU", "nosuch"); err != nil || len(peers) != 0 {
 		t.Fatalf("unknown statistic: %v %v", peers, err)
 	}
-	for path, code := range map[string]Code{"Proc": SiNotInst, "Proc/rss": SiBadArgument, "Nope": SiNotFound, "Proc/pid/3": SiNotInst} {
-		if _, err := s.Peers(path, "rss"); CodeOf(err) != code {
+	for path, code := range map[string]spmierr.Code{"Proc": spmierr.SiNotInst, "Proc/rss": spmierr.SiBadArgument, "Nope": spmierr.SiNotFound, "Proc/pid/3": spmierr.SiNotInst} {
+		if _, err := s.Peers(path, "rss"); spmierr.CodeOf(err) != code {
 			t.Errorf("Peers(%q): %v, want %v", path, err, code)
 		}
 	}

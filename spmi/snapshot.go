@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 )
 
 // Snapshot is one immutable, consistent state of the whole hierarchy: its
@@ -61,7 +63,7 @@ func clash(top, add *Node) error {
 	for _, c := range add.Children {
 		for _, o := range top.Children {
 			if o.Name == c.Name || o.ASN == c.ASN {
-				return Errorf(SiDuplicate, "top-level context %q (ASN.1 number %d) clashes with %q (%d)", c.Name, c.ASN, o.Name, o.ASN)
+				return spmierr.Errorf(spmierr.SiDuplicate, "top-level context %q (ASN.1 number %d) clashes with %q (%d)", c.Name, c.ASN, o.Name, o.ASN)
 			}
 		}
 	}
@@ -143,10 +145,10 @@ func (s *Snapshot) Peers(path, stat string) ([]*Node, error) {
 		return nil, err
 	}
 	if cx.IsStat() {
-		return nil, Errorf(SiBadArgument, "%q is a statistic, not a context", path)
+		return nil, spmierr.Errorf(spmierr.SiBadArgument, "%q is a statistic, not a context", path)
 	}
-	if cx.Inst() == SiNoInst {
-		return nil, Errorf(SiNotInst, "context %q has no instances", displayPath(cx))
+	if cx.Inst() == ddswire.SiNoInst {
+		return nil, spmierr.Errorf(spmierr.SiNotInst, "context %q has no instances", displayPath(cx))
 	}
 	out := make([]*Node, 0, len(cx.Children))
 	// Peers share a template, so the statistic mostly sits at the same

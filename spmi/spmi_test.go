@@ -4,8 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"math"
 	"os"
 	"path/filepath"
@@ -14,6 +12,11 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
+
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/internal/testutil"
 )
@@ -21,11 +24,11 @@ import (
 var testBase = asn1tree.MustParse("1.3.6.1.4.1.32473.1")
 
 var (
-	cpuCx   = CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: 1, Inst: SiCfgInst}
-	cpuInst = CxDesc{Descr: "Processor", Inst: SiNoInst}
-	idle    = StatDesc{Name: "idle", Descr: "Idle time", ASN: 4, Max: 100, Val: SiCounter, Data: SiLong}
-	diskCx  = CxDesc{Name: "Disk", Descr: "Disks", ASN: 4, Inst: SiCfgInst}
-	busy    = StatDesc{Name: "busy", Descr: "Busy", ASN: 1, Max: 100, Val: SiQuantity, Data: SiFloat, Scale: 2}
+	cpuCx   = CxDesc{Name: "CPU", Descr: "Processor statistics", ASN: 1, Inst: ddswire.SiCfgInst}
+	cpuInst = CxDesc{Descr: "Processor", Inst: ddswire.SiNoInst}
+	idle    = spmiwire.StatDesc{Name: "idle", Descr: "Idle time", ASN: 4, Max: 100, Val: ddswire.SiCounter, Data: spmiwire.SiLong}
+	diskCx  = CxDesc{Name: "Disk", Descr: "Disks", ASN: 4, Inst: ddswire.SiCfgInst}
+	busy    = spmiwire.StatDesc{Name: "busy", Descr: "Busy", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2}
 )
 
 func TestGuideExampleRelativeID(t *testing.T) {
@@ -38,7 +41,7 @@ func TestGuideExampleRelativeID(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := b.Stat(c0, &idle, Uint(42)); err != nil {
+	if err := b.Stat(c0, &idle, spmiwire.Uint(42)); err != nil {
 		t.Fatal(err)
 	}
 	s := b.Finish()
@@ -62,35 +65,35 @@ func TestClashesAreRefusedWithGuideErrors(t *testing.T) {
 	b := NewBuilder(testBase, nil, time.Now())
 	cpu, _ := b.Context(nil, &cpuCx)
 	_, dup := b.Context(nil, &cpuCx)
-	if CodeOf(dup) != SiDuplicate || !strings.Contains(dup.Error(), "SiDuplicate (193)") {
+	if spmierr.CodeOf(dup) != spmierr.SiDuplicate || !strings.Contains(dup.Error(), "SiDuplicate (193)") {
 		t.Fatalf("same name twice: %v", dup)
 	}
 	// errors.Is matches on the code alone, through wrapping too.
 	wrapped := fmt.Errorf("loading: %w", dup)
-	if !errors.Is(dup, &Error{Code: SiDuplicate}) || !errors.Is(wrapped, &Error{Code: SiDuplicate}) {
+	if !errors.Is(dup, &spmierr.Error{Code: spmierr.SiDuplicate}) || !errors.Is(wrapped, &spmierr.Error{Code: spmierr.SiDuplicate}) {
 		t.Fatal("errors.Is does not match an SiDuplicate error on its code")
 	}
-	if errors.Is(wrapped, &Error{Code: SiNotFound}) || errors.Is(wrapped, errors.New(dup.Error())) {
+	if errors.Is(wrapped, &spmierr.Error{Code: spmierr.SiNotFound}) || errors.Is(wrapped, errors.New(dup.Error())) {
 		t.Fatal("errors.Is matches an SiDuplicate error with another code or type")
 	}
 	other := CxDesc{Name: "Other", Descr: "x", ASN: 1}
 	_, err := b.Context(nil, &other)
-	if CodeOf(err) != SiDuplicate || !strings.Contains(err.Error(), "ASN.1 number 1") {
+	if spmierr.CodeOf(err) != spmierr.SiDuplicate || !strings.Contains(err.Error(), "ASN.1 number 1") {
 		t.Fatalf("same ASN twice: %v", err)
 	}
 	long := CxDesc{Name: strings.Repeat("x", 32), ASN: 7}
-	if _, err := b.Context(nil, &long); CodeOf(err) != SiBadArgument || !strings.Contains(err.Error(), "187") {
+	if _, err := b.Context(nil, &long); spmierr.CodeOf(err) != spmierr.SiBadArgument || !strings.Contains(err.Error(), "187") {
 		t.Fatalf("long name: %v", err)
 	}
-	longD := StatDesc{Name: "x", Descr: strings.Repeat("d", 64), ASN: 9}
-	if err := b.Stat(cpu, &longD, NoValue); CodeOf(err) != SiBadArgument {
+	longD := spmiwire.StatDesc{Name: "x", Descr: strings.Repeat("d", 64), ASN: 9}
+	if err := b.Stat(cpu, &longD, spmiwire.NoValue); spmierr.CodeOf(err) != spmierr.SiBadArgument {
 		t.Fatalf("long description: %v", err)
 	}
 	mem, _ := b.Context(nil, &CxDesc{Name: "Mem", ASN: 2})
-	if _, err := b.Instance(mem, &cpuInst, "x", "", 0); CodeOf(err) != SiNotInst {
+	if _, err := b.Instance(mem, &cpuInst, "x", "", 0); spmierr.CodeOf(err) != spmierr.SiNotInst {
 		t.Fatalf("instance of non-instantiable: %v", err)
 	}
-	if err := b.Stat(b.Top(), &idle, NoValue); CodeOf(err) != SiBadArgument {
+	if err := b.Stat(b.Top(), &idle, spmiwire.NoValue); spmierr.CodeOf(err) != spmierr.SiBadArgument {
 		t.Fatalf("stat on Top: %v", err)
 	}
 }
@@ -100,7 +103,7 @@ func TestAllocatedNumbersPersistAndAreNeverReused(t *testing.T) {
 	build := func(num *Numbering, disks ...string) *Snapshot {
 		b := NewBuilder(testBase, num, time.Now())
 		d, _ := b.Context(nil, &diskCx)
-		if err := b.Stat(d, &StatDesc{Name: "total", ASN: 1, Val: SiQuantity}, Int(1)); err != nil {
+		if err := b.Stat(d, &spmiwire.StatDesc{Name: "total", ASN: 1, Val: ddswire.SiQuantity}, spmiwire.Int(1)); err != nil {
 			t.Fatal(err)
 		}
 		for _, name := range disks {
@@ -154,17 +157,17 @@ func TestDamagedNumberingFileIsNamed(t *testing.T) {
 func TestNoValueIsHiddenFromViewButListed(t *testing.T) {
 	b := NewBuilder(testBase, nil, time.Now())
 	d, _ := b.Context(nil, &CxDesc{Name: "Disk", ASN: 4})
-	b.Stat(d, &busy, NoValue)
-	b.Stat(d, &StatDesc{Name: "q", ASN: 2, Val: SiQuantity}, Int(3))
+	b.Stat(d, &busy, spmiwire.NoValue)
+	b.Stat(d, &spmiwire.StatDesc{Name: "q", ASN: 2, Val: ddswire.SiQuantity}, spmiwire.Int(3))
 	b.Fail("/proc/diskstats", errors.New("broken"))
 	s := b.Finish()
 	if s.Values().Len() != 1 || s.ViewLen() != 1 || s.Top.Children[0].NumChildren() != 2 {
 		t.Fatalf("view %d, %d entries", s.Values().Len(), s.ViewLen())
 	}
 	smp, _ := s.Read([]string{"Disk/busy", "Disk/q", "Disk/none", "Disk/"})
-	codes := []Code{SiNoValue, SiSuccess, SiNotFound, SiBadArgument}
+	codes := []spmierr.Code{spmierr.SiNoValue, spmierr.SiSuccess, spmierr.SiNotFound, spmierr.SiBadArgument}
 	for i, it := range smp.Items {
-		got := SiSuccess
+		got := spmierr.SiSuccess
 		if it.Err != nil {
 			got = it.Err.Code
 		}
@@ -179,19 +182,19 @@ func TestNoValueIsHiddenFromViewButListed(t *testing.T) {
 
 func TestSNMPMapping(t *testing.T) {
 	cases := []struct {
-		d    StatDesc
-		v    Value
+		d    spmiwire.StatDesc
+		v    spmiwire.Value
 		kind asn1tree.Kind
 		num  uint64
 	}{
-		{StatDesc{Val: SiCounter}, Uint(math.MaxUint64), asn1tree.Counter64, math.MaxUint64},
-		{StatDesc{Val: SiQuantity}, Int(7), asn1tree.Gauge32, 7},
-		{StatDesc{Val: SiQuantity}, Uint(1 << 40), asn1tree.Gauge32, math.MaxUint32},
-		{StatDesc{Val: SiQuantity, Wide: true}, Uint(1 << 40), asn1tree.Counter64, 1 << 40},
-		{StatDesc{Val: SiQuantity, Min: -100}, Int(-5), asn1tree.Integer32, uint64(math.MaxUint64 - 4)},
-		{StatDesc{Val: SiQuantity, Min: -1}, Int(-1 << 40), asn1tree.Integer32, uint64(1<<64 - 1<<31)},
-		{StatDesc{Val: SiQuantity, Data: SiFloat, Scale: 2}, Float(12.345), asn1tree.Gauge32, 1235},
-		{StatDesc{Val: SiQuantity, Data: SiFloat, Scale: 2}, Float(-3), asn1tree.Gauge32, 0},
+		{spmiwire.StatDesc{Val: ddswire.SiCounter}, spmiwire.Uint(math.MaxUint64), asn1tree.Counter64, math.MaxUint64},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity}, spmiwire.Int(7), asn1tree.Gauge32, 7},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity}, spmiwire.Uint(1 << 40), asn1tree.Gauge32, math.MaxUint32},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity, Wide: true}, spmiwire.Uint(1 << 40), asn1tree.Counter64, 1 << 40},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity, Min: -100}, spmiwire.Int(-5), asn1tree.Integer32, uint64(math.MaxUint64 - 4)},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity, Min: -1}, spmiwire.Int(-1 << 40), asn1tree.Integer32, uint64(1<<64 - 1<<31)},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2}, spmiwire.Float(12.345), asn1tree.Gauge32, 1235},
+		{spmiwire.StatDesc{Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 2}, spmiwire.Float(-3), asn1tree.Gauge32, 0},
 	}
 	for i, c := range cases {
 		got := SNMPValue(&c.d, c.v)
@@ -199,11 +202,11 @@ func TestSNMPMapping(t *testing.T) {
 			t.Errorf("case %d: %v %d, want %v %d", i, got.Kind, got.Num, c.kind, c.num)
 		}
 	}
-	txt := StatDesc{Data: SiText}
-	if v := SNMPValue(&txt, Text("bash")); v.Kind != asn1tree.OctetString || v.Str != "bash" {
+	txt := spmiwire.StatDesc{Data: spmiwire.SiText}
+	if v := SNMPValue(&txt, spmiwire.Text("bash")); v.Kind != asn1tree.OctetString || v.Str != "bash" {
 		t.Errorf("text: %v", v)
 	}
-	if v := SNMPValue(&idle, NoValue); v.Kind != asn1tree.NoValue {
+	if v := SNMPValue(&idle, spmiwire.NoValue); v.Kind != asn1tree.NoValue {
 		t.Errorf("no value: %v", v)
 	}
 }
@@ -215,18 +218,18 @@ type counterSource struct {
 	t time.Time
 }
 
-func (c *counterSource) Read(_ context.Context, paths []string) (Sample, error) {
+func (c *counterSource) Read(_ context.Context, paths []string) (spmiwire.Sample, error) {
 	c.n++
 	c.t = c.t.Add(2 * time.Second)
-	out := Sample{Time: c.t}
+	out := spmiwire.Sample{Time: c.t}
 	for _, p := range paths {
 		switch p {
 		case "a":
-			out.Items = append(out.Items, Item{Path: p, Stat: &StatDesc{Val: SiCounter}, Value: Uint(uint64(100 * c.n))})
+			out.Items = append(out.Items, spmiwire.Item{Path: p, Stat: &spmiwire.StatDesc{Val: ddswire.SiCounter}, Value: spmiwire.Uint(uint64(100 * c.n))})
 		case "b":
-			out.Items = append(out.Items, Item{Path: p, Stat: &StatDesc{Val: SiQuantity}, Value: Int(int64(c.n))})
+			out.Items = append(out.Items, spmiwire.Item{Path: p, Stat: &spmiwire.StatDesc{Val: ddswire.SiQuantity}, Value: spmiwire.Int(int64(c.n))})
 		default:
-			out.Items = append(out.Items, Item{Path: p, Err: &Error{Code: SiNotFound}})
+			out.Items = append(out.Items, spmiwire.Item{Path: p, Err: &spmierr.Error{Code: spmierr.SiNotFound}})
 		}
 	}
 	return out, nil
@@ -248,7 +251,7 @@ func TestStatSetRatesAndLevels(t *testing.T) {
 	if r2.Values[1].HasRate || r2.Values[1].Value.String() != "3" {
 		t.Fatalf("quantity is a level: %+v", r2.Values[1])
 	}
-	if spmiwire.CounterChange(Uint(10), Uint(5)) != 0 {
+	if spmiwire.CounterChange(spmiwire.Uint(10), spmiwire.Uint(5)) != 0 {
 		t.Fatal("a counter reset is no change, not a wrap")
 	}
 }
@@ -256,11 +259,11 @@ func TestStatSetRatesAndLevels(t *testing.T) {
 func TestStatSetRefusesUnknownPaths(t *testing.T) {
 	b := NewBuilder(testBase, nil, time.Now())
 	c, _ := b.Context(nil, &cpuCx)
-	b.Stat(c, &idle, Uint(1))
+	b.Stat(c, &idle, spmiwire.Uint(1))
 	h := NewHierarchy(Config{Base: testBase, MinAge: time.Hour})
 	h.snap.Store(b.Finish())
 	_, err := consumer.NewPathSet(context.Background(), h, "CPU/idle", "CPU/nope")
-	if CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
+	if spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
 		t.Fatalf("unknown path: %v", err)
 	}
 }
@@ -274,7 +277,7 @@ func (p *countingProvider) Collect(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	return b.Stat(c, &idle, Uint(uint64(p.calls)))
+	return b.Stat(c, &idle, spmiwire.Uint(uint64(p.calls)))
 }
 
 func TestFreshHonoursMinimumAge(t *testing.T) {
@@ -335,7 +338,7 @@ func (p selfProvider) Collect(b *Builder) error {
 	if err != nil {
 		return err
 	}
-	return b.Stat(c, &StatDesc{Name: "refreshes", ASN: 3, Val: SiCounter}, Uint(p.h.Stats().Refreshes))
+	return b.Stat(c, &spmiwire.StatDesc{Name: "refreshes", ASN: 3, Val: ddswire.SiCounter}, spmiwire.Uint(p.h.Stats().Refreshes))
 }
 
 func TestProvidersMayReadRefreshStatsDuringARefresh(t *testing.T) {

@@ -1,8 +1,13 @@
 package spmi
 
+import (
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
+)
+
 // Read returns the values of the statistics at paths from this snapshot.
-func (s *Snapshot) Read(paths []string) (Sample, error) {
-	out := Sample{Time: s.Time, Items: make([]Item, len(paths))}
+func (s *Snapshot) Read(paths []string) (spmiwire.Sample, error) {
+	out := spmiwire.Sample{Time: s.Time, Items: make([]spmiwire.Item, len(paths))}
 	r := s.Answer()
 	for i, p := range paths {
 		out.Items[i] = r.Item(p)
@@ -11,21 +16,21 @@ func (s *Snapshot) Read(paths []string) (Sample, error) {
 }
 
 // Item reads the statistic at path p.
-func (r *Answer) Item(p string) Item {
-	it := Item{Path: cleanPath(p)}
+func (r *Answer) Item(p string) spmiwire.Item {
+	it := spmiwire.Item{Path: cleanPath(p)}
 	n, err := r.s.Lookup(p)
 	switch {
 	case err != nil:
-		it.Err = err.(*Error)
+		it.Err = err.(*spmierr.Error)
 	case !n.IsStat():
-		it.Err = &Error{Code: SiBadArgument, Msg: "\"" + n.Path + "\" is a context, not a statistic"}
+		it.Err = &spmierr.Error{Code: spmierr.SiBadArgument, Msg: "\"" + n.Path + "\" is a context, not a statistic"}
 	default:
 		r.touch(r.s.partOf(it.Path))
 		it.Stat, it.Value = n.Stat, r.Value(n)
 		if why := it.Value.Why(); why != "" {
-			it.Err = &Error{Code: SiNoValue, Msg: why}
+			it.Err = &spmierr.Error{Code: spmierr.SiNoValue, Msg: why}
 		} else if !it.Value.OK() {
-			it.Err = &Error{Code: SiNoValue, Msg: "no value for \"" + n.Path + "\": its source could not be read"}
+			it.Err = &spmierr.Error{Code: spmierr.SiNoValue, Msg: "no value for \"" + n.Path + "\": its source could not be read"}
 		}
 	}
 	return it

@@ -2,12 +2,16 @@ package spmi
 
 import (
 	"context"
-	"github.com/perfagent/subagent/client/consumer"
 	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
 	"time"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Reads closer together than the minimum age still see a new snapshot,
@@ -96,17 +100,17 @@ func TestStatSetAddAndDel(t *testing.T) {
 		h.Add(providerFunc(func(b *Builder) error {
 			n++
 			c, _ := b.Context(nil, &cpuCx)
-			b.Stat(c, &idle, Uint(1000*n))
-			b.Stat(c, &StatDesc{Name: "user", ASN: 1, Val: SiCounter}, Uint(5*n))
-			return b.Stat(c, &StatDesc{Name: "procs", ASN: 2, Val: SiQuantity}, Int(9))
+			b.Stat(c, &idle, spmiwire.Uint(1000*n))
+			b.Stat(c, &spmiwire.StatDesc{Name: "user", ASN: 1, Val: ddswire.SiCounter}, spmiwire.Uint(5*n))
+			return b.Stat(c, &spmiwire.StatDesc{Name: "procs", ASN: 2, Val: ddswire.SiQuantity}, spmiwire.Int(9))
 		}))
 		ctx := context.Background()
 		ss, err := consumer.NewPathSet(ctx, h, "CPU/idle")
 		if err != nil {
 			t.Fatal(err)
 		}
-		for path, code := range map[string]Code{"CPU/nope": SiNotFound, "Nope/idle": SiNotFound, "CPU/": SiBadArgument} {
-			if err := ss.Add(ctx, path); CodeOf(err) != code || !strings.Contains(err.Error(), strings.Trim(path, "/")) {
+		for path, code := range map[string]spmierr.Code{"CPU/nope": spmierr.SiNotFound, "Nope/idle": spmierr.SiNotFound, "CPU/": spmierr.SiBadArgument} {
+			if err := ss.Add(ctx, path); spmierr.CodeOf(err) != code || !strings.Contains(err.Error(), strings.Trim(path, "/")) {
 				t.Errorf("Add(%q): %v, want %v naming the path", path, err, code)
 			}
 		}
@@ -123,7 +127,7 @@ func TestStatSetAddAndDel(t *testing.T) {
 		if got := strings.Join(ss.Paths(), " "); got != "CPU/idle CPU/procs CPU/user" {
 			t.Fatalf("paths %s", got)
 		}
-		if err := ss.Del("CPU/nope"); CodeOf(err) != SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
+		if err := ss.Del("CPU/nope"); spmierr.CodeOf(err) != spmierr.SiNotFound || !strings.Contains(err.Error(), "CPU/nope") {
 			t.Fatalf("Del of a path not in the set: %v", err)
 		}
 		if _, err := ss.Read(ctx); err != nil {
@@ -147,7 +151,7 @@ func TestStatSetAddAndDel(t *testing.T) {
 		}
 		ss.Del("CPU/procs")
 		ss.Del("CPU/user")
-		if _, err := ss.Read(ctx); CodeOf(err) != SiBadArgument {
+		if _, err := ss.Read(ctx); spmierr.CodeOf(err) != spmierr.SiBadArgument {
 			t.Fatalf("read of an empty set: %v", err)
 		}
 	})

@@ -4,6 +4,7 @@ import (
 	"slices"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
 )
 
 // The table view: beside the guide's mapping (one scalar per statistic of
@@ -54,7 +55,7 @@ const (
 // HasRows reports whether a context's subcontexts are rows of a table: it
 // is instantiable by its description (an instance whose template is, such
 // as an ARM application, has rows too).
-func (n *Node) HasRows() bool { return !n.IsStat() && n.Cx != nil && n.Cx.Inst != SiNoInst }
+func (n *Node) HasRows() bool { return !n.IsStat() && n.Cx != nil && n.Cx.Inst != ddswire.SiNoInst }
 
 // RowName is CxDesc.RowName of a context ("" for statistics).
 func (n *Node) RowName() string {

@@ -7,13 +7,15 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 var (
-	appsCx  = CxDesc{Name: "ARM", Descr: "Applications", ASN: 1, Inst: SiContInst, Named: true}
-	appTpl  = CxDesc{Descr: "Application", Inst: SiContInst, Named: true}
+	appsCx  = CxDesc{Name: "ARM", Descr: "Applications", ASN: 1, Inst: ddswire.SiContInst, Named: true}
+	appTpl  = CxDesc{Descr: "Application", Inst: ddswire.SiContInst, Named: true}
 	rtCx    = CxDesc{Name: "RTime", Descr: "Response times", ASN: 13}
-	countSt = StatDesc{Name: "count", Descr: "Count", ASN: 3, Max: 100, Val: SiCounter}
+	countSt = spmiwire.StatDesc{Name: "count", Descr: "Count", ASN: 3, Max: 100, Val: ddswire.SiCounter}
 	totalCx = CxDesc{Name: "total", Descr: "All processors", ASN: 0}
 )
 
@@ -27,12 +29,12 @@ func addCPU(t *testing.T, b *Builder, total *CxDesc) {
 	}
 	tot, err := b.Context(cpu, total)
 	if err == nil {
-		err = b.Stat(tot, &idle, Uint(300))
+		err = b.Stat(tot, &idle, spmiwire.Uint(300))
 	}
 	for i := 0; err == nil && i < 2; i++ {
 		var c *Node
 		if c, err = b.Instance(cpu, &cpuInst, fmt.Sprintf("cpu%d", i), "", uint32(i+1)); err == nil {
-			err = b.Stat(c, &idle, Uint(uint64(100*(i+1))))
+			err = b.Stat(c, &idle, spmiwire.Uint(uint64(100*(i+1))))
 		}
 	}
 	if err != nil {
@@ -62,7 +64,7 @@ func tableTree(t *testing.T, v Views) *Snapshot {
 	for i, name := range []string{"login", "search"} {
 		tr, err := b.Context(app, &CxDesc{Name: name, Descr: "Transaction " + name, ASN: uint32(7 + i)})
 		must(err)
-		must(b.Stat(tr, &countSt, Uint(uint64(10+i))))
+		must(b.Stat(tr, &countSt, spmiwire.Uint(uint64(10+i))))
 	}
 	_, err = b.Instance(arm, &appTpl, "batch", "", 6)
 	must(err)
@@ -133,12 +135,12 @@ func TestTablesMergeWithAContextAboveThem(t *testing.T) {
 	b := NewBuilder(testBase, nil, time.Now())
 	cpu, _ := b.Context(nil, &cpuCx)
 	c0, _ := b.Instance(cpu, &cpuInst, "cpu0", "", 1)
-	b.Stat(c0, &idle, Uint(5))
+	b.Stat(c0, &idle, spmiwire.Uint(5))
 	high, err := b.Context(nil, &CxDesc{Name: "High", Descr: "Numbered above the tables", ASN: 300})
 	if err != nil {
 		t.Fatal(err)
 	}
-	b.Stat(high, &StatDesc{Name: "x", Descr: "x", ASN: 1, Max: 1, Val: SiQuantity}, Uint(9))
+	b.Stat(high, &spmiwire.StatDesc{Name: "x", Descr: "x", ASN: 1, Max: 1, Val: ddswire.SiQuantity}, spmiwire.Uint(9))
 	s := b.Finish()
 	if got := walk(s, "300.1"); len(got) != 1 || got[0] != "0=9" {
 		t.Errorf("context above the tables: %v", got)

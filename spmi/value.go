@@ -5,6 +5,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // SNMPKind is the SNMP type a statistic is served as, by its meaning:
@@ -20,15 +22,15 @@ import (
 //
 // A quantity is otherwise never Counter64, so managers do not compute
 // rates of levels. Floats are served as integers scaled by 10^Scale.
-func SNMPKind(d *StatDesc) asn1tree.Kind {
+func SNMPKind(d *spmiwire.StatDesc) asn1tree.Kind {
 	switch {
-	case d.Form == FormBool:
+	case d.Form == spmiwire.FormBool:
 		return asn1tree.Integer32
-	case d.Form == FormTime:
+	case d.Form == spmiwire.FormTime:
 		return asn1tree.OctetString
-	case d.Data == SiText:
+	case d.Data == spmiwire.SiText:
 		return asn1tree.OctetString
-	case d.Val == SiCounter:
+	case d.Val == ddswire.SiCounter:
 		return asn1tree.Counter64
 	case d.Min < 0:
 		return asn1tree.Integer32
@@ -48,17 +50,17 @@ func FitsGauge32(max int64, scale uint8) bool {
 // SNMPValue converts a raw value to its served form; NoValue stays NoValue.
 // Values outside a 32-bit type's range are clamped to it, so a manager sees
 // the limit, never a wrapped number.
-func SNMPValue(d *StatDesc, v Value) asn1tree.Value {
+func SNMPValue(d *spmiwire.StatDesc, v spmiwire.Value) asn1tree.Value {
 	if !v.OK() {
 		return asn1tree.Value{}
 	}
 	switch d.Form {
-	case FormBool:
+	case spmiwire.FormBool:
 		if v.Float64() != 0 {
 			return asn1tree.Int(1) // TruthValue true
 		}
 		return asn1tree.Int(2) // false
-	case FormTime:
+	case spmiwire.FormTime:
 		return asn1tree.Str(DateAndTime(time.Unix(int64(v.Uint64()), 0)))
 	}
 	k := SNMPKind(d)
@@ -76,7 +78,7 @@ func SNMPValue(d *StatDesc, v Value) asn1tree.Value {
 		if exact {
 			return asn1tree.Value{Kind: k, Num: v.Uint64()}
 		}
-		return asn1tree.Value{Kind: k, Num: Float(f).Uint64()}
+		return asn1tree.Value{Kind: k, Num: spmiwire.Float(f).Uint64()}
 	case asn1tree.Integer32:
 		var i int64
 		if exact {
@@ -91,7 +93,7 @@ func SNMPValue(d *StatDesc, v Value) asn1tree.Value {
 		if exact {
 			u = v.Uint64()
 		} else {
-			u = Float(f).Uint64()
+			u = spmiwire.Float(f).Uint64()
 		}
 		return asn1tree.Gauge(uint32(min(u, math.MaxUint32)))
 	}

@@ -3,8 +3,8 @@
 // supplier writes its values into (header layout, offsets, the header
 // fields changed while it runs), and the registration protocol it speaks
 // over the daemon's Unix socket, with the checks both sides apply
-// (docs/DDS.md). The daemon's package dds re-exports these under the same
-// names and adds what only a daemon does: reading and serving the values.
+// (docs/DDS.md). The daemon's package dds uses them as they are and adds
+// what only a daemon does: reading and serving the values.
 //
 // The codecs are written by hand, with no generator or serialization
 // library, for three reasons: a small C library must implement the same

@@ -1,8 +1,7 @@
 // Package spmierr is the SPMI error type and the guide's error codes
 // (sys/Spmidef.h), as the DDS protocol carries them and the client
-// libraries return them. The daemon's package spmi re-exports these under
-// the same names (spmi.Error is spmierr.Error), so an error is the same
-// value on both sides of the socket.
+// libraries return them. The daemon uses them as they are (no second
+// name), so an error is the same value on both sides of the socket.
 package spmierr
 
 import "fmt"

@@ -11,12 +11,13 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/spf13/cobra"
 
 	"github.com/perfagent/subagent/rtimelan"
-	"github.com/perfagent/subagent/spmi"
 )
 
 func getCmd() *cobra.Command {
@@ -114,12 +115,12 @@ func waitForDaemon(ctx context.Context, runDir string, deadline time.Time) {
 // SiBadArgument for a context). Until deadline it tries again while a
 // path names nothing or a statistic has no value. The statset is nil when
 // no path names a statistic.
-func readFirst(ctx context.Context, r consumer.Source, paths []string, deadline time.Time) (*consumer.PathSet, consumer.Reading, []spmi.Item, error) {
+func readFirst(ctx context.Context, r consumer.Source, paths []string, deadline time.Time) (*consumer.PathSet, consumer.Reading, []spmiwire.Item, error) {
 	for {
 		ss, first, unknown, err := readKnown(ctx, r, paths)
 		missing := len(unknown) > 0
-		var se *spmi.Error
-		if errors.As(err, &se) && se.Code == spmi.SiNotFound {
+		var se *spmierr.Error
+		if errors.As(err, &se) && se.Code == spmierr.SiNotFound {
 			missing = true // gone between the check and the read
 		}
 		if err == nil {
@@ -135,10 +136,10 @@ func readFirst(ctx context.Context, r consumer.Source, paths []string, deadline 
 }
 
 // readKnown is one try of readFirst.
-func readKnown(ctx context.Context, r consumer.Source, paths []string) (*consumer.PathSet, consumer.Reading, []spmi.Item, error) {
+func readKnown(ctx context.Context, r consumer.Source, paths []string) (*consumer.PathSet, consumer.Reading, []spmiwire.Item, error) {
 	ss, err := consumer.NewPathSet(ctx, r, paths...)
-	var se *spmi.Error
-	var unknown []spmi.Item
+	var se *spmierr.Error
+	var unknown []spmiwire.Item
 	if errors.As(err, &se) {
 		// Some path was refused: which ones, and a statset of the rest.
 		s, err := r.Read(ctx, paths)
@@ -147,7 +148,7 @@ func readKnown(ctx context.Context, r consumer.Source, paths []string) (*consume
 		}
 		var known []string
 		for i, it := range s.Items {
-			if it.Err != nil && it.Err.Code != spmi.SiNoValue {
+			if it.Err != nil && it.Err.Code != spmierr.SiNoValue {
 				unknown = append(unknown, it)
 			} else {
 				known = append(known, paths[i])
@@ -192,7 +193,7 @@ func printOnce(out io.Writer, r consumer.Reading) error {
 // notYet tells a statistic that has no value because nothing was measured
 // yet (a host created a moment ago) from one whose source failed.
 func notYet(v consumer.StatValue) (string, bool) {
-	if v.Err == nil || v.Err.Code != spmi.SiNoValue {
+	if v.Err == nil || v.Err.Code != spmierr.SiNoValue {
 		return "", false
 	}
 	if _, ok := rtimelan.NotMeasured(v.Path); !ok {
@@ -203,16 +204,16 @@ func notYet(v consumer.StatValue) (string, bool) {
 
 // statKind is the statistic's value type as a reader sees it: a text, a
 // counter or a quantity, integer or float.
-func statKind(d *spmi.StatDesc) string {
-	if d.Data == spmi.SiText {
+func statKind(d *spmiwire.StatDesc) string {
+	if d.Data == spmiwire.SiText {
 		return "text"
 	}
 	return spmiwire.ValText(d.Val)
 }
 
-func describe(d *spmi.StatDesc) string {
+func describe(d *spmiwire.StatDesc) string {
 	s := statKind(d)
-	if d.Data == spmi.SiFloat {
+	if d.Data == spmiwire.SiFloat {
 		s += ", float"
 	}
 	if d.Units != "" {
@@ -226,8 +227,8 @@ func describe(d *spmi.StatDesc) string {
 
 // percentOfTime is a counter of time in hundredths of a second (CPU time,
 // disk busy; docs/TREE.md, Units): its rate per second is a percent.
-func percentOfTime(d *spmi.StatDesc) bool {
-	return d.Val == spmi.SiCounter && d.Data != spmi.SiText && d.Units == "1/100 s"
+func percentOfTime(d *spmiwire.StatDesc) bool {
+	return d.Val == ddswire.SiCounter && d.Data != spmiwire.SiText && d.Units == "1/100 s"
 }
 
 func printRates(cmd *cobra.Command, out io.Writer, ss *consumer.PathSet, interval time.Duration, count int) error {
@@ -265,21 +266,21 @@ func rateText(v consumer.StatValue) string {
 	switch {
 	case v.Err != nil:
 		return "-"
-	case v.Stat.Val == spmi.SiCounter && v.Stat.Data == spmi.SiText:
+	case v.Stat.Val == ddswire.SiCounter && v.Stat.Data == spmiwire.SiText:
 		return v.Value.String()
 	case percentOfTime(v.Stat) && v.HasRate:
 		return fmt.Sprintf("%.2f%%", v.Rate)
-	case v.Stat.Val == spmi.SiCounter && v.HasRate:
+	case v.Stat.Val == ddswire.SiCounter && v.HasRate:
 		return fmt.Sprintf("%.2f/s", v.Rate)
-	case v.Stat.Val == spmi.SiCounter:
+	case v.Stat.Val == ddswire.SiCounter:
 		return "-"
 	}
 	return valueText(v.Stat, v.Value)
 }
 
 // valueText shows floats with the decimals they keep on the wire.
-func valueText(d *spmi.StatDesc, v spmi.Value) string {
-	if d.Data == spmi.SiFloat && !v.IsText() {
+func valueText(d *spmiwire.StatDesc, v spmiwire.Value) string {
+	if d.Data == spmiwire.SiFloat && !v.IsText() {
 		return strconv.FormatFloat(v.Float64(), 'f', int(d.Scale), 64)
 	}
 	if v.IsText() && v.String() == "" {

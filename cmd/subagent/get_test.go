@@ -2,12 +2,14 @@ package main
 
 import (
 	"bytes"
-	"github.com/perfagent/subagent/client/consumer"
 	"regexp"
 	"strings"
 	"testing"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // get labels each statistic by its real value type, and --interval shows
@@ -50,11 +52,11 @@ func TestGetLabelsPercentAndFullPathsOnFixture(t *testing.T) {
 // A text statistic declared without a value type (ARM's detail) is text,
 // in both forms of get; a counter's rate is never shown for it.
 func TestTextStatisticsAreLabelledText(t *testing.T) {
-	detail := &spmi.StatDesc{Name: "detail", Data: spmi.SiText} // Val is SiCounter, the zero value
+	detail := &spmiwire.StatDesc{Name: "detail", Data: spmiwire.SiText} // Val is SiCounter, the zero value
 	if got := describe(detail); got != "text" {
 		t.Errorf("describe = %q, want text", got)
 	}
-	v := consumer.StatValue{Item: spmi.Item{Path: "RTime/ARM/app/tran/detail", Stat: detail, Value: spmi.Text("ok")}}
+	v := consumer.StatValue{Item: spmiwire.Item{Path: "RTime/ARM/app/tran/detail", Stat: detail, Value: spmiwire.Text("ok")}}
 	if got := rateText(v); got != "ok" {
 		t.Errorf("rateText = %q, want the text", got)
 	}
@@ -62,12 +64,12 @@ func TestTextStatisticsAreLabelledText(t *testing.T) {
 	if err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{v}}); err != nil || !regexp.MustCompile(`detail\s+ok\s+text\n$`).MatchString(out.String()) {
 		t.Errorf("printOnce: %v %q", err, out.String())
 	}
-	busy := &spmi.StatDesc{Name: "busy", Val: spmi.SiCounter, Units: "1/100 s"}
-	if got := rateText(consumer.StatValue{Item: spmi.Item{Stat: busy, Value: spmi.Uint(9)}, Rate: 42.5, HasRate: true}); got != "42.50%" {
+	busy := &spmiwire.StatDesc{Name: "busy", Val: ddswire.SiCounter, Units: "1/100 s"}
+	if got := rateText(consumer.StatValue{Item: spmiwire.Item{Stat: busy, Value: spmiwire.Uint(9)}, Rate: 42.5, HasRate: true}); got != "42.50%" {
 		t.Errorf("disk busy rate %q, want 42.50%%", got)
 	}
-	ms := &spmi.StatDesc{Name: "rtime", Val: spmi.SiCounter, Units: "ms"}
-	if got := rateText(consumer.StatValue{Item: spmi.Item{Stat: ms, Value: spmi.Uint(9)}, Rate: 3, HasRate: true}); got != "3.00/s" {
+	ms := &spmiwire.StatDesc{Name: "rtime", Val: ddswire.SiCounter, Units: "ms"}
+	if got := rateText(consumer.StatValue{Item: spmiwire.Item{Stat: ms, Value: spmiwire.Uint(9)}, Rate: 3, HasRate: true}); got != "3.00/s" {
 		t.Errorf("milliseconds counter rate %q, want 3.00/s", got)
 	}
 }
@@ -76,16 +78,16 @@ func TestTextStatisticsAreLabelledText(t *testing.T) {
 // yet is said so, with the daemon's reason, and is not a failure; a
 // failed source still is.
 func TestNotMeasuredYetIsNotAFailure(t *testing.T) {
-	resp := &spmi.StatDesc{Name: "resptime", Val: spmi.SiQuantity, Data: spmi.SiFloat, Scale: 3}
-	noValue := &spmi.Error{Code: spmi.SiNoValue, Msg: "no value"}
-	why := &spmi.Error{Code: spmi.SiNoValue, Msg: "not measured yet: cannot resolve nohost.invalid: no such host"}
+	resp := &spmiwire.StatDesc{Name: "resptime", Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3}
+	noValue := &spmierr.Error{Code: spmierr.SiNoValue, Msg: "no value"}
+	why := &spmierr.Error{Code: spmierr.SiNoValue, Msg: "not measured yet: cannot resolve nohost.invalid: no such host"}
 	var out bytes.Buffer
-	err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmi.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why}}}})
+	err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmiwire.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why}}}})
 	if err != nil || !strings.Contains(out.String(), "RTime/LAN/nohost.invalid/resptime  -  not measured yet: cannot resolve nohost.invalid: no such host") {
 		t.Errorf("not measured: %v %q", err, out.String())
 	}
 	out.Reset()
-	err = printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmi.Item{Path: "Disk/sda/busy", Stat: resp, Err: noValue}}}})
+	err = printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmiwire.Item{Path: "Disk/sda/busy", Stat: resp, Err: noValue}}}})
 	if err == nil {
 		t.Errorf("a source that could not be read is not a failure: %q", out.String())
 	}

@@ -5,15 +5,16 @@ import (
 	"fmt"
 	"strings"
 
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // nearestHint follows a path that names nothing as far as it exists, then
 // the nearest name at each level: "; nearest that exists: Disk/vda/busy
 // (subagent peek Disk/ lists them)" for Disk/sda/busy on a host whose disk
 // is vda. It is "" for other errors.
-func nearestHint(ctx context.Context, r reader, it spmi.Item) string {
-	if it.Err == nil || it.Err.Code != spmi.SiNotFound {
+func nearestHint(ctx context.Context, r reader, it spmiwire.Item) string {
+	if it.Err == nil || it.Err.Code != spmierr.SiNotFound {
 		return ""
 	}
 	parts := strings.Split(strings.Trim(it.Path, "/"), "/")
@@ -32,7 +33,7 @@ func nearestHint(ctx context.Context, r reader, it spmi.Item) string {
 // base), taking at each level the child nearest to the wanted name: a
 // context while more names follow, a statistic for the last one when
 // there is one.
-func nearestPath(entries []spmi.Entry, base string, want []string) string {
+func nearestPath(entries []spmiwire.Entry, base string, want []string) string {
 	cur := base
 	for i, w := range want {
 		wantCtx := i < len(want)-1

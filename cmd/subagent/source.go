@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"io"
 	"os"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/spf13/cobra"
 
@@ -20,27 +21,27 @@ import (
 // directly when no daemon runs.
 type reader interface {
 	consumer.Source
-	Peek(ctx context.Context, path string) ([]spmi.Entry, error)
+	Peek(ctx context.Context, path string) ([]spmiwire.Entry, error)
 	// PeekPage is a page of a listing (consumer.Client.PeekPage).
-	PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmi.Entry, bool, error)
+	PeekPage(ctx context.Context, path string, depth int, from string, limit int) ([]spmiwire.Entry, bool, error)
 	io.Closer
 }
 
 type localReader struct{ h *spmi.Hierarchy }
 
-func (l localReader) Read(ctx context.Context, paths []string) (spmi.Sample, error) {
+func (l localReader) Read(ctx context.Context, paths []string) (spmiwire.Sample, error) {
 	return l.h.Read(ctx, paths)
 }
 
 // ReadAfter makes localReader a consumer.AfterSource, so that statsets read
 // closer than refresh.min_age still give rates.
-func (l localReader) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmi.Sample, error) {
+func (l localReader) ReadAfter(ctx context.Context, paths []string, t time.Time) (spmiwire.Sample, error) {
 	return l.h.ReadAfter(ctx, paths, t)
 }
-func (l localReader) Peek(_ context.Context, path string) ([]spmi.Entry, error) {
+func (l localReader) Peek(_ context.Context, path string) ([]spmiwire.Entry, error) {
 	return spmi.Peek(l.h.Fresh(), path)
 }
-func (l localReader) PeekPage(_ context.Context, path string, depth int, from string, limit int) ([]spmi.Entry, bool, error) {
+func (l localReader) PeekPage(_ context.Context, path string, depth int, from string, limit int) ([]spmiwire.Entry, bool, error) {
 	return spmi.PeekPage(l.h.Fresh(), path, depth, from, limit)
 }
 func (l localReader) Close() error { return nil }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -26,7 +27,7 @@ type Daemon struct {
 
 // Start serves runDir/dds.sock (runDir "": a new temporary directory) with
 // the limits lim (zero: the defaults) until the test ends.
-func Start(t testing.TB, runDir string, lim dds.Limits) *Daemon {
+func Start(t testing.TB, runDir string, lim ddswire.Limits) *Daemon {
 	t.Helper()
 	return StartConfig(t, runDir, dds.ServerConfig{Limits: lim})
 }

@@ -27,10 +27,10 @@ func TestDaemonAgreesWithClientModule(t *testing.T) {
 	if err := ddswire.SetGoAway(mem); err != nil {
 		t.Fatal(err)
 	}
-	if g, err := LoadGoAway(mem); !g || err != nil {
+	if g, err := ddswire.LoadGoAway(mem); !g || err != nil {
 		t.Errorf("SiShGoAway set by the client module reads %v, %v", g, err)
 	}
-	if err := StoreGen(mem, 0x1234); err != nil {
+	if err := ddswire.StoreGen(mem, 0x1234); err != nil {
 		t.Fatal(err)
 	}
 	if g, err := ddswire.LoadGen(mem); g != 0x1234 || err != nil {
