@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs what the integration tests run: net-snmp's snmpd, snmptrapd and
-# command-line tools, smilint, a C compiler (cgo, -race) and pysnmp (a
-# third SNMPv3 manager for the responder's tests); then, if it
+# command-line tools, smilint, a C compiler (cgo, -race), pysnmp (a
+# third SNMPv3 manager for the responder's tests) and SNMPTT (the trap
+# translator TestSnmpttTranslatesNotifications feeds from snmptrapd's
+# traphandle; it brings the Net-SNMP Perl module); then, if it
 # can, collectd with its snmp plugin (collectd-core) for the collectd test.
 # Quiet and successful when everything is already there; as root it
 # installs the missing Debian packages, otherwise it prints the command and
@@ -9,7 +11,7 @@
 # succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
-packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4"
+packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt"
 # collectd-core alone starts no daemon (its service needs
 # /etc/collectd/collectd.conf, which the collectd package ships); the
 # snmp plugin's libnetsnmp comes with snmp above.
@@ -44,6 +46,7 @@ check_all() {
 	check snmpwalk snmp
 	check smilint smitools
 	check cc gcc
+	check snmptt snmptt
 }
 
 check_all
@@ -56,10 +59,11 @@ echo "install-test-deps: missing:$missing" >&2
 . "$(dirname "$0")/apt-lib.sh"
 apt_install install-test-deps $packages
 
-# The snmpd and snmptrapd packages may start system daemons; the tests run
-# their own on temporary sockets and ports, so stop and disable those. None
-# of this may fail: containers often have no init system at all.
-for svc in snmpd snmptrapd; do
+# The snmpd, snmptrapd and snmptt packages may start system daemons; the
+# tests run their own on temporary sockets and ports (snmptt standalone,
+# from a traphandle), so stop and disable those. None of this may fail:
+# containers often have no init system at all.
+for svc in snmpd snmptrapd snmptt; do
 	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
 		systemctl disable --now "$svc" >/dev/null 2>&1 || true
 	else
