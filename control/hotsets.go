@@ -10,7 +10,6 @@ import (
 
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/internal/unixsock"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // Hotsets created at run time (the guide's SpmiCreateHotSet and
@@ -144,7 +143,7 @@ func (srv *Server) hotsetOp(ses *session, req *spmiwire.Request, who caller) spm
 		d, err := toDef(fmt.Sprintf("s%d", h.seq), req.Hot)
 		var bound int64
 		if err == nil {
-			bound, err = existsNow(d, srv.H.Fresh())
+			bound, err = hotset.Probe(d, srv.H.Fresh())
 		}
 		oldDefs, oldWire := h.defs, h.wire
 		if err == nil {
@@ -214,21 +213,6 @@ func orDefault(s, d string) string {
 		return d
 	}
 	return s
-}
-
-// existsNow refuses a statistic that matches nothing, as the guide's
-// SpmiAddSetHot does, with the engine's own message (and its suggestion);
-// else it returns the most memory the peer set may hold on snap.
-func existsNow(d hotset.Def, snap *spmi.Snapshot) (int64, error) {
-	probe, err := hotset.New([]hotset.Def{d}, 1, nil)
-	if err != nil {
-		return 0, err
-	}
-	probe.Evaluate(snap)
-	if v := probe.Views(); len(v) == 1 && v[0].Result.Err != nil {
-		return 0, v[0].Result.Err
-	}
-	return probe.Bound(), nil
 }
 
 func hotResult(h *sessionHotset, evs []hotset.Event) *spmiwire.HotResult {

@@ -134,25 +134,11 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 	if snap == nil {
 		return nil
 	}
-	if _, err := existsOn(d, snap); err != nil {
+	if _, err := hotset.Probe(d, snap); err != nil {
 		s.d.hot.log.Warn("hotset row refused: its statistic matches nothing", "hotset", d.Name, "stat", d.Path(), "err", err)
 		return err
 	}
 	return nil
-}
-
-// existsOn refuses a statistic that matches nothing on snap, with the
-// engine's message and its nearest path (as control's hotset.add does).
-func existsOn(d hotset.Def, snap *spmi.Snapshot) (int64, error) {
-	probe, err := hotset.New([]hotset.Def{d}, 1, nil)
-	if err != nil {
-		return 0, err
-	}
-	probe.Evaluate(snap)
-	if v := probe.Views(); len(v) == 1 && v[0].Result.Err != nil {
-		return 0, v[0].Result.Err
-	}
-	return probe.Bound(), nil
 }
 
 func (s hotsetRows) Put(r *settable.Row) error {
