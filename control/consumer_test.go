@@ -11,14 +11,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/control/controltest"
-	"github.com/perfagent/subagent/hoststats"
-	"github.com/perfagent/subagent/spmi"
 )
 
 // daemon serves the fixture host on a control socket in dir until stop.
@@ -28,15 +25,7 @@ type daemon struct {
 
 func serve(t *testing.T, dir string) *daemon {
 	t.Helper()
-	provs, err := hoststats.Providers(hoststats.FixtureConfig("../hoststats"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: time.Millisecond})
-	for _, p := range provs {
-		h.Add(p)
-	}
-	return &daemon{stop: controltest.Serve(t, dir, h)}
+	return &daemon{stop: controltest.ServeFixture(t, dir, "../hoststats")}
 }
 
 func runDir(t *testing.T) string {

@@ -23,10 +23,8 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/control/controltest"
-	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -65,16 +63,7 @@ type controlDaemon struct {
 
 func serveControl(t *testing.T, dir string) *controlDaemon {
 	t.Helper()
-	provs, err := hoststats.Providers(hoststats.FixtureConfig("../hoststats"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: time.Millisecond})
-	for _, p := range provs {
-		h.Add(p)
-	}
-	h.Add(&movingProvider{})
-	return &controlDaemon{dir: dir, stop: controltest.Serve(t, dir, h)}
+	return &controlDaemon{dir: dir, stop: controltest.ServeFixture(t, dir, "../hoststats", &movingProvider{})}
 }
 
 func controlRunDir(t testing.TB) string {

@@ -10,7 +10,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -42,4 +44,20 @@ func Serve(t testing.TB, dir string, h *spmi.Hierarchy) (stop func()) {
 	}
 	t.Cleanup(stop)
 	return stop
+}
+
+// ServeFixture serves the fixture host (hoststats' testdata under
+// hoststatsDir) with more providers, read at most every millisecond, on
+// the control socket in dir, as Serve does.
+func ServeFixture(t testing.TB, dir, hoststatsDir string, more ...spmi.Provider) (stop func()) {
+	t.Helper()
+	provs, err := hoststats.Providers(hoststats.FixtureConfig(hoststatsDir))
+	if err != nil {
+		t.Fatal(err)
+	}
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: time.Millisecond})
+	for _, p := range append(provs, more...) {
+		h.Add(p)
+	}
+	return Serve(t, dir, h)
 }
