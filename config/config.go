@@ -23,11 +23,9 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
-	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/configs"
-	"github.com/perfagent/subagent/dds"
 )
 
 // Config is every setting of the daemon.
@@ -134,15 +132,6 @@ type DDSReservation struct {
 	ASN     int    `mapstructure:"asn"` // the vendor's enterprise number too; 0: not reserved
 	UIDs    []int  `mapstructure:"uids"`
 	GIDs    []int  `mapstructure:"gids"`
-}
-
-// Reservations is dds.reserve in the supplier server's form.
-func (d DDS) Reservations() []dds.Reservation {
-	out := make([]dds.Reservation, len(d.Reserve))
-	for i, r := range d.Reserve {
-		out[i] = dds.Reservation{Context: r.Context, ASN: uint32(r.ASN), UIDs: UIDs(r.UIDs), GIDs: UIDs(r.GIDs)}
-	}
-	return out
 }
 
 // Log configures logging.
@@ -257,7 +246,9 @@ func inFile(file string) string {
 	return " " + file
 }
 
-// finish fills computed defaults and validates every value.
+// finish fills computed defaults and checks what a value allows by itself
+// (ranges, enums, paths, regular expressions); the domain packages' own
+// rules are checked by daemon.Check.
 func (c *Config) finish() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -277,11 +268,6 @@ func (c *Config) finish() error {
 	if c.StateDir == "" {
 		c.StateDir = defaultStateDir()
 	}
-	if c.AgentX != "none" {
-		if _, _, err := agentx.ParseAddress(c.AgentX); err != nil {
-			bad("agentx", "%v (want unix:/path, tcp:host:port or none)", err)
-		}
-	}
 	if c.Listen != "none" && !strings.Contains(c.Listen, ":") {
 		bad("listen", "%q is not host:port or none", c.Listen)
 	}
@@ -295,7 +281,6 @@ func (c *Config) finish() error {
 	if c.SNMP.MaxMsgSize < 484 || c.SNMP.MaxMsgSize > 65507 {
 		bad("snmp.max_msg_size", "%d is not from 484 to 65507", c.SNMP.MaxMsgSize)
 	}
-	c.SNMP.SNMPSystem.check(bad)
 	s := c.AgentXSession
 	if s.Timeout < time.Second || s.Timeout > 255*time.Second {
 		bad("agentx_session.timeout", "%v is not from 1s to 255s", s.Timeout)
@@ -382,10 +367,6 @@ func (c *Config) finish() error {
 		checkIDs(bad, key+".uids", r.UIDs)
 		checkIDs(bad, key+".gids", r.GIDs)
 	}
-	if err := dds.CheckReservations(c.DDS.Reservations()); err != nil {
-		errs = append(errs, err)
-	}
-	c.DDS.checkLimits(bad)
 	c.State.check(bad)
 	c.RTimeLAN.check(bad)
 	c.ARM.check(bad)

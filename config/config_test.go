@@ -75,7 +75,6 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"base_oid: 1.3.x\n":                "base_oid",
 		"nosuchkey: 1\n":                   "unknown key nosuchkey",
 		"snmp:\n  bogus: 1\n":              "unknown key snmp.bogus",
-		"agentx: udp:1.2.3.4\n":            "agentx",
 		"agentx_session:\n  priority: 0\n": "agentx_session.priority",
 		"refresh:\n  min_age: soon\n":      "min_age",
 		"log:\n  level: loud\n":            "log.level",
