@@ -1,9 +1,23 @@
 // Package config loads the daemon's settings: the embedded defaults
 // (configs/subagent.yaml), then an optional file, then SUBAGENT_*
-// environment variables, then command-line flags. Defaults and validation
-// live here in one place; a wrong value, an unknown key or an unknown
-// SUBAGENT_* variable (env.go) is an error that names it and what is
-// allowed.
+// environment variables, then command-line flags.
+//
+// It is plain data: it imports no domain package. It checks what a value
+// allows by itself (types, ranges, enums, paths, regular expressions,
+// OIDs); the rules a domain package owns (an AgentX address, a hotset, a
+// trap destination, an SNMPv3 user, DDS reservations, RTime/LAN hosts)
+// are that package's, run on the configuration by daemon.Check, which also
+// translates it into each package's settings. Every source is strict: an
+// unknown key in the file (keys.go), an unknown SUBAGENT_* variable
+// (env.go) and an unknown flag (FlagError) are errors that name the
+// nearest accepted one.
+//
+// Viper stays for what it does well here: reading YAML, layering the
+// defaults, the file, the environment and the flags, and decoding into
+// Config (mapstructure, with the duration and list hooks). Its leniency is
+// undone by the schema in keys.go, which any decoder would need for the
+// "did you mean" messages; writing the layering by hand would add a YAML
+// dependency of our own for no gain.
 package config
 
 import (
@@ -166,6 +180,26 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.String("proc-root", "", "procfs mount point")
 	fs.String("sys-root", "", "sysfs mount point")
 	fs.String("log-level", "", "debug, info, warn or error")
+}
+
+// FlagError adds the nearest flag of fs to pflag's error for an unknown
+// flag, so that a misspelled flag is told like a misspelled key or
+// variable ("did you mean --community?"); other errors are returned as
+// they are.
+func FlagError(fs *pflag.FlagSet, err error) error {
+	if err == nil {
+		return nil
+	}
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if near := nearest(name, names); near != "" {
+		return fmt.Errorf("%w: did you mean --%s?", err, near)
+	}
+	return err
 }
 
 // Load reads the configuration. fs may be nil; its "config" flag names the

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -201,5 +202,25 @@ func TestPerUserShares(t *testing.T) {
 		if _, err := load(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", yaml, err, want)
 		}
+	}
+}
+
+// A misspelled flag is told like a misspelled key: with the nearest one.
+func TestUnknownFlagSaysTheNearest(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	AddFlags(fs)
+	for args, want := range map[string]string{
+		"--comunity":  "unknown flag: --comunity: did you mean --community?",
+		"--log-levle": "unknown flag: --log-levle: did you mean --log-level?",
+		"--zzzzzzzzz": "unknown flag: --zzzzzzzzz",
+	} {
+		err := FlagError(fs, fs.Parse([]string{args, "x"}))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+	if err := FlagError(fs, fs.Parse([]string{"--community", "x"})); err != nil {
+		t.Errorf("a known flag: %v", err)
 	}
 }

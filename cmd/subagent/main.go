@@ -45,6 +45,7 @@ func rootCmd() *cobra.Command {
 		Version:       daemon.Version,
 	}
 	config.AddFlags(root.PersistentFlags())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return config.FlagError(c.Flags(), err) })
 	root.AddCommand(runCmd(), peekCmd(), getCmd(), createCmd(), deleteCmd(), mibCmd(), genManCmd())
 	return root
 }
