@@ -1,9 +1,23 @@
 // Package config loads the daemon's settings: the embedded defaults
 // (configs/subagent.yaml), then an optional file, then SUBAGENT_*
-// environment variables, then command-line flags. Defaults and validation
-// live here in one place; a wrong value, an unknown key or an unknown
-// SUBAGENT_* variable (env.go) is an error that names it and what is
-// allowed.
+// environment variables, then command-line flags.
+//
+// It is plain data: it imports no domain package. It checks what a value
+// allows by itself (types, ranges, enums, paths, regular expressions,
+// OIDs); the rules a domain package owns (an AgentX address, a hotset, a
+// trap destination, an SNMPv3 user, DDS reservations, RTime/LAN hosts)
+// are that package's, run on the configuration by daemon.Check, which also
+// translates it into each package's settings. Every source is strict: an
+// unknown key in the file (keys.go), an unknown SUBAGENT_* variable
+// (env.go) and an unknown flag (FlagError) are errors that name the
+// nearest accepted one.
+//
+// Viper stays for what it does well here: reading YAML, layering the
+// defaults, the file, the environment and the flags, and decoding into
+// Config (mapstructure, with the duration and list hooks). Its leniency is
+// undone by the schema in keys.go, which any decoder would need for the
+// "did you mean" messages; writing the layering by hand would add a YAML
+// dependency of our own for no gain.
 package config
 
 import (
@@ -23,11 +37,9 @@ import (
 	"github.com/spf13/pflag"
 	"github.com/spf13/viper"
 
-	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/configs"
-	"github.com/perfagent/subagent/dds"
 )
 
 // Config is every setting of the daemon.
@@ -136,15 +148,6 @@ type DDSReservation struct {
 	GIDs    []int  `mapstructure:"gids"`
 }
 
-// Reservations is dds.reserve in the supplier server's form.
-func (d DDS) Reservations() []dds.Reservation {
-	out := make([]dds.Reservation, len(d.Reserve))
-	for i, r := range d.Reserve {
-		out[i] = dds.Reservation{Context: r.Context, ASN: uint32(r.ASN), UIDs: UIDs(r.UIDs), GIDs: UIDs(r.GIDs)}
-	}
-	return out
-}
-
 // Log configures logging.
 type Log struct {
 	Level  string `mapstructure:"level"`
@@ -177,6 +180,26 @@ func AddFlags(fs *pflag.FlagSet) {
 	fs.String("proc-root", "", "procfs mount point")
 	fs.String("sys-root", "", "sysfs mount point")
 	fs.String("log-level", "", "debug, info, warn or error")
+}
+
+// FlagError adds the nearest flag of fs to pflag's error for an unknown
+// flag, so that a misspelled flag is told like a misspelled key or
+// variable ("did you mean --community?"); other errors are returned as
+// they are.
+func FlagError(fs *pflag.FlagSet, err error) error {
+	if err == nil {
+		return nil
+	}
+	name, ok := strings.CutPrefix(err.Error(), "unknown flag: --")
+	if !ok {
+		return err
+	}
+	var names []string
+	fs.VisitAll(func(f *pflag.Flag) { names = append(names, f.Name) })
+	if near := nearest(name, names); near != "" {
+		return fmt.Errorf("%w: did you mean --%s?", err, near)
+	}
+	return err
 }
 
 // Load reads the configuration. fs may be nil; its "config" flag names the
@@ -257,7 +280,9 @@ func inFile(file string) string {
 	return " " + file
 }
 
-// finish fills computed defaults and validates every value.
+// finish fills computed defaults and checks what a value allows by itself
+// (ranges, enums, paths, regular expressions); the domain packages' own
+// rules are checked by daemon.Check.
 func (c *Config) finish() error {
 	var errs []error
 	bad := func(key, format string, args ...any) {
@@ -277,11 +302,6 @@ func (c *Config) finish() error {
 	if c.StateDir == "" {
 		c.StateDir = defaultStateDir()
 	}
-	if c.AgentX != "none" {
-		if _, _, err := agentx.ParseAddress(c.AgentX); err != nil {
-			bad("agentx", "%v (want unix:/path, tcp:host:port or none)", err)
-		}
-	}
 	if c.Listen != "none" && !strings.Contains(c.Listen, ":") {
 		bad("listen", "%q is not host:port or none", c.Listen)
 	}
@@ -295,7 +315,6 @@ func (c *Config) finish() error {
 	if c.SNMP.MaxMsgSize < 484 || c.SNMP.MaxMsgSize > 65507 {
 		bad("snmp.max_msg_size", "%d is not from 484 to 65507", c.SNMP.MaxMsgSize)
 	}
-	c.SNMP.SNMPSystem.check(bad)
 	s := c.AgentXSession
 	if s.Timeout < time.Second || s.Timeout > 255*time.Second {
 		bad("agentx_session.timeout", "%v is not from 1s to 255s", s.Timeout)
@@ -382,10 +401,6 @@ func (c *Config) finish() error {
 		checkIDs(bad, key+".uids", r.UIDs)
 		checkIDs(bad, key+".gids", r.GIDs)
 	}
-	if err := dds.CheckReservations(c.DDS.Reservations()); err != nil {
-		errs = append(errs, err)
-	}
-	c.DDS.checkLimits(bad)
 	c.State.check(bad)
 	c.RTimeLAN.check(bad)
 	c.ARM.check(bad)

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
@@ -75,7 +76,6 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"base_oid: 1.3.x\n":                "base_oid",
 		"nosuchkey: 1\n":                   "unknown key nosuchkey",
 		"snmp:\n  bogus: 1\n":              "unknown key snmp.bogus",
-		"agentx: udp:1.2.3.4\n":            "agentx",
 		"agentx_session:\n  priority: 0\n": "agentx_session.priority",
 		"refresh:\n  min_age: soon\n":      "min_age",
 		"log:\n  level: loud\n":            "log.level",
@@ -202,5 +202,25 @@ func TestPerUserShares(t *testing.T) {
 		if _, err := load(t, yaml); err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q: %v, want %q", yaml, err, want)
 		}
+	}
+}
+
+// A misspelled flag is told like a misspelled key: with the nearest one.
+func TestUnknownFlagSaysTheNearest(t *testing.T) {
+	fs := pflag.NewFlagSet("t", pflag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	AddFlags(fs)
+	for args, want := range map[string]string{
+		"--comunity":  "unknown flag: --comunity: did you mean --community?",
+		"--log-levle": "unknown flag: --log-levle: did you mean --log-level?",
+		"--zzzzzzzzz": "unknown flag: --zzzzzzzzz",
+	} {
+		err := FlagError(fs, fs.Parse([]string{args, "x"}))
+		if err == nil || err.Error() != want {
+			t.Errorf("%s: %v, want %q", args, err, want)
+		}
+	}
+	if err := FlagError(fs, fs.Parse([]string{"--community", "x"})); err != nil {
+		t.Errorf("a known flag: %v", err)
 	}
 }

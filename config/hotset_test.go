@@ -1,138 +1,26 @@
 package config
 
 import (
-	"strconv"
 	"strings"
 	"testing"
-	"time"
-
-	"github.com/perfagent/subagent/configs"
-	"github.com/perfagent/subagent/hotset"
 )
 
-// uncommented returns the commented example list that follows "key: []"
-// in the shipped configuration, as YAML.
-func uncommented(t *testing.T, key string) string {
-	t.Helper()
-	text := string(configs.Default)
-	i := strings.Index(text, "\n"+key+": []\n")
-	if i < 0 {
-		t.Fatalf("the shipped configuration has no %s: []", key)
-	}
-	out := key + ":\n"
-	for _, l := range strings.Split(text[i+len(key)+6:], "\n") {
-		if !strings.HasPrefix(l, "#  ") {
-			break
-		}
-		out += l[1:] + "\n"
-	}
-	return out
-}
-
-// The shipped examples, uncommented, are valid and mean what the issue
-// lists.
-func TestShippedHotsetExamples(t *testing.T) {
-	c, err := load(t, uncommented(t, "hotsets")+uncommented(t, "traps"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defs, err := c.HotsetDefs()
-	if err != nil {
-		t.Fatal(err)
-	}
-	want := []string{"busydisks Disk/*/busy 3 80", "topcpu Proc/pid/*/usercpu 5 0", "idlecpu CPU/*/idle 4 -10", "slowarm RTime/ARM/*/respavg 5 2000"}
-	if len(defs) != len(want) {
-		t.Fatalf("%d examples: %+v", len(defs), defs)
-	}
-	var traps []int
-	for i, d := range defs {
-		if got := d.Name + " " + d.Path() + " " + itoa(d.MaxResp) + " " + itoa(d.Threshold); got != want[i] {
-			t.Errorf("example %d: %s, want %s", i, got, want[i])
-		}
-		if d.Excp.Traps() {
-			traps = append(traps, d.TrapNo)
-		}
-	}
-	if len(traps) != 3 || traps[0] != 1 || traps[1] != 2 || traps[2] != 3 {
-		t.Errorf("example trap numbers %v, want 1 2 3 (mib.ExampleTrapNumbers)", traps)
-	}
-	if d := c.TrapDests(); len(d) != 2 || d[1].Version != "v3" || !d[1].Inform || d[1].PrivPass == "" {
-		t.Errorf("trap examples: %+v", d)
-	}
-	if defs[0].Feed != hotset.FeedThreshold || defs[0].Excp != hotset.ExcpBoth || defs[0].Frequency != 5*time.Minute {
-		t.Errorf("busydisks: %+v", defs[0])
-	}
-}
-
-func itoa(n int) string { return strconv.Itoa(n) }
-
+// The hotsets' keys and types and the hotset settings' ranges are checked
+// here; the hotsets and trap destinations themselves by their packages
+// (daemon/settings_test.go).
 func TestHotsetErrorsNameTheKey(t *testing.T) {
 	item := "hotsets:\n  - name: a\n    stat: Disk/*/busy\n    feed_type: threshold\n    excp_type: none\n"
 	if _, err := load(t, item); err != nil {
 		t.Fatalf("a valid hotset: %v", err)
 	}
 	for yaml, want := range map[string]string{
-		item + "    colour: red\n":                                     "unknown key hotsets[0].colour",
-		item + "    frequency: 5\n":                                    "hotsets[0].frequency: 5 is not a duration",
-		item + "    maxresp: many\n":                                   "hotsets[0].maxresp: \"many\" is not a whole number",
-		strings.Replace(item, "Disk/*/busy", "Disk/busy", 1):           "hotsets[0].stat:",
-		strings.Replace(item, "excp_type: none", "excp_type: trap", 1): "hotsets[0]: SiBadArgument (187): hotset \"a\": maxresp: must be non-zero",
-		strings.Replace(item, "threshold\n", "sometimes\n", 1):         "hotsets[0].feed_type: \"sometimes\" is not none, threshold or always",
-		item + item[len("hotsets:\n"):]:                                "hotsets[1].name: \"a\" is already the name",
-		"hotsets:\n  - just a name\n":                                  "hotsets[0]: \"just a name\" is not a section",
-		"hotset:\n  interval: 0s\n":                                    "hotset.interval: 0s is not from 1s to 1h",
-		"hotset:\n  tree_changed_interval: 500ms\n":                    "hotset.tree_changed_interval: 500ms is not from 1s to 24h",
-		"traps:\n  - address: 127.0.0.1:162\n    version: v2\n":        "traps[0].version: \"v2\" is not v1, v2c or v3",
-		"traps:\n  - address: 127.0.0.1:162\n    version: v3\n    user: u\n    auth_password: short\n": "traps[0].auth_password: at least 8",
-		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n":  "traps[0].inform",
-	} {
-		_, err := load(t, yaml)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q:\n got %v\nwant %q", yaml, err, want)
-		}
-	}
-}
-
-// A v3 destination naming a protocol must give its password, of net-snmp's
-// minimum length; otherwise it would send with less security than asked.
-func TestTrapV3PasswordsRequired(t *testing.T) {
-	v3 := "traps:\n  - address: 127.0.0.1:162\n    version: v3\n    user: u\n"
-	if _, err := load(t, v3+"    auth_protocol: SHA\n    auth_password: 12345678\n    priv_protocol: AES\n    priv_password: abcdefgh\n"); err != nil {
-		t.Fatalf("a complete v3 destination: %v", err)
-	}
-	for yaml, want := range map[string]string{
-		v3 + "    auth_protocol: SHA\n":                                  "traps[0].auth_password: must be set with auth_protocol SHA",
-		v3 + "    auth_protocol: SHA\n    auth_password: \"\"\n":         "traps[0].auth_password: must be set",
-		v3 + "    auth_protocol: SHA\n    auth_password: 1234567\n":      "traps[0].auth_password: at least 8",
-		v3 + "    auth_password: 12345678\n    priv_protocol: AES\n":     "traps[0].priv_password: must be set with priv_protocol AES",
-		v3 + "    auth_password: 12345678\n    priv_password: abcdefg\n": "traps[0].priv_password: at least 8",
-		v3 + "    priv_protocol: DES\n":                                  "traps[0].priv_password: must be set",
-		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n  - address: 127.0.0.1:163\n" +
-			"    version: v3\n    user: u\n    auth_protocol: MD5\n": "traps[1].auth_password",
-	} {
-		_, err := load(t, yaml)
-		if err == nil || !strings.Contains(err.Error(), want) {
-			t.Errorf("%q:\n got %v\nwant %q", yaml, err, want)
-		}
-	}
-}
-
-// The falling threshold and the cleared notification are read from the
-// file and validated by the one rule the engine and the control server use.
-func TestHotsetRearmKeys(t *testing.T) {
-	item := "hotsets:\n  - name: a\n    stat: Disk/*/busy\n    maxresp: 1\n    threshold: 80\n    frequency: 5m\n    excp_type: trap\n    trap_no: 5\n"
-	c, err := load(t, item+"    rearm: 60\n    cleared: true\n")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defs, err := c.HotsetDefs()
-	if err != nil || len(defs) != 1 || defs[0].Rearm != 60 || !defs[0].Cleared {
-		t.Fatalf("rearm 60, cleared: %+v %v", defs, err)
-	}
-	for yaml, want := range map[string]string{
-		item + "    rearm: 90\n":     `hotsets[0]: SiBadArgument (187): hotset "a": rearm: 90 is not from 1 to the threshold 80`,
-		item + "    cleared: true\n": `hotsets[0]: SiBadArgument (187): hotset "a": cleared: needs a rearm`,
-		item + "    rearm: some\n":   "hotsets[0].rearm",
+		item + "    colour: red\n":                  "unknown key hotsets[0].colour",
+		item + "    frequency: 5\n":                 "hotsets[0].frequency: 5 is not a duration",
+		item + "    maxresp: many\n":                "hotsets[0].maxresp: \"many\" is not a whole number",
+		"hotsets:\n  - just a name\n":               "hotsets[0]: \"just a name\" is not a section",
+		"hotset:\n  interval: 0s\n":                 "hotset.interval: 0s is not from 1s to 1h",
+		"hotset:\n  tree_changed_interval: 500ms\n": "hotset.tree_changed_interval: 500ms is not from 1s to 24h",
+		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n": "traps[0].inform",
 	} {
 		_, err := load(t, yaml)
 		if err == nil || !strings.Contains(err.Error(), want) {

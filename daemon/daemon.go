@@ -127,8 +127,12 @@ type Frontend interface {
 	Run(ctx context.Context) error
 }
 
-// New prepares a daemon; nothing runs until Run.
+// New prepares a daemon; nothing runs until Run. A configuration the
+// domain packages refuse (Check) is refused here, before anything starts.
 func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
+	if err := Check(c); err != nil {
+		return nil, err
+	}
 	loaded := *c // reloads compare with this, not with the paths filled below
 	// The directories are checked before any state is loaded from them.
 	private, err := prepareDirs(c, log)

@@ -19,8 +19,8 @@ func DDSConfig(c *config.Config, log *slog.Logger) dds.ServerConfig {
 		AllowUIDs: config.UIDs(c.DDS.AllowUIDs), AllowGIDs: config.UIDs(c.DDS.AllowGIDs),
 		StampTimeout: c.DDS.StampTimeout, MaxSuppliers: c.DDS.MaxSuppliers, MaxStatsAll: c.DDS.MaxStatsAll,
 		MaxSuppliersPerUID: c.DDS.MaxSuppliersPerUID, MaxStatsPerUID: c.DDS.MaxStatsPerUID,
-		Reserve: c.DDS.Reservations(),
-		Limits:  c.DDS.Limits(),
+		Reserve: ddsReservations(c.DDS),
+		Limits:  ddsLimits(c.DDS.DDSLimits),
 		Logger:  log,
 	}
 }

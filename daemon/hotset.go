@@ -58,7 +58,7 @@ type hotsets struct {
 // initHotsets adds the Hotset context (empty without hotsets, so that a
 // reload can add some), its Agent statistics and its reloader.
 func (d *Daemon) initHotsets() error {
-	defs, err := d.cfg.HotsetDefs()
+	defs, err := hotsetDefs(d.cfg)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
@@ -74,7 +74,7 @@ func (d *Daemon) initHotsets() error {
 	}
 	hs.eng, hs.notes, hs.log = eng, notes, log
 	hs.base, hs.start = d.cfg.Base, time.Now()
-	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), d.cfg.TrapDests(), make(chan masterNote, 64)
+	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), trapDests(d.cfg), make(chan masterNote, 64)
 	hs.interval.Store(int64(d.cfg.Hotset.Interval))
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
@@ -95,14 +95,14 @@ func (d *Daemon) SetMasterNotify(f MasterNotify) {
 }
 
 func (hs *hotsets) check(c *config.Config) error {
-	defs, err := c.HotsetDefs()
+	defs, err := hotsetDefs(c)
 	if err != nil {
 		return err
 	}
 	if _, err := hotset.New(defs, c.Hotset.Exceptions, nil); err != nil {
 		return err
 	}
-	for i, d := range c.TrapDests() {
+	for i, d := range trapDests(c) {
 		if err := d.Check(); err != nil {
 			return fmt.Errorf("traps[%d].%w", i, err)
 		}
@@ -111,7 +111,7 @@ func (hs *hotsets) check(c *config.Config) error {
 }
 
 func (hs *hotsets) apply(c *config.Config) {
-	defs, _ := c.HotsetDefs() // checked
+	defs, _ := hotsetDefs(c) // checked
 	hs.mu.Lock()
 	hs.conf = defs
 	all := hs.allLocked() // a configured name hides a row created over SNMP
@@ -122,7 +122,7 @@ func (hs *hotsets) apply(c *config.Config) {
 	hs.interval.Store(int64(c.Hotset.Interval))
 	hs.tree.interval.Store(int64(c.Hotset.TreeChangedInterval))
 	hs.mu.Lock()
-	hs.dests = c.TrapDests()
+	hs.dests = trapDests(c)
 	old := hs.sender
 	if old != nil {
 		hs.sender, _ = traps.NewReporting(hs.dests, hs.log, hs.report)

@@ -85,7 +85,12 @@ func (d *Daemon) Reload(c *config.Config) error {
 	if last == nil {
 		last = start
 	}
+	// The domain packages' rules first (Check): a reload refuses what a
+	// start would, whoever loaded c.
 	var errs []error
+	if err := Check(c); err != nil {
+		errs = append(errs, err)
+	}
 	for _, r := range rs {
 		if r.Check == nil {
 			continue

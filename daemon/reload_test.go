@@ -25,8 +25,9 @@ func TestReloadAppliesAllOrNothing(t *testing.T) {
 		return nil
 	}, Apply: func(*config.Config) { applied = append(applied, "b") }})
 
+	c := fixtureConfig(t)
 	refuse = true
-	err := d.Reload(&config.Config{})
+	err := d.Reload(c)
 	if err == nil || !strings.Contains(err.Error(), "b: bad interval") {
 		t.Fatalf("Reload with a refusing part: %v, want an error naming b", err)
 	}
@@ -34,7 +35,16 @@ func TestReloadAppliesAllOrNothing(t *testing.T) {
 		t.Fatalf("a refused reload applied %v", applied)
 	}
 	refuse = false
-	if err := d.Reload(&config.Config{}); err != nil {
+	// What a domain package refuses (Check) is refused before any part.
+	bad := *c
+	bad.AgentX = "udp:127.0.0.1:705"
+	if err := d.Reload(&bad); err == nil || !strings.Contains(err.Error(), "configuration: agentx: ") {
+		t.Fatalf("Reload of a configuration Check refuses: %v, want an error naming agentx", err)
+	}
+	if len(applied) != 0 {
+		t.Fatalf("a refused reload applied %v", applied)
+	}
+	if err := d.Reload(c); err != nil {
 		t.Fatal(err)
 	}
 	if strings.Join(applied, ",") != "a,b" {

@@ -45,7 +45,7 @@ func (d *Daemon) initRTimeLAN(rtlErr error) {
 		d.log.Error("RTime/LAN is off", "err", err)
 		return
 	}
-	r := &rtimeLAN{set: d.cfg.RTimeLAN.Settings(), store: store}
+	r := &rtimeLAN{set: RTimeLANSettings(d.cfg.RTimeLAN), store: store}
 	d.rtl = r
 	d.AddReloader(Reloader{
 		Name: "rtime_lan",
@@ -53,12 +53,12 @@ func (d *Daemon) initRTimeLAN(rtlErr error) {
 			if !c.RTimeLAN.Enabled {
 				return fmt.Errorf("rtime_lan.enabled: turning RTime/LAN off needs a restart")
 			}
-			return rtimelan.Check(c.RTimeLAN.Settings())
+			return rtimelan.Check(RTimeLANSettings(c.RTimeLAN))
 		},
 		Apply: func(c *config.Config) {
 			r.mu.Lock()
 			defer r.mu.Unlock()
-			r.set = c.RTimeLAN.Settings()
+			r.set = RTimeLANSettings(c.RTimeLAN)
 			if r.m != nil {
 				r.m.Apply(r.set)
 			}

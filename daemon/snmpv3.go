@@ -91,7 +91,7 @@ func ResponderUsers(c *config.Config, engineID []byte) ([]responder.User, error)
 	out := make([]responder.User, 0, len(c.SNMP.Users))
 	for i, su := range c.SNMP.Users {
 		key := fmt.Sprintf("snmp.users[%d]", i)
-		cred := su.Credentials()
+		cred := userCredentials(su)
 		for _, f := range []struct {
 			name, path string
 			pass       *string

@@ -75,7 +75,7 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	if err != nil {
 		t.Fatal(err)
 	}
-	set := cfg.RTimeLAN.Settings()
+	set := daemon.RTimeLANSettings(cfg.RTimeLAN)
 	set.Hosts = []string{"gw.example.org"}
 	mon := rtimelan.NewMonitor(set, store, noNetwork{}, nil, nil)
 	eng, err := hotset.New([]hotset.Def{{Name: "queues", GrandParent: "Disk", Stat: "qlen", Threshold: 1, MaxResp: 2,

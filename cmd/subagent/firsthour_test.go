@@ -174,6 +174,27 @@ func TestMisspelledEnvStopsEveryCommand(t *testing.T) {
 	}
 }
 
+// A misspelled flag is told like a misspelled key or variable, and a
+// setting only its domain package can judge (daemon.Check: here the
+// AgentX address) stops the daemon before it makes anything, and the
+// client commands too.
+func TestMisspelledFlagAndDomainCheckStopEveryCommand(t *testing.T) {
+	e := newEnv(t)
+	for _, args := range [][]string{{"run", "--listen", "none"}, {"get", "--local", "CPU/cpu0/idle"}, {"peek"}} {
+		out, stderr, code := e.run(append(append(args, "--comunity", "x"), e.args()...)...)
+		if want := "unknown flag: --comunity: did you mean --community?"; code == 0 || !strings.Contains(stderr, want) || out != "" {
+			t.Errorf("%v --comunity: exit %d\nstdout %q\nstderr %q, want %q", args, code, out, stderr, want)
+		}
+		out, stderr, code = e.run(append(append(args, "--agentx", "udp:127.0.0.1:705"), e.args()...)...)
+		if want := "configuration: agentx: "; code == 0 || !strings.Contains(stderr, want) || out != "" {
+			t.Errorf("%v --agentx udp:: exit %d\nstdout %q\nstderr %q, want %q", args, code, out, stderr, want)
+		}
+	}
+	if _, err := os.Lstat(e.runDir); !errors.Is(err, fs.ErrNotExist) {
+		t.Fatalf("the refused daemon made its run directory: %v", err)
+	}
+}
+
 // asNobody runs the CLI as uid 65534 without supplementary groups and
 // returns its output and exit code.
 func (e *env) asNobody(args ...string) (string, int) {

@@ -45,12 +45,23 @@ func rootCmd() *cobra.Command {
 		Version:       daemon.Version,
 	}
 	config.AddFlags(root.PersistentFlags())
+	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return config.FlagError(c.Flags(), err) })
 	root.AddCommand(runCmd(), peekCmd(), getCmd(), createCmd(), deleteCmd(), mibCmd(), genManCmd())
 	return root
 }
 
+// loadConfig loads the configuration and checks it by the domain
+// packages' rules as well (daemon.Check): run, a reload and every command
+// refuse the same settings.
 func loadConfig(cmd *cobra.Command) (*config.Config, error) {
-	return config.Load(cmd.Flags())
+	cfg, err := config.Load(cmd.Flags())
+	if err != nil {
+		return nil, err
+	}
+	if err := daemon.Check(cfg); err != nil {
+		return nil, err
+	}
+	return cfg, nil
 }
 
 // clientConfig is the configuration of a command that asks the daemon: a
