@@ -30,10 +30,10 @@ const runDirNSEnv = "SUBAGENT_TEST_RUNDIR_OUTER_NS"
 // One order of run directories (client/rundir, cshared/rundir.c) for the
 // daemon and every client: with a system daemon on /run/subagent and a
 // daemon of the user on $XDG_RUNTIME_DIR/subagent, the CLI, the Go
-// supplier (ddsclient), the Go ARM program (package arm), a libSpmi
-// supplier, a libarm program and the Go consumer of that user all choose
-// the user's daemon; with it stopped, the system's; with
-// $SUBAGENT_RUN_DIR, that one over both. The test re-runs itself in a
+// supplier (ddsclient), the Go ARM program (package arm), libSpmi's
+// supplier and consumer halves, a libarm program and the Go consumer of
+// that user all choose the user's daemon; with it stopped, the system's;
+// with $SUBAGENT_RUN_DIR, that one over both. The test re-runs itself in a
 // mount namespace of its own with a tmpfs on /run, so /run/subagent is
 // the test's: the host's /run is never written.
 func TestRunDirCandidatesAllClientsChooseTheSame(t *testing.T) {
@@ -42,7 +42,7 @@ func TestRunDirCandidatesAllClientsChooseTheSame(t *testing.T) {
 		return
 	}
 	if testing.Short() {
-		t.Skip("starts four daemons and six clients in a mount namespace: skipped under -short")
+		t.Skip("starts four daemons and seven clients in a mount namespace: skipped under -short")
 	}
 	if os.Geteuid() != 0 {
 		t.Fatalf("needs root: a mount namespace of its own (CAP_SYS_ADMIN) with a tmpfs over /run, and clients run as uid %d; run it as root (CI does)", testutil.Nobody)
@@ -232,9 +232,9 @@ func (w *rdWorld) start(name string, asNobody bool, environ []string, want strin
 	return d
 }
 
-// run runs argv as uid 65534 (asNobody) or root with environ, bounded
-// in time: stdout and stderr, and the exit code.
-func (w *rdWorld) run(asNobody bool, environ []string, argv ...string) (string, string, int) {
+// run runs argv with stdin as uid 65534 (asNobody) or root with environ,
+// bounded in time: stdout and stderr, and the exit code.
+func (w *rdWorld) run(stdin string, asNobody bool, environ []string, argv ...string) (string, string, int) {
 	w.t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -244,7 +244,7 @@ func (w *rdWorld) run(asNobody bool, environ []string, argv ...string) (string, 
 		c = exec.CommandContext(ctx, n.Path, n.Args[1:]...)
 	}
 	c.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}
-	c.Env = environ
+	c.Env, c.Stdin = environ, strings.NewReader(stdin)
 	var out, errb testutil.Buffer
 	c.Stdout, c.Stderr = &out, &errb
 	err := c.Run()
@@ -260,7 +260,7 @@ func (w *rdWorld) run(asNobody bool, environ []string, argv ...string) (string, 
 func (w *rdWorld) ask(d *rdDaemon, args ...string) (string, string, int) {
 	w.t.Helper()
 	argv := append(append([]string{w.e.bin}, args...), "--run-dir", d.runDir)
-	return w.run(d.asNobody, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "SUBAGENT_CONFIG="}, argv...)
+	return w.run("", d.asNobody, []string{"PATH=" + os.Getenv("PATH"), "HOME=" + w.home, "SUBAGENT_CONFIG="}, argv...)
 }
 
 // serves says whether d serves the statistic path.
@@ -348,6 +348,7 @@ func buildRunDirWorld(t *testing.T) *rdWorld {
 
 	lib := ctest.Build(t, "")
 	w.programs["SpmiSupl1"] = lib.Sample(t, "SpmiSupl1", false, w.home)
+	w.programs["spmi-consumer"] = lib.Program(t, false, "spmi-consumer", []string{"-std=c11", "-O2"}, filepath.Join(lib.Src, "test", "consumer.c"))
 	_, load := armPrograms(t)
 	w.programs["load"] = load
 	for _, p := range w.programs {
@@ -375,7 +376,7 @@ func outsideModule(t *testing.T, name string) string {
 	return dir
 }
 
-// clientsChoose runs the six clients as uid 65534 with environ and checks
+// clientsChoose runs the seven clients as uid 65534 with environ and checks
 // that each reached chosen and none of the others.
 func (w *rdWorld) clientsChoose(phase string, environ []string, chosen *rdDaemon, others ...*rdDaemon) {
 	t := w.t
@@ -389,9 +390,15 @@ func (w *rdWorld) clientsChoose(phase string, environ []string, chosen *rdDaemon
 	all := append([]*rdDaemon{chosen}, others...)
 
 	// The CLI: the daemon's own process id.
-	out, stderr, code := w.run(true, environ, w.e.bin, "get", "Agent/pid")
+	out, stderr, code := w.run("", true, environ, w.e.bin, "get", "Agent/pid")
 	if m := regexp.MustCompile(`^Agent/pid\s+(\d+)\s`).FindStringSubmatch(out); code != 0 || m == nil || m[1] != strconv.Itoa(chosen.pid()) {
 		t.Errorf("phase %s: subagent get Agent/pid: exit %d, want the %s daemon's pid %d:\n%s%s", phase, code, chosen.name, chosen.pid(), out, stderr)
+	}
+
+	// libSpmi's consumer half (its test driver): Agent/pid in a statset.
+	out, stderr, code = w.run("init\nadd Agent/pid\nreadsum\nexit\n", true, environ, w.programs["spmi-consumer"])
+	if want := fmt.Sprintf("ok 1 %d\n", chosen.pid()); code != 0 || !strings.Contains(out, want) {
+		t.Errorf("phase %s: libSpmi consumer reading Agent/pid: exit %d, want %q (the %s daemon's pid):\n%s%s", phase, code, want, chosen.name, out, stderr)
 	}
 
 	// The Go consumer: the Mem/Real/%free only the chosen daemon serves.
@@ -406,7 +413,7 @@ func (w *rdWorld) clientsChoose(phase string, environ []string, chosen *rdDaemon
 	if len(frees) != len(all) {
 		t.Fatalf("phase %s: the daemons do not serve distinct Mem/Real/%%free: %s", phase, freeNames(frees))
 	}
-	out, stderr, code = w.run(true, environ, w.programs["consumer"])
+	out, stderr, code = w.run("", true, environ, w.programs["consumer"])
 	m := regexp.MustCompile(`(?m)^stat Mem/Real/%free = ([0-9.]+)$`).FindStringSubmatch(out)
 	if code != 0 || m == nil {
 		t.Errorf("phase %s: consumer: exit %d, no Mem/Real/%%free:\n%s%s", phase, code, out, stderr)
@@ -461,7 +468,7 @@ func (w *rdWorld) clientsChoose(phase string, environ []string, chosen *rdDaemon
 		}
 	}
 	for _, argv := range arms {
-		out, stderr, code := w.run(true, append([]string{connectWait}, environ...), argv...)
+		out, stderr, code := w.run("", true, append([]string{connectWait}, environ...), argv...)
 		if code != 0 || (strings.HasSuffix(argv[0], "armload") && !strings.Contains(out, "connected true")) {
 			t.Errorf("phase %s: %s: exit %d:\n%s%s", phase, argv[0], code, out, stderr)
 		}
