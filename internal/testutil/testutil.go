@@ -98,6 +98,9 @@ func (s *Buffer) String() string {
 // child's log.
 func Tail(s string, n int) string {
 	s = strings.TrimRight(s, "\n")
+	if s == "" {
+		return s
+	}
 	i := len(s)
 	for ; n > 0 && i > 0; n-- {
 		i = strings.LastIndexByte(s[:i], '\n')
