@@ -6,11 +6,12 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
 )
 
 type addFunc func(name string, oid asn1tree.OID, macro, path, syn, text string)
 
-// Arcs below ConformanceArc.
+// Arcs below spmi.ASNConformance.
 const (
 	compliancesArc    = 1 // .1 the first compliance, .2 and .3 the deployments'
 	groupsArc         = 2 // context groups, numbered by their top-level ASN
@@ -46,11 +47,11 @@ var Deployments = []Deployment{
 func (m *model) conformance(add addFunc, self string) {
 	conf, comps, groups, hot := m.prefix+"Conformance", m.prefix+"Compliances", m.prefix+"Groups", m.prefix+"HotsetGroups"
 	fronts := m.prefix + "FrontEndGroups"
-	base := m.base.Append(ConformanceArc)
+	base := m.base.Append(spmi.ASNConformance)
 	oidAssign := func(name, parent string, arc uint32, oid asn1tree.OID) {
 		add(name, oid, "OBJECT IDENTIFIER", "", "", fmt.Sprintf("%s OBJECT IDENTIFIER ::= { %s %d }\n", name, parent, arc))
 	}
-	oidAssign(conf, self, ConformanceArc, base)
+	oidAssign(conf, self, spmi.ASNConformance, base)
 	oidAssign(comps, conf, compliancesArc, base.Append(compliancesArc))
 	oidAssign(groups, conf, groupsArc, base.Append(groupsArc))
 	oidAssign(hot, conf, hotsetGroupsArc, base.Append(hotsetGroupsArc))

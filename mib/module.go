@@ -205,11 +205,11 @@ func (m *model) index(t Tree) error {
 			if it.IsStat() {
 				return fmt.Errorf("mib: statistic %q is not in a context", it.Path)
 			}
-			if a := it.Rel[0]; a == NotificationsArc || a == ConformanceArc || a == spmi.ASNWritable || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
+			if a := it.Rel[0]; a == spmi.ASNNotifications || a == spmi.ASNConformance || a == spmi.ASNWritable || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
 				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
 			}
 		} else {
-			if len(it.Rel) == 2 && it.Rel[0] == HotsetArc && it.Rel[1] == HotsetObjectsArc {
+			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNHotset && it.Rel[1] == HotsetObjectsArc {
 				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the hotset notification objects", it.Path, key)
 			}
 			p := m.byRel[it.Rel[:len(it.Rel)-1].String()]

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // smiReserved are names a descriptor must not take, ignoring case: what
@@ -84,7 +85,7 @@ func (m *model) name() error {
 	for _, s := range m.fixedNames() {
 		used[strings.ToLower(s)] = true
 	}
-	hot := m.byRel[asn1tree.OID{HotsetArc}.String()]
+	hot := m.byRel[asn1tree.OID{spmi.ASNHotset}.String()]
 	m.fixedHot = hot == nil || !hot.declared
 	if m.fixedHot {
 		used["hotset"] = true
@@ -238,7 +239,7 @@ func (m *model) nameGroups(used map[string]bool) error {
 				members = append(members, c.members()...)
 			}
 		}
-		if err := add(n, members, -1, n.it.Rel[0], asn1tree.OID{ConformanceArc, groupsArc, n.it.Rel[0]}); err != nil {
+		if err := add(n, members, -1, n.it.Rel[0], asn1tree.OID{spmi.ASNConformance, groupsArc, n.it.Rel[0]}); err != nil {
 			return err
 		}
 	}
@@ -250,7 +251,7 @@ func (m *model) nameGroups(used map[string]bool) error {
 			}
 		})
 		d := Deployments[front[n]]
-		if err := add(n, members, front[n], d.GroupArc, asn1tree.OID{ConformanceArc, frontEndGroupsArc, d.GroupArc}); err != nil {
+		if err := add(n, members, front[n], d.GroupArc, asn1tree.OID{spmi.ASNConformance, frontEndGroupsArc, d.GroupArc}); err != nil {
 			return err
 		}
 	}

@@ -22,21 +22,14 @@ import (
 // SNMPv1 receivers and a master's v1 sinks get it too (RFC 3584 3.2).
 
 // Arcs under the base.
-const (
-	// NotificationsArc is base.0: notifications live at base.0.N so that
-	// they map to SNMPv1 traps (RFC 3584 section 3): enterprise base,
-	// generic trap 6, specific trap N.
-	NotificationsArc = spmi.ASNNotifications
-	// HotsetArc is the Hotset top-level context (base.14).
-	HotsetArc = spmi.ASNHotset
-	// HotsetObjectsArc (base.14.0) holds the objects the notifications
-	// carry. Instances are numbered from 1; the Hotset context must not
-	// put a fixed context at 0 (Generate refuses a tree that does).
-	HotsetObjectsArc uint32 = 0
-	// ConformanceArc (base.100) holds the groups and the compliance
-	// statement; no top-level context may use it.
-	ConformanceArc = spmi.ASNConformance
-)
+// HotsetObjectsArc (base.14.0, spmi.ASNHotset then 0) holds the objects
+// the notifications carry. Instances are numbered from 1; the Hotset
+// context must not put a fixed context at 0 (Generate refuses a tree
+// that does). The notifications themselves are base.0.N
+// (spmi.ASNNotifications) so that they map to SNMPv1 traps (RFC 3584
+// section 3: enterprise base, generic trap 6, specific trap N); base.100
+// (spmi.ASNConformance) holds the groups and compliance statements.
+const HotsetObjectsArc uint32 = 0
 
 // NotifyObject is an object carried in notifications. It is not in the
 // served tree (MAX-ACCESS accessible-for-notify); in a notification its
@@ -59,7 +52,7 @@ func (o *NotifyObject) Instance(base asn1tree.OID) asn1tree.OID { return o.OID(b
 // Notification is one NOTIFICATION-TYPE.
 type Notification struct {
 	Name    string
-	Arc     asn1tree.OID // relative to the base: NotificationsArc, N
+	Arc     asn1tree.OID // relative to the base: spmi.ASNNotifications, N
 	Descr   string
 	Objects []*NotifyObject // in the order of the OBJECTS clause and the VarBinds
 }
@@ -90,7 +83,7 @@ func (n *Notification) Bind(base asn1tree.OID, vals ...asn1tree.Value) ([]Bindin
 }
 
 func hotsetObject(n uint32, name string, k asn1tree.Kind, syntax, descr string) *NotifyObject {
-	return &NotifyObject{Name: name, Arc: asn1tree.OID{HotsetArc, HotsetObjectsArc, n}, Kind: k, Syntax: syntax, Descr: descr}
+	return &NotifyObject{Name: name, Arc: asn1tree.OID{spmi.ASNHotset, HotsetObjectsArc, n}, Kind: k, Syntax: syntax, Descr: descr}
 }
 
 // The objects of the hotset notifications. Their numbers never change.
@@ -156,7 +149,7 @@ const (
 
 // HotsetCleared is the notification of a peer that raised a hotset
 // notification and went back past the hotset's falling threshold.
-var HotsetCleared = &Notification{Name: "hotsetCleared", Arc: asn1tree.OID{NotificationsArc, HotsetClearedNo},
+var HotsetCleared = &Notification{Name: "hotsetCleared", Arc: asn1tree.OID{spmi.ASNNotifications, HotsetClearedNo},
 	Objects: []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetRearm, HotsetSeverity,
 		HotsetPeerName, HotsetPeerValue, HotsetValueUnits},
 	Descr: "A peer that raised a hotset notification went back past the hotset's falling threshold " +
@@ -166,7 +159,7 @@ var HotsetCleared = &Notification{Name: "hotsetCleared", Arc: asn1tree.OID{Notif
 		"this is enterprise-specific trap 32768 of the module's enterprise."}
 
 // TreeChanged is the notification of contexts that appeared or vanished.
-var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{NotificationsArc, TreeChangedNo},
+var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{spmi.ASNNotifications, TreeChangedNo},
 	Objects: []*NotifyObject{TreeGeneration, TreeContexts},
 	Descr: "Contexts appeared in or vanished from the served tree (a DDS supplier registered or " +
 		"left, a disk or process came or went): the directory tables changed. Sent at most once " +
@@ -194,7 +187,7 @@ func HotsetTrap(n uint32, users ...string) *Notification {
 	if len(users) > 0 {
 		d += " Sent by: " + strings.Join(users, ", ") + "."
 	}
-	return &Notification{Name: fmt.Sprintf("hotsetTrap%d", n), Arc: asn1tree.OID{NotificationsArc, n}, Objects: hotsetObjects, Descr: d}
+	return &Notification{Name: fmt.Sprintf("hotsetTrap%d", n), Arc: asn1tree.OID{spmi.ASNNotifications, n}, Objects: hotsetObjects, Descr: d}
 }
 
 // Notifications lists the notifications every module declares: those of

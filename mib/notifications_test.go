@@ -7,6 +7,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/spmi"
 )
 
 func TestNotificationDefinitions(t *testing.T) {
@@ -24,7 +25,7 @@ func TestNotificationDefinitions(t *testing.T) {
 		seen[o.Name], seen[o.Arc.String()] = true, true
 	}
 	for _, n := range mib.Notifications() {
-		if len(n.Objects) == 0 || n.Arc[0] != mib.NotificationsArc || len(n.Arc) != 2 {
+		if len(n.Objects) == 0 || n.Arc[0] != spmi.ASNNotifications || len(n.Arc) != 2 {
 			t.Errorf("%s: arc %s, %d objects", n.Name, n.Arc, len(n.Objects))
 		}
 	}

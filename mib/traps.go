@@ -4,6 +4,8 @@ import (
 	"regexp"
 	"slices"
 	"strconv"
+
+	"github.com/perfagent/subagent/spmi"
 )
 
 // trapDescr is how a hotset instance's description starts when it sends
@@ -17,7 +19,7 @@ func TrapNumbers(items []Item) map[uint32][]string {
 	out := map[uint32][]string{}
 	for i := range items {
 		it := &items[i]
-		if it.IsStat() || !it.Instance || len(it.Rel) != 2 || it.Rel[0] != HotsetArc {
+		if it.IsStat() || !it.Instance || len(it.Rel) != 2 || it.Rel[0] != spmi.ASNHotset {
 			continue
 		}
 		m := trapDescr.FindStringSubmatch(it.Descr)
@@ -38,7 +40,7 @@ func TrapNumbers(items []Item) map[uint32][]string {
 func (m *model) notifications() []*Notification {
 	items := make([]Item, 0, 8)
 	for _, n := range m.nodes {
-		if len(n.it.Rel) == 2 && n.it.Rel[0] == HotsetArc {
+		if len(n.it.Rel) == 2 && n.it.Rel[0] == spmi.ASNHotset {
 			items = append(items, *n.it)
 		}
 	}

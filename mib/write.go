@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // def is one definition on its way to the text, sorted by OID.
@@ -26,8 +27,8 @@ func (m *model) write() *Module {
 	}
 	self := m.prefix + "MIB"
 	notifs := m.prefix + "Notifications"
-	add(notifs, m.base.Append(NotificationsArc), "OBJECT-IDENTITY", "", "",
-		identity(notifs, "The hotset notifications.", self, NotificationsArc))
+	add(notifs, m.base.Append(spmi.ASNNotifications), "OBJECT-IDENTITY", "", "",
+		identity(notifs, "The hotset notifications.", self, spmi.ASNNotifications))
 	for _, n := range m.notifications() {
 		add(n.Name, n.OID(m.base), "NOTIFICATION-TYPE", "", "", notification(n, notifs))
 	}
@@ -51,10 +52,10 @@ func (m *model) write() *Module {
 	m.writeTables(add, self, m.tableIDs)
 	m.writeWritable(add, self)
 	if m.fixedHot {
-		add("hotset", m.base.Append(HotsetArc), "OBJECT-IDENTITY", "", "",
-			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, HotsetArc))
+		add("hotset", m.base.Append(spmi.ASNHotset), "OBJECT-IDENTITY", "", "",
+			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, spmi.ASNHotset))
 	}
-	hotObjs := m.base.Append(HotsetArc, HotsetObjectsArc)
+	hotObjs := m.base.Append(spmi.ASNHotset, HotsetObjectsArc)
 	add("hotsetObjects", hotObjs, "OBJECT-IDENTITY", "", "",
 		identity("hotsetObjects", "The objects the hotset notifications carry; they are not in the served tree.", m.hotset, HotsetObjectsArc))
 	for _, o := range NotifyObjects() {
