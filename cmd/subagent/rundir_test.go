@@ -25,7 +25,7 @@ import (
 // runDirNSEnv carries the mount namespace of the outer run of
 // TestRunDirCandidatesAllClientsChooseTheSame into the inner one, which
 // checks it runs in another.
-const runDirNSEnv = "SUBAGENT_TEST_RUNDIR_OUTER_NS"
+const runDirNSEnv = "RUNDIR_TEST_OUTER_NS" // not SUBAGENT_*: the daemon refuses unknown ones
 
 // One order of run directories (client/rundir, cshared/rundir.c) for the
 // daemon and every client: with a system daemon on /run/subagent and a
