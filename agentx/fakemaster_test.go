@@ -19,7 +19,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // ioTimeout bounds every single wait of the fake master on real sockets.

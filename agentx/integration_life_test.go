@@ -9,8 +9,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // A restarted master forgets every session; the subtree is served again

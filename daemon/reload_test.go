@@ -8,8 +8,8 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 func TestReloadAppliesAllOrNothing(t *testing.T) {

@@ -12,8 +12,8 @@ import (
 
 	"golang.org/x/net/icmp"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/rtimelan"
 )
 

@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 func header32(mem []byte, off int) *uint32 { return (*uint32)(unsafe.Pointer(&mem[off])) }

@@ -15,8 +15,8 @@ import (
 
 	"github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/dds/ddstest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // batchSupplier has v1, v2 in DDS/IBM/Test, v3, v4 in DDS/IBM/Other and

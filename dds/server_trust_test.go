@@ -12,7 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // The test binary doubles as a supplier run as another user: with

@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/client/spmierr"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // goSuppliers runs Go suppliers on the socket at path, one command line

@@ -16,7 +16,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // BenchmarkPCPTracePair is the peer of BenchmarkCStartStop that pays a

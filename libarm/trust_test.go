@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/armring"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // libarm never connects to arm.sock in a directory another user could

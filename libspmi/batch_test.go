@@ -9,8 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/dds/ddstest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // The guide table's four permanent values (struct dat at area offsets 0,

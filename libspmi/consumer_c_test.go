@@ -24,8 +24,8 @@ import (
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/control/controltest"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 

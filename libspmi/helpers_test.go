@@ -16,8 +16,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/dds/ddstest"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/libspmi/ctest"
 )
 

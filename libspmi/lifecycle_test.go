@@ -16,9 +16,9 @@ import (
 
 	client "github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/dds/ddstest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // A SIGKILLed supplier is removed at once (socket EOF); started again on

@@ -7,9 +7,9 @@ import (
 	"path/filepath"
 	"testing"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/dds/ddstest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 const siCallocFailed = 194

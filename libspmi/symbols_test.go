@@ -6,7 +6,7 @@ import (
 	"path/filepath"
 	"testing"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/libspmi/ctest"
 )
 

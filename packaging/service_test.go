@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // cpuIdle is CPU/cpu0/idle under the default base OID (README, docs/TREE.md).

@@ -9,8 +9,8 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/spmi"
 )

@@ -12,7 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // procs stands for /proc in the accounting tests: the live processes by

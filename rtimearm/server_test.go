@@ -14,7 +14,7 @@ import (
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/spmiwire"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/spmi"
 )
 

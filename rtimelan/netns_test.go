@@ -13,7 +13,7 @@ import (
 	"golang.org/x/net/icmp"
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // netns creates a network namespace that the test removes at its end,

@@ -14,7 +14,7 @@ import (
 	"golang.org/x/net/ipv4"
 	"golang.org/x/net/ipv6"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 func TestOpenFailureNamesTheSysctlAndCapability(t *testing.T) {

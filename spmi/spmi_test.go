@@ -18,7 +18,7 @@ import (
 	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 var testBase = asn1tree.MustParse("1.3.6.1.4.1.32473.1")

@@ -10,7 +10,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // fakeLink stands for a destination inside a synctest bubble: a send

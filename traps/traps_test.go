@@ -9,8 +9,8 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/traps"
 )
 

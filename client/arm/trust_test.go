@@ -10,7 +10,7 @@ import (
 
 	"golang.org/x/sys/unix"
 
-	"github.com/perfagent/subagent/client/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // A program never connects to arm.sock in a directory another user could

@@ -7,8 +7,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
-	"github.com/perfagent/subagent/client/internal/testutil"
 	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // After a daemon restart the live instance comes back at its own slot,

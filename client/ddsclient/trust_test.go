@@ -7,8 +7,8 @@ import (
 	"strings"
 	"testing"
 
-	"github.com/perfagent/subagent/client/internal/testutil"
 	"github.com/perfagent/subagent/client/rundir"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // untrusted makes dir look made by another user: owned by uid 65534, and

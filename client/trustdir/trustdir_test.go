@@ -11,7 +11,7 @@ import (
 	"sync"
 	"testing"
 
-	"github.com/perfagent/subagent/client/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // wantErr fails unless err mentions every one of subs.

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // binary builds the subagent once per test run.

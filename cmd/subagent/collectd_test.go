@@ -16,8 +16,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 const collectdSnippet = "../../MIBs/collectd/subagent.conf"

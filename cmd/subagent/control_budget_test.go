@@ -17,7 +17,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // A reader of the control socket (uid 65534 on control.allow_uids) gets a

@@ -10,8 +10,8 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	client "github.com/perfagent/subagent/client/ddsclient"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // One SNMP GET of four DDS values that a supplier writes together, in a

@@ -14,7 +14,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // otherUser is a second allowed user besides nobody, in nobody's group.

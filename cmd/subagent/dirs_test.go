@@ -13,7 +13,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // plantOpenDir makes dir as another user would to take it over: owned by

@@ -15,7 +15,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // The tests of a newcomer's first hour (issue 24): make run, then the

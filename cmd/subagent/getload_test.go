@@ -13,8 +13,8 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // maxAttackP99 bounds the 99th percentile of SNMP GETs to the standalone

@@ -11,8 +11,8 @@ import (
 	"time"
 
 	client "github.com/perfagent/subagent/client/ddsclient"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/traps"
 )

@@ -9,7 +9,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/arm"
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // writeOld writes a state file as the version that kept three stores

@@ -11,7 +11,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // readmeBlock returns the first ```sh block after heading in README.md.

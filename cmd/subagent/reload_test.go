@@ -11,8 +11,8 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // SIGHUP switches the standalone responder's community on the socket it

@@ -11,8 +11,8 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 // v3Get asks the responder once as a v3 user (SHA-256/AES) for oid.

@@ -10,9 +10,9 @@ import (
 
 	"github.com/gosnmp/gosnmp"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 )
 
 const (

@@ -13,8 +13,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/internal/testutil"
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 

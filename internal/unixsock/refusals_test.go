@@ -7,7 +7,7 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/internal/testutil"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // One user varying its reasons gets at most MaxRefusalLines a minute,

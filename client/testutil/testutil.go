@@ -1,6 +1,9 @@
-// Package testutil holds what many packages' tests share: one polling
-// helper bounded in time, and running a command as another local user (the
-// attacker of the local-trust tests).
+// Package testutil is for tests only: what the tests of the client module
+// and of the daemon's module share (one polling helper bounded in time,
+// running a command as another local user, the attacker of the
+// local-trust tests, and a child's log). It lives here, exported, because
+// the daemon's module can import the client module but not the other way
+// round; it imports the standard library only.
 package testutil
 
 import (
