@@ -132,22 +132,22 @@ bin/libSpmi.so: $(LIBSPMI_OBJS)
 bin/libSpmi.a: $(LIBSPMI_OBJS) scripts/static-lib.sh
 	CC="$(CC)" AR="$(AR)" sh scripts/static-lib.sh $@ $(LIBSPMI_OBJS)
 
-# The guide's C samples (libspmi/samples; the two suppliers write their
+# The guide's C samples (samples/spmi; the two suppliers write their
 # files in /etc, as in the guide), linked with bin/libSpmi.a.
-libspmi-samples: $(patsubst libspmi/samples/%.c,bin/%,$(wildcard libspmi/samples/*.c))
+libspmi-samples: $(patsubst samples/spmi/%.c,bin/%,$(wildcard samples/spmi/*.c))
 
-bin/Spmi%: libspmi/samples/Spmi%.c libspmi/include/spmi_dds.h bin/libSpmi.a
+bin/Spmi%: samples/spmi/Spmi%.c libspmi/include/spmi_dds.h bin/libSpmi.a
 	$(CC) -Wall -Wno-main -Ilibspmi/include -o $@ $< bin/libSpmi.a -pthread
 
 # The guide's data-consumer samples (SpmiDataUser, SpmiDataTraverse) are
 # K&R-era C (implicit int, unprototyped signal handlers), compiled as such;
 # they include <sys/Spmidef.h>, which includes spmi_dds.h.
-bin/SpmiData%: libspmi/samples/SpmiData%.c libspmi/include/sys/Spmidef.h libspmi/include/spmi_dds.h bin/libSpmi.a
+bin/SpmiData%: samples/spmi/SpmiData%.c libspmi/include/sys/Spmidef.h libspmi/include/spmi_dds.h bin/libSpmi.a
 	$(CC) -std=gnu89 -Wall -Wno-main -Wno-implicit-int -Ilibspmi/include -o $@ $< bin/libSpmi.a -pthread
 
 # The README's supplier samples: the Go one (bin/spmisupl) and the C ones.
 dds-samples: libspmi-samples
-	$(GO) build -o bin/spmisupl ./dds/samples/spmisupl
+	$(GO) build -o bin/spmisupl ./samples/spmisupl
 
 # The ARM 2.0 library (docs/ARM.md): bin/libarm.so and bin/libarm.a with
 # arm.h, from libarm/src/*.c, and the SDK's sample and the load and
@@ -173,10 +173,10 @@ bin/libarm.a: $(LIBARM_OBJS) scripts/static-lib.sh
 	CC="$(CC)" AR="$(AR)" sh scripts/static-lib.sh $@ $(LIBARM_OBJS)
 
 # The SDK's sample is K&R C (implicit int, sleep without <unistd.h>).
-bin/arm-sample: libarm/samples/sample.c libarm/arm.h bin/libarm.a
+bin/arm-sample: samples/arm/sample.c libarm/arm.h bin/libarm.a
 	$(CC) -O2 -w -Ilibarm -o $@ $< bin/libarm.a -pthread
 
-bin/arm-%: libarm/samples/%.c libarm/arm.h bin/libarm.a
+bin/arm-%: samples/arm/%.c libarm/arm.h bin/libarm.a
 	$(CC) -O2 -Wall -Werror -Ilibarm -o $@ $< bin/libarm.a -pthread
 
 clean:

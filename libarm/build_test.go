@@ -55,16 +55,16 @@ func built(t testing.TB) string {
 		}
 		// The SDK sample as the SDK wrote it (K&R main, sleep without
 		// unistd.h) plus its banner: only warnings are relaxed.
-		if buildErr = cc("-O2", "-w", "-I.", "-o", filepath.Join(buildDir, "sample"), "samples/sample.c",
+		if buildErr = cc("-O2", "-w", "-I.", "-o", filepath.Join(buildDir, "sample"), "../samples/arm/sample.c",
 			"-L"+buildDir, "-Wl,-rpath,"+buildDir, "-larm"); buildErr != nil {
 			return
 		}
-		if buildErr = cc("-O2", "-pthread", "-Wall", "-Werror", "-I.", "-o", filepath.Join(buildDir, "load"), "samples/load.c",
+		if buildErr = cc("-O2", "-pthread", "-Wall", "-Werror", "-I.", "-o", filepath.Join(buildDir, "load"), "../samples/arm/load.c",
 			filepath.Join(buildDir, "libarm.a")); buildErr != nil {
 			return
 		}
 		for _, p := range []string{"corr", "pair"} {
-			if buildErr = cc("-O2", "-pthread", "-Wall", "-Werror", "-I.", "-o", filepath.Join(buildDir, p), "samples/"+p+".c",
+			if buildErr = cc("-O2", "-pthread", "-Wall", "-Werror", "-I.", "-o", filepath.Join(buildDir, p), "../samples/arm/"+p+".c",
 				filepath.Join(buildDir, "libarm.a")); buildErr != nil {
 				return
 			}

@@ -75,7 +75,7 @@ func controlRunDir(t testing.TB) string {
 	return dir
 }
 
-// consumerSample builds samples/<name>.c exactly as the
+// consumerSample builds samples/spmi/<name>.c exactly as the
 // Makefile does (the guide's K&R-era ones as gnu89, warnings allowed as
 // in the guide's code), with the shared or the static library: only the
 // include and link lines are ours.
@@ -87,7 +87,7 @@ func consumerSample(t *testing.T, name string, static bool) string {
 	if strings.HasPrefix(name, "SpmiData") {
 		args = append([]string{"-std=gnu89", "-Wno-implicit-int"}, args...)
 	}
-	args = append(args, filepath.Join(lib.Src, "samples", name+".c"))
+	args = append(args, filepath.Join(lib.Samples, name+".c"))
 	if static {
 		args = append(args, filepath.Join(lib.Dir, "libSpmi.a"))
 	} else {

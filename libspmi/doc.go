@@ -1,8 +1,8 @@
 // Package libspmi holds the C library libSpmi (src/, built by `make
 // libspmi` into bin/libSpmi.so and bin/libSpmi.a), its headers
-// (include/spmi_dds.h, include/sys/Spmidef.h), the guide's C samples
-// (samples/), and the Go tests that prove it against the real daemon
-// (packages dds and control). The Go package itself has no code.
+// (include/spmi_dds.h, include/sys/Spmidef.h), and the Go tests that prove it against the real daemon
+// (packages dds and control), which also build the guide's C samples
+// (samples/spmi at the top of the tree). The Go package itself has no code.
 //
 // The sources are in two halves over a shared part (src/: errors, the
 // one lock, a buffer, the sockets, and SpmiExit, which ends both roles):

@@ -120,7 +120,7 @@ func TestGuideSamplesCompile(t *testing.T) {
 	compiler := cc(t)
 	for _, src := range []string{"SpmiSupl1.c", "SpmiSupl.c"} {
 		obj := filepath.Join(t.TempDir(), src+".o")
-		cmd := exec.Command(compiler, "-c", "-Iinclude", "-o", obj, filepath.Join("samples", src))
+		cmd := exec.Command(compiler, "-c", "-Iinclude", "-o", obj, filepath.Join("..", "samples", "spmi", src))
 		if out, err := cmd.CombinedOutput(); err != nil {
 			t.Errorf("%s: %v\n%s", src, err, out)
 		}

@@ -11,11 +11,11 @@ import (
 // The samples reproduced from the guides: their text is the guides', not
 // this project's to license.
 var notOurs = map[string]bool{
-	"libarm/samples/sample.c":            true,
-	"libspmi/samples/SpmiSupl.c":         true,
-	"libspmi/samples/SpmiSupl1.c":        true,
-	"libspmi/samples/SpmiDataTraverse.c": true,
-	"libspmi/samples/SpmiDataUser.c":     true,
+	"samples/arm/sample.c":            true,
+	"samples/spmi/SpmiSupl.c":         true,
+	"samples/spmi/SpmiSupl1.c":        true,
+	"samples/spmi/SpmiDataTraverse.c": true,
+	"samples/spmi/SpmiDataUser.c":     true,
 }
 
 // TestCSourcesCarrySPDX: every C header and source a vendor may copy
@@ -28,7 +28,7 @@ func TestCSourcesCarrySPDX(t *testing.T) {
 	}
 	var files []string
 	for _, g := range []string{"libspmi/include/*.h", "libspmi/include/sys/*.h", "libspmi/src/*.[ch]",
-		"libspmi/src/*/*.[ch]", "libarm/arm.h", "libarm/src/*.[ch]", "libspmi/samples/*.c", "libarm/samples/*.c"} {
+		"libspmi/src/*/*.[ch]", "libarm/arm.h", "libarm/src/*.[ch]", "samples/spmi/*.c", "samples/arm/*.c"} {
 		m, err := filepath.Glob(filepath.Join(repo, g))
 		if err != nil {
 			t.Fatal(err)

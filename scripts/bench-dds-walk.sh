@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # End-to-end walk of Dynamic Data Suppliers: SUPPLIERS suppliers with STATS
-# statistics each (dds/samples/ddsload, one process, values changing every
+# statistics each (samples/ddsload, one process, values changing every
 # second) registered with bin/subagent, which is attached to a real snmpd
 # master over AgentX and also runs its standalone responder. DDS/ (base.99)
 # is bulk-walked WALKS times through the master and, beside it, WALKS times
@@ -22,7 +22,7 @@ STATS=${4:-1000}
 BASE=${BASE:-1.3.6.1.4.1.32473.1}
 DDS=$BASE.99
 go build -o bin/subagent ./cmd/subagent
-go build -o bin/ddsload ./dds/samples/ddsload
+go build -o bin/ddsload ./samples/ddsload
 
 source scripts/bench-lib.sh
 port=$(free_udp_port)

@@ -40,7 +40,7 @@ NPROCS=$BASE.10.5.0
 REFRESHMS=$BASE.12.6.0 # Agent/refreshms: in an answer, how long the refresh it waited for read
 go build -o bin/subagent ./cmd/subagent
 go build -o bin/pollage ./internal/tools/pollage
-go build -o bin/ddsload ./dds/samples/ddsload
+go build -o bin/ddsload ./samples/ddsload
 
 source scripts/bench-lib.sh
 # net-snmp's tools keep their persistent files here, not in /var/lib/snmp.

@@ -38,8 +38,8 @@ func armPrograms(t *testing.T) (sample, load string) {
 		}
 	}
 	build(args...)
-	build(append([]string{"-std=c11", "-O2", "-pthread", "-I../../libarm", "-I../../cshared", "-o", filepath.Join(dir, "load"), "../../libarm/samples/load.c"}, srcs...)...)
-	build("-O2", "-w", "-I../../libarm", "-o", filepath.Join(dir, "sample"), "../../libarm/samples/sample.c",
+	build(append([]string{"-std=c11", "-O2", "-pthread", "-I../../libarm", "-I../../cshared", "-o", filepath.Join(dir, "load"), "../../samples/arm/load.c"}, srcs...)...)
+	build("-O2", "-w", "-I../../libarm", "-o", filepath.Join(dir, "sample"), "../../samples/arm/sample.c",
 		"-L"+dir, "-Wl,-rpath,"+dir, "-larm")
 	return filepath.Join(dir, "sample"), filepath.Join(dir, "load")
 }
@@ -200,7 +200,7 @@ func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
 
 	// The Go equivalent, through package arm.
 	gobin := filepath.Join(t.TempDir(), "armload")
-	if out, err := exec.Command("go", "build", "-o", gobin, "../../arm/cmd/armload").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", gobin, "../../samples/armload").CombinedOutput(); err != nil {
 		t.Fatalf("go build armload: %v\n%s", err, out)
 	}
 	gc := exec.Command(gobin, strconv.Itoa(threads), strconv.Itoa(each))
@@ -418,12 +418,12 @@ func TestARMTightLoopsLoseNothingUnderShippedSettings(t *testing.T) {
 	}
 	dir := t.TempDir()
 	pair := filepath.Join(dir, "pair")
-	args := append([]string{"-std=c11", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-I../../libarm", "-I../../cshared", "-o", pair, "../../libarm/samples/pair.c"}, libarmSources()...)
+	args := append([]string{"-std=c11", "-O2", "-pthread", "-Wall", "-Wextra", "-Werror", "-I../../libarm", "-I../../cshared", "-o", pair, "../../samples/arm/pair.c"}, libarmSources()...)
 	if out, err := exec.Command("cc", args...).CombinedOutput(); err != nil {
 		t.Fatalf("cc: %v\n%s", err, out)
 	}
 	gobin := filepath.Join(dir, "armload")
-	if out, err := exec.Command("go", "build", "-o", gobin, "../../arm/cmd/armload").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", gobin, "../../samples/armload").CombinedOutput(); err != nil {
 		t.Fatalf("go build armload: %v\n%s", err, out)
 	}
 	e := newEnv(t)

@@ -16,11 +16,11 @@ import (
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
-// sample builds the Go sample supplier (dds/samples/spmisupl).
+// sample builds the Go sample supplier (samples/spmisupl).
 func sample(t *testing.T) string {
 	t.Helper()
 	bin := filepath.Join(t.TempDir(), "spmisupl")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../dds/samples/spmisupl").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../../samples/spmisupl").CombinedOutput(); err != nil {
 		t.Fatalf("go build spmisupl: %v\n%s", err, out)
 	}
 	return bin

@@ -20,13 +20,13 @@ import (
 // otherUser is a second allowed user besides nobody, in nobody's group.
 const otherUser = 65533
 
-// ddsloadBin builds dds/samples/ddsload where every user can run it.
+// ddsloadBin builds samples/ddsload where every user can run it.
 func ddsloadBin(t *testing.T) string {
 	t.Helper()
 	dir := t.TempDir()
 	testutil.Traversable(t, dir)
 	bin := filepath.Join(dir, "ddsload")
-	if out, err := exec.Command("go", "build", "-o", bin, "../../dds/samples/ddsload").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", bin, "../../samples/ddsload").CombinedOutput(); err != nil {
 		t.Fatalf("go build ddsload: %v\n%s", err, out)
 	}
 	return bin

@@ -16,14 +16,14 @@ import (
 	"github.com/perfagent/subagent/internal/snmpdtest"
 )
 
-// ddsload builds dds/samples/ddsload, starts it against the daemon with
+// ddsload builds samples/ddsload, starts it against the daemon with
 // args and returns once its suppliers are registered; it is killed when
 // the test ends (or dies with it).
 func (e *env) ddsload(t *testing.T, args ...string) *exec.Cmd {
 	t.Helper()
 	dir := t.TempDir()
 	load := filepath.Join(dir, "ddsload")
-	if out, err := exec.Command("go", "build", "-o", load, "../../dds/samples/ddsload").CombinedOutput(); err != nil {
+	if out, err := exec.Command("go", "build", "-o", load, "../../samples/ddsload").CombinedOutput(); err != nil {
 		t.Fatalf("go build ddsload: %v\n%s", err, out)
 	}
 	cmd := exec.Command(load, append(args, "-dir", dir)...)

@@ -342,8 +342,8 @@ func buildRunDirWorld(t *testing.T) *rdWorld {
 		}
 		w.programs[name] = filepath.Join(bin, name)
 	}
-	goBuild("spmisupl", "", "../../dds/samples/spmisupl")
-	goBuild("armload", "", "../../arm/cmd/armload")
+	goBuild("spmisupl", "", "../../samples/spmisupl")
+	goBuild("armload", "", "../../samples/armload")
 	goBuild("consumer", outsideModule(t, "consumer"), ".", "GOFLAGS=-mod=mod", "GOWORK=off", "GOTOOLCHAIN=local")
 
 	lib := ctest.Build(t, "")

@@ -23,7 +23,8 @@ type Lib struct {
 	CC      string
 	Dir     string // holds libSpmi.so and libSpmi.a
 	Include string // libspmi/include, for spmi_dds.h and sys/Spmidef.h
-	Src     string // libspmi: C sources in src/, samples/, test programs in test/
+	Src     string // libspmi: C sources in src/, test programs in test/
+	Samples string // samples/spmi: the guide's C programs
 }
 
 // Compiler is $CC or cc; a test that needs it fails without it, since
@@ -77,7 +78,7 @@ func Build(t testing.TB, dir string) *Lib {
 	}
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Dir(filepath.Dir(file))
-	l := &Lib{CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include")}
+	l := &Lib{CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
 	cs := Sources(src)
 	if len(cs) == 0 {
 		t.Fatalf("no C sources in %s", src)
@@ -127,13 +128,13 @@ func (l *Lib) Internal(t testing.TB, name string, extra []string, srcs ...string
 	return out
 }
 
-// Sample builds libspmi/samples/<name>.c and returns the program. The
+// Sample builds samples/spmi/<name>.c and returns the program. The
 // guide's samples keep their /etc/... shared file names; with a non-empty
 // fileDir the source is first copied with "/etc/" replaced by fileDir, so
 // that a test writes no system file and tests do not share one.
 func (l *Lib) Sample(t testing.TB, name string, static bool, fileDir string) string {
 	t.Helper()
-	src := filepath.Join(l.Src, "samples", name+".c")
+	src := filepath.Join(l.Samples, name+".c")
 	if fileDir != "" {
 		b, err := os.ReadFile(src)
 		if err != nil {

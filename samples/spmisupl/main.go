@@ -3,7 +3,7 @@
 // gadgets and widgets, DDS/IBM/Moretest/SubTest with level and queue,
 // updated as the guide's SpmiSupl1.c does, and (with -volatile) the
 // volatile context DDS/IBM/Moretest/Bingo of SpmiSupl.c, added and later
-// deleted while it runs. The C originals are in libspmi/samples.
+// deleted while it runs. The C originals are in samples/spmi.
 // -vendor puts the same tables under another DDS/<vendor>, so that this
 // sample and the C one (DDS/IBM) run side by side.
 //

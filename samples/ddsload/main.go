@@ -7,8 +7,8 @@
 // c2, ... of it, so a supplier can reach the daemon's dds.max_stats_total
 // while each context stays within dds.max_stats.
 //
-//	go run ./dds/samples/ddsload -suppliers 100 -stats 1000
-//	go run ./dds/samples/ddsload -suppliers 16 -stats 62500 -per-context 1000
+//	go run ./samples/ddsload -suppliers 100 -stats 1000
+//	go run ./samples/ddsload -suppliers 16 -stats 62500 -per-context 1000
 package main
 
 import (
