@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"path/filepath"
-	"slices"
 
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/ddswire"
@@ -16,14 +15,6 @@ import (
 // ARMNumberingFile is where older versions kept the ASN.1 numbers of ARM
 // transactions; loadNumbering merges it into NumberingFile.
 const ARMNumberingFile = "arm-numbering.json"
-
-// armNames adds RTime to the top-level names when ARM is on.
-func armNames(c *config.Config, names []string) []string {
-	if c.ARM.Enabled && !slices.Contains(names, "RTime") {
-		names = append(names, "RTime")
-	}
-	return names
-}
 
 // startARM opens arm.sock in the run directory and adds RTime/ARM to the
 // hierarchy; serve drains and accepts until ctx is done. Nil when off.

@@ -160,8 +160,9 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	if c.DDS.Enabled {
 		names = append(names, ddswire.Root)
 	}
-	names = armNames(c, names)
-	names = rtimeNames(c, names)
+	if c.ARM.Enabled || c.RTimeLAN.Enabled {
+		names = append(names, spmi.RTimeCx.Name) // one name for RTime/ARM and RTime/LAN
+	}
 	names = append(names, "Agent", "Hotset")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)

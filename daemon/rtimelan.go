@@ -3,7 +3,6 @@ package daemon
 import (
 	"context"
 	"fmt"
-	"slices"
 	"sync"
 
 	"github.com/perfagent/subagent/config"
@@ -18,14 +17,6 @@ type rtimeLAN struct {
 	store *rtimelan.Store
 	m     *rtimelan.Monitor // nil until Run opened the sockets
 	open  rtimelan.Opener   // nil: icmp.ListenPacket
-}
-
-// rtimeNames adds the RTime provider to the Agent's list of providers.
-func rtimeNames(c *config.Config, names []string) []string {
-	if c.RTimeLAN.Enabled && !slices.Contains(names, "RTime") {
-		names = append(names, "RTime")
-	}
-	return names
 }
 
 // initRTimeLAN takes the hosts kept in the daemon's numbering and

@@ -71,12 +71,9 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	r.DrainAll()
 	r.mu.Lock()
 	defer r.mu.Unlock()
-	rt := b.Lookup("RTime")
-	if rt == nil {
-		var err error
-		if rt, err = b.Context(nil, &spmi.RTimeCx); err != nil {
-			return err
-		}
+	rt, err := b.RTime()
+	if err != nil {
+		return err
 	}
 	arm, err := b.Context(rt, &armCx)
 	if err != nil {

@@ -46,14 +46,11 @@ type Provider struct{ M *Monitor }
 // Name is the provider's name in the daemon's Agent context.
 func (p Provider) Name() string { return "RTime" }
 
-// Collect adds RTime (unless another provider did) and RTime/LAN.
+// Collect adds RTime/LAN (and RTime, if RTime/ARM has not).
 func (p Provider) Collect(b *spmi.Builder) error {
-	rt := b.Lookup("RTime")
-	if rt == nil {
-		var err error
-		if rt, err = b.Context(nil, &spmi.RTimeCx); err != nil {
-			return err
-		}
+	rt, err := b.RTime()
+	if err != nil {
+		return err
 	}
 	lan, err := b.Context(rt, &lanCx)
 	if err != nil {

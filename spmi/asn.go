@@ -41,6 +41,6 @@ const (
 	ASNRTimeLAN   uint32 = 2  // RTime/LAN
 )
 
-// RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share: the
-// first of them to collect creates it.
+// RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share
+// (Builder.RTime creates it).
 var RTimeCx = CxDesc{Name: "RTime", Descr: "Response time measurement", ASN: ASNRTime}

@@ -107,6 +107,16 @@ func displayPath(n *Node) string {
 	return n.Path
 }
 
+// RTime returns the RTime context, which RTime/ARM and RTime/LAN add
+// under: the first of them to collect creates it (they are collected
+// together, in one group of the hierarchy).
+func (b *Builder) RTime() (*Node, error) {
+	if rt := b.Lookup(RTimeCx.Name); rt != nil {
+		return rt, nil
+	}
+	return b.Context(nil, &RTimeCx)
+}
+
 // Context adds a permanent context under parent (nil: Top).
 func (b *Builder) Context(parent *Node, d *CxDesc) (*Node, error) {
 	if err := d.Validate(); err != nil {
