@@ -18,6 +18,7 @@ import (
 	"github.com/perfagent/subagent/control"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/unixsock"
+	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -64,7 +65,7 @@ func NewHierarchy(c *config.Config, num *spmi.Numbering, log *slog.Logger) (*spm
 		maxAge[a.Context] = a.MaxAge
 	}
 	h := spmi.NewHierarchy(spmi.Config{Base: c.Base, MinAge: c.Refresh.MinAge, MaxAge: maxAge, WarmFor: c.Refresh.WarmFor,
-		Numbering: num, Logger: log, Views: views(c.Views)})
+		Numbering: num, Logger: log, Views: views(c.Views), Spell: rtimelan.CanonicalPath})
 	for _, p := range provs {
 		h.Add(p)
 	}

@@ -78,9 +78,10 @@ func TestIPv6HostTypedTwoWaysIsOneInstance(t *testing.T) {
 	}
 }
 
-// NotMeasured names exactly the statistics that Collect serves without
-// a value before a host's first reply, and they get values with it.
-func TestNotMeasuredMatchesWhatCollectLeavesEmpty(t *testing.T) {
+// Before a host's first reply, resptime and respavg alone have no value,
+// read as not measured yet (NotYet, with the reason) rather than as a
+// failed source; they get values with the reply.
+func TestOnlyResponseTimesAreNotYetBeforeAReply(t *testing.T) {
 	m := NewMonitor(settings("192.0.2.1"), newStore(t), newFakeNet(t), nil, nil)
 	h := spmi.NewHierarchy(spmi.Config{})
 	h.Add(Provider{M: m})
@@ -97,31 +98,26 @@ func TestNotMeasuredMatchesWhatCollectLeavesEmpty(t *testing.T) {
 		return s
 	}
 	for _, it := range read().Items {
-		why, says := NotMeasured(it.Path)
-		if empty := it.Err != nil && it.Err.Code == spmierr.SiNoValue; empty != says {
-			t.Errorf("%s: no value %v (%v), NotMeasured %v", it.Path, empty, it.Err, says)
+		name := it.Path[strings.LastIndexByte(it.Path, '/')+1:]
+		want := name == "resptime" || name == "respavg"
+		if empty := it.Err != nil && it.Err.Code == spmierr.SiNoValue; empty != want || it.NotYet != want {
+			t.Errorf("%s: no value %v (%v), not yet %v; want both %v", it.Path, empty, it.Err, it.NotYet, want)
 		}
-		if says && !strings.Contains(why, "not measured yet") {
-			t.Errorf("%s: %q", it.Path, why)
+		if want && !strings.Contains(it.Err.Msg, "not measured yet: no echo reply from 192.0.2.1") {
+			t.Errorf("%s: %q", it.Path, it.Err.Msg)
 		}
 	}
 	m.mu.Lock()
 	m.hosts["192.0.2.1"].stats.Observe(184_000, 75) // 184 µs
 	m.mu.Unlock()
 	for _, it := range read().Items {
-		if it.Err != nil {
-			t.Errorf("%s after a reply: %v", it.Path, it.Err)
+		if it.Err != nil || it.NotYet {
+			t.Errorf("%s after a reply: %v (not yet %v)", it.Path, it.Err, it.NotYet)
 		}
 		if it.Path == "RTime/LAN/192.0.2.1/resptime" {
 			if got := spmi.SNMPValue(it.Stat, it.Value); got.Num != 184 {
 				t.Errorf("resptime served as %v, want 184 (0.184 ms, 3 decimals)", got)
 			}
 		}
-	}
-	if _, ok := NotMeasured("RTime/LAN/192.0.2.1/requests"); ok {
-		t.Error("requests always has a value")
-	}
-	if _, ok := NotMeasured("CPU/cpu0/resptime"); ok {
-		t.Error("not RTime/LAN")
 	}
 }

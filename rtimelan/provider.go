@@ -91,21 +91,6 @@ func (p Provider) Collect(b *spmi.Builder) error {
 	return nil
 }
 
-// NotMeasured tells why a statistic at path has no value when the reason is
-// RTime/LAN's: resptime and respavg of a host have none until its first
-// echo reply. The CLI prints the reason instead of a read failure.
-func NotMeasured(path string) (string, bool) {
-	parts := strings.Split(strings.Trim(path, "/"), "/")
-	if len(parts) != 4 || parts[0] != "RTime" || parts[1] != "LAN" {
-		return "", false
-	}
-	switch parts[3] {
-	case "resptime", "respavg":
-		return "not measured yet: no echo reply from " + parts[2] + " so far", true
-	}
-	return "", false
-}
-
 func truncate(s string, n int) string {
 	if len(s) <= n {
 		return s

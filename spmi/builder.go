@@ -198,7 +198,7 @@ func (b *Builder) Stats(cx *Node, ds []spmiwire.StatDesc, values []spmiwire.Valu
 func (b *Builder) Finish() *Snapshot {
 	p := b.finishPart(nil)
 	p.time = b.now
-	return assemble(b.base, b.now, []*part{p})
+	return assemble(b.base, b.now, []*part{p}, nil)
 }
 
 // finishPart orders the builder's tree and indexes it as one part.

@@ -35,7 +35,7 @@ func (h *Hierarchy) Create(path string) (*Node, error) {
 		return n, nil
 	}
 	provs := h.providers()
-	p := cleanPath(path)
+	p := s.clean(path)
 	created := false
 	for _, pr := range provs {
 		c, ok := pr.(Creator)

@@ -123,3 +123,28 @@ func TestCreateRefusalAndForeignPaths(t *testing.T) {
 		t.Errorf("created %v, want nothing", o.names)
 	}
 }
+
+// Config.Spell gives every path one spelling before it is looked up, read,
+// created or deleted, so that two spellings of one instance are one.
+func TestSpellMakesTwoSpellingsOne(t *testing.T) {
+	o := &onReference{}
+	h := NewHierarchy(Config{Base: testBase, Spell: func(p string) string { return strings.Replace(p, "/[x]", "/x", 1) }})
+	h.Add(o)
+	if _, err := h.Create("Ref/[x]"); err != nil {
+		t.Fatal(err)
+	}
+	if _, err := h.Create("/Ref/x/"); err != nil {
+		t.Fatal(err)
+	}
+	if len(o.names) != 1 || o.names[0] != "x" {
+		t.Fatalf("created %q, want the one instance x", o.names)
+	}
+	s := h.Fresh()
+	if n, err := s.Lookup("Ref/[x]/hits"); err != nil || n.Path != "Ref/x/hits" {
+		t.Fatalf("Lookup of the other spelling: %v %v", n, err)
+	}
+	smp, _ := s.Read([]string{"Ref/[x]/hits"})
+	if it := smp.Items[0]; it.Err != nil || it.Path != "Ref/x/hits" || it.NotYet {
+		t.Fatalf("Read of the other spelling: %+v", it)
+	}
+}

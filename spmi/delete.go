@@ -18,7 +18,7 @@ type Deleter interface {
 // the next read no longer sees it.
 func (h *Hierarchy) Delete(path string) error {
 	provs := h.providers()
-	p := cleanPath(path)
+	p := spelled(h.cfg.Spell, path)
 	for _, pr := range provs {
 		d, ok := pr.(Deleter)
 		if !ok {

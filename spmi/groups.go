@@ -212,7 +212,7 @@ func (h *Hierarchy) publish(gs []*group, parts []*part, now time.Time) *Snapshot
 	if at.IsZero() {
 		at = now
 	}
-	s := assemble(h.cfg.Base, at, all)
+	s := assemble(h.cfg.Base, at, all, h.cfg.Spell)
 	h.logFailures(s.Failures)
 	h.statsMu.Lock()
 	h.stats.Refreshes++

@@ -51,6 +51,12 @@ type Config struct {
 	Numbering *Numbering
 	Logger    *slog.Logger
 	Views     Views // what the SNMP view serves; 0: both (TablesArc)
+	// Spell gives a path its one spelling where an element may be
+	// written more than one way (RTime/LAN's hosts: [::1], ::1); every
+	// lookup, read, creation and deletion by path goes through it, so
+	// that all readers (the CLI, libSpmi, the Go consumer) agree. Nil:
+	// paths are taken as given.
+	Spell func(path string) string
 }
 
 // RefreshStats describe the refreshes a Hierarchy has done.

@@ -26,13 +26,14 @@ type Snapshot struct {
 
 	parts []*part          // one per group of providers
 	route map[string]*part // top-level context -> its part
+	spell func(string) string
 	view  runs
 }
 
 // assemble makes a snapshot of the parts. A part whose top-level contexts
 // clash with an earlier one's is left out and named in Failures.
-func assemble(base asn1tree.OID, at time.Time, parts []*part) *Snapshot {
-	s := &Snapshot{Base: base, Time: at, Failures: map[string]error{}, route: map[string]*part{}}
+func assemble(base asn1tree.OID, at time.Time, parts []*part, spell func(string) string) *Snapshot {
+	s := &Snapshot{Base: base, Time: at, Failures: map[string]error{}, route: map[string]*part{}, spell: spell}
 	top := &Node{Name: "Top", Descr: "Top of the data hierarchy", Cx: &CxDesc{Name: "Top"}}
 	viewRuns := make([][]run, 0, len(parts))
 	for _, p := range parts {
@@ -76,10 +77,23 @@ func (s *Snapshot) partOf(path string) *part {
 	return s.route[first]
 }
 
+// clean is path without the slashes around it, in its one spelling.
+func (s *Snapshot) clean(path string) string { return spelled(s.spell, path) }
+
+// spelled is path without the slashes around it, in its one spelling
+// (Config.Spell; nil: as given).
+func spelled(spell func(string) string, path string) string {
+	p := cleanPath(path)
+	if spell != nil {
+		p = spell(p)
+	}
+	return p
+}
+
 // Lookup finds a context or statistic by path ("CPU/cpu0/idle", "Mem/Real/").
 // A miss creates nothing (see Hierarchy.Create).
 func (s *Snapshot) Lookup(path string) (*Node, error) {
-	p := cleanPath(path)
+	p := s.clean(path)
 	if p == "" {
 		return s.Top, nil
 	}

@@ -17,7 +17,7 @@ func (s *Snapshot) Read(paths []string) (spmiwire.Sample, error) {
 
 // Item reads the statistic at path p.
 func (r *Answer) Item(p string) spmiwire.Item {
-	it := spmiwire.Item{Path: cleanPath(p)}
+	it := spmiwire.Item{Path: r.s.clean(p)}
 	n, err := r.s.Lookup(p)
 	switch {
 	case err != nil:
@@ -28,7 +28,7 @@ func (r *Answer) Item(p string) spmiwire.Item {
 		r.touch(r.s.partOf(it.Path))
 		it.Stat, it.Value = n.Stat, r.Value(n)
 		if why := it.Value.Why(); why != "" {
-			it.Err = &spmierr.Error{Code: spmierr.SiNoValue, Msg: why}
+			it.Err, it.NotYet = &spmierr.Error{Code: spmierr.SiNoValue, Msg: why}, true
 		} else if !it.Value.OK() {
 			it.Err = &spmierr.Error{Code: spmierr.SiNoValue, Msg: "no value for \"" + n.Path + "\": its source could not be read"}
 		}

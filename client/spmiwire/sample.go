@@ -45,4 +45,9 @@ type Item struct {
 	Stat  *StatDesc      `json:"stat,omitempty"`
 	Value Value          `json:"value"`
 	Err   *spmierr.Error `json:"err,omitempty"`
+	// NotYet: the statistic has no value only because nothing has
+	// measured it yet (Unmeasured: a host created a moment ago, a hotset
+	// not evaluated yet); Err holds the reason. Readers show the reason
+	// rather than a failed source.
+	NotYet bool `json:"not_yet,omitempty"`
 }

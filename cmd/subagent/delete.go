@@ -47,7 +47,7 @@ func changeCmd(op, short, long string, do func(*consumer.Client, context.Context
 				return daemonError(cfg.RunDir, err)
 			}
 			defer c.Close()
-			for _, p := range canonicalPaths(args) {
+			for _, p := range args {
 				if err := do(c, cmd.Context(), p); err != nil {
 					return fmt.Errorf("%s %s: %w", op, p, err)
 				}

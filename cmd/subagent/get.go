@@ -16,8 +16,6 @@ import (
 	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/spf13/cobra"
-
-	"github.com/perfagent/subagent/rtimelan"
 )
 
 func getCmd() *cobra.Command {
@@ -48,7 +46,7 @@ func getCmd() *cobra.Command {
 			if wait < 0 {
 				return fmt.Errorf("--wait %v: must not be negative", wait)
 			}
-			paths := canonicalPaths(args)
+			paths := args // the daemon gives each its one spelling
 			deadline := time.Now().Add(wait)
 			if wait > 0 {
 				waitForDaemon(cmd.Context(), cfg.RunDir, deadline)
@@ -84,16 +82,6 @@ func getCmd() *cobra.Command {
 	cmd.Flags().Duration("wait", 0, "wait up to this long for the daemon to answer and every statistic to have a value")
 	addLocalFlag(cmd)
 	return cmd
-}
-
-// canonicalPaths gives IP addresses under RTime/LAN their one spelling,
-// so that RTime/LAN/[::1] and RTime/LAN/::1 name the same host.
-func canonicalPaths(paths []string) []string {
-	out := make([]string, len(paths))
-	for i, p := range paths {
-		out[i] = rtimelan.CanonicalPath(p)
-	}
-	return out
 }
 
 // waitForDaemon polls the control socket until it answers or deadline.
@@ -193,10 +181,7 @@ func printOnce(out io.Writer, r consumer.Reading) error {
 // notYet tells a statistic that has no value because nothing was measured
 // yet (a host created a moment ago) from one whose source failed.
 func notYet(v consumer.StatValue) (string, bool) {
-	if v.Err == nil || v.Err.Code != spmierr.SiNoValue {
-		return "", false
-	}
-	if _, ok := rtimelan.NotMeasured(v.Path); !ok {
+	if !v.NotYet || v.Err == nil {
 		return "", false
 	}
 	return v.Err.Msg, true // the daemon's reason: no reply yet, or why not

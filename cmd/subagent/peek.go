@@ -29,7 +29,7 @@ func peekCmd() *cobra.Command {
 			defer r.Close()
 			path := ""
 			if len(args) == 1 {
-				path = canonicalPaths(args)[0]
+				path = args[0]
 			}
 			depth, _ := cmd.Flags().GetInt("depth")
 			if depth < 0 {
