@@ -5,6 +5,7 @@ import (
 	"slices"
 	"testing"
 
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
@@ -24,9 +25,9 @@ func TestSlots(t *testing.T) {
 		t.Fatalf("in use %d, free %d", s.InUse(), s.Free())
 	}
 	_, err := s.Alloc(48)
-	wantErr(t, err, spmierr.SiCallocFailed, "no free 48-byte slot", "40 bytes free in 1 pieces")
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "no free 48-byte slot", "40 bytes free in 1 pieces")
 	_, err = s.Alloc(0xffffffff)
-	wantErr(t, err, spmierr.SiCallocFailed, "4294967296-byte")
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "4294967296-byte")
 
 	// Free b and c (adjacent), then a: one 40-byte hole at 32.
 	for _, off := range []uint32{b, c, a} {
@@ -38,9 +39,9 @@ func TestSlots(t *testing.T) {
 		t.Fatalf("free list %v", s.free)
 	}
 	_, err = s.Release(a)
-	wantErr(t, err, spmierr.SiNotFound, "offset 32")
+	ddswiretest.WantErr(t, err, spmierr.SiNotFound, "offset 32")
 	_, err = s.Release(d + 8)
-	wantErr(t, err, spmierr.SiNotFound)
+	ddswiretest.WantErr(t, err, spmierr.SiNotFound)
 	if x, _ := s.Alloc(32); x != 32 {
 		t.Fatalf("first fit gave %d", x)
 	}
@@ -98,7 +99,7 @@ func TestSlotsAllocAt(t *testing.T) {
 		{72, 8, spmierr.SiCallocFailed, []string{"offset 72", "overlaps"}},               // inside a used slot
 		{112, 16, spmierr.SiCallocFailed, []string{"offset 112 (16 bytes)", "overlaps"}}, // free start, used end
 	} {
-		wantErr(t, s.AllocAt(tc.off, tc.size), tc.code, tc.want...)
+		ddswiretest.WantErr(t, s.AllocAt(tc.off, tc.size), tc.code, tc.want...)
 	}
 	if s.InUse() != 4 || s.Free() != 40 {
 		t.Fatal("a refused AllocAt changed the slots")

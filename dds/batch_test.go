@@ -12,6 +12,7 @@ import (
 	"unsafe"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/testutil"
 )
@@ -22,7 +23,7 @@ func header32(mem []byte, off int) *uint32 { return (*uint32)(unsafe.Pointer(&me
 // began during the copy, gives up within its bounds when one stays open,
 // and leaves SiShReading even and changed.
 func TestReadConsistent(t *testing.T) {
-	mem := aligned(ddswire.HeaderSize + 64)
+	mem := ddswiretest.Aligned(ddswire.HeaderSize + 64)
 	begun, ended, reading := header32(mem, ddswire.OffBatch), header32(mem, ddswire.OffBatchEnd), header32(mem, ddswire.OffReading)
 
 	copies := 0
@@ -92,7 +93,7 @@ func TestReadConsistent(t *testing.T) {
 // copies then. Without the wait the same read gives up; with a batch that
 // never ends, the wait is bounded.
 func TestReadConsistentWaitsForAnOpenBatch(t *testing.T) {
-	mem := aligned(ddswire.HeaderSize + 64)
+	mem := ddswiretest.Aligned(ddswire.HeaderSize + 64)
 	begun, ended, reading := header32(mem, ddswire.OffBatch), header32(mem, ddswire.OffBatchEnd), header32(mem, ddswire.OffReading)
 	atomic.AddUint32(begun, 1)
 	if ok, _ := ReadConsistent(mem, 0, func() error { return nil }); ok {
@@ -134,7 +135,7 @@ func TestServerServesLastConsistentValues(t *testing.T) {
 	s, h := testServer(t, func(s *Server) {
 		s.reg.log, s.reg.staleWarn = slog.New(slog.NewTextHandler(lg, nil)), time.Hour
 	})
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 	ts.put(0, 1)
 	ts.put(8, 1)
@@ -183,7 +184,7 @@ func TestServerServesLastConsistentValues(t *testing.T) {
 // into them.
 func TestServerReadsMinorZeroAsBefore(t *testing.T) {
 	s, h := testServer(t, nil)
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	hd := ddswire.DecodeHeader(ts.mem)
 	hd.Minor, hd.Batch = 0, 5 // a nonzero reserved word
 	hd.Encode(ts.mem)

@@ -7,6 +7,7 @@ import (
 	"github.com/prometheus/procfs"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 )
 
 // The client module's hand-written reading of a process's start time
@@ -23,7 +24,7 @@ func TestDaemonAgreesWithClientModule(t *testing.T) {
 			t.Errorf("pid %d: start %d, procfs reads %d", pid, got, want)
 		}
 	}
-	mem := goodFile()
+	mem := ddswiretest.GoodFile()
 	if err := ddswire.SetGoAway(mem); err != nil {
 		t.Fatal(err)
 	}

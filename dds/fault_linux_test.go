@@ -9,6 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
@@ -21,7 +22,7 @@ func TestTruncatedMappingIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	good := goodFile()
+	good := ddswiretest.GoodFile()
 	if _, err := f.Write(good); err != nil {
 		t.Fatal(err)
 	}
@@ -30,7 +31,7 @@ func TestTruncatedMappingIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer syscall.Munmap(mem)
-	l, err := ddswire.ValidateFile(mem, goodExpect(), ddswire.Limits{})
+	l, err := ddswire.ValidateFile(mem, ddswiretest.GoodExpect(), ddswire.Limits{})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -44,15 +45,15 @@ func TestTruncatedMappingIsAnError(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err = ReadValue(area, fld)
-	wantErr(t, err, spmierr.SiShmemFailed, "memory fault", "truncated")
+	ddswiretest.WantErr(t, err, spmierr.SiShmemFailed, "memory fault", "truncated")
 	_, err = ReadValue(area, ddswire.Field{Off: 2, Size: 2, Type: ddswire.SiUShort, Present: ddswire.SiLong})
-	wantErr(t, err, spmierr.SiShmemFailed, "memory fault")
+	ddswiretest.WantErr(t, err, spmierr.SiShmemFailed, "memory fault")
 	_, err = ddswire.LoadStamp(mem)
-	wantErr(t, err, spmierr.SiShmemFailed, "memory fault")
-	wantErr(t, ddswire.SetGoAway(mem), spmierr.SiShmemFailed, "memory fault")
-	wantErr(t, ZeroSlot(area, 64, 64), spmierr.SiShmemFailed, "memory fault")
-	_, err = ddswire.ValidateFile(mem, goodExpect(), ddswire.Limits{})
-	wantErr(t, err, spmierr.SiShmemFailed, "memory fault")
+	ddswiretest.WantErr(t, err, spmierr.SiShmemFailed, "memory fault")
+	ddswiretest.WantErr(t, ddswire.SetGoAway(mem), spmierr.SiShmemFailed, "memory fault")
+	ddswiretest.WantErr(t, ZeroSlot(area, 64, 64), spmierr.SiShmemFailed, "memory fault")
+	_, err = ddswire.ValidateFile(mem, ddswiretest.GoodExpect(), ddswire.Limits{})
+	ddswiretest.WantErr(t, err, spmierr.SiShmemFailed, "memory fault")
 
 	// Other panics are not swallowed.
 	defer func() {

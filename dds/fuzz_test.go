@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 )
 
 var fuzzLimits = ddswire.Limits{MaxFrame: 1 << 16, MaxContexts: 16, MaxTemplates: 4, MaxStats: 16, MaxStatsTotal: 64, MaxArea: 1 << 16}
@@ -14,7 +15,7 @@ var fuzzLimits = ddswire.Limits{MaxFrame: 1 << 16, MaxContexts: 16, MaxTemplates
 // the registration checks on whatever decodes: neither may panic, and what
 // decodes must survive a re-encode unchanged.
 func FuzzDecode(f *testing.F) {
-	for _, m := range []ddswire.Message{guideInit(), &ddswire.AddCx{Path: "DDS/IBM/Moretest/Bingo", Descr: "Dynamically added", ASN: 1},
+	for _, m := range []ddswire.Message{ddswiretest.GuideInit(), &ddswire.AddCx{Path: "DDS/IBM/Moretest/Bingo", Descr: "Dynamically added", ASN: 1},
 		&ddswire.AddCx{Ix: 1, Path: "DDS/IBM/Moretest/Bingo", Descr: "replayed", ASN: 1, Offset: 48},
 		&ddswire.AddCx{Path: "DDS/IBM/Bingo", Descr: "replayed at 0", ASN: 1, Flags: ddswire.AddCxReplay},
 		&ddswire.DelCx{Offset: 32}, &ddswire.Exit{}, &ddswire.Reply{To: ddswire.MsgAddCx, Value: 32}, &ddswire.Reply{To: ddswire.MsgInit, Errno: 193, Errmsg: "dup"}} {
@@ -27,7 +28,7 @@ func FuzzDecode(f *testing.F) {
 	// An AddCx whose offset field is present but 0 (re-encoded without it).
 	zero, _ := ddswire.Marshal(&ddswire.AddCx{Path: "DDS/IBM/x", ASN: 2}, fuzzLimits)
 	zero = append(zero, 0, 0, 0, 0)
-	le.PutUint32(zero, uint32(len(zero)-frameHead))
+	ddswiretest.LE.PutUint32(zero, uint32(len(zero)-ddswiretest.FrameHead))
 	f.Add(zero)
 	f.Fuzz(func(t *testing.T, b []byte) {
 		m, err := ddswire.ReadMessage(bytes.NewReader(b), fuzzLimits)
@@ -62,7 +63,7 @@ func FuzzDecode(f *testing.F) {
 // FuzzValidateFile feeds arbitrary files to the header check and, when it
 // passes, reads every field the area could hold: no panic, no read outside.
 func FuzzValidateFile(f *testing.F) {
-	f.Add(goodFile()[:ddswire.HeaderSize+64], uint64(0), uint32(0))
+	f.Add(ddswiretest.GoodFile()[:ddswire.HeaderSize+64], uint64(0), uint32(0))
 	small := ddswire.NewHeader(64, 16, 1, 2, "/f")
 	small.Gen = 7
 	b := make([]byte, small.AllocLen)
@@ -74,7 +75,7 @@ func FuzzValidateFile(f *testing.F) {
 	small.Encode(b)
 	f.Add(b, uint64(7), uint32(0x0108))
 	f.Fuzz(func(t *testing.T, data []byte, gen uint64, field uint32) {
-		mem := aligned(len(data))
+		mem := ddswiretest.Aligned(len(data))
 		copy(mem, data)
 		exp := ddswire.Expect{}
 		if gen != 0 {

@@ -5,6 +5,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -51,7 +52,7 @@ func readAll(t *testing.T, h *spmi.Hierarchy, path string) {
 // at 0, so a supplier can slow down while no manager looks.
 func TestBackgroundRefreshIsNotARead(t *testing.T) {
 	s, h := testServer(t, nil)
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 	h.Invalidate()
 	h.RefreshBackground()

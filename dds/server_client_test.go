@@ -14,6 +14,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/spmi"
@@ -143,7 +144,7 @@ func (ts *testSup) register(s *Server, want spmierr.Code) *ddswire.Reply {
 
 // put stores v at area offset off (8-byte field).
 func (ts *testSup) put(off uint32, v uint64) {
-	le.PutUint64(ts.mem[ddswire.HeaderSize+int(off):], v)
+	ddswiretest.LE.PutUint64(ts.mem[ddswire.HeaderSize+int(off):], v)
 }
 
 // waitEOF waits until the daemon closes the connection.

@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
@@ -41,7 +42,7 @@ func TestServerStaleSocket(t *testing.T) {
 func TestServerIntervalAndShutdown(t *testing.T) {
 	clk := newTestClock()
 	s, h := testServer(t, func(s *Server) { s.reg.now = clk.now })
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 	readAll(t, h, "DDS/IBM/Test/gadgets")
 	clk.advance(120 * time.Millisecond)
@@ -62,7 +63,7 @@ func TestServerIntervalAndShutdown(t *testing.T) {
 
 func TestServerBadFrame(t *testing.T) {
 	s, _ := testServer(t, nil)
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.dial(s)
 	ts.c.SetDeadline(time.Now().Add(5 * time.Second))
 	if _, err := ts.c.Write([]byte{1, 0, 0, 0, 0x7f, 0, 0, 0}); err != nil {
@@ -84,7 +85,7 @@ func TestServerBadFrame(t *testing.T) {
 
 func TestServerSupplierLimit(t *testing.T) {
 	s, h := testServer(t, func(s *Server) { s.reg.maxSup = 1 })
-	a := newSupFile(t, guideInit())
+	a := newSupFile(t, ddswiretest.GuideInit())
 	a.register(s, spmierr.SiSuccess)
 	b := newSupFile(t, otherInit("DDS/IBM/Other", 230))
 	b.register(s, spmierr.SiCallocFailed)
@@ -95,7 +96,7 @@ func TestServerSupplierLimit(t *testing.T) {
 
 func TestServerProtocolRefusals(t *testing.T) {
 	s, h := testServer(t, nil)
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.dial(s)
 	in := *ts.init
 	in.Version = 2
@@ -109,7 +110,7 @@ func TestServerProtocolRefusals(t *testing.T) {
 	eventually(t, "removed", func() bool { return lookup(h, "DDS/IBM/") == nil })
 
 	// AddCx directly under the vendor context, then DelCx.
-	ts = newSupFile(t, guideInit())
+	ts = newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 	r := ts.must(&ddswire.AddCx{Ix: 0, Path: "DDS/IBM/Top1", Descr: "inst", ASN: 500}, -1, spmierr.SiSuccess)
 	if lookup(h, "DDS/IBM/Top1/problems") == nil {

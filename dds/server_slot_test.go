@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
@@ -15,7 +16,7 @@ import (
 // otherwise, and the connection stays usable.
 func TestServerAddCxAtOffset(t *testing.T) {
 	s, h := testServer(t, nil)
-	ts := newSupFile(t, guideInit()) // permanent part 32, slots of 16
+	ts := newSupFile(t, ddswiretest.GuideInit()) // permanent part 32, slots of 16
 	ts.register(s, spmierr.SiSuccess)
 	add := func(name string, asn, off uint32, want spmierr.Code, subs ...string) uint32 {
 		t.Helper()
@@ -65,7 +66,7 @@ func TestServerAddCxAtOffset(t *testing.T) {
 // first fit, which zeroes.
 func TestServerAddCxReplayAtZero(t *testing.T) {
 	s, h := testServer(t, nil)
-	in := guideInit()
+	in := ddswiretest.GuideInit()
 	in.Contexts = in.Contexts[:1] // the vendor context alone: no permanent part
 	in.PermLen = 0
 	ts := newSupFile(t, in)
@@ -89,7 +90,7 @@ func TestServerAddCxReplayAtZero(t *testing.T) {
 // the values it keeps writing are served where they were.
 func TestServerReplayKeepsOffsets(t *testing.T) {
 	s, _ := testServer(t, nil)
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 	var offs []uint32
 	for i, name := range []string{"A", "B", "C"} {

@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -29,7 +30,7 @@ func wantNode(t *testing.T, h *spmi.Hierarchy, path, rel string, val uint64) {
 
 func TestServerGuideSample(t *testing.T) {
 	s, h := testServer(t, nil)
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	if r := ts.register(s, spmierr.SiSuccess); r.Value == 0 {
 		t.Fatal("registration number 0")
 	}
@@ -95,7 +96,7 @@ func otherInit(path string, asn uint32) *ddswire.Init {
 
 func TestServerSharedVendor(t *testing.T) {
 	s, h := testServer(t, nil)
-	a := newSupFile(t, guideInit())
+	a := newSupFile(t, ddswiretest.GuideInit())
 	a.register(s, spmierr.SiSuccess)
 	b := newSupFile(t, otherInit("DDS/IBM/Other", 230))
 	b.register(s, spmierr.SiSuccess)
@@ -126,7 +127,7 @@ func TestServerSharedVendor(t *testing.T) {
 
 func TestServerDuplicateAppliesNothing(t *testing.T) {
 	s, h := testServer(t, nil)
-	a := newSupFile(t, guideInit())
+	a := newSupFile(t, ddswiretest.GuideInit())
 	a.register(s, spmierr.SiSuccess)
 	in := otherInit("DDS/IBM/Fresh", 240)
 	in.Contexts = append(in.Contexts, ddswire.Cx{Path: "DDS/IBM/Test", Descr: "dup", ASN: 241})
@@ -148,12 +149,12 @@ func TestServerDuplicateAppliesNothing(t *testing.T) {
 func TestServerStaleStamp(t *testing.T) {
 	clk := newTestClock()
 	s, h := testServer(t, func(s *Server) { s.timeout, s.tick, s.reg.now = 300*time.Millisecond, time.Hour, clk.now })
-	dead := newSupFile(t, guideInit())
+	dead := newSupFile(t, ddswiretest.GuideInit())
 	dead.register(s, spmierr.SiSuccess)
 	live := newSupFile(t, otherInit("DDS/IBM/Live", 250))
 	live.register(s, spmierr.SiSuccess)
 	check := func(stamp uint64, d time.Duration) {
-		le.PutUint64(live.mem[ddswire.OffT:], stamp) // gettimeofday, as far as the daemon cares
+		ddswiretest.LE.PutUint64(live.mem[ddswire.OffT:], stamp) // gettimeofday, as far as the daemon cares
 		clk.advance(d)
 		s.checkSuppliers(clk.now())
 	}
@@ -179,7 +180,7 @@ func TestServerStaleStamp(t *testing.T) {
 func TestServerRefusesFiles(t *testing.T) {
 	s, h := testServer(t, nil)
 	// A symbolic link to the real file.
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	link := filepath.Join(t.TempDir(), "link")
 	if err := os.Symlink(ts.init.File, link); err != nil {
 		t.Fatal(err)
@@ -189,13 +190,13 @@ func TestServerRefusesFiles(t *testing.T) {
 	ts.waitEOF()
 
 	// A path naming another file than the descriptor.
-	other := newSupFile(t, guideInit())
-	ts = newSupFile(t, guideInit())
+	other := newSupFile(t, ddswiretest.GuideInit())
+	ts = newSupFile(t, ddswiretest.GuideInit())
 	ts.init.File = other.init.File
 	ts.register(s, spmierr.SiShmemFailed)
 
 	// A file owned by someone else.
-	ts = newSupFile(t, guideInit())
+	ts = newSupFile(t, ddswiretest.GuideInit())
 	if os.Geteuid() != 0 {
 		t.Log("not root: owner check not tested")
 	} else if err := os.Chown(ts.init.File, 12345, 12345); err != nil {
@@ -207,7 +208,7 @@ func TestServerRefusesFiles(t *testing.T) {
 		}
 	}
 	// No descriptor at all; a request before Init.
-	ts = newSupFile(t, guideInit())
+	ts = newSupFile(t, ddswiretest.GuideInit())
 	ts.dial(s)
 	ts.must(ts.init, -1, spmierr.SiShmemFailed)
 	ts.dial(s)
@@ -228,7 +229,7 @@ func contains(s, sub string) bool {
 
 func TestServerTruncatedFile(t *testing.T) {
 	s, h := testServer(t, func(s *Server) { s.tick = time.Hour }) // removal by Collect's notice
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 	ts.put(0, 1)
 	wantNode(t, h, "DDS/IBM/Test/gadgets", "99.2.220.1", 1)

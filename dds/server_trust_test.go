@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/testutil"
 )
@@ -31,7 +32,7 @@ func TestMain(m *testing.M) {
 			os.Exit(0)
 		}
 		c.SetDeadline(time.Now().Add(5 * time.Second))
-		if err := ddswire.WriteMessageFD(c, guideInit(), -1, ddswire.Limits{}); err != nil {
+		if err := ddswire.WriteMessageFD(c, ddswiretest.GuideInit(), -1, ddswire.Limits{}); err != nil {
 			fmt.Println("write:", err)
 		}
 		r, err := ddswire.ReadMessage(c, ddswire.Limits{})
@@ -65,7 +66,7 @@ func trustServer(t *testing.T, cfg ServerConfig) (*Server, *testutil.Buffer) {
 // Listing another user keeps root and the daemon's own user allowed.
 func TestAllowListKeepsTheOwners(t *testing.T) {
 	s, _ := trustServer(t, ServerConfig{AllowUIDs: []uint32{12345}})
-	ts := newSupFile(t, guideInit())
+	ts := newSupFile(t, ddswiretest.GuideInit())
 	ts.register(s, spmierr.SiSuccess)
 }
 
@@ -97,16 +98,16 @@ func TestRefusedSupplierGetsTheReason(t *testing.T) {
 // comes back when a supplier leaves.
 func TestStatisticsOfAllSuppliersAreBounded(t *testing.T) {
 	n := 0 // what the guide's sample registers at Init
-	for _, c := range guideInit().Contexts {
+	for _, c := range ddswiretest.GuideInit().Contexts {
 		n += len(c.Stats)
 	}
 	s, _ := trustServer(t, ServerConfig{MaxStatsAll: n + 1})
-	a := newSupFile(t, guideInit())
+	a := newSupFile(t, ddswiretest.GuideInit())
 	a.register(s, spmierr.SiSuccess)
-	b := newSupFile(t, guideInit())
+	b := newSupFile(t, ddswiretest.GuideInit())
 	b.init.Contexts = b.init.Contexts[:1] // the vendor context alone has no statistics
-	for i := range guideInit().Contexts {
-		if c := guideInit().Contexts[i]; len(c.Stats) > 0 {
+	for i := range ddswiretest.GuideInit().Contexts {
+		if c := ddswiretest.GuideInit().Contexts[i]; len(c.Stats) > 0 {
 			c.Path, c.ASN = strings.Replace(c.Path, "Test", "Other", 1), 230
 			b.init.Contexts = append(b.init.Contexts, c)
 			break
@@ -122,6 +123,6 @@ func TestStatisticsOfAllSuppliersAreBounded(t *testing.T) {
 		defer s.reg.mu.Unlock()
 		return s.reg.nstats == 0
 	})
-	c := newSupFile(t, guideInit())
+	c := newSupFile(t, ddswiretest.GuideInit())
 	c.register(s, spmierr.SiSuccess)
 }

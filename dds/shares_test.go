@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/internal/unixsock"
 )
@@ -62,7 +63,7 @@ func regSup(in *ddswire.Init, p unixsock.Peer) *supplier {
 	}
 	l := ddswire.Layout{AreaOff: ddswire.HeaderSize, AreaLen: in.AreaLen, PermLen: in.PermLen}
 	return &supplier{peer: p, init: in, vendor: v, slots: NewSlots(in.PermLen, in.AreaLen),
-		mem: aligned(ddswire.HeaderSize + int(in.AreaLen)), layout: l}
+		mem: ddswiretest.Aligned(ddswire.HeaderSize + int(in.AreaLen)), layout: l}
 }
 
 func asUID(u uint32) unixsock.Peer { return unixsock.Peer{UID: u, GID: u} }
@@ -84,7 +85,7 @@ func TestEachUserGetsAShareOfTheStatistics(t *testing.T) {
 		}
 	}
 	_, err := r.add(regSup(shareInit("N2", 102, "C", 2, 0), asUID(nobody)))
-	wantErr(t, err, spmierr.SiCallocFailed, "the suppliers of uid 65534 hold 24 statistics", "2 more would make 26",
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "the suppliers of uid 65534 hold 24 statistics", "2 more would make 26",
 		"the share of one user, 25", "dds.max_stats_per_uid")
 	if _, err := r.add(regSup(shareInit("N3", 103, "C", 1, 0), asUID(nobody))); err != nil {
 		t.Fatalf("nobody's share exactly: %v", err)
@@ -99,7 +100,7 @@ func TestEachUserGetsAShareOfTheStatistics(t *testing.T) {
 	// 90 of 100 now: root's next is refused by the total, which names
 	// those holding the most.
 	_, err = r.add(regSup(shareInit("Root2", 301, "C", 11, 0), asUID(0)))
-	wantErr(t, err, spmierr.SiCallocFailed, "11 more statistics would make 101", "limit of 100 (dds.max_stats_all)",
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "11 more statistics would make 101", "limit of 100 (dds.max_stats_all)",
 		"held by uid 0 (40), uid 1001 (25), uid 65534 (25)")
 	r.remove(rootSup)
 	if n := r.statsOf(0); n != 0 {
@@ -127,7 +128,7 @@ func TestAddCxCountsAgainstTheShare(t *testing.T) {
 		offs = append(offs, off)
 	}
 	_, err := r.addCx(s, &ddswire.AddCx{Ix: 0, Path: "DDS/N/i2", Descr: "instance", ASN: 12})
-	wantErr(t, err, spmierr.SiCallocFailed, "AddCx DDS/N/i2", "uid 65534 hold 10", "dds.max_stats_per_uid")
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "AddCx DDS/N/i2", "uid 65534 hold 10", "dds.max_stats_per_uid")
 	if err := r.delCx(s, offs[0]); err != nil {
 		t.Fatal(err)
 	}
@@ -152,14 +153,14 @@ func TestOwnersAreBoundedByTheTotalsOnly(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.add(regSup(shareInit("N2", 102, "C", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmierr.SiCallocFailed, "uid 65534 has 1 suppliers registered", "dds.max_suppliers_per_uid")
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "uid 65534 has 1 suppliers registered", "dds.max_suppliers_per_uid")
 	for i := range 2 {
 		if _, err := r.add(regSup(shareInit(fmt.Sprint("R", i), uint32(200+i), "C", 1, 0), asUID(0))); err != nil {
 			t.Fatalf("root's supplier %d: %v", i, err)
 		}
 	}
 	_, err = r.add(regSup(shareInit("R9", 209, "C", 1, 0), asUID(0)))
-	wantErr(t, err, spmierr.SiCallocFailed, "4 suppliers registered", "dds.max_suppliers", "held by uid 0 (2)")
+	ddswiretest.WantErr(t, err, spmierr.SiCallocFailed, "4 suppliers registered", "dds.max_suppliers", "held by uid 0 (2)")
 }
 
 // A reserved vendor name is refused to everyone else, whoever came
@@ -169,11 +170,11 @@ func TestReservedVendor(t *testing.T) {
 		Reservation{Context: "DDS/RootVendor", ASN: 4242, UIDs: []uint32{1001}},
 		Reservation{Context: "DDS/Shared/Web", GIDs: []uint32{990}})
 	_, err := r.add(regSup(shareInit("RootVendor", 4242, "App", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmierr.SiDuplicate, "Init: context DDS/RootVendor is reserved for root and the daemon's own user, uid 1001 (dds.reserve[0])",
+	ddswiretest.WantErr(t, err, spmierr.SiDuplicate, "Init: context DDS/RootVendor is reserved for root and the daemon's own user, uid 1001 (dds.reserve[0])",
 		"uid 65534 may not register it")
 	// Its enterprise number under another name, which would block it too.
 	_, err = r.add(regSup(shareInit("Squat", 4242, "App", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmierr.SiDuplicate, "enterprise number 4242 is reserved for DDS/RootVendor", "dds.reserve[0]")
+	ddswiretest.WantErr(t, err, spmierr.SiDuplicate, "enterprise number 4242 is reserved for DDS/RootVendor", "dds.reserve[0]")
 	for _, u := range []uint32{0, 1001} {
 		if _, err := r.add(regSup(shareInit("RootVendor", 4242, fmt.Sprint("App", u), 1, 0), asUID(u))); err != nil {
 			t.Fatalf("uid %d registering the vendor reserved for it: %v", u, err)
@@ -181,14 +182,14 @@ func TestReservedVendor(t *testing.T) {
 	}
 	// Joining the vendor context root made is refused as well.
 	_, err = r.add(regSup(shareInit("RootVendor", 4242, "Evil", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmierr.SiDuplicate, "dds.reserve[0]")
+	ddswiretest.WantErr(t, err, spmierr.SiDuplicate, "dds.reserve[0]")
 
 	// A subtree: the vendor is shared, the subtree is the group's.
 	if _, err := r.add(regSup(shareInit("Shared", 500, "Mail", 1, 0), asUID(nobody))); err != nil {
 		t.Fatalf("an unreserved context of a vendor with a reserved subtree: %v", err)
 	}
 	_, err = r.add(regSup(shareInit("Shared", 500, "Web", 1, 0), asUID(nobody)))
-	wantErr(t, err, spmierr.SiDuplicate, "context DDS/Shared/Web is reserved for root and the daemon's own user, members of gid 990 (dds.reserve[1])")
+	ddswiretest.WantErr(t, err, spmierr.SiDuplicate, "context DDS/Shared/Web is reserved for root and the daemon's own user, members of gid 990 (dds.reserve[1])")
 	member := unixsock.Peer{UID: 1002, GID: 100, Groups: []uint32{990}}
 	web := regSup(shareInit("Shared", 500, "Web", 1, 3), member)
 	if _, err := r.add(web); err != nil {
@@ -208,7 +209,7 @@ func TestReservedVendor(t *testing.T) {
 		t.Fatalf("AddCx outside the reservation: %v", err)
 	}
 	_, err = r.addCx(n, &ddswire.AddCx{Ix: 0, Path: "DDS/Shared/Web/x", Descr: "x", ASN: 7})
-	wantErr(t, err, spmierr.SiDuplicate, "AddCx: context DDS/Shared/Web is reserved", "dds.reserve[1]")
+	ddswiretest.WantErr(t, err, spmierr.SiDuplicate, "AddCx: context DDS/Shared/Web is reserved", "dds.reserve[1]")
 	if _, err := r.addCx(web, &ddswire.AddCx{Ix: 0, Path: "DDS/Shared/Web/x", Descr: "x", ASN: 7}); err != nil {
 		t.Fatalf("the group member's AddCx in its subtree: %v", err)
 	}
@@ -221,7 +222,7 @@ func TestUnreservedNamesFirstComeFirstServed(t *testing.T) {
 		t.Fatal(err)
 	}
 	_, err := r.add(regSup(shareInit("Free", 600, "App", 1, 0), asUID(0)))
-	wantErr(t, err, spmierr.SiDuplicate, "context DDS/Free/App already exists")
+	ddswiretest.WantErr(t, err, spmierr.SiDuplicate, "context DDS/Free/App already exists")
 }
 
 func TestCheckReservations(t *testing.T) {

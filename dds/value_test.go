@@ -8,12 +8,13 @@ import (
 	"unsafe"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/ddswire/ddswiretest"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 func TestReadValueConverts(t *testing.T) {
-	area := aligned(64)
+	area := ddswiretest.Aligned(64)
 	put := func(off int, v uint64, size int) {
 		for i := 0; i < size; i++ {
 			area[off+i] = byte(v >> (8 * i))
@@ -78,7 +79,7 @@ func TestReadValueConverts(t *testing.T) {
 }
 
 func TestReadValueRejects(t *testing.T) {
-	area := aligned(64)
+	area := ddswiretest.Aligned(64)
 	for _, tc := range []struct {
 		name string
 		area []byte
@@ -105,7 +106,7 @@ func TestReadValueRejects(t *testing.T) {
 			if v.OK() {
 				t.Fatalf("read %v", v)
 			}
-			wantErr(t, err, tc.code, tc.sub)
+			ddswiretest.WantErr(t, err, tc.code, tc.sub)
 		})
 	}
 }
@@ -113,7 +114,7 @@ func TestReadValueRejects(t *testing.T) {
 // A writer storing whole 64-bit values atomically; the reader must only
 // ever see one of them, never a mix (the race detector also watches).
 func TestReadValueNeverTorn(t *testing.T) {
-	area := aligned(32)
+	area := ddswiretest.Aligned(32)
 	w := (*uint64)(unsafe.Pointer(&area[8]))
 	h := (*uint32)(unsafe.Pointer(&area[16]))
 	const a, b = 0x0123456789abcdef, 0xfedcba9876543210
@@ -150,7 +151,7 @@ func TestReadValueNeverTorn(t *testing.T) {
 }
 
 func TestZeroSlot(t *testing.T) {
-	area := aligned(64)
+	area := ddswiretest.Aligned(64)
 	for i := range area {
 		area[i] = 0xaa
 	}
@@ -170,10 +171,10 @@ func TestZeroSlot(t *testing.T) {
 	if err := ZeroSlot(area, 64, 0); err != nil {
 		t.Fatalf("empty slot at the end: %v", err)
 	}
-	wantErr(t, ZeroSlot(area, 4, 8), spmierr.SiBadArgument, "not 8-aligned")
-	wantErr(t, ZeroSlot(area, 8, 12), spmierr.SiBadArgument, "not 8-aligned")
-	wantErr(t, ZeroSlot(area, 56, 16), spmierr.SiBadArgument, "outside the 64-byte mapping")
-	wantErr(t, ZeroSlot(area[4:], 0, 8), spmierr.SiShmemFailed, "aligned")
+	ddswiretest.WantErr(t, ZeroSlot(area, 4, 8), spmierr.SiBadArgument, "not 8-aligned")
+	ddswiretest.WantErr(t, ZeroSlot(area, 8, 12), spmierr.SiBadArgument, "not 8-aligned")
+	ddswiretest.WantErr(t, ZeroSlot(area, 56, 16), spmierr.SiBadArgument, "outside the 64-byte mapping")
+	ddswiretest.WantErr(t, ZeroSlot(area[4:], 0, 8), spmierr.SiShmemFailed, "aligned")
 }
 
 // fld is Field{off, size, typ, pres}.

@@ -1,15 +1,17 @@
-package ddswire
+package ddswire_test
 
 import (
 	"os"
 	"os/exec"
 	"testing"
+
+	"github.com/perfagent/subagent/client/ddswire"
 )
 
 // ProcStart tells processes apart: this one has a start time, a later
 // child a later one, and a pid that does not exist none.
 func TestProcStart(t *testing.T) {
-	self := ProcStart(int32(os.Getpid()))
+	self := ddswire.ProcStart(int32(os.Getpid()))
 	if self == 0 {
 		t.Fatal("no start time for this process")
 	}
@@ -18,10 +20,10 @@ func TestProcStart(t *testing.T) {
 		t.Skipf("no sleep(1): %v", err)
 	}
 	defer func() { cmd.Process.Kill(); cmd.Wait() }()
-	if child := ProcStart(int32(cmd.Process.Pid)); child < self {
+	if child := ddswire.ProcStart(int32(cmd.Process.Pid)); child < self {
 		t.Fatalf("child started at %d, before this process (%d)", child, self)
 	}
-	if got := ProcStart(1 << 30); got != 0 {
+	if got := ddswire.ProcStart(1 << 30); got != 0 {
 		t.Fatalf("a pid that cannot exist has start time %d", got)
 	}
 }
@@ -36,7 +38,7 @@ func TestStatStart(t *testing.T) {
 		"no parenthesis at all\n": 0,
 		"7 (x) R 1 7 7 0 -1 0 0 0 0 0 0 0 0 0 20 0 1 0 notanumber 0\n": 0,
 	} {
-		if got := statStart([]byte(line)); got != want {
+		if got := ddswire.StatStart([]byte(line)); got != want {
 			t.Errorf("%q: %d, want %d", line, got, want)
 		}
 	}

@@ -1,4 +1,12 @@
-package dds
+// Package ddswiretest is for tests only: the fixtures the tests of ddswire
+// (this module) and of the daemon's dds share: the SPMI guide's
+// registration (GuideInit), a valid shared file for it (GoodFile,
+// GoodExpect), an aligned buffer as a mapping gives, the byte order and
+// frame head of the formats, and the check of an *spmierr.Error. It lives
+// here, exported, so that both modules use one copy (the daemon's module
+// can import the client module, not the other way round). It imports the
+// standard library, ddswire and spmierr only; only tests import it.
+package ddswiretest
 
 import (
 	"encoding/binary"
@@ -11,10 +19,24 @@ import (
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
-// guideInit is the guide's SpmiSupl.c registration as its C library would
+// LE is the byte order of the file and wire formats.
+var LE = binary.LittleEndian
+
+// FrameHead is the length of a frame's head (length, type, reserved); the
+// tests of ddswire's encoder pin it.
+const FrameHead = 8
+
+// GoodPID and GoodStart are the process that created GoodFile and its
+// start time.
+const (
+	GoodPID   = 4242
+	GoodStart = 987654
+)
+
+// GuideInit is the guide's SpmiSupl.c registration as its C library would
 // send it on amd64: struct dat of four 8-byte u_longs, struct inst of a
 // float and a u_long.
-func guideInit() *ddswire.Init {
+func GuideInit() *ddswire.Init {
 	st := func(name, descr string, vt ddswire.ValType, asn, off uint32) ddswire.Stat {
 		return ddswire.Stat{Name: name, Descr: descr, Min: 0, Max: 100, ValType: vt, DataType: ddswire.SiLong, ASN: asn, Size: 8, Offset: off, Type: ddswire.SiULong}
 	}
@@ -42,16 +64,30 @@ func guideInit() *ddswire.Init {
 	}
 }
 
-// aligned is an n-byte buffer starting 8-aligned, as a mapping does (a
+// GoodFile is a valid shared file for GuideInit, created by process
+// GoodPID started at GoodStart.
+func GoodFile() []byte {
+	in := GuideInit()
+	h := ddswire.NewHeader(in.AreaLen, in.PermLen, GoodPID, GoodStart, in.File)
+	h.Gen = in.Generation
+	b := Aligned(int(h.AllocLen))
+	h.Encode(b)
+	return b
+}
+
+// GoodExpect is what the daemon expects of GoodFile.
+func GoodExpect() ddswire.Expect { return ddswire.ExpectFor(GuideInit(), GoodPID, GoodStart) }
+
+// Aligned is an n-byte buffer starting 8-aligned, as a mapping does (a
 // []byte from make need not be on 386).
-func aligned(n int) []byte {
+func Aligned(n int) []byte {
 	w := make([]uint64, (n+7)/8+1)
 	return unsafe.Slice((*byte)(unsafe.Pointer(&w[0])), n)
 }
 
-// wantErr fails unless err is an *spmi.Error with code c whose text
+// WantErr fails unless err is an *spmierr.Error with code c whose text
 // contains every one of subs.
-func wantErr(t *testing.T, err error, c spmierr.Code, subs ...string) {
+func WantErr(t testing.TB, err error, c spmierr.Code, subs ...string) {
 	t.Helper()
 	var se *spmierr.Error
 	if !errors.As(err, &se) {
@@ -66,21 +102,3 @@ func wantErr(t *testing.T, err error, c spmierr.Code, subs ...string) {
 		}
 	}
 }
-
-// goodFile is a valid shared file for guideInit, created by pid 4242.
-func goodFile() []byte {
-	in := guideInit()
-	h := ddswire.NewHeader(in.AreaLen, in.PermLen, 4242, 987654, in.File)
-	h.Gen = in.Generation
-	b := aligned(int(h.AllocLen))
-	h.Encode(b)
-	return b
-}
-
-func goodExpect() ddswire.Expect { return ddswire.ExpectFor(guideInit(), 4242, 987654) }
-
-// le writes the little-endian fields of the formats.
-var le = binary.LittleEndian
-
-// frameHead is the length of a frame's head (length, type, reserved).
-const frameHead = 8
