@@ -1,17 +1,16 @@
 package libarm
 
 import (
-	"context"
 	"os"
 	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
-	"time"
 
 	"github.com/perfagent/subagent/client/armring"
-	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/rtimearm"
+	"github.com/perfagent/subagent/rtimearm/armtest"
 )
 
 // BenchmarkCStartStop is one arm_start plus arm_stop of the C library
@@ -19,26 +18,12 @@ import (
 // ring and drain interval, and tuned (64 Ki slots, 1 ms). The C program
 // times its own loop (ns/pair); ns/op also counts its start-up.
 func BenchmarkCStartStop(b *testing.B) {
-	c, err := config.Load(nil)
-	if err != nil {
-		b.Fatal(err)
-	}
-	for _, v := range []struct {
-		name  string
-		slots int
-		every time.Duration
-	}{{"shipped", c.ARM.RingSlots, c.ARM.DrainInterval}, {"tuned", 1 << 16, time.Millisecond}} {
-		b.Run(v.name, func(b *testing.B) { benchCStartStop(b, uint32(v.slots), v.every) })
-	}
+	dir := built(b)
+	o := armtest.Options{Geometry: armring.Geometry{Apps: 2, Trans: 2}, Limits: rtimearm.Limits{MaxApps: 16, MaxTrans: 64}}
+	armtest.StartStop(b, o, func(b *testing.B, d *armtest.Daemon) { benchCStartStop(b, dir, d.Dir) })
 }
 
-func benchCStartStop(b *testing.B, slots uint32, every time.Duration) {
-	dir := built(b)
-	run := b.TempDir()
-	d := startDaemonB(b, run, armring.Geometry{Slots: slots, Apps: 2, Trans: 2})
-	ctx, stop := context.WithCancel(context.Background())
-	defer stop()
-	go d.DrainEvery(ctx, every)
+func benchCStartStop(b *testing.B, dir, run string) {
 	b.ResetTimer()
 	c := cmdIn(run, filepath.Join(dir, "pair"), strconv.Itoa(b.N))
 	out, err := c.Output()

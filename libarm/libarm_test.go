@@ -12,53 +12,29 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/rtimearm"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/rtimearm/armtest"
 )
 
+// daemon is the daemon's ARM server for the C programs of a test.
 type daemon struct {
-	dir string
-	reg *rtimearm.Registry
-	srv *rtimearm.Server
-	t   *testing.T
+	*armtest.Daemon
+	t *testing.T
 }
 
 // startDaemon runs the daemon's ARM server in dir (a new one if "").
 func startDaemon(t *testing.T, dir string, g armring.Geometry) *daemon {
 	t.Helper()
-	if dir == "" {
-		var err error
-		if dir, err = os.MkdirTemp("", "arm"); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { os.RemoveAll(dir) })
-	}
-	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 64}, 75, time.Minute, nil, nil)
-	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: filepath.Join(dir, "arm.sock"), Geometry: g}, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	d := &daemon{dir: dir, reg: reg, srv: srv, t: t}
-	t.Cleanup(func() { srv.Close() })
-	return d
+	return startDaemonWith(t, dir, g, rtimearm.Limits{MaxApps: 16, MaxTrans: 64})
 }
 
-// startDaemonB is startDaemon for benchmarks.
-func startDaemonB(b *testing.B, dir string, g armring.Geometry) *rtimearm.Registry {
-	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 64}, 75, time.Minute, nil, nil)
-	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: filepath.Join(dir, "arm.sock"), Geometry: g}, reg)
-	if err != nil {
-		b.Fatal(err)
-	}
-	go srv.Serve()
-	b.Cleanup(func() { srv.Close() })
-	return reg
+func startDaemonWith(t *testing.T, dir string, g armring.Geometry, lim rtimearm.Limits) *daemon {
+	t.Helper()
+	return &daemon{armtest.Start(t, armtest.Options{Dir: dir, Geometry: g, Limits: lim}), t}
 }
 
 // connectWait is ARM_CONNECT_WAIT for the programs that must register
@@ -74,16 +50,8 @@ func cmdIn(run, bin string, args ...string) *exec.Cmd {
 	return c
 }
 
-func (d *daemon) snap() *spmi.Snapshot {
-	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, time.Now())
-	if err := d.reg.Provider().Collect(b); err != nil {
-		d.t.Fatal(err)
-	}
-	return b.Finish()
-}
-
 func (d *daemon) value(path string) (spmiwire.Value, bool) {
-	n, err := d.snap().Lookup(path)
+	n, err := d.Snapshot().Lookup(path)
 	if err != nil {
 		return spmiwire.NoValue, false
 	}
@@ -126,7 +94,7 @@ func (d *daemon) killInFlight(c *exec.Cmd, p string) uint64 {
 	return count.Uint64()
 }
 
-func (d *daemon) cmd(bin string, args ...string) *exec.Cmd { return cmdIn(d.dir, bin, args...) }
+func (d *daemon) cmd(bin string, args ...string) *exec.Cmd { return cmdIn(d.Dir, bin, args...) }
 
 func TestLoadCountsEveryInstanceExactly(t *testing.T) {
 	dir := built(t)
@@ -269,34 +237,17 @@ func TestDaemonAbsentThenRestarted(t *testing.T) {
 	d := startDaemon(t, run, g)
 	// The library finds the daemon by itself and registers its names.
 	d.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
-	if n := ringsMapped(t, c.Process.Pid); n != 1 {
+	if n := armtest.RingsMapped(t, c.Process.Pid); n != 1 {
 		t.Fatalf("the sample maps %d rings, want 1", n)
 	}
-	d.srv.Close()
+	d.Srv.Close()
 	d2 := startDaemon(t, run, g)
 	d2.waitFor("RTime/ARM/ARMsampleprogram/Sample_transaction/count", 2)
 	// It let the first daemon's ring go when that daemon went away (it kept
 	// one per restart for its life, each counted against its user).
-	if n := ringsMapped(t, c.Process.Pid); n != 1 {
+	if n := armtest.RingsMapped(t, c.Process.Pid); n != 1 {
 		t.Errorf("after a daemon restart the sample maps %d rings, want 1 (the new daemon's)", n)
 	}
-}
-
-// ringsMapped counts the daemon's files (memfds named subagent-arm) that
-// process pid maps.
-func ringsMapped(t *testing.T, pid int) int {
-	t.Helper()
-	b, err := os.ReadFile(fmt.Sprintf("/proc/%d/maps", pid))
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]bool{}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 6 && strings.HasPrefix(f[5], "/memfd:subagent-arm") {
-			files[f[3]+" "+f[4]] = true
-		}
-	}
-	return len(files)
 }
 
 func TestLogFileShowsMetricsAndStatusText(t *testing.T) {
@@ -431,20 +382,8 @@ func buildStatic(t *testing.T, dir, name, src string) string {
 // not every period. A refusal ends ARM_CONNECT_WAIT's wait.
 func TestRefusedProgramIsASilentNoOp(t *testing.T) {
 	dir := built(t)
-	run, err := os.MkdirTemp("", "arm")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer os.RemoveAll(run)
-	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 64, MaxProcs: 1}, 75, time.Minute, nil, nil)
-	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: filepath.Join(run, "arm.sock"), Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 8}}, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	defer srv.Close()
-	d := &daemon{dir: run, reg: reg, srv: srv, t: t}
-	occupant := arm.Open(&arm.Options{Socket: filepath.Join(run, "arm.sock"), Retry: time.Hour, Wait: 2 * time.Minute})
+	d := startDaemonWith(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8}, rtimearm.Limits{MaxApps: 16, MaxTrans: 64, MaxProcs: 1})
+	occupant := arm.Open(&arm.Options{Socket: d.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
 	defer occupant.Close()
 	if !occupant.Connected() {
 		t.Fatal("the occupant did not register")

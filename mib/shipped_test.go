@@ -26,6 +26,7 @@ import (
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/rtimearm"
+	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -128,15 +129,9 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 	a := cfg.ARM
 	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions, MaxProcs: a.MaxProcesses},
 		a.Weight, a.Window, nil, nil)
-	sock := filepath.Join(t.TempDir(), "arm.sock")
-	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{Socket: sock,
-		Geometry: armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)}}, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	t.Cleanup(func() { srv.Close() })
-	ag := arm.Open(&arm.Options{Socket: sock, Prog: "reference", Wait: 30 * time.Second})
+	d := armtest.Start(t, armtest.Options{Registry: reg,
+		Geometry: armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)}})
+	ag := arm.Open(&arm.Options{Socket: d.Socket, Prog: "reference", Wait: 30 * time.Second})
 	t.Cleanup(ag.Close)
 	if !ag.Connected() {
 		t.Fatal("the ARM library did not register with the server")

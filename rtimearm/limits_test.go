@@ -1,4 +1,4 @@
-package rtimearm
+package rtimearm_test
 
 import (
 	"bufio"
@@ -14,10 +14,11 @@ import (
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/testutil"
+	"github.com/perfagent/subagent/rtimearm"
+	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -42,7 +43,7 @@ func runClient(spec string) int {
 		fmt.Println("bad spec:", err)
 		return 2
 	}
-	ag := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour, Wait: openWait})
+	ag := arm.Open(&arm.Options{Socket: sock, Retry: time.Hour, Wait: armtest.OpenWait})
 	defer ag.Close()
 	for i := range napps {
 		app := ag.App(fmt.Sprintf("%s%da%d", prefix, os.Getpid(), i), "")
@@ -57,13 +58,13 @@ func runClient(spec string) int {
 }
 
 // serverWith starts a server with these limits, logging into log (nil: nowhere).
-func serverWith(t *testing.T, lim Limits, log io.Writer) *fixture {
+func serverWith(t *testing.T, lim rtimearm.Limits, log io.Writer) *armtest.Daemon {
 	t.Helper()
 	var lg *slog.Logger
 	if log != nil {
 		lg = slog.New(slog.NewTextHandler(log, &slog.HandlerOptions{Level: slog.LevelInfo}))
 	}
-	return startServerWith(t, armring.Geometry{Slots: 64, Apps: 8, Trans: 16}, lim, lg)
+	return armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 8, Trans: 16}, Limits: lim, Logger: lg})
 }
 
 // hello sends a Hello on a new connection and returns the Welcome's status
@@ -76,7 +77,7 @@ func hello(t *testing.T, sock string, h armring.Hello) (net.Conn, int32) {
 		t.Error(err)
 		return nil, -100
 	}
-	c.SetDeadline(time.Now().Add(openWait))
+	c.SetDeadline(time.Now().Add(armtest.OpenWait))
 	if _, err := c.Write(h.Marshal()); err != nil {
 		c.Close()
 		return nil, -100
@@ -98,7 +99,7 @@ func hello(t *testing.T, sock string, h armring.Hello) (net.Conn, int32) {
 // One process opening many connections with Hellos in its own pid gets
 // DefaultPerPID rings, not one per connection (it got 1,024, 2 GB).
 func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
-	fx := serverWith(t, Limits{MaxApps: 8, MaxTrans: 16}, nil)
+	fx := serverWith(t, rtimearm.Limits{MaxApps: 8, MaxTrans: 16}, nil)
 	var open []net.Conn
 	defer func() {
 		for _, c := range open {
@@ -112,7 +113,7 @@ func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
 		wg.Add(1)
 		go func() {
 			defer wg.Done()
-			c, st := hello(t, fx.socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid()), Prog: "greedy"})
+			c, st := hello(t, fx.Socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid()), Prog: "greedy"})
 			mu.Lock()
 			defer mu.Unlock()
 			if st == 0 {
@@ -124,12 +125,12 @@ func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
 		}()
 	}
 	wg.Wait()
-	if ok != DefaultPerPID {
-		t.Fatalf("one process got %d registrations, want %d", ok, DefaultPerPID)
+	if ok != rtimearm.DefaultPerPID {
+		t.Fatalf("one process got %d registrations, want %d", ok, rtimearm.DefaultPerPID)
 	}
-	snap := collect(t, fx.reg)
-	if p, r := stat(t, snap, "RTime/ARM/procs").Uint64(), stat(t, snap, "RTime/ARM/refused").Uint64(); p != DefaultPerPID || r != 40-DefaultPerPID {
-		t.Fatalf("procs %d refused %d, want %d and %d", p, r, DefaultPerPID, 40-DefaultPerPID)
+	snap := fx.Snapshot()
+	if p, r := armtest.Stat(t, snap, "RTime/ARM/procs").Uint64(), armtest.Stat(t, snap, "RTime/ARM/refused").Uint64(); p != rtimearm.DefaultPerPID || r != 40-rtimearm.DefaultPerPID {
+		t.Fatalf("procs %d refused %d, want %d and %d", p, r, rtimearm.DefaultPerPID, 40-rtimearm.DefaultPerPID)
 	}
 	// Its rings are given back when it lets go.
 	for _, c := range open {
@@ -137,9 +138,9 @@ func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
 	}
 	open = nil
 	testutil.Eventually(t, "the registrations to end", 5*time.Second, func() bool {
-		return stat(t, collect(t, fx.reg), "RTime/ARM/procs").Uint64() == 0
+		return fx.Stat("RTime/ARM/procs").Uint64() == 0
 	})
-	c, st := hello(t, fx.socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid())})
+	c, st := hello(t, fx.Socket, armring.Hello{Version: armring.Version, PID: int32(os.Getpid())})
 	if st != 0 {
 		t.Fatalf("after letting go the process is refused: %d", st)
 	}
@@ -150,7 +151,7 @@ func TestOneProcessGetsAtMostTwoRings(t *testing.T) {
 // answered and counted, and logged once per reason.
 func TestBadHellosDoNotFloodTheLog(t *testing.T) {
 	var log testutil.Buffer
-	fx := serverWith(t, Limits{MaxApps: 8, MaxTrans: 16}, &log)
+	fx := serverWith(t, rtimearm.Limits{MaxApps: 8, MaxTrans: 16}, &log)
 	frames := [][]byte{
 		(&armring.Hello{Version: armring.Version, PID: 1}).Marshal(),
 		(&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(),
@@ -168,7 +169,7 @@ func TestBadHellosDoNotFloodTheLog(t *testing.T) {
 				if i%3 == 0 { // a different pid each time: still one reason
 					f = (&armring.Hello{Version: armring.Version, PID: int32(100000 + i)}).Marshal()
 				}
-				c, err := net.Dial("unix", fx.socket)
+				c, err := net.Dial("unix", fx.Socket)
 				if err != nil {
 					t.Error(err)
 					return
@@ -188,7 +189,7 @@ func TestBadHellosDoNotFloodTheLog(t *testing.T) {
 	if answered.Load() != n {
 		t.Errorf("%d of %d bad Hellos answered with a refusal", answered.Load(), n)
 	}
-	if got := stat(t, collect(t, fx.reg), "RTime/ARM/refused").Uint64(); got != n {
+	if got := fx.Stat("RTime/ARM/refused").Uint64(); got != n {
 		t.Errorf("refused %d, want %d", got, n)
 	}
 	lines := strings.Count(log.String(), "\n")
@@ -202,16 +203,16 @@ func TestBadHellosDoNotFloodTheLog(t *testing.T) {
 // still registers and is counted. Today one user could take every place.
 func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 	testutil.RequireRoot(t)
-	lim := Limits{MaxApps: 6, MaxTrans: 12, MaxProcs: 4, MaxAppsPerUID: 3, MaxTransPerUID: 4, MaxProcsPerUID: 2}
+	lim := rtimearm.Limits{MaxApps: 6, MaxTrans: 12, MaxProcs: 4, MaxAppsPerUID: 3, MaxTransPerUID: 4, MaxProcsPerUID: 2}
 	fx := serverWith(t, lim, nil)
-	os.Chmod(filepath.Dir(fx.socket), 0o755)
-	testutil.Traversable(t, filepath.Dir(fx.socket))
+	os.Chmod(filepath.Dir(fx.Socket), 0o755)
+	testutil.Traversable(t, filepath.Dir(fx.Socket))
 	testutil.Traversable(t, filepath.Dir(os.Args[0]))
 	const helpers = 4 // enough to fill every total
 	var results []string
 	for i := range helpers {
 		c := testutil.AsNobody(t, os.Args[0])
-		c.Env = append(os.Environ(), fmt.Sprintf("%s=%s N%d 3 2", clientEnv, fx.socket, i))
+		c.Env = append(os.Environ(), fmt.Sprintf("%s=%s N%d 3 2", clientEnv, fx.Socket, i))
 		stdin, err := c.StdinPipe()
 		if err != nil {
 			t.Fatal(err)
@@ -235,7 +236,7 @@ func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 	if connected != lim.MaxProcsPerUID {
 		t.Errorf("uid 65534 registered %d processes (%q), want %d", connected, results, lim.MaxProcsPerUID)
 	}
-	snap := collect(t, fx.reg)
+	snap := fx.Snapshot()
 	apps, trans := 0, 0
 	root, err := snap.Lookup("RTime/ARM")
 	if err != nil {
@@ -259,7 +260,7 @@ func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 		t.Errorf("uid 65534 has %d transactions, want its limit %d", trans, lim.MaxTransPerUID)
 	}
 	// Another user is not locked out.
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
 	defer ag.Close()
 	if !ag.Connected() {
 		t.Fatal("root was refused after uid 65534 took its share")
@@ -269,26 +270,9 @@ func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 		h := tr.Start()
 		h.Stop(arm.Good)
 	}
-	if got := stat(t, collect(t, fx.reg), "RTime/ARM/RootApp/t/count").Uint64(); got != 5 {
+	if got := fx.Stat("RTime/ARM/RootApp/t/count").Uint64(); got != 5 {
 		t.Fatalf("root's count %d, want 5", got)
 	}
-}
-
-// clock is the registry's controllable time.
-type clock struct{ ns atomic.Int64 }
-
-func (c *clock) now() time.Time          { return time.Unix(0, c.ns.Load()) }
-func (c *clock) advance(d time.Duration) { c.ns.Add(int64(d)) }
-
-// collectNum collects with a numbering of application instances that
-// outlives one collection, as the daemon's does.
-func collectNum(t *testing.T, reg *Registry, num *spmi.Numbering, now time.Time) *spmi.Snapshot {
-	t.Helper()
-	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, num, now)
-	if err := reg.Provider().Collect(b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Finish()
 }
 
 func oidOf(t *testing.T, s *spmi.Snapshot, path string) string {
@@ -303,15 +287,13 @@ func oidOf(t *testing.T, s *spmi.Snapshot, path string) string {
 // An application whose processes are gone is dropped after AppIdle,
 // freeing its place, and comes back at the same OID.
 func TestIdleApplicationIsDroppedAndKeepsItsNumber(t *testing.T) {
-	fx := serverWith(t, Limits{MaxApps: 1, MaxTrans: 4, AppIdle: time.Hour}, nil)
-	var clk clock
-	clk.ns.Store(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC).UnixNano())
-	fx.reg.mu.Lock()
-	fx.reg.now = clk.now
-	fx.reg.mu.Unlock()
+	fx := serverWith(t, rtimearm.Limits{MaxApps: 1, MaxTrans: 4, AppIdle: time.Hour}, nil)
+	var clk rtimearm.Clock
+	clk.Set(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	rtimearm.SetNow(fx.Reg, clk.Now)
 	num := spmi.NewNumbering("")
 	run := func(appName string) *arm.Agent {
-		ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
+		ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
 		h := ag.App(appName, "").Transaction("t", "").Start()
 		h.Stop(arm.Good)
 		return ag
@@ -319,55 +301,53 @@ func TestIdleApplicationIsDroppedAndKeepsItsNumber(t *testing.T) {
 	gone := func(ag *arm.Agent) {
 		ag.Close()
 		testutil.Eventually(t, "the process to leave", 5*time.Second, func() bool {
-			return stat(t, collectNum(t, fx.reg, num, clk.now()), "RTime/ARM/procs").Uint64() == 0
+			return armtest.Stat(t, armtest.CollectNum(t, fx.Reg, num, clk.Now()), "RTime/ARM/procs").Uint64() == 0
 		})
 	}
 	ag := run("Idle")
-	idleOID := oidOf(t, collectNum(t, fx.reg, num, clk.now()), "RTime/ARM/Idle/t/count")
+	idleOID := oidOf(t, armtest.CollectNum(t, fx.Reg, num, clk.Now()), "RTime/ARM/Idle/t/count")
 	gone(ag)
 
-	clk.advance(time.Hour - time.Second)
-	if _, err := collectNum(t, fx.reg, num, clk.now()).Lookup("RTime/ARM/Idle/t/count"); err != nil {
+	clk.Advance(time.Hour - time.Second)
+	if _, err := armtest.CollectNum(t, fx.Reg, num, clk.Now()).Lookup("RTime/ARM/Idle/t/count"); err != nil {
 		t.Fatalf("dropped before arm.app_idle: %v", err)
 	}
-	clk.advance(time.Second)
-	if _, err := collectNum(t, fx.reg, num, clk.now()).Lookup("RTime/ARM/Idle"); err == nil {
+	clk.Advance(time.Second)
+	if _, err := armtest.CollectNum(t, fx.Reg, num, clk.Now()).Lookup("RTime/ARM/Idle"); err == nil {
 		t.Fatal("still served after being idle for arm.app_idle")
 	}
 	// Its place (max_applications is 1) is free for another...
 	ag = run("Other")
-	otherOID := oidOf(t, collectNum(t, fx.reg, num, clk.now()), "RTime/ARM/Other/t/count")
+	otherOID := oidOf(t, armtest.CollectNum(t, fx.Reg, num, clk.Now()), "RTime/ARM/Other/t/count")
 	if otherOID == idleOID {
 		t.Fatalf("Other took Idle's number %s", idleOID)
 	}
 	gone(ag)
-	clk.advance(time.Hour)
-	collectNum(t, fx.reg, num, clk.now())
+	clk.Advance(time.Hour)
+	armtest.CollectNum(t, fx.Reg, num, clk.Now())
 	// ...and the first comes back where it was.
 	ag = run("Idle")
 	defer ag.Close()
-	s := collectNum(t, fx.reg, num, clk.now())
+	s := armtest.CollectNum(t, fx.Reg, num, clk.Now())
 	if got := oidOf(t, s, "RTime/ARM/Idle/t/count"); got != idleOID {
 		t.Errorf("Idle came back at %s, was %s", got, idleOID)
 	}
-	if c := stat(t, s, "RTime/ARM/Idle/t/count").Uint64(); c != 1 {
+	if c := armtest.Stat(t, s, "RTime/ARM/Idle/t/count").Uint64(); c != 1 {
 		t.Errorf("count %d after coming back, want 1 (a new start)", c)
 	}
 }
 
 // A live application is never dropped, however long it posts nothing.
 func TestLiveApplicationIsNotDropped(t *testing.T) {
-	fx := serverWith(t, Limits{MaxApps: 2, MaxTrans: 4, AppIdle: time.Minute}, nil)
-	var clk clock
-	fx.reg.mu.Lock()
-	fx.reg.now = clk.now
-	fx.reg.mu.Unlock()
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
+	fx := serverWith(t, rtimearm.Limits{MaxApps: 2, MaxTrans: 4, AppIdle: time.Minute}, nil)
+	var clk rtimearm.Clock
+	rtimearm.SetNow(fx.Reg, clk.Now)
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
 	defer ag.Close()
 	ag.App("Live", "").Transaction("t", "")
-	collect(t, fx.reg)
-	clk.advance(24 * time.Hour)
-	if _, err := collect(t, fx.reg).Lookup("RTime/ARM/Live/t"); err != nil {
+	fx.Snapshot()
+	clk.Advance(24 * time.Hour)
+	if _, err := fx.Snapshot().Lookup("RTime/ARM/Live/t"); err != nil {
 		t.Fatalf("a live application was dropped: %v", err)
 	}
 }
@@ -375,25 +355,25 @@ func TestLiveApplicationIsNotDropped(t *testing.T) {
 // subagent delete RTime/ARM/<app>: gone from the tree and the limits; a
 // live process posting again re-creates it at the same OIDs.
 func TestDeleteApplication(t *testing.T) {
-	fx := serverWith(t, Limits{MaxApps: 1, MaxTrans: 4}, nil)
+	fx := serverWith(t, rtimearm.Limits{MaxApps: 1, MaxTrans: 4}, nil)
 	num := spmi.NewNumbering("")
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
 	defer ag.Close()
 	tr := ag.App("Del", "").Transaction("t", "")
 	for range 3 {
 		h := tr.Start()
 		h.Stop(arm.Good)
 	}
-	s := collectNum(t, fx.reg, num, time.Now())
+	s := armtest.CollectNum(t, fx.Reg, num, time.Now())
 	oid := oidOf(t, s, "RTime/ARM/Del/t/count")
-	if c := stat(t, s, "RTime/ARM/Del/t/count").Uint64(); c != 3 {
+	if c := armtest.Stat(t, s, "RTime/ARM/Del/t/count").Uint64(); c != 3 {
 		t.Fatalf("count %d", c)
 	}
-	pr := fx.reg.Provider()
+	pr := fx.Reg.Provider()
 	if ok, err := pr.Delete("RTime/ARM/Del"); !ok || err != nil {
 		t.Fatalf("delete: %v %v", ok, err)
 	}
-	if _, err := collectNum(t, fx.reg, num, time.Now()).Lookup("RTime/ARM/Del"); err == nil {
+	if _, err := armtest.CollectNum(t, fx.Reg, num, time.Now()).Lookup("RTime/ARM/Del"); err == nil {
 		t.Fatal("still served after delete")
 	}
 	for path, want := range map[string]string{"RTime/ARM/Del": "no ARM application", "RTime/ARM/Del/t": "whole application"} {
@@ -405,42 +385,33 @@ func TestDeleteApplication(t *testing.T) {
 		t.Errorf("delete of another provider's path: %v %v", ok, err)
 	}
 	// Its place is free (max_applications is 1) until the live process posts again.
-	if n := fx.reg.byUIDApps(uint32(os.Geteuid())); n != 0 {
+	if n := rtimearm.AppsOfUID(fx.Reg, uint32(os.Geteuid())); n != 0 {
 		t.Errorf("the user still holds %d applications after delete", n)
 	}
 	h := tr.Start()
 	h.Stop(arm.Failed)
-	s = collectNum(t, fx.reg, num, time.Now())
+	s = armtest.CollectNum(t, fx.Reg, num, time.Now())
 	if got := oidOf(t, s, "RTime/ARM/Del/t/count"); got != oid {
 		t.Errorf("re-created at %s, was %s", got, oid)
 	}
-	if c, f := stat(t, s, "RTime/ARM/Del/t/count").Uint64(), stat(t, s, "RTime/ARM/Del/t/failed").Uint64(); c != 0 || f != 1 {
+	if c, f := armtest.Stat(t, s, "RTime/ARM/Del/t/count").Uint64(), armtest.Stat(t, s, "RTime/ARM/Del/t/failed").Uint64(); c != 0 || f != 1 {
 		t.Errorf("after re-creation count %d failed %d, want 0 and 1", c, f)
 	}
-}
-
-func (r *Registry) byUIDApps(uid uint32) int {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	if u := r.byUID[uid]; u != nil {
-		return u.apps
-	}
-	return 0
 }
 
 // Applications numbered by an earlier release took the numbers after
 // RTime/ARM's five statistics; after an upgrade they are served there, so
 // RTime/ARM cannot have gained a statistic.
 func TestApplicationsNumberedBeforeAnUpgradeKeepTheirNumbers(t *testing.T) {
-	fx := serverWith(t, Limits{MaxApps: 8, MaxTrans: 4, AppIdle: time.Hour}, nil)
+	fx := serverWith(t, rtimearm.Limits{MaxApps: 8, MaxTrans: 4, AppIdle: time.Hour}, nil)
 	num := spmi.NewNumbering("")
 	apps := []string{"Six", "Seven", "Eight", "Nine"}
 	for i, a := range apps {
-		if err := num.Put(Root, a, uint32(6+i)); err != nil {
+		if err := num.Put(rtimearm.Root, a, uint32(6+i)); err != nil {
 			t.Fatal(err)
 		}
 	}
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
 	defer ag.Close()
 	for _, a := range apps {
 		h := ag.App(a, "").Transaction("t", "").Start()
@@ -448,7 +419,7 @@ func TestApplicationsNumberedBeforeAnUpgradeKeepTheirNumbers(t *testing.T) {
 	}
 	var s *spmi.Snapshot
 	testutil.Eventually(t, "the four applications", 5*time.Second, func() bool {
-		s = collectNum(t, fx.reg, num, time.Now())
+		s = armtest.CollectNum(t, fx.Reg, num, time.Now())
 		_, err := s.Lookup("RTime/ARM/Nine/t/count")
 		return err == nil
 	})

@@ -2,17 +2,12 @@ package rtimearm
 
 import (
 	"fmt"
-	"net"
 	"os"
 	"strings"
 	"testing"
 	"time"
 
 	"golang.org/x/sys/unix"
-
-	"github.com/perfagent/subagent/client/arm"
-	"github.com/perfagent/subagent/client/armring"
-	"github.com/perfagent/subagent/client/testutil"
 )
 
 // procs stands for /proc in the accounting tests: the live processes by
@@ -31,9 +26,9 @@ func (p *procs) run(pid int32, start uint64) { p.start[pid], p.maps[pid] = start
 func (p *procs) exit(pid int32)              { delete(p.start, pid); delete(p.maps, pid) }
 
 // registry returns a registry on p and the clock c.
-func (p *procs) registry(lim Limits, c *clock) *Registry {
+func (p *procs) registry(lim Limits, c *Clock) *Registry {
 	r := NewRegistry(lim, 75, time.Minute, nil, nil)
-	r.now = c.now
+	r.now = c.Now
 	r.startOf = func(pid int32) uint64 { return p.start[pid] }
 	r.mapsRing = func(pid int32, _, ino uint64) bool { p.reads++; return p.maps[pid][ino] }
 	return r
@@ -76,7 +71,7 @@ func held(r *Registry, uid uint32) (int, uint64) {
 // which limit, and another user still registers.
 func TestChurnedRingsCountUntilTheProcessExits(t *testing.T) {
 	const size = 3 << 20
-	p, c := newProcs(), &clock{}
+	p, c := newProcs(), &Clock{}
 	r := p.registry(Limits{MaxApps: 1, MaxTrans: 1, MaxProcs: 64, MaxProcsPerUID: 16, HelloRate: 1e9, HelloBurst: 1 << 20}, c)
 	reasons := map[string]int{}
 	got := 0
@@ -117,7 +112,7 @@ func TestChurnedRingsCountUntilTheProcessExits(t *testing.T) {
 	if rings, _ := held(r, 65534); rings != 16 {
 		t.Fatalf("within a second of the last look uid 65534 holds %d rings, want 16", rings)
 	}
-	c.advance(pruneEvery)
+	c.Advance(pruneEvery)
 	r.DrainAll()
 	if rings, _ := held(r, 65534); rings != 0 {
 		t.Fatalf("after the processes exited, uid 65534 still holds %d rings", rings)
@@ -136,9 +131,9 @@ func TestChurnedRingsCountUntilTheProcessExits(t *testing.T) {
 // Exits are looked for at most once per pruneEvery on the registry's
 // clock, at drains and at a limit.
 func TestExitedProcessesAreLookedForOnceASecond(t *testing.T) {
-	p, c := newProcs(), &clock{}
+	p, c := newProcs(), &Clock{}
 	r := p.registry(Limits{MaxApps: 1, MaxTrans: 1, MaxProcs: 4, MaxProcsPerUID: 4}, c)
-	c.advance(time.Hour)
+	c.Advance(time.Hour)
 	r.DrainAll() // looks now: nothing to see
 	for pid := int32(1); pid <= 4; pid++ {
 		p.run(pid, 1)
@@ -147,13 +142,13 @@ func TestExitedProcessesAreLookedForOnceASecond(t *testing.T) {
 		}
 	}
 	p.exit(1)
-	c.advance(pruneEvery - time.Nanosecond)
+	c.Advance(pruneEvery - time.Nanosecond)
 	r.DrainAll()
 	p.run(5, 1)
 	if reason := p.hello(r, 7, 5, 1); !strings.Contains(reason, "(arm.max_processes)") {
 		t.Fatalf("within a second of the last look: %q, want a refusal at arm.max_processes", reason)
 	}
-	c.advance(time.Nanosecond)
+	c.Advance(time.Nanosecond)
 	if reason := p.hello(r, 7, 5, 1); reason != "" {
 		t.Fatalf("a second on, the exited process's ring is still held: %s", reason)
 	}
@@ -165,7 +160,7 @@ func TestExitedProcessesAreLookedForOnceASecond(t *testing.T) {
 // keeps them is refused, and its /proc/<pid>/maps is read only while it
 // is at a limit.
 func TestReconnectingProcessGetsANewRingWhenItUnmapsTheOld(t *testing.T) {
-	p, c := newProcs(), &clock{}
+	p, c := newProcs(), &Clock{}
 	r := p.registry(Limits{MaxApps: 1, MaxTrans: 1}, c)
 	p.run(42, 9)
 	for i := range 10 {
@@ -197,7 +192,7 @@ func TestReconnectingProcessGetsANewRingWhenItUnmapsTheOld(t *testing.T) {
 // A ring the process never received (the Welcome could not be sent), or
 // any when the daemon stops, is released with its registration.
 func TestUnreceivedRingIsReleasedAtOnce(t *testing.T) {
-	p, c := newProcs(), &clock{}
+	p, c := newProcs(), &Clock{}
 	r := p.registry(Limits{MaxApps: 1, MaxTrans: 1}, c)
 	p.run(5, 1)
 	rg, reason := r.admit(0, 5, 10)
@@ -215,7 +210,7 @@ func TestUnreceivedRingIsReleasedAtOnce(t *testing.T) {
 // Each user may send HelloBurst Hellos at once, then HelloRate a second;
 // the refusal names both settings, and others are not affected.
 func TestHellosAreRateLimitedPerUser(t *testing.T) {
-	p, c := newProcs(), &clock{}
+	p, c := newProcs(), &Clock{}
 	r := p.registry(Limits{MaxApps: 1, MaxTrans: 1, MaxProcs: 1000, MaxProcsPerUID: 1000, HelloRate: 4, HelloBurst: 10}, c)
 	pid := int32(100)
 	try := func(uid uint32) string {
@@ -235,7 +230,7 @@ func TestHellosAreRateLimitedPerUser(t *testing.T) {
 	if reason := try(2); reason != "" {
 		t.Fatalf("another user: %s", reason)
 	}
-	c.advance(time.Second)
+	c.Advance(time.Second)
 	ok := 0
 	for range 10 {
 		if try(1) == "" {
@@ -245,7 +240,7 @@ func TestHellosAreRateLimitedPerUser(t *testing.T) {
 	if ok != 4 {
 		t.Errorf("a second later %d Hellos passed, want 4", ok)
 	}
-	c.advance(time.Hour) // full again, never more than the burst
+	c.Advance(time.Hour) // full again, never more than the burst
 	ok = 0
 	for range 20 {
 		if try(1) == "" {
@@ -304,135 +299,5 @@ func TestMapsFile(t *testing.T) {
 		if got := mapsLineIs([]byte(tc.line), "00:01 9616"); got != tc.want {
 			t.Errorf("%q: %v, want %v", tc.line, got, tc.want)
 		}
-	}
-}
-
-// When a process's registration ends, the daemon punches its file's
-// pages out (the process may map it on: it then holds only what it writes
-// itself); when the daemon stops, it does not (the libraries count what
-// it did not take).
-func TestDepartedRingsPagesAreFreed(t *testing.T) {
-	for _, stop := range []bool{false, true} {
-		fx := startServer(t, armring.Geometry{Slots: 64, Apps: 2, Trans: 2})
-		c, err := net.Dial("unix", fx.socket)
-		if err != nil {
-			t.Fatal(err)
-		}
-		uc := c.(*net.UnixConn)
-		uc.SetDeadline(time.Now().Add(openWait))
-		uc.Write((&armring.Hello{Version: armring.Version, PID: int32(os.Getpid())}).Marshal())
-		buf, oob := make([]byte, 8+armring.MaxFrame), make([]byte, unix.CmsgSpace(4))
-		_, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
-		if err != nil {
-			t.Fatal(err)
-		}
-		msgs, _ := unix.ParseSocketControlMessage(oob[:oobn])
-		fds, err := unix.ParseUnixRights(&msgs[0])
-		if err != nil || len(fds) != 1 {
-			t.Fatalf("descriptors %v %v", fds, err)
-		}
-		var st unix.Stat_t
-		unix.Fstat(fds[0], &st)
-		mem, err := unix.Mmap(fds[0], 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
-		unix.Close(fds[0])
-		if err != nil {
-			t.Fatal(err)
-		}
-		if string(mem[:7]) != "ARMRING" {
-			t.Fatalf("header %q", mem[:8])
-		}
-		if stop {
-			fx.srv.Close()
-		} else {
-			c.Close()
-		}
-		testutil.Eventually(t, "the registration to end", time.Minute, func() bool {
-			return stat(t, collect(t, fx.reg), "RTime/ARM/procs").Uint64() == 0
-		})
-		if freed := string(mem[:7]) != "ARMRING"; freed == stop {
-			t.Errorf("daemon stopping %v: pages freed %v (header %q)", stop, freed, mem[:8])
-		}
-		unix.Munmap(mem)
-		c.Close()
-	}
-}
-
-// package arm lets a daemon's ring go when its registration ends: a
-// program that closes and opens agents in a loop registers every time
-// (the daemon releases its rings it no longer maps) and maps none of the
-// earlier rings.
-func TestGoAgentReopenedRegistersEveryTime(t *testing.T) {
-	fx := startServer(t, armring.Geometry{Slots: 64, Apps: 2, Trans: 2})
-	for i := range 6 {
-		ag := arm.Open(&arm.Options{Socket: fx.socket, Retry: time.Hour, Wait: openWait})
-		if !ag.Connected() {
-			t.Fatalf("open %d: not registered", i)
-		}
-		ag.Close()
-		testutil.Eventually(t, "the registration to end", time.Minute, func() bool {
-			return stat(t, collect(t, fx.reg), "RTime/ARM/procs").Uint64() == 0
-		})
-		if n := ringsMappedHere(t); n != 0 {
-			t.Fatalf("after close %d this process maps %d rings", i, n)
-		}
-	}
-}
-
-// ringsMappedHere counts the files named subagent-arm this process maps.
-func ringsMappedHere(t *testing.T) int {
-	t.Helper()
-	b, err := os.ReadFile("/proc/self/maps")
-	if err != nil {
-		t.Fatal(err)
-	}
-	files := map[string]bool{}
-	for _, l := range strings.Split(string(b), "\n") {
-		if f := strings.Fields(l); len(f) >= 6 && strings.HasPrefix(f[5], "/memfd:subagent-arm") {
-			files[f[3]+" "+f[4]] = true
-		}
-	}
-	return len(files)
-}
-
-// unixsock's connection limits are answered naming the arm settings they
-// come from.
-func TestConnectionLimitRefusalNamesTheSetting(t *testing.T) {
-	sock := t.TempDir() + "/arm.sock"
-	reg := NewRegistry(Limits{MaxApps: 1, MaxTrans: 1, MaxProcs: 1}, 75, time.Minute, nil, nil)
-	srv, err := NewServer(ServerConfig{Socket: sock, Geometry: armring.Geometry{Slots: 16, Apps: 1, Trans: 1}, IOTimeout: time.Hour}, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	go srv.Serve()
-	defer srv.Close()
-	var held []net.Conn
-	defer func() {
-		for _, c := range held {
-			c.Close()
-		}
-	}()
-	for range 1 + helloSlack { // silent: each holds a place until IOTimeout
-		c, err := net.Dial("unix", sock)
-		if err != nil {
-			t.Fatal(err)
-		}
-		held = append(held, c)
-	}
-	testutil.Eventually(t, "the connections to be accepted", time.Minute, func() bool {
-		return srv.ln.Stats().Open == 1+helloSlack
-	})
-	c, err := net.Dial("unix", sock)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
-	c.SetDeadline(time.Now().Add(openWait))
-	typ, body, err := armring.ReadFrame(c)
-	if err != nil || typ != armring.MsgWelcome {
-		t.Fatalf("%v %v", typ, err)
-	}
-	w, _ := armring.DecodeWelcome(body)
-	if w.Status >= 0 || !strings.Contains(w.Msg, "(arm.max_processes, plus 32 Hellos in progress)") {
-		t.Errorf("refusal %d %q names no setting", w.Status, w.Msg)
 	}
 }

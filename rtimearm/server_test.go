@@ -1,80 +1,34 @@
-package rtimearm
+package rtimearm_test
 
 import (
-	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
 	"time"
 
-	"github.com/perfagent/subagent/asn1tree"
+	"golang.org/x/sys/unix"
+
 	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/client/testutil"
-	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/rtimearm"
+	"github.com/perfagent/subagent/rtimearm/armtest"
 )
 
-// openWait bounds how long a test's agent waits to register (Options.Wait):
-// a loaded machine may take longer than one attempt's 2 s.
-const openWait = 2 * time.Minute
+// The daemon's server with the Go ARM package (client/arm) and raw
+// connections; external tests, as they use armtest.
 
-type fixture struct {
-	srv    *Server
-	reg    *Registry
-	socket string
-}
-
-func startServer(t *testing.T, g armring.Geometry) *fixture {
+// startServer is a daemon with room for 8 applications of 16 transactions.
+func startServer(t *testing.T, g armring.Geometry) *armtest.Daemon {
 	t.Helper()
-	return startServerWith(t, g, Limits{MaxApps: 8, MaxTrans: 16}, nil)
-}
-
-func startServerWith(t *testing.T, g armring.Geometry, lim Limits, lg *slog.Logger) *fixture {
-	t.Helper()
-	sock := filepath.Join(t.TempDir(), "arm.sock")
-	reg := NewRegistry(lim, 75, time.Minute, nil, lg)
-	srv, err := NewServer(ServerConfig{Socket: sock, Geometry: g, Logger: lg}, reg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	done := make(chan error, 1)
-	go func() { done <- srv.Serve() }()
-	t.Cleanup(func() {
-		srv.Close()
-		select {
-		case <-done:
-		case <-time.After(time.Minute):
-			t.Error("Serve did not return after Close")
-		}
-	})
-	return &fixture{srv: srv, reg: reg, socket: sock}
-}
-
-func collect(t *testing.T, reg *Registry) *spmi.Snapshot {
-	t.Helper()
-	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, time.Now())
-	if err := reg.Provider().Collect(b); err != nil {
-		t.Fatal(err)
-	}
-	return b.Finish()
-}
-
-func stat(t *testing.T, s *spmi.Snapshot, path string) spmiwire.Value {
-	t.Helper()
-	n, err := s.Lookup(path)
-	if err != nil {
-		t.Fatalf("%s: %v", path, err)
-	}
-	return n.Value
+	return armtest.Start(t, armtest.Options{Geometry: g, Limits: rtimearm.Limits{MaxApps: 8, MaxTrans: 16}})
 }
 
 func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 	fx := startServer(t, armring.Geometry{Slots: 4096, Apps: 4, Trans: 8})
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Wait: openWait})
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Wait: armtest.OpenWait})
 	defer ag.Close()
 	if !ag.Connected() {
 		t.Fatal("agent did not connect")
@@ -104,24 +58,24 @@ func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 		h.Stop(s)
 	}
 	open := q.Start()
-	snap := collect(t, fx.reg)
+	snap := fx.Snapshot()
 	p := "RTime/ARM/CheckingAccountQuery/LastCheckQuery/"
 	for name, want := range map[string]uint64{"count": threads * each, "aborted": 1, "failed": 2, "inflight": 1, "lost": 0, "metric1": 3 * threads * each} {
-		if got := stat(t, snap, p+name).Uint64(); got != want {
+		if got := armtest.Stat(t, snap, p+name).Uint64(); got != want {
 			t.Errorf("%s = %d, want %d", name, got, want)
 		}
 	}
-	if got := stat(t, snap, p+"metric2max").Float64(); got != 9 {
+	if got := armtest.Stat(t, snap, p+"metric2max").Float64(); got != 9 {
 		t.Errorf("metric2max = %v, want 9", got)
 	}
-	if got := stat(t, snap, p+"detail").TextValue(); got != "first detail" {
+	if got := armtest.Stat(t, snap, p+"detail").TextValue(); got != "first detail" {
 		t.Errorf("detail %q, want the first registration's", got)
 	}
-	mn, avg, mx := stat(t, snap, p+"respmin").Float64(), stat(t, snap, p+"respavg").Float64(), stat(t, snap, p+"respmax").Float64()
+	mn, avg, mx := armtest.Stat(t, snap, p+"respmin").Float64(), armtest.Stat(t, snap, p+"respavg").Float64(), armtest.Stat(t, snap, p+"respmax").Float64()
 	if !(mn <= avg && avg <= mx+1) {
 		t.Errorf("respmin %v respavg %v respmax %v out of order", mn, avg, mx)
 	}
-	if r := stat(t, snap, p+"rate").Float64(); r <= 0 {
+	if r := armtest.Stat(t, snap, p+"rate").Float64(); r <= 0 {
 		t.Errorf("rate %v", r)
 	}
 	if n, _ := snap.Lookup("RTime/ARM/CheckingAccountQuery"); n == nil || n.Descr != "Checking Account Query" {
@@ -131,8 +85,8 @@ func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 	ag.Close()
 	_ = open
 	testutil.Eventually(t, "lost 1 and inflight 0 after the process left", time.Minute, func() bool {
-		snap = collect(t, fx.reg)
-		return stat(t, snap, p+"lost").Uint64() == 1 && stat(t, snap, p+"inflight").Uint64() == 0
+		snap = fx.Snapshot()
+		return armtest.Stat(t, snap, p+"lost").Uint64() == 1 && armtest.Stat(t, snap, p+"inflight").Uint64() == 0
 	})
 }
 
@@ -140,7 +94,7 @@ func TestGoProcessTransactionsBecomeStatistics(t *testing.T) {
 // counts them as lost; the instances themselves are all counted.
 func TestFullRingDropsAndCounts(t *testing.T) {
 	fx := startServer(t, armring.Geometry{Slots: 16, Apps: 1, Trans: 1})
-	ag := arm.Open(&arm.Options{Socket: fx.socket, Wait: openWait})
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Wait: armtest.OpenWait})
 	defer ag.Close()
 	q := ag.App("a", "").Transaction("t", "", arm.Metric{Field: 1, Type: arm.Counter64, Name: "n"})
 	for range 40 {
@@ -153,54 +107,43 @@ func TestFullRingDropsAndCounts(t *testing.T) {
 		h := q.Start()
 		h.Stop(arm.Good)
 	}
-	snap := collect(t, fx.reg)
+	snap := fx.Snapshot()
 	p := "RTime/ARM/a/t/"
-	c, l, m := stat(t, snap, p+"count").Uint64(), stat(t, snap, p+"lost").Uint64(), stat(t, snap, p+"metric1").Uint64()
+	c, l, m := armtest.Stat(t, snap, p+"count").Uint64(), armtest.Stat(t, snap, p+"lost").Uint64(), armtest.Stat(t, snap, p+"metric1").Uint64()
 	if c != 1040 || l != 24 || m != 16 {
 		t.Fatalf("count %d lost %d metric1 %d, want 1040, 24 and 16", c, l, m)
 	}
 }
 
 func TestGoAgentReconnectsAndCountsTheGap(t *testing.T) {
-	dir := t.TempDir()
-	sock := filepath.Join(dir, "arm.sock")
-	g := armring.Geometry{Slots: 64, Apps: 2, Trans: 2}
-	newSrv := func() (*Server, *Registry) {
-		reg := NewRegistry(Limits{MaxApps: 2, MaxTrans: 2}, 75, time.Minute, nil, nil)
-		srv, err := NewServer(ServerConfig{Socket: sock, Geometry: g}, reg)
-		if err != nil {
-			t.Fatal(err)
-		}
-		go srv.Serve()
-		return srv, reg
-	}
-	srv, reg := newSrv()
-	ag := arm.Open(&arm.Options{Socket: sock, Retry: 20 * time.Millisecond, Wait: openWait})
+	// The second daemon serves where the first did.
+	o := armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 2, Trans: 2}, Limits: rtimearm.Limits{MaxApps: 2, MaxTrans: 2}, Dir: t.TempDir()}
+	d := armtest.Start(t, o)
+	ag := arm.Open(&arm.Options{Socket: d.Socket, Retry: 20 * time.Millisecond, Wait: armtest.OpenWait})
 	defer ag.Close()
 	tr := ag.App("app", "").Transaction("t", "")
 	h := tr.Start()
 	h.Stop(arm.Good)
-	if got := stat(t, collect(t, reg), "RTime/ARM/app/t/count").Uint64(); got != 1 {
+	if got := d.Stat("RTime/ARM/app/t/count").Uint64(); got != 1 {
 		t.Fatalf("count %d", got)
 	}
-	srv.Close()
+	d.Srv.Close()
 	testutil.Eventually(t, "the agent to notice the daemon going away", time.Minute, func() bool { return !ag.Connected() })
 	for range 3 { // measured while no daemon runs: lost, and counted
 		h := tr.Start()
 		h.Stop(arm.Good)
 	}
-	srv2, reg2 := newSrv()
-	defer srv2.Close()
+	d2 := armtest.Start(t, o)
 	testutil.Eventually(t, "the agent to register with the new daemon", time.Minute, ag.Connected)
 	h = tr.Start()
 	h.Stop(arm.Failed)
-	s := collect(t, reg2)
-	if c, f, l := stat(t, s, "RTime/ARM/app/t/count").Uint64(), stat(t, s, "RTime/ARM/app/t/failed").Uint64(), stat(t, s, "RTime/ARM/app/t/lost").Uint64(); c != 0 || f != 1 || l != 3 {
+	s := d2.Snapshot()
+	if c, f, l := armtest.Stat(t, s, "RTime/ARM/app/t/count").Uint64(), armtest.Stat(t, s, "RTime/ARM/app/t/failed").Uint64(), armtest.Stat(t, s, "RTime/ARM/app/t/lost").Uint64(); c != 0 || f != 1 || l != 3 {
 		t.Fatalf("after the restart: count %d failed %d lost %d, want 0, 1, 3", c, f, l)
 	}
 	// The first daemon's ring was let go (it was kept for the process's
 	// life, one more per restart): only the new daemon's is mapped.
-	testutil.Eventually(t, "one ring mapped here, the new daemon's", time.Minute, func() bool { return ringsMappedHere(t) == 1 })
+	testutil.Eventually(t, "one ring mapped here, the new daemon's", time.Minute, func() bool { return armtest.RingsMapped(t, os.Getpid()) == 1 })
 }
 
 func TestHelloRefusals(t *testing.T) {
@@ -214,7 +157,7 @@ func TestHelloRefusals(t *testing.T) {
 		{"version 9", (&armring.Hello{Version: 9, PID: int32(os.Getpid())}).Marshal(), "version is not 2"},
 		{"not a Hello", (&armring.Welcome{}).Marshal(), "not a Hello"},
 	} {
-		c, err := net.Dial("unix", fx.socket)
+		c, err := net.Dial("unix", fx.Socket)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -230,7 +173,115 @@ func TestHelloRefusals(t *testing.T) {
 			t.Errorf("%s: %+v %v, want a refusal naming %q", tc.name, w, err, tc.want)
 		}
 	}
-	if got := stat(t, collect(t, fx.reg), "RTime/ARM/refused").Uint64(); got != 3 {
+	if got := fx.Stat("RTime/ARM/refused").Uint64(); got != 3 {
 		t.Errorf("refused %d, want 3", got)
+	}
+}
+
+// When a process's registration ends, the daemon punches its file's
+// pages out (the process may map it on: it then holds only what it writes
+// itself); when the daemon stops, it does not (the libraries count what
+// it did not take).
+func TestDepartedRingsPagesAreFreed(t *testing.T) {
+	for _, stop := range []bool{false, true} {
+		fx := startServer(t, armring.Geometry{Slots: 64, Apps: 2, Trans: 2})
+		c, err := net.Dial("unix", fx.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		uc := c.(*net.UnixConn)
+		uc.SetDeadline(time.Now().Add(armtest.OpenWait))
+		uc.Write((&armring.Hello{Version: armring.Version, PID: int32(os.Getpid())}).Marshal())
+		buf, oob := make([]byte, 8+armring.MaxFrame), make([]byte, unix.CmsgSpace(4))
+		_, oobn, _, _, err := uc.ReadMsgUnix(buf, oob)
+		if err != nil {
+			t.Fatal(err)
+		}
+		msgs, _ := unix.ParseSocketControlMessage(oob[:oobn])
+		fds, err := unix.ParseUnixRights(&msgs[0])
+		if err != nil || len(fds) != 1 {
+			t.Fatalf("descriptors %v %v", fds, err)
+		}
+		var st unix.Stat_t
+		unix.Fstat(fds[0], &st)
+		mem, err := unix.Mmap(fds[0], 0, int(st.Size), unix.PROT_READ, unix.MAP_SHARED)
+		unix.Close(fds[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if string(mem[:7]) != "ARMRING" {
+			t.Fatalf("header %q", mem[:8])
+		}
+		if stop {
+			fx.Srv.Close()
+		} else {
+			c.Close()
+		}
+		testutil.Eventually(t, "the registration to end", time.Minute, func() bool {
+			return fx.Stat("RTime/ARM/procs").Uint64() == 0
+		})
+		if freed := string(mem[:7]) != "ARMRING"; freed == stop {
+			t.Errorf("daemon stopping %v: pages freed %v (header %q)", stop, freed, mem[:8])
+		}
+		unix.Munmap(mem)
+		c.Close()
+	}
+}
+
+// package arm lets a daemon's ring go when its registration ends: a
+// program that closes and opens agents in a loop registers every time
+// (the daemon releases its rings it no longer maps) and maps none of the
+// earlier rings.
+func TestGoAgentReopenedRegistersEveryTime(t *testing.T) {
+	fx := startServer(t, armring.Geometry{Slots: 64, Apps: 2, Trans: 2})
+	for i := range 6 {
+		ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
+		if !ag.Connected() {
+			t.Fatalf("open %d: not registered", i)
+		}
+		ag.Close()
+		testutil.Eventually(t, "the registration to end", time.Minute, func() bool {
+			return fx.Stat("RTime/ARM/procs").Uint64() == 0
+		})
+		if n := armtest.RingsMapped(t, os.Getpid()); n != 0 {
+			t.Fatalf("after close %d this process maps %d rings", i, n)
+		}
+	}
+}
+
+// unixsock's connection limits are answered naming the arm settings they
+// come from.
+func TestConnectionLimitRefusalNamesTheSetting(t *testing.T) {
+	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 16, Apps: 1, Trans: 1},
+		Limits: rtimearm.Limits{MaxApps: 1, MaxTrans: 1, MaxProcs: 1}, IOTimeout: time.Hour})
+	var held []net.Conn
+	defer func() {
+		for _, c := range held {
+			c.Close()
+		}
+	}()
+	for range 1 + rtimearm.HelloSlack { // silent: each holds a place until IOTimeout
+		c, err := net.Dial("unix", fx.Socket)
+		if err != nil {
+			t.Fatal(err)
+		}
+		held = append(held, c)
+	}
+	testutil.Eventually(t, "the connections to be accepted", time.Minute, func() bool {
+		return rtimearm.OpenConns(fx.Srv) == 1+rtimearm.HelloSlack
+	})
+	c, err := net.Dial("unix", fx.Socket)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	c.SetDeadline(time.Now().Add(armtest.OpenWait))
+	typ, body, err := armring.ReadFrame(c)
+	if err != nil || typ != armring.MsgWelcome {
+		t.Fatalf("%v %v", typ, err)
+	}
+	w, _ := armring.DecodeWelcome(body)
+	if w.Status >= 0 || !strings.Contains(w.Msg, "(arm.max_processes, plus 32 Hellos in progress)") {
+		t.Errorf("refusal %d %q names no setting", w.Status, w.Msg)
 	}
 }

@@ -11,8 +11,29 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
+
+// collect and stat read a registry of the internal tests; the external
+// ones, with a server, use armtest's (which imports this package).
+func collect(t *testing.T, reg *Registry) *spmi.Snapshot {
+	t.Helper()
+	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, time.Now())
+	if err := reg.Provider().Collect(b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Finish()
+}
+
+func stat(t *testing.T, s *spmi.Snapshot, path string) spmiwire.Value {
+	t.Helper()
+	n, err := s.Lookup(path)
+	if err != nil {
+		t.Fatalf("%s: %v", path, err)
+	}
+	return n.Value
+}
 
 // totals is what a take would return for these completions.
 func totals(aborted, failed uint64, good ...time.Duration) *armring.Totals {
