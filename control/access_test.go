@@ -1,4 +1,4 @@
-package control
+package control_test
 
 import (
 	"bufio"
@@ -8,7 +8,6 @@ import (
 	"log/slog"
 	"net"
 	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"testing"
@@ -18,8 +17,9 @@ import (
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/testutil"
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -100,27 +100,12 @@ func (r *refs) Delete(path string) (bool, error) {
 }
 func (r *refs) count() int { r.mu.Lock(); defer r.mu.Unlock(); return len(r.names) }
 
-func serveAccess(t *testing.T, a Access) (dir string, r *refs, log *testutil.Buffer) {
+func serveAccess(t *testing.T, a control.Access) (dir string, r *refs, log *testutil.Buffer) {
 	t.Helper()
-	dir = filepath.Join(t.TempDir(), "run")
-	os.MkdirAll(dir, 0o755)
+	dir = runDir(t)
 	testutil.Traversable(t, dir)
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
-	r = &refs{}
-	h.Add(r)
-	log = &testutil.Buffer{}
-	lg := slog.New(slog.NewTextHandler(log, nil))
-	ln, err := Listen(dir, a, lg)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		(&Server{H: h, Log: lg, Access: a}).Serve(ctx, ln)
-		close(done)
-	}()
-	t.Cleanup(func() { cancel(); <-done })
+	r, log = &refs{}, &testutil.Buffer{}
+	controltest.ServeServer(t, dir, &control.Server{H: controltest.Hierarchy(0, r), Log: slog.New(slog.NewTextHandler(log, nil)), Access: a})
 	return dir, r, log
 }
 
@@ -137,7 +122,7 @@ func asNobody(t *testing.T, dir, op, path string) string {
 
 // By default (0660) another user cannot even open the socket.
 func TestOtherUsersCannotConnectByDefault(t *testing.T) {
-	dir, r, _ := serveAccess(t, Access{})
+	dir, r, _ := serveAccess(t, control.Access{})
 	fi, err := os.Stat(spmiwire.SocketPath(dir))
 	if err != nil || fi.Mode().Perm() != 0o660 {
 		t.Fatalf("socket mode: %v %v, want 0660", fi.Mode(), err)
@@ -154,7 +139,7 @@ func TestOtherUsersCannotConnectByDefault(t *testing.T) {
 // With the socket opened to everyone, the allow list still refuses, in
 // the socket's own protocol.
 func TestUnlistedUserIsRefusedWithTheReason(t *testing.T) {
-	dir, _, log := serveAccess(t, Access{Mode: 0o666})
+	dir, _, log := serveAccess(t, control.Access{Mode: 0o666})
 	out := asNobody(t, dir, "get", "Ref/x/hits")
 	if !strings.Contains(out, "uid 65534 may not use the control socket (control.allow_uids, control.allow_gids)") {
 		t.Errorf("unlisted user: %q", out)
@@ -167,7 +152,7 @@ func TestUnlistedUserIsRefusedWithTheReason(t *testing.T) {
 // A reader may read but neither create nor delete; a read of a missing
 // context creates nothing. Root (an admin) may create, and that is logged.
 func TestReadersReadAdminsChange(t *testing.T) {
-	dir, r, log := serveAccess(t, Access{Mode: 0o666, Readers: unixsock.Allow{UIDs: []uint32{testutil.Nobody}}})
+	dir, r, log := serveAccess(t, control.Access{Mode: 0o666, Readers: unixsock.Allow{UIDs: []uint32{testutil.Nobody}}})
 	if out := asNobody(t, dir, "get", "Ref/x/hits"); !strings.Contains(out, "SiNotFound") {
 		t.Errorf("reader's get of a missing context: %q", out)
 	}
@@ -177,11 +162,7 @@ func TestReadersReadAdminsChange(t *testing.T) {
 	if r.count() != 0 {
 		t.Fatal("a reader created a context")
 	}
-	c, err := consumer.Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Dial, dir)
 	if err := c.Create(context.Background(), "Ref/x"); err != nil {
 		t.Fatalf("root's create: %v", err)
 	}
@@ -195,7 +176,7 @@ func TestReadersReadAdminsChange(t *testing.T) {
 		t.Errorf("reader's delete: %q (contexts %d)", out, r.count())
 	}
 	// An admin list widens changes to another user.
-	dir2, r2, _ := serveAccess(t, Access{Mode: 0o666, Readers: unixsock.Allow{UIDs: []uint32{testutil.Nobody}},
+	dir2, r2, _ := serveAccess(t, control.Access{Mode: 0o666, Readers: unixsock.Allow{UIDs: []uint32{testutil.Nobody}},
 		Admins: unixsock.Allow{UIDs: []uint32{testutil.Nobody}}})
 	if out := asNobody(t, dir2, "create", "Ref/y"); !strings.Contains(out, "err: <nil>") || r2.count() != 1 {
 		t.Errorf("listed admin's create: %q", out)
@@ -205,7 +186,7 @@ func TestReadersReadAdminsChange(t *testing.T) {
 // An over-long request is answered with an error and the connection
 // closed; the daemon keeps no more than the bound per connection.
 func TestOverLongRequestIsRefused(t *testing.T) {
-	dir, _ := startServer(t)
+	dir := serveCPU(t, 0)
 	conn, err := net.Dial("unix", spmiwire.SocketPath(dir))
 	if err != nil {
 		t.Fatal(err)
@@ -224,11 +205,7 @@ func TestOverLongRequestIsRefused(t *testing.T) {
 	if err != nil || !strings.Contains(line, fmt.Sprintf("control request longer than %d bytes", spmiwire.MaxRequest)) {
 		t.Fatalf("over-long request answered %q (%v)", line, err)
 	}
-	c, err := consumer.Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Dial, dir)
 	paths := make([]string, spmiwire.MaxPaths)
 	for i := range paths {
 		paths[i] = strings.Repeat("CPU/cpu0/idle/", 5)

@@ -1,11 +1,8 @@
-package control
+package control_test
 
 import (
-	"context"
 	"fmt"
 	"log/slog"
-	"os"
-	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -17,9 +14,9 @@ import (
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/testutil"
-	"github.com/perfagent/subagent/internal/unixsock"
+	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -62,46 +59,17 @@ func (p *peers) Collect(b *spmi.Builder) error {
 // budgeted serves a hierarchy of n peers to the test as a user that is
 // neither owner nor admin (unless owners), with budget b; it returns the
 // run directory, the provider and the log.
-func budgeted(t *testing.T, n int, b Budget, owners bool) (string, *peers, *testutil.Buffer) {
+func budgeted(t *testing.T, n int, b control.Budget, owners bool) (string, *peers, *testutil.Buffer) {
 	t.Helper()
-	dir := filepath.Join(t.TempDir(), "run")
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
-	p := &peers{}
+	dir := runDir(t)
+	p, lb := &peers{}, &testutil.Buffer{}
 	p.n.Store(int64(n))
-	h.Add(p)
-	if err := os.MkdirAll(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	ln, err := Listen(dir, Access{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	lb := &testutil.Buffer{}
-	srv := &Server{H: h, Log: slog.New(slog.NewTextHandler(lb, nil)), Access: Access{Budget: b}}
+	srv := &control.Server{H: controltest.Hierarchy(0, p), Log: slog.New(slog.NewTextHandler(lb, nil)), Access: control.Access{Budget: b}}
 	if !owners {
-		srv.owners = &unixsock.Allow{}
+		control.WithoutOwners(srv)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		srv.Serve(ctx, ln)
-		close(done)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		<-done
-	})
+	controltest.ServeServer(t, dir, srv)
 	return dir, p, lb
-}
-
-func dial(t *testing.T, dir string) *consumer.Client {
-	t.Helper()
-	c, err := consumer.Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 // refusedFor checks that err is the budget refusal naming setting.
@@ -115,9 +83,9 @@ func refusedFor(t *testing.T, what string, err error, setting string) {
 // A user's connections share one budget of hotsets and peer sets; what a
 // connection held comes back when it frees it or closes.
 func TestBudgetIsPerUserAcrossConnections(t *testing.T) {
-	dir, _, lb := budgeted(t, 10, Budget{Hotsets: 3, PeerSets: 4, Bytes: 1 << 30}, false)
+	dir, _, lb := budgeted(t, 10, control.Budget{Hotsets: 3, PeerSets: 4, Bytes: 1 << 30}, false)
 	ctx := t.Context()
-	a, b := dial(t, dir), dial(t, dir)
+	a, b := connect(t, consumer.Dial, dir), connect(t, consumer.Dial, dir)
 	ha1, _ := a.HotsetCreate(ctx)
 	ha2, _ := a.HotsetCreate(ctx)
 	hb, err := b.HotsetCreate(ctx)
@@ -171,9 +139,9 @@ func TestBudgetIsPerUserAcrossConnections(t *testing.T) {
 // The bytes a user's hotsets may take bound peer sets over many peers;
 // maxresp keeps one small.
 func TestBudgetBoundsBytes(t *testing.T) {
-	dir, _, _ := budgeted(t, 2000, Budget{Bytes: 1 << 20}, false)
+	dir, _, _ := budgeted(t, 2000, control.Budget{Bytes: 1 << 20}, false)
 	ctx := t.Context()
-	c := dial(t, dir)
+	c := connect(t, consumer.Dial, dir)
 	id, _ := c.HotsetCreate(ctx)
 	all := spmiwire.HotDef{Stat: "Many/*/v", Feed: "always"}
 	if _, err := c.HotsetAdd(ctx, id, all); err != nil {
@@ -197,9 +165,9 @@ func TestBudgetBoundsBytes(t *testing.T) {
 // the budget: its read is refused and what it held is dropped, so that
 // the user's other hotsets still have room.
 func TestTreeGrowingOverTheBudget(t *testing.T) {
-	dir, p, _ := budgeted(t, 100, Budget{Bytes: 1 << 20}, false)
+	dir, p, _ := budgeted(t, 100, control.Budget{Bytes: 1 << 20}, false)
 	ctx := t.Context()
-	c := dial(t, dir)
+	c := connect(t, consumer.Dial, dir)
 	id, _ := c.HotsetCreate(ctx)
 	if _, err := c.HotsetAdd(ctx, id, spmiwire.HotDef{Stat: "Many/*/v", Feed: "always"}); err != nil {
 		t.Fatal(err)
@@ -222,9 +190,9 @@ func TestTreeGrowingOverTheBudget(t *testing.T) {
 
 // Root and the daemon's user are bounded per connection only.
 func TestOwnersAreNotBudgeted(t *testing.T) {
-	dir, _, _ := budgeted(t, 2000, Budget{Hotsets: 1, PeerSets: 1, Bytes: 1 << 16}, true)
+	dir, _, _ := budgeted(t, 2000, control.Budget{Hotsets: 1, PeerSets: 1, Bytes: 1 << 16}, true)
 	ctx := t.Context()
-	a, b := dial(t, dir), dial(t, dir)
+	a, b := connect(t, consumer.Dial, dir), connect(t, consumer.Dial, dir)
 	for _, c := range []*consumer.Client{a, b} {
 		id, err := c.HotsetCreate(ctx)
 		if err != nil {
@@ -241,11 +209,11 @@ func TestOwnersAreNotBudgeted(t *testing.T) {
 // A refused change with a long path, repeated from several connections,
 // is one short line in the log.
 func TestChangeRefusalsAreLoggedOnceAndShort(t *testing.T) {
-	dir, _, lb := budgeted(t, 1, Budget{}, false)
+	dir, _, lb := budgeted(t, 1, control.Budget{}, false)
 	ctx := t.Context()
 	path := "Ref/" + strings.Repeat("x", 60<<10)
 	for range 3 {
-		c := dial(t, dir)
+		c := connect(t, consumer.Dial, dir)
 		for range 100 {
 			if err := c.Create(ctx, path); err == nil || !strings.Contains(err.Error(), "may not create") {
 				t.Fatalf("reader's create: %v", err)
@@ -263,9 +231,9 @@ func TestChangeRefusalsAreLoggedOnceAndShort(t *testing.T) {
 // other users' requests do not.
 func TestOneRequestAtATimePerUser(t *testing.T) {
 	for _, owner := range []bool{false, true} {
-		dir, p, _ := budgeted(t, 1, Budget{}, owner)
+		dir, p, _ := budgeted(t, 1, control.Budget{}, owner)
 		ctx := t.Context()
-		a, b := dial(t, dir), dial(t, dir)
+		a, b := connect(t, consumer.Dial, dir), connect(t, consumer.Dial, dir)
 		if _, err := a.Status(ctx); err != nil {
 			t.Fatal(err)
 		}

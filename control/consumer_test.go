@@ -28,22 +28,10 @@ func serve(t *testing.T, dir string) *daemon {
 	return &daemon{stop: controltest.ServeFixture(t, dir, "../hoststats")}
 }
 
-func runDir(t *testing.T) string {
-	dir := filepath.Join(t.TempDir(), "run")
-	if err := os.Mkdir(dir, 0o750); err != nil {
-		t.Fatal(err)
-	}
-	return dir
-}
-
 func TestTraversal(t *testing.T) {
 	dir := runDir(t)
 	serve(t, dir)
-	c, err := consumer.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Open, dir)
 	ctx := t.Context()
 	top, err := c.Children(ctx, "")
 	if err != nil {
@@ -82,11 +70,7 @@ func TestTraversal(t *testing.T) {
 func TestStatSetRatesAndErrors(t *testing.T) {
 	dir := runDir(t)
 	serve(t, dir)
-	c, err := consumer.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Open, dir)
 	ctx := t.Context()
 	if _, err := c.NewStatSet(ctx, "CPU/cpu0/nope"); spmierr.CodeOf(err) != spmierr.SiNotFound {
 		t.Errorf("unknown statistic: %v, want SiNotFound", err)
@@ -121,11 +105,7 @@ func TestStatSetRatesAndErrors(t *testing.T) {
 func TestRuntimeHotsetAndRestart(t *testing.T) {
 	dir := runDir(t)
 	d := serve(t, dir)
-	c, err := consumer.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Open, dir)
 	ctx := t.Context()
 	hs, err := c.NewHotSet(ctx)
 	if err != nil {
@@ -200,16 +180,12 @@ func TestOpenFindsTheDaemonAndTypesItsAbsence(t *testing.T) {
 		t.Fatalf("Open with no daemon: %v, want SiInitFailed naming %s", err, dir)
 	}
 	d := serve(t, dir)
-	c, err := consumer.Open("")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Open, "")
 	if _, err := c.PathGetCx(t.Context(), "CPU"); err != nil {
 		t.Fatal(err)
 	}
 	d.stop()
-	_, err = c.PathGetCx(t.Context(), "CPU")
+	_, err := c.PathGetCx(t.Context(), "CPU")
 	if spmierr.CodeOf(err) != spmierr.SiInitFailed {
 		t.Errorf("a call after the daemon stopped: %v, want SiInitFailed", err)
 	}

@@ -1,9 +1,9 @@
-package control
+package control_test
 
 import (
 	"bufio"
 	"context"
-	"log/slog"
+	"io"
 	"net"
 	"os"
 	"path/filepath"
@@ -16,7 +16,7 @@ import (
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 
-	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/control/controltest"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -36,44 +36,31 @@ func (p *fixedProvider) Collect(b *spmi.Builder) error {
 	return b.Stat(i, &idle, spmiwire.Uint(p.n))
 }
 
-func startServer(t *testing.T) (string, context.CancelFunc) {
-	return startServerMinAge(t, 0)
-}
-
-func startServerMinAge(t *testing.T, minAge time.Duration) (string, context.CancelFunc) {
-	t.Helper()
+// runDir is a new run directory for a control socket.
+func runDir(t *testing.T) string {
 	dir := filepath.Join(t.TempDir(), "run")
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: minAge})
-	h.Add(&fixedProvider{})
-	if err := os.MkdirAll(dir, 0o750); err != nil {
+	if err := os.Mkdir(dir, 0o750); err != nil {
 		t.Fatal(err)
 	}
-	ln, err := Listen(dir, Access{}, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan struct{})
-	go func() {
-		(&Server{H: h, Log: slog.New(slog.DiscardHandler)}).Serve(ctx, ln)
-		close(done)
-	}()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case <-done:
-		case <-time.After(5 * time.Second):
-			t.Error("server did not stop")
-		}
-	})
-	return dir, cancel
+	return dir
 }
 
-// dialServer starts a server of the given minimum age and dials it.
-func dialServer(t *testing.T, minAge time.Duration) *consumer.Client {
+// serveCPU serves one processor, CPU/cpu0, whose idle counter rises by
+// 100 each time it is read, at most every minAge; it returns the run
+// directory.
+func serveCPU(t *testing.T, minAge time.Duration) string {
 	t.Helper()
-	dir, _ := startServerMinAge(t, minAge)
-	c, err := consumer.Dial(dir)
+	dir := runDir(t)
+	controltest.Serve(t, dir, controltest.Hierarchy(minAge, &fixedProvider{}))
+	return dir
+}
+
+// connect connects to the control socket in dir with open (consumer.Dial
+// for the raw requests, consumer.Open for the consumer API) until the
+// test ends.
+func connect[C io.Closer](t *testing.T, open func(string) (C, error), dir string) C {
+	t.Helper()
+	c, err := open(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -82,12 +69,7 @@ func dialServer(t *testing.T, minAge time.Duration) *consumer.Client {
 }
 
 func TestPeekAndGetThroughTheSocket(t *testing.T) {
-	dir, _ := startServer(t)
-	c, err := consumer.Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Dial, serveCPU(t, 0))
 	ctx := context.Background()
 	entries, err := c.Peek(ctx, "")
 	if err != nil {
@@ -127,7 +109,7 @@ func TestPeekAndGetThroughTheSocket(t *testing.T) {
 // min_age old, not sooner.
 func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
 	const minAge = 200 * time.Millisecond
-	c := dialServer(t, minAge)
+	c := connect(t, consumer.Dial, serveCPU(t, minAge))
 	ctx := context.Background()
 	ss, err := consumer.NewPathSet(ctx, c, "CPU/cpu0/idle")
 	if err != nil {
@@ -147,7 +129,7 @@ func TestStatSetThroughTheSocketReadsNewerSnapshots(t *testing.T) {
 
 // A plain get is served from the cached snapshot within the minimum age.
 func TestGetWithinTheMinimumAgeIsCached(t *testing.T) {
-	c := dialServer(t, time.Hour)
+	c := connect(t, consumer.Dial, serveCPU(t, time.Hour))
 	ctx := context.Background()
 	a, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
 	b, _ := c.Read(ctx, []string{"CPU/cpu0/idle"})
@@ -160,7 +142,7 @@ func TestGetWithinTheMinimumAgeIsCached(t *testing.T) {
 // for values after a time to come: its requests wait instead.
 func TestReadersCannotForceReadings(t *testing.T) {
 	const minAge = 100 * time.Millisecond
-	c := dialServer(t, minAge)
+	c := connect(t, consumer.Dial, serveCPU(t, minAge))
 	ctx := context.Background()
 	first, err := c.Read(ctx, []string{"CPU/cpu0/idle"})
 	if err != nil {
@@ -181,8 +163,7 @@ func TestReadersCannotForceReadings(t *testing.T) {
 }
 
 func TestMalformedRequestGetsAnError(t *testing.T) {
-	dir, _ := startServer(t)
-	conn, err := net.Dial("unix", spmiwire.SocketPath(dir))
+	conn, err := net.Dial("unix", spmiwire.SocketPath(serveCPU(t, 0)))
 	if err != nil {
 		t.Fatal(err)
 	}

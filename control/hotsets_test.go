@@ -1,4 +1,4 @@
-package control
+package control_test
 
 import (
 	"strings"
@@ -8,21 +8,18 @@ import (
 	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/control"
 )
 
 // A runtime hotset belongs to the connection that made it: another
 // connection cannot see it, and it is gone when its connection closes.
 func TestHotsetsBelongToTheirSession(t *testing.T) {
-	dir, _ := startServer(t)
+	dir := serveCPU(t, 0)
 	a, err := consumer.Dial(dir)
 	if err != nil {
 		t.Fatal(err)
 	}
-	b, err := consumer.Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer b.Close()
+	b := connect(t, consumer.Dial, dir)
 	ctx := t.Context()
 	id, err := a.HotsetCreate(ctx)
 	if err != nil {
@@ -39,7 +36,7 @@ func TestHotsetsBelongToTheirSession(t *testing.T) {
 	if _, err := b.HotsetGet(ctx, id, time.Time{}); spmierr.CodeOf(err) != spmierr.SiInvalidCx {
 		t.Errorf("another connection read hotset %d: %v, want SiInvalidCx", id, err)
 	}
-	for range MaxSessionHotsets - 1 {
+	for range control.MaxSessionHotsets - 1 {
 		if _, err := a.HotsetCreate(ctx); err != nil {
 			t.Fatal(err)
 		}
@@ -53,12 +50,7 @@ func TestHotsetsBelongToTheirSession(t *testing.T) {
 // A runtime hotset takes a falling threshold, checked as the
 // configuration's is.
 func TestHotsetRearmValidated(t *testing.T) {
-	dir, _ := startServer(t)
-	a, err := consumer.Dial(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer a.Close()
+	a := connect(t, consumer.Dial, serveCPU(t, 0))
 	ctx := t.Context()
 	id, err := a.HotsetCreate(ctx)
 	if err != nil {

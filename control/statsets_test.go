@@ -1,4 +1,4 @@
-package control
+package control_test
 
 import (
 	"fmt"
@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfagent/subagent/client/consumer"
 	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/control"
 )
 
 // A runtime statset of 20,000 statistics reads in one small request, all
@@ -16,9 +17,9 @@ import (
 // bounds the statsets and the bytes their paths take.
 func TestStatSetOfTwentyThousand(t *testing.T) {
 	const n = 20_000
-	dir, p, _ := budgeted(t, n, Budget{StatSets: 2, Bytes: 4 << 20}, false)
+	dir, p, _ := budgeted(t, n, control.Budget{StatSets: 2, Bytes: 4 << 20}, false)
 	ctx := t.Context()
-	c := dial(t, dir)
+	c := connect(t, consumer.Dial, dir)
 	id, err := c.StatSetCreate(ctx)
 	if err != nil {
 		t.Fatal(err)
@@ -100,13 +101,9 @@ func batchOf(n int) []string {
 // refused naming it.
 func TestGoStatSetOfTwentyThousand(t *testing.T) {
 	const n = 20_000
-	dir, _, _ := budgeted(t, n, Budget{StatSets: 2, Bytes: 4 << 20}, false)
+	dir, _, _ := budgeted(t, n, control.Budget{StatSets: 2, Bytes: 4 << 20}, false)
 	ctx := t.Context()
-	c, err := consumer.Open(dir)
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer c.Close()
+	c := connect(t, consumer.Open, dir)
 	paths := make([]string, n)
 	for i := range paths {
 		paths[i] = fmt.Sprintf("Many/p%d/v", i)

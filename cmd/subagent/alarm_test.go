@@ -15,8 +15,16 @@ import (
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
-const alarmYAML = `hotset:
-  interval: 1s
+// pumpAlarmYAML configures one hotset, pumpalarm, over the pumps' loads:
+// raised (trap 1) past 80, cleared below 50, sent to the receiver trapd;
+// hotset is one more setting of the hotset section ("" none), trap more
+// settings of the receiver.
+func pumpAlarmYAML(trapd, hotset, trap string) string {
+	if hotset != "" {
+		hotset = "\n  " + hotset
+	}
+	return `hotset:
+  interval: 1s` + hotset + `
 hotsets:
   - name: pumpalarm
     stat: DDS/Acme/Pumps/*/load
@@ -29,8 +37,23 @@ hotsets:
     excp_type: trap
     trap_no: 1
 traps:
-  - {address: TRAPD, version: v2c, community: public, inform: true, retries: 2, timeout: 1s}
+  - {address: ` + trapd + `, version: v2c, community: public` + trap + `}
 `
+}
+
+// startConfigured writes conf to a configuration file and starts the
+// daemon with it under snmpd s, waiting until snmpd serves it; it returns
+// the file, for a restart.
+func startConfigured(t *testing.T, e *env, s *snmpdtest.Snmpd, conf string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.start("--config", file, "--agentx", s.AgentXAddress)
+	waitServed(t, s, idleOID, 10*time.Second)
+	return file
+}
 
 // alarmEntries are the log's rows (by index, from snmptable) of the
 // hotsets' notifications, oldest first: not the tree changed ones that
@@ -74,14 +97,9 @@ func TestAlarmRaiseClearRaiseAcrossRestart(t *testing.T) {
 	mibtest.Require(t, "snmptable", "snmptranslate")
 	s := snmpdtest.Start(t, snmpdtest.Options{})
 	trapAddr := snmpdtest.FreeUDPAddr(t)
-	e := newEnv(t)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(strings.Replace(alarmYAML, "TRAPD", trapAddr, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
 	trapd := snmpdtest.StartTrapdWith(t, snmpdtest.TrapdOptions{Addr: trapAddr, MIBDirs: shippedDirs(t), Modules: []string{"SUBAGENT-MIB"}})
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	e := newEnv(t)
+	file := startConfigured(t, e, s, pumpAlarmYAML(trapAddr, "", ", inform: true, retries: 2, timeout: 1s"))
 	sup, loads, _ := pumpSupplier(t, e)
 	setLoads(sup, loads, 10, 10, 10)
 	waitValue(t, e, "Hotset/pumpalarm/groups", "1", 15*time.Second)
@@ -179,12 +197,7 @@ func TestAlarmsMissedAreInTheLog(t *testing.T) {
 	s := snmpdtest.Start(t, snmpdtest.Options{})
 	trapAddr := snmpdtest.FreeUDPAddr(t) // nothing listens there yet
 	e := newEnv(t)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(strings.Replace(missedYAML, "TRAPD", trapAddr, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	startConfigured(t, e, s, strings.Replace(missedYAML, "TRAPD", trapAddr, 1))
 	sup, loads, _ := pumpSupplier(t, e)
 	setLoads(sup, loads, 10, 10, 10)
 	waitValue(t, e, "Hotset/pumpc/groups", "1", 15*time.Second)

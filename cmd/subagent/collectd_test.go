@@ -158,11 +158,12 @@ Include %q
 		t.Errorf("CPU/total is a row: %v", got)
 	}
 
-	checks := []struct {
+	type check struct {
 		dir, file, column string // column "" is the only value
 		path              string
 		factor, tol       float64
-	}{
+	}
+	checks := []check{
 		{"cpu-cpu0", "cpu-idle", "", "CPU/cpu0/idle", 1, 0},
 		{"cpu-cpu1", "cpu-system", "", "CPU/cpu1/kern", 1, 0},
 		{"cpu-cpu2", "cpu-interrupt", "", "CPU/cpu2/irq", 1, 0},
@@ -182,31 +183,43 @@ Include %q
 		{"load", "load", "shortterm", "Proc/loadavg1", 1, 0.005},
 		{"load", "load", "longterm", "Proc/loadavg15", 1, 0.005},
 	}
-	var paths []string
-	for _, c := range checks {
-		paths = append(paths, c.path)
-	}
-	got := getFloats(t, e, paths...)
-	for _, c := range checks {
-		want, ok := got[c.path]
-		if !ok {
-			continue
-		}
-		want *= c.factor
+	compareWithGet(t, e, checks, func(c check) string { return c.path }, func(c check, want float64) {
 		v, err := lastCSVValue(csvFiles(host, c.dir, c.file), c.column)
 		if err != nil {
 			t.Errorf("%s/%s: %v", c.dir, c.file, err)
-			continue
+			return
 		}
-		if math.Abs(v-want) > c.tol+1e-9*math.Abs(want) {
-			t.Errorf("%s/%s %s = %v, subagent get %s = %v (×%v)", c.dir, c.file, c.column, v, c.path, got[c.path], c.factor)
+		if far(v, want*c.factor, c.tol) {
+			t.Errorf("%s/%s %s = %v, subagent get %s = %v (×%v)", c.dir, c.file, c.column, v, c.path, want, c.factor)
 		}
-	}
+	})
 	// Scale is applied: a percentage, not the integer on the wire.
 	if v, err := lastCSVValue(csvFiles(host, "memory", "percent-free"), ""); err == nil && (v <= 0 || v > 100) {
 		t.Errorf("memory/percent-free %v is not a percentage", v)
 	}
 }
+
+// compareWithGet reads the statistic path(c) of each check c with
+// `subagent get` and calls compare with c and the value read, which a
+// tool's value must match; a path get did not answer is reported (by
+// getFloats) and passed over.
+func compareWithGet[C any](t *testing.T, e *env, checks []C, path func(C) string, compare func(c C, want float64)) {
+	t.Helper()
+	var paths []string
+	for _, c := range checks {
+		paths = append(paths, path(c))
+	}
+	got := getFloats(t, e, paths...)
+	for _, c := range checks {
+		if v, ok := got[path(c)]; ok {
+			compare(c, v)
+		}
+	}
+}
+
+// far says whether v stands further from want than tol (and a float's
+// rounding).
+func far(v, want, tol float64) bool { return math.Abs(v-want) > tol+1e-9*math.Abs(want) }
 
 // findCollectd returns collectd, its plugin directory and its types.db,
 // or skips the test naming what is missing (make test-deps installs

@@ -1,13 +1,12 @@
 package main
 
 import (
-	"context"
 	"errors"
 	"io/fs"
 	"os"
-	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -71,13 +70,7 @@ func TestDaemonRefusesUntrustedDirs(t *testing.T) {
 // directory refuse to guess. $TMPDIR is the test's own, so that no run
 // of the test leaves or meets anything in /tmp.
 func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
-	testutil.RequireRoot(t)
-	e := newEnv(t)
-	// The daemon runs as nobody: the binary and the fixture /proc and /sys
-	// must be reachable for it, wherever the checkout is.
-	testutil.Traversable(t, filepath.Dir(e.bin))
-	testutil.Traversable(t, e.proc)
-	testutil.Traversable(t, e.sys)
+	e := newNobodyEnv(t) // the daemon runs as nobody
 	tmp := filepath.Join(t.TempDir(), "tmp")
 	if err := os.Mkdir(tmp, 0o755); err != nil {
 		t.Fatal(err)
@@ -145,20 +138,7 @@ func TestNonRootDaemonWithoutDirsUsesPrivateOnes(t *testing.T) {
 	// Clients: with no run directory of this user's, the system daemon's
 	// (client/rundir), never a name in /tmp; SUBAGENT_RUN_DIR works.
 	client := func(extraEnv []string, args ...string) (string, int) {
-		ctx, cancel := context.WithTimeout(context.Background(), 20*time.Second)
-		defer cancel()
-		c := testutil.AsNobody(t, e.bin, args...)
-		c = exec.CommandContext(ctx, c.Path, c.Args[1:]...)
-		c.Env = append(append([]string{}, env...), extraEnv...)
-		b, err := c.CombinedOutput()
-		code := 0
-		var ee *exec.ExitError
-		if errors.As(err, &ee) {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(b), code
+		return runAsNobody(t, append(slices.Clone(env), extraEnv...), e.bin, args...)
 	}
 	if out, code := client(nil, "delete", "RTime/LAN/example.org"); code == 0 || !strings.Contains(out, "no daemon at /run/subagent/subagent.sock") || strings.Contains(out, tmp) {
 		t.Fatalf("delete without a run directory: exit %d\n%s", code, out)

@@ -4,7 +4,6 @@ import (
 	"context"
 	"fmt"
 	"io"
-	"math"
 	"net"
 	"net/http"
 	"os/exec"
@@ -118,12 +117,13 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 
 	// Values: what `subagent get` reads, scaled back to the unit (the
 	// fixture host does not change, so counters match exactly).
-	checks := []struct {
+	type check struct {
 		metric string
 		labels map[string]string
 		path   string
 		tol    float64
-	}{
+	}
+	checks := []check{
 		{"memRealPctFree", nil, "Mem/Real/%free", 0.005},
 		{"procLoadavg5", nil, "Proc/loadavg5", 0.005},
 		{"memRealFree", nil, "Mem/Real/free", 0},
@@ -136,25 +136,16 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 		{"procPidRss", map[string]string{"procPidIndex": "1187", "procPidName": "java"}, "Proc/pid/1187/rss", 0},
 		{"procPidUsercpu", map[string]string{"procPidIndex": "1187", "procPidName": "java"}, "Proc/pid/1187/usercpu", 0},
 	}
-	var paths []string
-	for _, c := range checks {
-		paths = append(paths, c.path)
-	}
-	got := getFloats(t, e, paths...)
-	for _, c := range checks {
-		want, ok := got[c.path]
-		if !ok {
-			continue
-		}
+	compareWithGet(t, e, checks, func(c check) string { return c.path }, func(c check, want float64) {
 		s := find(series, c.metric, c.labels)
 		if len(s) != 1 {
 			t.Errorf("%s %v: %d series, want 1", c.metric, c.labels, len(s))
-			continue
+			return
 		}
-		if math.Abs(s[0].value-want) > c.tol+1e-9*math.Abs(want) {
+		if far(s[0].value, want, c.tol) {
 			t.Errorf("%s %v = %v, subagent get %s = %v", c.metric, c.labels, s[0].value, c.path, want)
 		}
-	}
+	})
 	// The scaled value is not the raw integer on the wire.
 	if s := find(series, "memRealPctFree", nil); len(s) == 1 && (s[0].value <= 0 || s[0].value > 100) {
 		t.Errorf("memRealPctFree %v is not a percentage", s[0].value)

@@ -195,22 +195,43 @@ func TestMisspelledFlagAndDomainCheckStopEveryCommand(t *testing.T) {
 	}
 }
 
+// newNobodyEnv is an env whose daemon and CLI may run as nobody (uid
+// 65534): the binary and the fixture /proc and /sys are reachable for it,
+// wherever the checkout is. Making it needs root.
+func newNobodyEnv(t *testing.T) *env {
+	t.Helper()
+	testutil.RequireRoot(t)
+	e := newEnv(t)
+	testutil.Traversable(t, filepath.Dir(e.bin))
+	testutil.Traversable(t, e.proc)
+	testutil.Traversable(t, e.sys)
+	return e
+}
+
 // asNobody runs the CLI as uid 65534 without supplementary groups and
 // returns its output and exit code.
 func (e *env) asNobody(args ...string) (string, int) {
 	e.t.Helper()
+	return runAsNobody(e.t, append(os.Environ(), "SUBAGENT_CONFIG="), e.bin, append(args, e.args()...)...)
+}
+
+// runAsNobody runs bin with args as uid 65534 without supplementary
+// groups, in the environment env, for 30 s at most, and returns its
+// output and exit code.
+func runAsNobody(t *testing.T, env []string, bin string, args ...string) (string, int) {
+	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c := testutil.AsNobody(e.t, e.bin, append(args, e.args()...)...)
-	c = exec.CommandContext(ctx, c.Path, c.Args[1:]...)
-	c.Env = append(os.Environ(), "SUBAGENT_CONFIG=")
+	nobody := testutil.AsNobody(t, bin, args...)
+	c := exec.CommandContext(ctx, nobody.Path, nobody.Args[1:]...)
+	c.Env, c.SysProcAttr = env, nobody.SysProcAttr
 	out, err := c.CombinedOutput()
 	code := 0
 	var ee *exec.ExitError
 	if errors.As(err, &ee) {
 		code = ee.ExitCode()
 	} else if err != nil {
-		e.t.Fatal(err)
+		t.Fatal(err)
 	}
 	return string(out), code
 }
@@ -219,11 +240,7 @@ func (e *env) asNobody(args ...string) (string, int) {
 // who may connect and whom to ask: never a quiet read of the host, which
 // would look like the daemon's answer without its contexts.
 func TestClientsSayWhyTheDaemonRefusedThem(t *testing.T) {
-	testutil.RequireRoot(t)
-	e := newEnv(t)
-	testutil.Traversable(t, filepath.Dir(e.bin))
-	testutil.Traversable(t, e.proc)
-	testutil.Traversable(t, e.sys)
+	e := newNobodyEnv(t)
 	if err := os.MkdirAll(e.runDir, 0o755); err != nil {
 		t.Fatal(err)
 	}

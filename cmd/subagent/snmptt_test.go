@@ -17,24 +17,6 @@ import (
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
-const snmpttYAML = `hotset:
-  interval: 1s
-  tree_changed_interval: 1s
-hotsets:
-  - name: pumpalarm
-    stat: DDS/Acme/Pumps/*/load
-    maxresp: 1
-    threshold: 80
-    rearm: 50
-    cleared: true
-    frequency: 5m
-    feed_type: none
-    excp_type: trap
-    trap_no: 1
-traps:
-  - {address: TRAPD, version: v2c, community: public}
-`
-
 // snmpttSep separates the values of SNMPTT's $* (wildcard_expansion_separator):
 // no value the test sends holds it, so the n-th field is $n.
 const snmpttSep = " | "
@@ -260,12 +242,7 @@ func TestSnmpttTranslatesNotifications(t *testing.T) {
 	}
 
 	e := newEnv(t)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(strings.Replace(snmpttYAML, "TRAPD", trapd.Addr, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	startConfigured(t, e, s, pumpAlarmYAML(trapd.Addr, "tree_changed_interval: 1s", ""))
 	generation := func() int {
 		t.Helper()
 		vars, err := s.Get(base + ".16.1.0")

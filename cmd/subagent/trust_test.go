@@ -136,16 +136,7 @@ func TestReadersCannotSteer(t *testing.T) {
 		t.Fatalf("root's create: %s", stderr)
 	}
 	asNobody := func(args ...string) (string, int) {
-		cmd := testutil.AsNobody(t, e.bin, append(args, "--run-dir", e.runDir, "--state-dir", e.state)...)
-		cmd.Env = append(os.Environ(), "SUBAGENT_CONFIG=")
-		out, err := cmd.CombinedOutput()
-		code := 0
-		if ee, ok := err.(*exec.ExitError); ok {
-			code = ee.ExitCode()
-		} else if err != nil {
-			t.Fatal(err)
-		}
-		return string(out), code
+		return runAsNobody(t, append(os.Environ(), "SUBAGENT_CONFIG="), e.bin, append(args, "--run-dir", e.runDir, "--state-dir", e.state)...)
 	}
 	testutil.Traversable(t, filepath.Dir(e.bin))
 	if out, code := asNobody("get", "RTime/LAN/127.0.0.8/requests"); code == 0 || !strings.Contains(out, "SiNotFound") {

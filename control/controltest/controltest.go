@@ -1,6 +1,7 @@
 // Package controltest serves a hierarchy on a control socket for tests of
 // the socket's clients (the consumer package, libSpmi's consumer side, the
-// MIB generator's daemon path), as the daemon does.
+// MIB generator's daemon path) and of the server itself, as the daemon
+// does. It is for tests only.
 package controltest
 
 import (
@@ -16,19 +17,40 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// Serve answers on the control socket in dir (which must exist) from h
-// until stop is called or the test ends; stop waits for the server and
-// may be called more than once.
+// Hierarchy is a hierarchy of provs under the tests' base OID
+// (enterprises.32473.1), read at most every minAge.
+func Hierarchy(minAge time.Duration, provs ...spmi.Provider) *spmi.Hierarchy {
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: minAge})
+	for _, p := range provs {
+		h.Add(p)
+	}
+	return h
+}
+
+// Serve answers on the control socket in dir (which must exist) from h,
+// with the default access and no log, as ServeServer does.
 func Serve(t testing.TB, dir string, h *spmi.Hierarchy) (stop func()) {
 	t.Helper()
-	ln, err := control.Listen(dir, control.Access{}, slog.New(slog.DiscardHandler))
+	return ServeServer(t, dir, &control.Server{H: h})
+}
+
+// ServeServer answers with srv on the control socket in dir (which must
+// exist), listening with srv.Access and logging to srv.Log (nil: nowhere),
+// until stop is called or the test ends; stop waits for the server and
+// may be called more than once.
+func ServeServer(t testing.TB, dir string, srv *control.Server) (stop func()) {
+	t.Helper()
+	if srv.Log == nil {
+		srv.Log = slog.New(slog.DiscardHandler)
+	}
+	ln, err := control.Listen(dir, srv.Access, srv.Log)
 	if err != nil {
 		t.Fatal(err)
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan struct{})
 	go func() {
-		(&control.Server{H: h, Log: slog.New(slog.DiscardHandler)}).Serve(ctx, ln)
+		srv.Serve(ctx, ln)
 		close(done)
 	}()
 	var once sync.Once
@@ -55,9 +77,5 @@ func ServeFixture(t testing.TB, dir, hoststatsDir string, more ...spmi.Provider)
 	if err != nil {
 		t.Fatal(err)
 	}
-	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1"), MinAge: time.Millisecond})
-	for _, p := range append(provs, more...) {
-		h.Add(p)
-	}
-	return Serve(t, dir, h)
+	return Serve(t, dir, Hierarchy(time.Millisecond, append(provs, more...)...))
 }
