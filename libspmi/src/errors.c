@@ -3,7 +3,6 @@
  * guide's API has them, and the one lock of both halves' calls. */
 #define _GNU_SOURCE
 #include <stdio.h>
-#include <string.h>
 #include "spmi_internal.h"
 
 int  SpmiErrno;

@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* sock.c - finding and reaching a socket of the daemon (the supplier's
- * dds.sock, the consumer's subagent.sock), the same way as the Go
- * library (client/ddsclient SocketPath). */
+/* sock.c - reaching a socket of the daemon (the supplier's dds.sock, the
+ * consumer's subagent.sock), as the Go library does (client/ddsclient):
+ * the run directory's order and its trust check are cshared/rundir.c's
+ * (sa_find_socket, sa_trusted), which libarm compiles too. */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
-#include <sys/stat.h>
 #include <sys/un.h>
 #include "spmi_internal.h"
 #include "rundir.h"
@@ -14,10 +14,6 @@
 /* Replies come within the daemon's I/O timeout (5 s by default); a daemon
  * that hangs longer must not hang the supplier forever. */
 #define IO_TIMEOUT_SEC 15
-
-/* The run directory's order and its trust check are cshared/rundir.c's,
- * which libarm compiles too. */
-void dds_run_socket(const char *name, char *out, size_t n) { sa_find_socket(name, out, n); }
 
 /* dds_dial connects to the daemon's socket at path, after the trust check
  * of its directory, with send and receive timeouts; it returns the socket,

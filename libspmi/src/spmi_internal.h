@@ -38,9 +38,9 @@ void dds_put32(struct dds_buf *w, uint32_t v);
 void dds_put64(struct dds_buf *w, uint64_t v);
 void dds_putstr(struct dds_buf *w, const char *s, size_t n);
 
-/* Sockets (sock.c): the path of a socket of the run directory by name,
- * connect after the trust check, and the non-blocking "is it over". */
-void dds_run_socket(const char *name, char *out, size_t n);
+/* Sockets (sock.c; a socket's path in the run directory is
+ * sa_find_socket's, cshared/rundir.h): connect after the trust check, and
+ * the non-blocking "is it over". */
 int  dds_dial(const char *path);
 int  dds_peer_closed(int sock);
 

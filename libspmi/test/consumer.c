@@ -23,17 +23,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/Spmidef.h>
+#include "answer.h"
 
 static struct SpmiStatSet *ss;
 static struct SpmiHotSet *hs;
-
-static void fail(void)
-{
-   for (char *p = SpmiErrmsg; *p; p++)
-      if (*p == '\n' || *p == '\r')
-         *p = ' ';
-   printf("err %d %s\n", SpmiErrno, SpmiErrmsg);
-}
 
 static void label(const char *what)
 {
@@ -158,12 +151,7 @@ int main(void)
    while (fgets(line, sizeof line, stdin)) {
       line[strcspn(line, "\n")] = 0;
       if (strcmp(line, "init") == 0) {
-         if (SpmiInit(15) != 0)
-            fail();
-         else if (!(ss = SpmiCreateStatSet()))
-            fail();
-         else
-            printf("ok\n");
+         answer(SpmiInit(15) == 0 && (ss = SpmiCreateStatSet()) != NULL);
       } else if (sscanf(line, "addn %1023s %d %d %1023s", a, &from, &n, b) == 4) {
          char path[2100];
          int k;
@@ -172,15 +160,9 @@ int main(void)
             if (!SpmiPathAddSetStat(ss, path, NULL))
                break;
          }
-         if (k < n)
-            fail();
-         else
-            printf("ok\n");
+         answer(k >= n);
       } else if (sscanf(line, "add %1023s", a) == 1) {
-         if (!SpmiPathAddSetStat(ss, a, NULL))
-            fail();
-         else
-            printf("ok\n");
+         answer(SpmiPathAddSetStat(ss, a, NULL) != NULL);
       } else if (strcmp(line, "readsum") == 0 || strcmp(line, "readsum newest") == 0) {
          struct SpmiStatVals *v;
          long count = 0, sum = 0;
@@ -212,17 +194,10 @@ int main(void)
          }
          printf("\n");
       } else if (sscanf(line, "hot %1023s %1023s", a, b) == 2) {
-         if (!hs && !(hs = SpmiCreateHotSet()))
-            fail();
-         else if (!SpmiAddSetHot(hs, b, SpmiPathGetCx(a, NULL), 100, 0, 0, SiHotAlways, SiHotNoException, 0, 0))
-            fail();
-         else
-            printf("ok\n");
+         answer((hs || (hs = SpmiCreateHotSet())) &&
+                SpmiAddSetHot(hs, b, SpmiPathGetCx(a, NULL), 100, 0, 0, SiHotAlways, SiHotNoException, 0, 0));
       } else if (strcmp(line, "newhot") == 0) {
-         if (!(hs = SpmiCreateHotSet()))
-            fail();
-         else
-            printf("ok\n");
+         answer((hs = SpmiCreateHotSet()) != NULL);
       } else if (strcmp(line, "hotitems") == 0) {
          struct SpmiHotVals *v = hs ? SpmiFirstHot(hs) : NULL;
          if (!v) {

@@ -20,6 +20,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "spmi_dds.h"
+#include "answer.h"
 
 struct dat { u_long a, b, c, d; };
 struct inst { float a; u_long b; };
@@ -104,15 +105,6 @@ static void stop_me(int sig)
    _exit(0);
 }
 
-/* One line per answer, whatever the message holds. */
-static void fail(void)
-{
-   for (char *p = SpmiErrmsg; *p; p++)
-      if (*p == '\n' || *p == '\r')
-         *p = ' ';
-   printf("err %d %s\n", SpmiErrno, SpmiErrmsg);
-}
-
 static void do_init(char *args)
 {
    char file[4096], table[32];
@@ -168,12 +160,9 @@ int main(void)
          do_init(args);
       else if (strcmp(cmd, "add") == 0)
          do_add(args);
-      else if (strcmp(cmd, "del") == 0 && sscanf(args, "%ld", &off) == 1) {
-         if (SpmiDdsDelCx(sh->SiShArea + off) == 0)
-            printf("ok\n");
-         else
-            fail();
-      } else if (strcmp(cmd, "put") == 0 && sscanf(args, "%ld %lu", &off, &v) == 2) {
+      else if (strcmp(cmd, "del") == 0 && sscanf(args, "%ld", &off) == 1)
+         answer(SpmiDdsDelCx(sh->SiShArea + off) == 0);
+      else if (strcmp(cmd, "put") == 0 && sscanf(args, "%ld %lu", &off, &v) == 2) {
          *(u_long *)(sh->SiShArea + off) = v;
          printf("ok\n");
       } else if (strcmp(cmd, "stamp") == 0) {
@@ -181,12 +170,9 @@ int main(void)
          printf("ok\n");
       } else if (strcmp(cmd, "goaway") == 0)
          printf("ok %u\n", (unsigned)sh->SiShGoAway);
-      else if (strcmp(cmd, "check") == 0) {
-         if (SpmiDdsCheck() == 0)
-            printf("ok\n");
-         else
-            fail();
-      } else if (strcmp(cmd, "hdr") == 0)
+      else if (strcmp(cmd, "check") == 0)
+         answer(SpmiDdsCheck() == 0);
+      else if (strcmp(cmd, "hdr") == 0)
          printf("ok %u %u %u %d\n", sh->SiShAreaLen, sh->SiShPermLen, sh->SiShAllocLen, (int)sh->SiShPid);
       else if (strcmp(cmd, "exit") == 0) {
          SpmiExit();

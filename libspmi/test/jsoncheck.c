@@ -1,27 +1,24 @@
 /* jsoncheck.c - the consumer side's JSON reader (src/json.c) on stdin,
  * for FuzzJSON: prints the document again in one canonical form
- * (members in order, numbers as written, strings escaped alike), or
- * "err <why>". Linked with the static library, whose internal symbols it
- * reaches through cons_internal.h. */
+ * (members in order, numbers as written, strings as the library's writer
+ * escapes them), or "err <why>". Linked with the static library, whose
+ * internal symbols it reaches through cons_internal.h. */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cons_internal.h"
 
+/* Strings as the library writes them (json_put_str). */
 static void str(const char *s)
 {
-   putchar('"');
-   for (; *s; s++) {
-      unsigned char c = (unsigned char)*s;
-      if (c == '"' || c == '\\')
-         printf("\\%c", c);
-      else if (c < 0x20)
-         printf("\\u%04x", c);
-      else
-         putchar(c);
-   }
-   putchar('"');
+   struct dds_buf w = {0};
+
+   json_put_str(&w, s);
+   if (w.oom)
+      exit(2);
+   fwrite(w.b, 1, w.len, stdout);
+   free(w.b);
 }
 
 static void out(const struct jdoc *d, int i)

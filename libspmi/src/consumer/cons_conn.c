@@ -17,6 +17,7 @@
 #include <string.h>
 #include <sys/socket.h>
 #include "cons_internal.h"
+#include "rundir.h"
 
 #define CONTROL_SOCKET "subagent.sock"
 /* The daemon refuses longer request lines (control.MaxRequest). */
@@ -54,7 +55,7 @@ static int dial(void)
 {
    int s;
 
-   dds_run_socket(CONTROL_SOCKET, cons_st.path, sizeof cons_st.path);
+   sa_find_socket(CONTROL_SOCKET, cons_st.path, sizeof cons_st.path);
    if ((s = dds_dial(cons_st.path)) < 0)
       return SiInitFailed;
    cons_st.sock = s;
@@ -173,14 +174,22 @@ int cons_call(struct dds_buf *w, int retry)
       return SiOtherErr;
    }
    if ((e = json_get(d, 0, "err")) >= 0) {
-      if (!json_int(d, json_get(d, e, "code"), &code) || code <= 0)
-         code = SiOtherErr;
-      if (!json_str(d, json_get(d, e, "msg"), &msg))
-         msg = "(no message)";
+      code = cons_err_code(d, e, &msg);
       dds_err(code, "%s", msg);
       return code;
    }
    return 0;
+}
+
+int cons_err_code(const struct jdoc *d, int e, const char **msg)
+{
+   int code;
+
+   if (!json_int(d, json_get(d, e, "code"), &code) || code <= 0)
+      code = SiOtherErr;
+   if (msg && !json_str(d, json_get(d, e, "msg"), msg))
+      *msg = "(no message)";
+   return code;
 }
 
 int SpmiInit(int TimeOut)

@@ -15,7 +15,6 @@
  * descriptions.
  */
 #define _GNU_SOURCE
-#include <errno.h>
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -98,21 +97,11 @@ static int ht_rebuild(int **t, size_t *cap, int n, const char *(*keyof)(int), in
 static int cx_live(int i) { return cxs[i]->used; }
 static int st_live(int i) { (void)i; return 1; }
 
-static SpmiCxHdl cx_handle(int i)
+SpmiCxHdl cons_slot_hdl(int i)
 {
    uintptr_t v = ((uintptr_t)cxs[i]->gen << 17 | (uintptr_t)(i + 1)) << 1;
    return (SpmiCxHdl)v;
 }
-
-SpmiCxHdl cons_cx_hdl(const struct cons_cx *c)
-{
-   for (int i = 0; i < ncx; i++)
-      if (cxs[i] == c)
-         return cx_handle(i);
-   return NULL;
-}
-
-const char *cons_cx_path(const struct cons_cx *c) { return c->path; }
 
 struct cons_cx *cons_cx(SpmiCxHdl h)
 {
@@ -183,10 +172,7 @@ static int new_slot(void)
    return -1;
 }
 
-static int slot_at(const char *path);
-
-/* The slot of path, made when new; -1 with the error set. */
-static int slot_at(const char *path)
+int cons_slot(const char *path)
 {
    int i = ht_find(cxh, cxhcap, path, cx_key);
    const char *sl;
@@ -223,17 +209,17 @@ static int slot_at(const char *path)
       char pp[CONS_MAX_PATH];
       int p;
       snprintf(pp, sizeof pp, "%.*s", sl ? (int)(sl - path) : 0, path);
-      if ((p = slot_at(pp)) < 0)
+      if ((p = cons_slot(pp)) < 0)
          return -1;
-      cxs[i]->pub.parent = cx_handle(p);
+      cxs[i]->pub.parent = cons_slot_hdl(p);
    }
    return i;
 }
 
 SpmiCxHdl cons_cx_at(const char *path)
 {
-   int i = slot_at(path);
-   return i < 0 ? NULL : cx_handle(i);
+   int i = cons_slot(path);
+   return i < 0 ? NULL : cons_slot_hdl(i);
 }
 
 int cons_join(char *out, size_t n, const char *a, const char *b)
@@ -264,7 +250,7 @@ SpmiStatHdl cons_stat_of(const struct jdoc *d, int s)
    int64_t mn, mx;
    int asn, val, data, i;
    char key[SI_MAXNAME + SI_MAXLNAME + 128];
-   struct cons_stat *st;
+   struct cons_stat *st = NULL;
 
    if (!json_str(d, json_get(d, s, "Name"), &name) || !json_str(d, json_get(d, s, "Descr"), &descr) ||
        !json_int(d, json_get(d, s, "ASN"), &asn) || !json_i64(d, json_get(d, s, "Min"), &mn) ||
@@ -285,11 +271,7 @@ SpmiStatHdl cons_stat_of(const struct jdoc *d, int s)
    struct cons_stat **n = realloc(sts, (size_t)(nst + 1) * sizeof *n);
    if (n)
       sts = n;
-   if (!n || !(st = calloc(1, sizeof *st))) {
-      dds_err(SiCallocFailed, "out of memory");
-      return NULL;
-   }
-   if (!(st->key = strdup(key))) {
+   if (!n || !(st = calloc(1, sizeof *st)) || !(st->key = strdup(key))) {
       free(st);
       dds_err(SiCallocFailed, "out of memory");
       return NULL;
@@ -327,9 +309,7 @@ struct SpmiStat *cons_stat(SpmiStatHdl h)
    return &sts[(v >> 1) - 1]->pub;
 }
 
-/* The element after link in the listing that holds it, found by address
- * among the library's listings (most recent first); NULL at the end, or
- * with SiBadArgument when link is none of them. */
+/* Found by address among the library's listings, most recent first. */
 void *cons_next_link(const void *link, int stat)
 {
    uintptr_t v = (uintptr_t)link;
@@ -356,8 +336,6 @@ void *cons_next_link(const void *link, int stat)
 
 int cons_nslots(void) { return ncx; }
 struct cons_cx *cons_slot_cx(int i) { return cxs[i]; }
-SpmiCxHdl cons_slot_hdl(int i) { return cx_handle(i); }
-int cons_slot(const char *path) { return slot_at(path); }
 void cons_busy(int i) { busy = i; }
 
 int cons_slot_of(const struct cons_cx *c)

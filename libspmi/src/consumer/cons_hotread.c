@@ -36,12 +36,23 @@ static int hot_index(struct hset *h, const struct SpmiHotVals *p)
    return -1;
 }
 
+/* x into the guide's union: a float, or a long rounded to the nearest
+ * (no libm: the samples link without -lm). */
+static void put(union Value *u, int is_float, double x)
+{
+   if (is_float)
+      u->f = cons_to_float(x);
+   else
+      u->l = cons_to_long(x >= 0 ? x + 0.5 : x - 0.5);
+}
+
 /* Fills v from a group of the daemon's answer. */
 static int fill_group(struct hval *v, const struct jdoc *d, int g, double elapsed, int pseudo)
 {
    int items = json_get(d, g, "items"), n = json_len(d, items), avail = 0, k = 0;
    const char *parent;
    struct SpmiStat *desc = v->pub.stat ? cons_stat(v->pub.stat) : NULL;
+   int fl = desc && desc->data_type == SiFloat;
 
    dds_clear_err();
    if (n < 0 || n > SHRT_MAX || !json_int(d, json_get(d, g, "avail"), &avail))
@@ -80,18 +91,10 @@ static int fill_group(struct hval *v, const struct jdoc *d, int g, double elapse
       if (desc && desc->value_type == SiCounter) {
          /* The guide: val the counter, val_change its change since the
           * previous read (0 on a first read: no_rate). */
-         double ch = x * elapsed;
-         if (desc->data_type == SiFloat) {
-            it->val.f = cons_to_float(raw);
-            it->val_change.f = cons_to_float(ch);
-         } else {
-            it->val.l = cons_to_long(cons_round(raw));
-            it->val_change.l = cons_to_long(cons_round(ch));
-         }
-      } else if (desc && desc->data_type == SiFloat) {
-         it->val.f = cons_to_float(x);
+         put(&it->val, fl, raw);
+         put(&it->val_change, fl, x * elapsed);
       } else {
-         it->val.l = cons_to_long(cons_round(x));
+         put(&it->val, fl, x);
       }
    }
    v->pub.count = (short)n;
@@ -111,18 +114,13 @@ static struct hval *pseudo_of(struct hval *v, int k)
          return NULL;
       v->npseudo = k + 1;
    }
+   /* v's settings; its own path and items (the reading: fill_group). */
    struct hval *p = v->pseudo[k];
-   p->owner = v;
-   p->pub.stat = v->pub.stat;
-   p->pub.grandpa = v->pub.grandpa;
+   struct SpmiHotVals own = p->pub;
+   p->pub = v->pub;
+   p->pub.path = own.path;
+   p->pub.items = own.items;
    p->pub.ref_count = 1;
-   p->pub.except_type = v->pub.except_type;
-   p->pub.feed_type = v->pub.feed_type;
-   p->pub.threshold = v->pub.threshold;
-   p->pub.frequency = v->pub.frequency;
-   p->pub.max_responses = v->pub.max_responses;
-   p->pub.severity = v->pub.severity;
-   p->pub.trap_no = v->pub.trap_no;
    return p;
 }
 
@@ -130,7 +128,6 @@ static int read_hset(struct hset *h)
 {
    const struct jdoc *d = &cons_st.doc;
    struct dds_buf w = {0};
-   char b[64];
    int hot, ps, k = 0, rc;
    const char *t;
    int64_t sec;
@@ -139,13 +136,12 @@ static int read_hset(struct hset *h)
 
    if ((rc = cons_hot_ensure(h)))
       return rc;
-   snprintf(b, sizeof b, "{\"op\":\"hotset.get\",\"id\":%d", h->id);
-   json_put_raw(&w, b);
+   json_putf(&w, "{\"op\":\"hotset.get\",\"id\":%d", h->id);
    if (h->after[0]) {
-      json_put_raw(&w, ",\"after\":");
+      json_putf(&w, ",\"after\":");
       json_put_str(&w, h->after);
    }
-   dds_put8(&w, '}');
+   json_putf(&w, "}");
    if ((rc = cons_call(&w, 0)))
       return rc;
    hot = json_get(d, 0, "hot");
@@ -161,14 +157,12 @@ static int read_hset(struct hset *h)
    snprintf(h->after, sizeof h->after, "%s", t);
    for (int e = h->n ? d->n[ps].first : -1; e >= 0; e = d->n[e].next, k++) {
       struct hval *v = h->v[k];
-      int err = json_get(d, e, "err"), groups = json_get(d, e, "groups"), g, np = 0, code;
+      int err = json_get(d, e, "err"), groups = json_get(d, e, "groups"), g, np = 0;
       v->pub.count = 0;
       v->pub.avail_resp = 0;
       v->npseudo_used = 0;
       if (err >= 0) {
-         if (!json_int(d, json_get(d, err, "code"), &code) || code <= 0)
-            code = SiOtherErr;
-         v->pub.error = (enum Error)code;
+         v->pub.error = (enum Error)cons_err_code(d, err, NULL);
          continue;
       }
       if (json_len(d, groups) <= 0) {
@@ -204,31 +198,26 @@ int SpmiGetHotSet(struct SpmiHotSet *HotSet, int Force)
    return rc;
 }
 
-struct SpmiHotVals *SpmiFirstHot(struct SpmiHotSet *HotSet)
+/* SpmiFirstHot (first) and SpmiNextHot: the peer set after HotVals. */
+static struct SpmiHotVals *next_hot(struct SpmiHotSet *HotSet, struct SpmiHotVals *HotVals, int first)
 {
    struct hset *h;
    struct hval *v = NULL;
+   int k = -1;
 
    if (cons_lock())
       return NULL;
-   if ((h = cons_hset_of(HotSet)))
-      v = hot_at(h, 0);
+   if ((h = cons_hset_of(HotSet)) && (first || (k = hot_index(h, HotVals)) >= 0))
+      v = hot_at(h, k + 1);
    cons_unlock();
    return v ? &v->pub : NULL;
 }
 
+struct SpmiHotVals *SpmiFirstHot(struct SpmiHotSet *HotSet) { return next_hot(HotSet, NULL, 1); }
+
 struct SpmiHotVals *SpmiNextHot(struct SpmiHotSet *HotSet, struct SpmiHotVals *HotVals)
 {
-   struct hset *h;
-   struct hval *v = NULL;
-   int k;
-
-   if (cons_lock())
-      return NULL;
-   if ((h = cons_hset_of(HotSet)) && (k = hot_index(h, HotVals)) >= 0)
-      v = hot_at(h, k + 1);
-   cons_unlock();
-   return v ? &v->pub : NULL;
+   return next_hot(HotSet, HotVals, 0);
 }
 
 struct SpmiHotVals *SpmiNextHotItem(struct SpmiHotSet *HotSet, struct SpmiHotVals *HotVals,

@@ -5,12 +5,8 @@
  * A hotset lives in the daemon, in the session of this connection
  * (hotset.create, hotset.add, hotset.get, ...); the library keeps its peer
  * sets and makes it again, with them, on a new connection after a daemon
- * restart, as the supplier side replays its registration.
- *
- * Set pointers and value pointers passed back are looked up among the
- * library's own before they are used: a freed or foreign one is an error
- * (SiInvalidCx for a set, SiBadArgument for a peer set), never a crash.
- * Reading them is cons_hotread.c's.
+ * restart, as the supplier side replays its registration. Reading them
+ * is cons_hotread.c's.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -35,32 +31,26 @@ struct hset *cons_hset_of(const struct SpmiHotSet *p)
 
 static void hot_def(struct dds_buf *w, const struct hval *v)
 {
-   char b[160];
-
-   json_put_raw(w, "{\"stat\":");
+   json_putf(w, "{\"stat\":");
    json_put_str(w, v->stat);
-   snprintf(b, sizeof b, ",\"maxresp\":%d,\"threshold\":%d,\"frequency\":%d,\"severity\":%d,\"trap_no\":%d,",
-            v->pub.max_responses, v->pub.threshold, v->pub.frequency, v->pub.severity, v->pub.trap_no);
-   json_put_raw(w, b);
-   json_put_raw(w, "\"feed_type\":");
+   json_putf(w, ",\"maxresp\":%d,\"threshold\":%d,\"frequency\":%d,\"severity\":%d,\"trap_no\":%d,\"feed_type\":",
+             v->pub.max_responses, v->pub.threshold, v->pub.frequency, v->pub.severity, v->pub.trap_no);
    json_put_str(w, v->feed);
-   json_put_raw(w, ",\"excp_type\":");
+   json_putf(w, ",\"excp_type\":");
    json_put_str(w, v->excp);
-   dds_put8(w, '}');
+   json_putf(w, "}");
 }
 
 static int hot_call(const char *op, int id, int index, const struct hval *def, int *answer)
 {
    struct dds_buf w = {0};
-   char b[96];
 
-   snprintf(b, sizeof b, "{\"op\":\"%s\",\"id\":%d,\"index\":%d", op, id, index);
-   json_put_raw(&w, b);
+   json_putf(&w, "{\"op\":\"%s\",\"id\":%d,\"index\":%d", op, id, index);
    if (def) {
-      json_put_raw(&w, ",\"hot\":");
+      json_putf(&w, ",\"hot\":");
       hot_def(&w, def);
    }
-   dds_put8(&w, '}');
+   json_putf(&w, "}");
    if (cons_call(&w, 0))
       return SpmiErrno;
    if (answer) {
@@ -74,8 +64,6 @@ static int hot_call(const char *op, int id, int index, const struct hval *def, i
    return 0;
 }
 
-/* Makes h on the current connection, with its peer sets, when it was made
- * on an earlier one: after a daemon restart. */
 int cons_hot_ensure(struct hset *h)
 {
    int rc, id, ix;
@@ -133,9 +121,9 @@ static SpmiStatHdl peer_stat(const char *path, const char *name)
    int a;
    const char *nm;
 
-   json_put_raw(&w, "{\"op\":\"peek\",\"path\":");
+   json_putf(&w, "{\"op\":\"peek\",\"path\":");
    json_put_str(&w, path);
-   dds_put8(&w, '}');
+   json_putf(&w, "}");
    if (cons_call(&w, 1))
       return NULL;
    a = json_get(d, 0, "peek");
@@ -158,13 +146,14 @@ struct SpmiHotVals *SpmiAddSetHot(struct SpmiHotSet *HotSet, CONST char *StatNam
    struct hset *h;
    struct cons_cx *c;
    struct hval *v = NULL, **n;
+   char gp[CONS_MAX_PATH];
    int ix;
 
    if (cons_lock())
       return NULL;
    if (!(h = cons_hset_of(HotSet)) || !(c = cons_cx(GrandParent)))
       goto out;
-   if (!StatName || !*StatName || strchr(StatName, '/') || !*cons_cx_path(c)) {
+   if (!StatName || !*StatName || strchr(StatName, '/') || !*c->path) {
       dds_err(SiBadArgument, "SpmiAddSetHot: a statistic name (no path) and a grandparent other than Top are needed");
       goto out;
    }
@@ -181,14 +170,11 @@ struct SpmiHotVals *SpmiAddSetHot(struct SpmiHotSet *HotSet, CONST char *StatNam
       dds_err(SiCallocFailed, "out of memory");
       goto out;
    }
-   {
-      char gp[CONS_MAX_PATH];
-      if (cons_join(gp, sizeof gp, cons_cx_path(c), "*") || cons_join(v->stat, sizeof v->stat, gp, StatName))
-         goto bad;
-      if (!(v->pub.path = strdup(cons_cx_path(c)))) {
-         dds_err(SiCallocFailed, "out of memory");
-         goto bad;
-      }
+   if (cons_join(gp, sizeof gp, c->path, "*") || cons_join(v->stat, sizeof v->stat, gp, StatName))
+      goto bad;
+   if (!(v->pub.path = strdup(c->path))) {
+      dds_err(SiCallocFailed, "out of memory");
+      goto bad;
    }
    /* Names for the daemon; a value out of range goes as a number, for the
     * daemon's own SiBadArgument. */
@@ -237,7 +223,6 @@ struct SpmiHotVals *SpmiAddSetHot(struct SpmiHotSet *HotSet, CONST char *StatNam
    return &v->pub;
 bad:
    free_hval(v);
-   v = NULL;
 out:
    cons_unlock();
    return NULL;
@@ -295,11 +280,9 @@ int SpmiFreeHotSet(struct SpmiHotSet *HotSet)
       rc = SiInvalidCx;
    } else {
       /* Made on this connection: free it in the daemon too (on an older
-       * one it went with that connection). */
+       * or a lost one it went with that connection). */
       if (cons_ready() == 0 && h->gen == cons_st.gen)
-         rc = hot_call("hotset.free", h->id, 0, NULL, NULL);
-      if (rc == SiInitFailed) /* the connection is gone, and the hotset with it */
-         rc = 0;
+         hot_call("hotset.free", h->id, 0, NULL, NULL);
       dds_clear_err();
       for (int i = 0; i < nhsets; i++)
          if (hsets[i] == h) {
@@ -307,7 +290,6 @@ int SpmiFreeHotSet(struct SpmiHotSet *HotSet)
             break;
          }
       free_hset(h);
-      rc = 0;
    }
    cons_unlock();
    return rc;

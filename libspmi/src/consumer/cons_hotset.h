@@ -12,7 +12,6 @@
 
 struct hval {
    struct SpmiHotVals pub;
-   struct hval       *owner;  /* the peer set of a pseudo SpmiHotVals */
    char               stat[CONS_MAX_PATH + 4]; /* "CPU/ * /idle" for the daemon */
    char               feed[16], excp[16];
    double            *rates;  /* per item: the value the daemon compared */

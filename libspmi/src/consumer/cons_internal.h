@@ -66,10 +66,10 @@ int json_f64(const struct jdoc *d, int i, double *v);
 int json_int(const struct jdoc *d, int i, int *v); /* fits in int */
 int json_len(const struct jdoc *d, int i);         /* elements of an array, or -1 */
 
-/* Appends s to w as a JSON string, quotes included; json_put_raw as it
- * is (JSON text). */
+/* Appends s to w as a JSON string, quotes included; json_putf appends
+ * JSON text as printf formats it. */
 void json_put_str(struct dds_buf *w, const char *s);
-void json_put_raw(struct dds_buf *w, const char *s);
+void json_putf(struct dds_buf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- connection (cons_conn.c) ----------------------------------------- */
 
@@ -83,7 +83,6 @@ struct cons_state {
    size_t   rlen, rcap;
 };
 extern struct cons_state cons_st;
-extern pthread_mutex_t cons_mu;
 
 /* Locks for a consumer call and clears the error; 0, or an SPMI code with
  * the error set (SiNotInit before SpmiInit, SiLocked inside a signal
@@ -100,10 +99,12 @@ void cons_unlock(void);
  * for requests that do not depend on the session: peek, get). w is
  * freed. */
 int  cons_call(struct dds_buf *w, int retry);
+/* The code of the daemon's error object e ({"code":..,"msg":..}),
+ * SiOtherErr when it has none; with msg, its message. */
+int  cons_err_code(const struct jdoc *d, int e, const char **msg);
 /* Connects when disconnected or when the daemon closed the connection
  * since the last call; 0 or SiInitFailed. */
 int  cons_ready(void);
-/* Closes the connection and frees its buffers (cons_exit). */
 void cons_close(void);
 
 /* ---- handles (cons_handles.c) ------------------------------------------ */
@@ -125,8 +126,6 @@ struct cons_cx {
 SpmiCxHdl   cons_cx_at(const char *path);
 /* The context of a handle, or NULL with SiInvalidCx set. */
 struct cons_cx *cons_cx(SpmiCxHdl h);
-const char *cons_cx_path(const struct cons_cx *c);
-SpmiCxHdl   cons_cx_hdl(const struct cons_cx *c);
 /* The statistic handle of a descriptor (the daemon's "stat" object). */
 SpmiStatHdl cons_stat_of(const struct jdoc *d, int stat);
 struct SpmiStat *cons_stat(SpmiStatHdl h);
@@ -165,7 +164,6 @@ struct cons_raw {
 int    cons_parse_time(const char *s, int64_t *sec, long *nsec);
 void   cons_to_timeval(struct timeval *tv, int64_t sec, long nsec);
 void   cons_elapsed_tv(struct timeval *tv, double e); /* 0 <= e <= 1e9 */
-double cons_round(double x);                          /* to the nearest */
 long   cons_to_long(double x);                        /* clamped */
 float  cons_to_float(double x);                       /* clamped */
 /* A value from the daemon ({"u":..}, {"i":..}, {"f":..}, {"s":..}, null)
@@ -177,7 +175,11 @@ double cons_counter_change(const struct cons_raw *a, const struct cons_raw *b);
 /* r (or, with is_change, change) into the guide's union as type t. */
 void   cons_put_value(union Value *u, enum DataType t, const struct cons_raw *r, double change, int is_change);
 
-/* ---- sets (cons_statset.c, cons_hotset.c) ----------------------------- */
+/* ---- sets (cons_statset.c, cons_hotset.c) -----------------------------
+ * Set and value pointers passed back are looked up among the library's
+ * own before they are used: a freed or foreign one is an error
+ * (SiInvalidCx for a set, SiNotFound or SiBadArgument for a value), never
+ * a crash. */
 
 #define MAX_SETS 4096 /* statsets, and hotsets, a process keeps */
 

@@ -8,11 +8,6 @@
  * SpmiGetValue, their rate per second over the time between the two
  * snapshots, as `subagent get --interval` computes them. Statsets survive
  * daemon restarts as they are.
- *
- * Set pointers and value pointers passed back are looked up among the
- * library's own before they are used: a freed or foreign one is an error
- * (SiInvalidCx for a set, SiBadArgument or SiNotFound for a value), never
- * a crash.
  */
 #define _GNU_SOURCE
 #include <limits.h>
@@ -125,9 +120,9 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
       dds_err(SiCallocFailed, "the statset holds %d statistics, the most one statset may (its read is one answer of the daemon)", s->n);
       return NULL;
    }
-   json_put_raw(&w, "{\"op\":\"get\",\"paths\":[");
+   json_putf(&w, "{\"op\":\"get\",\"paths\":[");
    json_put_str(&w, path);
-   json_put_raw(&w, "]}");
+   json_putf(&w, "]}");
    if (cons_call(&w, 1))
       return NULL;
    smp = json_get(d, 0, "sample");
@@ -137,15 +132,10 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
       return NULL;
    }
    it = d->n[items].first;
-   if ((e = json_get(d, it, "err")) >= 0) {
-      if (!json_int(d, json_get(d, e, "code"), &code) || code <= 0)
-         code = SiOtherErr;
-      if (code != SiNoValue) { /* one that has no value now may have later */
-         if (!json_str(d, json_get(d, e, "msg"), &msg))
-            msg = "(no message)";
-         dds_err(code, "%s", msg);
-         return NULL;
-      }
+   /* One that has no value now may have later. */
+   if ((e = json_get(d, it, "err")) >= 0 && (code = cons_err_code(d, e, &msg)) != SiNoValue) {
+      dds_err(code, "%s", msg);
+      return NULL;
    }
    if (json_get(d, it, "stat") < 0) {
       dds_err(SiNotFound, "%s is not a statistic the daemon serves", path);
@@ -196,7 +186,7 @@ struct SpmiStatVals *SpmiPathAddSetStat(struct SpmiStatSet *StatSet, CONST char 
       dds_err(SiBadArgument, "SpmiPathAddSetStat: no statistic name");
       goto out;
    }
-   if (cons_join(p, sizeof p, c ? cons_cx_path(c) : "", StatName) == 0)
+   if (cons_join(p, sizeof p, c ? c->path : "", StatName) == 0)
       r = add_path(s, p);
 out:
    cons_unlock();
@@ -214,7 +204,7 @@ struct SpmiStatVals *SpmiAddSetStat(struct SpmiStatSet *StatSet, SpmiStatHdl Sta
    if (cons_lock())
       return NULL;
    if ((s = sset_of(StatSet)) && (c = cons_cx(CxHandle)) && (st = cons_stat(StatHandle)) &&
-       cons_join(p, sizeof p, cons_cx_path(c), st->name) == 0)
+       cons_join(p, sizeof p, c->path, st->name) == 0)
       r = add_path(s, p);
    cons_unlock();
    return r;
@@ -243,6 +233,15 @@ int SpmiDelSetStat(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
    return rc;
 }
 
+/* Frees the daemon's copy of s; 0 or an SPMI code. */
+static int free_srv(const struct sset *s)
+{
+   struct dds_buf w = {0};
+
+   json_putf(&w, "{\"op\":\"statset.free\",\"id\":%d}", s->srv_id);
+   return cons_call(&w, 0);
+}
+
 static void free_sset(struct sset *s)
 {
    for (int i = 0; i < s->n; i++)
@@ -263,13 +262,8 @@ int SpmiFreeStatSet(struct SpmiStatSet *StatSet)
    } else {
       /* Its copy in the daemon goes too (one on an older connection
        * went with it). */
-      if (s->srv_id && cons_ready() == 0 && s->srv_gen == cons_st.gen) {
-         struct dds_buf f = {0};
-         char b[64];
-         snprintf(b, sizeof b, "{\"op\":\"statset.free\",\"id\":%d}", s->srv_id);
-         json_put_raw(&f, b);
-         cons_call(&f, 0);
-      }
+      if (s->srv_id && cons_ready() == 0 && s->srv_gen == cons_st.gen)
+         free_srv(s);
       dds_clear_err();
       for (int i = 0; i < nssets; i++)
          if (ssets[i] == s) {
@@ -289,21 +283,16 @@ int SpmiFreeStatSet(struct SpmiStatSet *StatSet)
 static int sync_sset(struct sset *s)
 {
    const struct jdoc *d = &cons_st.doc;
-   char b[96];
    int rc, id;
 
    if ((rc = cons_ready()))
       return rc;
    if (s->srv_gen != cons_st.gen || s->dirty) {
-      if (s->srv_gen == cons_st.gen) { /* a delete: the old copy goes */
-         struct dds_buf f = {0};
-         snprintf(b, sizeof b, "{\"op\":\"statset.free\",\"id\":%d}", s->srv_id);
-         json_put_raw(&f, b);
-         if ((rc = cons_call(&f, 0)) && rc != SiInvalidCx)
-            return rc;
-      }
+      /* After a delete the old copy goes first. */
+      if (s->srv_gen == cons_st.gen && (rc = free_srv(s)) && rc != SiInvalidCx)
+         return rc;
       struct dds_buf w = {0};
-      json_put_raw(&w, "{\"op\":\"statset.create\"}");
+      json_putf(&w, "{\"op\":\"statset.create\"}");
       if ((rc = cons_call(&w, 0)))
          return rc;
       if (!json_int(d, json_get(d, 0, "id"), &id) || id <= 0) {
@@ -319,8 +308,7 @@ static int sync_sset(struct sset *s)
       struct dds_buf w = {0};
       int k = s->synced, end = s->synced;
       size_t len = 0;
-      snprintf(b, sizeof b, "{\"op\":\"statset.add\",\"id\":%d,\"keep\":true,\"paths\":[", s->srv_id);
-      json_put_raw(&w, b);
+      json_putf(&w, "{\"op\":\"statset.add\",\"id\":%d,\"keep\":true,\"paths\":[", s->srv_id);
       /* Within the request bound: paths escaped take at most 6 bytes a byte. */
       while (end < s->n && end - k < SET_ADD_PATHS && len + strlen(s->v[end]->path) * 6 + 3 < ADD_BYTES)
          len += strlen(s->v[end++]->path) * 6 + 3;
@@ -329,7 +317,7 @@ static int sync_sset(struct sset *s)
             dds_put8(&w, ',');
          json_put_str(&w, s->v[i]->path);
       }
-      json_put_raw(&w, "]}");
+      json_putf(&w, "]}");
       if ((rc = cons_call(&w, 0)))
          return rc;
       s->synced = end;
@@ -341,8 +329,7 @@ static int read_sset(struct sset *s, int force)
 {
    const struct jdoc *d = &cons_st.doc;
    struct dds_buf w = {0};
-   char b[96];
-   int smp, items, it, k = 0, e, code;
+   int smp, items, it, k = 0, e;
    const char *t;
    int64_t sec;
    long nsec;
@@ -353,13 +340,12 @@ static int read_sset(struct sset *s, int force)
    }
    if (sync_sset(s))
       return SpmiErrno;
-   snprintf(b, sizeof b, "{\"op\":\"statset.get\",\"id\":%d", s->srv_id);
-   json_put_raw(&w, b);
+   json_putf(&w, "{\"op\":\"statset.get\",\"id\":%d", s->srv_id);
    if (force && s->read) { /* a snapshot newer than the previous read's */
-      json_put_raw(&w, ",\"after\":");
+      json_putf(&w, ",\"after\":");
       json_put_str(&w, s->after);
    }
-   dds_put8(&w, '}');
+   json_putf(&w, "}");
    if (cons_call(&w, 0))
       return SpmiErrno;
    smp = json_get(d, 0, "sample");
@@ -377,12 +363,9 @@ static int read_sset(struct sset *s, int force)
          return SiOtherErr;
       }
    }
-   s->elapsed = 0;
-   if (s->read) {
-      s->elapsed = (double)(sec - s->sec) + (double)(nsec - s->nsec) / 1e9;
-      if (s->elapsed < 0)
-         s->elapsed = 0;
-   }
+   s->elapsed = s->read ? (double)(sec - s->sec) + (double)(nsec - s->nsec) / 1e9 : 0;
+   if (s->elapsed < 0)
+      s->elapsed = 0;
    cons_to_timeval(&s->pub.time, sec, nsec);
    cons_elapsed_tv(&s->pub.time_change, s->elapsed);
    for (it = d->n[items].first; it >= 0; it = d->n[it].next, k++) {
@@ -399,13 +382,10 @@ static int read_sset(struct sset *s, int force)
          v->pub.stat = h; /* its description may change with the daemon */
       dds_clear_err();
       desc = cons_stat(v->pub.stat);
-      if ((e = json_get(d, it, "err")) >= 0) {
-         if (!json_int(d, json_get(d, e, "code"), &code) || code <= 0)
-            code = SiOtherErr;
-         v->pub.error = (enum Error)code;
-      } else if (v->cur.kind == 0 || v->cur.kind == 's' || !desc) {
+      if ((e = json_get(d, it, "err")) >= 0)
+         v->pub.error = (enum Error)cons_err_code(d, e, NULL);
+      else if (v->cur.kind == 0 || v->cur.kind == 's' || !desc)
          v->pub.error = SiNoValue;
-      }
       if (v->pub.error != SiSuccess) {
          v->cur.kind = 0;
          v->pub.val.l = 0;
@@ -448,34 +428,6 @@ static struct SpmiStatVals *vals_at(struct sset *s, int i)
    return &s->v[i]->pub;
 }
 
-/* The guide: values come last added first. */
-struct SpmiStatVals *SpmiFirstVals(struct SpmiStatSet *StatSet)
-{
-   struct sset *s;
-   struct SpmiStatVals *r = NULL;
-
-   if (cons_lock())
-      return NULL;
-   if ((s = sset_of(StatSet)))
-      r = vals_at(s, s->n - 1);
-   cons_unlock();
-   return r;
-}
-
-struct SpmiStatVals *SpmiNextVals(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
-{
-   struct sset *s;
-   struct SpmiStatVals *r = NULL;
-   int i;
-
-   if (cons_lock())
-      return NULL;
-   if ((s = sset_of(StatSet)) && (i = sval_index(s, StatVal)) >= 0)
-      r = vals_at(s, i - 1);
-   cons_unlock();
-   return r;
-}
-
 /* The decoded value: a quantity's level, a counter's rate per second
  * between the last two reads (0 after the first). */
 static int decode(struct sset *s, int i, float *out)
@@ -512,7 +464,10 @@ float SpmiGetValue(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
    return r;
 }
 
-struct SpmiStatVals *SpmiNextValue(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal, float *value)
+/* The value after StatVal in the guide's order, last added first (with
+ * first, the first value); with value, its decoded value there (-1.1
+ * when it has none: the structure is returned, its error says why). */
+static struct SpmiStatVals *step(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal, int first, float *value)
 {
    struct sset *s;
    struct SpmiStatVals *r = NULL;
@@ -520,15 +475,29 @@ struct SpmiStatVals *SpmiNextValue(struct SpmiStatSet *StatSet, struct SpmiStatV
 
    if (cons_lock())
       return NULL;
-   if (!value) {
-      dds_err(SiBadArgument, "SpmiNextValue: no place for the value");
-   } else if ((s = sset_of(StatSet))) {
-      i = StatVal ? sval_index(s, StatVal) : s->n;
-      if (i >= 0 && (r = vals_at(s, i - 1)) && decode(s, i - 1, value) != 0)
-         *value = -1.1f; /* the structure is returned; its error says why */
-   }
+   if ((s = sset_of(StatSet)) && (i = first ? s->n : sval_index(s, StatVal)) >= 0 && (r = vals_at(s, i - 1)) &&
+       value && decode(s, i - 1, value) != 0)
+      *value = -1.1f;
    cons_unlock();
    return r;
+}
+
+struct SpmiStatVals *SpmiFirstVals(struct SpmiStatSet *StatSet) { return step(StatSet, NULL, 1, NULL); }
+
+struct SpmiStatVals *SpmiNextVals(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
+{
+   return step(StatSet, StatVal, 0, NULL);
+}
+
+struct SpmiStatVals *SpmiNextValue(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal, float *value)
+{
+   if (value)
+      return step(StatSet, StatVal, !StatVal, value);
+   if (cons_lock() == 0) { /* the error, as every call's, under the lock */
+      dds_err(SiBadArgument, "SpmiNextValue: no place for the value");
+      cons_unlock();
+   }
+   return NULL;
 }
 
 void cons_statsets_free(void)

@@ -66,20 +66,17 @@ static int entry_path(const struct jdoc *d, int e, char *out, size_t n, int *is_
 static int peek_page(struct cons_cx *c, const char *from, int limit, int *more)
 {
    struct dds_buf w = {0};
-   char b[64];
    int rc, a, m;
 
    *more = 0;
-   dds_put8(&w, '{');
-   json_put_raw(&w, "\"op\":\"peek\",\"path\":");
+   json_putf(&w, "{\"op\":\"peek\",\"path\":");
    json_put_str(&w, c->path);
-   snprintf(b, sizeof b, ",\"depth\":1,\"limit\":%d", limit > 0 ? limit : PEEK_PAGE);
-   json_put_raw(&w, b);
+   json_putf(&w, ",\"depth\":1,\"limit\":%d", limit > 0 ? limit : PEEK_PAGE);
    if (from && *from) {
-      json_put_raw(&w, ",\"from\":");
+      json_putf(&w, ",\"from\":");
       json_put_str(&w, from);
    }
-   dds_put8(&w, '}');
+   json_putf(&w, "}");
    if ((rc = cons_call(&w, 1)) != 0) {
       if (rc == SiNotFound && *c->path && c->info) {
          c->pub.deleted = 1;
@@ -99,26 +96,39 @@ static int peek_page(struct cons_cx *c, const char *from, int limit, int *more)
    return a;
 }
 
-/* The context at c's path (the first entry) and at most one below it. */
-static int peek(struct cons_cx *c)
+/* Peeks at c itself (the first entry, and at most one below it): the
+ * index of its entry, *is_cx set, or -1 with the error set (SiNotFound
+ * when there is none). */
+static int peek_self(struct cons_cx *c, int *is_cx)
 {
-   int more;
-   return peek_page(c, NULL, 1, &more);
+   char ep[CONS_MAX_PATH];
+   int more, e, a = peek_page(c, NULL, 1, &more);
+
+   if (a < 0) {
+      if (a == -2)
+         dds_err(SiNotFound, "no context %s", c->path);
+      return -1;
+   }
+   e = cons_st.doc.n[a].first;
+   if (e < 0 || !entry_path(&cons_st.doc, e, ep, sizeof ep, is_cx) || strcmp(ep, c->path) != 0) {
+      dds_err(SiOtherErr, "the daemon's answer for %s does not start with it", c->path);
+      return -1;
+   }
+   return e;
 }
 
 /* Lists c: its own description, its subcontexts (made or updated; those
- * no longer there marked deleted) and, when cxl or stl is given, the new
+ * no longer there marked deleted) and, with want_cx or want_st, the new
  * listing of subcontexts or statistics. 0 or an SPMI code. */
 static int list(struct cons_cx *c, int want_cx, int want_st)
 {
    const struct jdoc *d = &cons_st.doc;
    char p[CONS_MAX_PATH], from[CONS_MAX_PATH] = "";
-   int a, is_cx, ci = -1, nl = 0, ns = 0, cap = 0, scap = 0, more = 0;
+   int a, is_cx, ci = cons_slot_of(c), nl = 0, ns = 0, cap = 0, scap = 0, more = 0;
    struct SpmiCxLink *links = NULL;
    struct SpmiStatLink *slinks = NULL;
    size_t plen = strlen(c->path);
 
-   ci = cons_slot_of(c);
    cons_busy(ci);
    for (int i = 0; i < cons_nslots(); i++)
       cons_slot_cx(i)->seen = 0;
@@ -215,94 +225,62 @@ SpmiCxHdl SpmiPathGetCx(CONST char *CxPath, SpmiCxHdl Parent)
    char p[CONS_MAX_PATH];
    struct cons_cx *par = NULL, *c;
    SpmiCxHdl h = NULL;
-   int a, is_cx;
+   int i, e, is_cx;
 
    if (cons_lock())
       return NULL;
-   if (Parent && !(par = cons_cx(Parent)))
-      goto out;
-   if (cons_join(p, sizeof p, par ? par->path : "", CxPath ? CxPath : ""))
+   if ((Parent && !(par = cons_cx(Parent))) || cons_join(p, sizeof p, par ? par->path : "", CxPath ? CxPath : "") ||
+       (i = cons_slot(p)) < 0)
       goto out;
    if (!*p) { /* Top, or the parent itself */
-      h = cons_cx_at(p);
+      h = cons_slot_hdl(i);
       goto out;
    }
-   {
-      int i = cons_slot(p);
-      if (i < 0)
-         goto out;
-      c = cons_slot_cx(i);
-      cons_busy(i);
-      if ((a = peek(c)) < 0) {
-         if (a == -2)
-            dds_err(SiNotFound, "no context %s", p);
-         goto out;
-      }
-      int e = cons_st.doc.n[a].first;
-      char ep[CONS_MAX_PATH];
-      if (e < 0 || !entry_path(&cons_st.doc, e, ep, sizeof ep, &is_cx) || strcmp(ep, p) != 0) {
-         dds_err(SiOtherErr, "the daemon's answer for %s does not start with it", p);
-         goto out;
-      }
-      if (!is_cx) {
-         dds_err(SiBadArgument, "%s is a statistic, not a context", p);
-         goto out;
-      }
-      describe(c, &cons_st.doc, e);
-      h = cons_slot_hdl(i);
+   c = cons_slot_cx(i);
+   cons_busy(i);
+   if ((e = peek_self(c, &is_cx)) < 0)
+      goto out;
+   if (!is_cx) {
+      dds_err(SiBadArgument, "%s is a statistic, not a context", p);
+      goto out;
    }
+   describe(c, &cons_st.doc, e);
+   h = cons_slot_hdl(i);
 out:
    cons_unlock();
    return h;
 }
 
-struct SpmiCxLink *SpmiFirstCx(SpmiCxHdl CxHandle)
+/* SpmiFirstCx, and with stat SpmiFirstStat: a new listing of h. */
+static void *first_link(SpmiCxHdl h, int stat)
 {
    struct cons_cx *c;
-   struct SpmiCxLink *r = NULL;
+   void *r = NULL;
 
    if (cons_lock())
       return NULL;
-   if ((c = cons_cx(CxHandle)) && list(c, 1, 0) == 0 && c->nlinks > 0)
-      r = &c->links[0];
+   if ((c = cons_cx(h)) && list(c, !stat, stat) == 0 && (stat ? c->nslinks : c->nlinks) > 0)
+      r = stat ? (void *)c->slinks : (void *)c->links;
    cons_unlock();
    return r;
 }
 
-struct SpmiStatLink *SpmiFirstStat(SpmiCxHdl CxHandle)
+/* SpmiNextCx, and with stat SpmiNextStat. */
+static void *next_link(const void *link, int stat)
 {
-   struct cons_cx *c;
-   struct SpmiStatLink *r = NULL;
+   void *r;
 
    if (cons_lock())
       return NULL;
-   if ((c = cons_cx(CxHandle)) && list(c, 0, 1) == 0 && c->nslinks > 0)
-      r = &c->slinks[0];
+   r = cons_next_link(link, stat);
    cons_unlock();
    return r;
 }
 
-struct SpmiCxLink *SpmiNextCx(struct SpmiCxLink *CxLink)
-{
-   struct SpmiCxLink *r;
-
-   if (cons_lock())
-      return NULL;
-   r = cons_next_link(CxLink, 0);
-   cons_unlock();
-   return r;
-}
-
-struct SpmiStatLink *SpmiNextStat(struct SpmiStatLink *StatLink)
-{
-   struct SpmiStatLink *r;
-
-   if (cons_lock())
-      return NULL;
-   r = cons_next_link(StatLink, 1);
-   cons_unlock();
-   return r;
-}
+struct SpmiCxLink *SpmiFirstCx(SpmiCxHdl CxHandle) { return first_link(CxHandle, 0); }
+struct SpmiStatLink *SpmiFirstStat(SpmiCxHdl CxHandle) { return first_link(CxHandle, 1); }
+struct SpmiCxLink *SpmiNextCx(struct SpmiCxLink *CxLink) { return next_link(CxLink, 0); }
+struct SpmiStatLink *SpmiNextStat(struct SpmiStatLink *StatLink) { return next_link(StatLink, 1); }
 
 struct SpmiCx *SpmiGetCx(SpmiCxHdl CxHandle)
 {
@@ -312,13 +290,9 @@ struct SpmiCx *SpmiGetCx(SpmiCxHdl CxHandle)
    if (cons_lock())
       return NULL;
    if ((c = cons_cx(CxHandle))) {
-      int a, is_cx;
-      char ep[CONS_MAX_PATH];
-      if (!c->info && (a = peek(c)) >= 0) { /* known by its path only */
-         int e = cons_st.doc.n[a].first;
-         if (e >= 0 && entry_path(&cons_st.doc, e, ep, sizeof ep, &is_cx) && is_cx && strcmp(ep, c->path) == 0)
-            describe(c, &cons_st.doc, e);
-      }
+      int e, is_cx;
+      if (!c->info && (e = peek_self(c, &is_cx)) >= 0 && is_cx) /* known by its path only */
+         describe(c, &cons_st.doc, e);
       dds_clear_err(); /* the handle is good: its structure, as known */
       r = &c->pub;
    }

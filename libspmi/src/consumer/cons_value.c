@@ -7,7 +7,6 @@
  */
 #define _GNU_SOURCE
 #include <limits.h>
-#include <string.h>
 #include "cons_internal.h"
 
 static int64_t days_from_civil(int64_t y, unsigned m, unsigned d)
@@ -85,10 +84,6 @@ void cons_elapsed_tv(struct timeval *tv, double e) /* 0 <= e <= 1e9 */
    cons_to_timeval(tv, s, (long)((e - (double)s) * 1e9));
 }
 
-/* Rounded to the nearest (no libm: the samples link without -lm). */
-double cons_round(double x) { return x >= 0 ? x + 0.5 : x - 0.5; }
-
-/* A value from the daemon ({"u":..}, {"i":..}, {"f":..}, {"s":..}, null). */
 int cons_read_value(const struct jdoc *d, int j, struct cons_raw *r)
 {
    int k;

@@ -94,28 +94,20 @@ static int hex4(const char *p, unsigned *v)
    return 1;
 }
 
+/* c in UTF-8 at o; its length. */
 static size_t utf8(char *o, unsigned c)
 {
-   if (c < 0x80) {
+   static const unsigned char lead[] = {0, 0, 0xc0, 0xe0, 0xf0};
+   size_t n = c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4;
+
+   if (n == 1) {
       o[0] = (char)c;
       return 1;
    }
-   if (c < 0x800) {
-      o[0] = (char)(0xc0 | c >> 6);
-      o[1] = (char)(0x80 | (c & 0x3f));
-      return 2;
-   }
-   if (c < 0x10000) {
-      o[0] = (char)(0xe0 | c >> 12);
-      o[1] = (char)(0x80 | ((c >> 6) & 0x3f));
-      o[2] = (char)(0x80 | (c & 0x3f));
-      return 3;
-   }
-   o[0] = (char)(0xf0 | c >> 18);
-   o[1] = (char)(0x80 | ((c >> 12) & 0x3f));
-   o[2] = (char)(0x80 | ((c >> 6) & 0x3f));
-   o[3] = (char)(0x80 | (c & 0x3f));
-   return 4;
+   for (size_t i = n - 1; i > 0; i--, c >>= 6)
+      o[i] = (char)(0x80 | (c & 0x3f));
+   o[0] = (char)(lead[n] | c);
+   return n;
 }
 
 /* A string at j->p (the opening quote): decoded into the string area; its
@@ -198,8 +190,6 @@ static int digits(struct jp *j)
    return j->p > s;
 }
 
-static int value(struct jp *j, int depth);
-
 /* Strings are stored by offset while parsing (the area moves when it
  * grows); json_parse turns offsets into pointers at the end. */
 static int value(struct jp *j, int depth)
@@ -240,9 +230,8 @@ static int value(struct jp *j, int depth)
          }
          if ((c = value(j, depth + 1)) < 0)
             return -1;
-         if (obj) {
+         if (obj)
             j->d->n[c].key = (const char *)(uintptr_t)(koff + 1); /* 0 stays "no key" */
-         }
          if (prev < 0)
             j->d->n[i].first = c;
          else
@@ -375,35 +364,32 @@ static int numtext(const struct jdoc *d, int i, char *b, size_t n)
    return 1;
 }
 
-int json_u64(const struct jdoc *d, int i, uint64_t *v)
+/* The number at i as an integer (sign: a signed one), whole and in
+ * range; *u or *s is set only then. */
+static int integer(const struct jdoc *d, int i, int sign, uint64_t *u, int64_t *s)
 {
    char b[32], *e;
-   unsigned long long x;
+   unsigned long long xu = 0;
+   long long xs = 0;
 
-   if (!numtext(d, i, b, sizeof b) || b[0] == '-')
+   if (!numtext(d, i, b, sizeof b) || (!sign && b[0] == '-'))
       return 0;
    errno = 0;
-   x = strtoull(b, &e, 10);
+   if (sign)
+      xs = strtoll(b, &e, 10);
+   else
+      xu = strtoull(b, &e, 10);
    if (errno || *e)
       return 0;
-   *v = x;
+   if (sign)
+      *s = xs;
+   else
+      *u = xu;
    return 1;
 }
 
-int json_i64(const struct jdoc *d, int i, int64_t *v)
-{
-   char b[32], *e;
-   long long x;
-
-   if (!numtext(d, i, b, sizeof b))
-      return 0;
-   errno = 0;
-   x = strtoll(b, &e, 10);
-   if (errno || *e)
-      return 0;
-   *v = x;
-   return 1;
-}
+int json_u64(const struct jdoc *d, int i, uint64_t *v) { return integer(d, i, 0, v, NULL); }
+int json_i64(const struct jdoc *d, int i, int64_t *v) { return integer(d, i, 1, NULL, v); }
 
 int json_int(const struct jdoc *d, int i, int *v)
 {
@@ -439,8 +425,6 @@ int json_f64(const struct jdoc *d, int i, double *v)
 
 void json_put_str(struct dds_buf *w, const char *s)
 {
-   static const char hex[] = "0123456789abcdef";
-
    dds_put8(w, '"');
    for (; *s; s++) {
       unsigned char c = (unsigned char)*s;
@@ -448,12 +432,7 @@ void json_put_str(struct dds_buf *w, const char *s)
          dds_put8(w, '\\');
          dds_put8(w, c);
       } else if (c < 0x20) {
-         dds_put8(w, '\\');
-         dds_put8(w, 'u');
-         dds_put8(w, '0');
-         dds_put8(w, '0');
-         dds_put8(w, (uint8_t)hex[c >> 4]);
-         dds_put8(w, (uint8_t)hex[c & 15]);
+         json_putf(w, "\\u%04x", c);
       } else {
          dds_put8(w, c);
       }
@@ -461,8 +440,20 @@ void json_put_str(struct dds_buf *w, const char *s)
    dds_put8(w, '"');
 }
 
-void json_put_raw(struct dds_buf *w, const char *s)
+void json_putf(struct dds_buf *w, const char *fmt, ...)
 {
-   for (; *s; s++)
-      dds_put8(w, (uint8_t)*s);
+   va_list ap;
+   char *s;
+   int n;
+
+   va_start(ap, fmt);
+   n = vasprintf(&s, fmt, ap);
+   va_end(ap);
+   if (n < 0) {
+      w->oom = 1;
+      return;
+   }
+   for (int i = 0; i < n; i++)
+      dds_put8(w, (uint8_t)s[i]);
+   free(s);
 }

@@ -66,14 +66,13 @@ int  dds_frame_end(struct dds_buf *w, uint16_t type);
  * the code. A lost connection closes dds_st.sock and sets lost. */
 int dds_round_trip(const uint8_t *frame, size_t len, int fd, uint64_t *value, int *lost);
 
-/* The registration socket (wire.c): dds.sock's path, connect, close. */
-void dds_socket_path(char *out, size_t n);
+/* The registration socket (wire.c): connect, close. */
 int  dds_connect(void);
 void dds_disconnect(void);
 
 /* Shared file. */
 int      dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len);
-void     dds_file_close(int remove_file);
+void     dds_file_close(void); /* unmaps; removes the file if still ours */
 uint64_t dds_new_gen(uint64_t old);
 
 /* Init message from the guide's tables; 0 or an SPMI code. */

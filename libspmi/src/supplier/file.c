@@ -128,14 +128,14 @@ uint64_t dds_new_gen(uint64_t old)
    return g;
 }
 
-void dds_file_close(int remove_file)
+void dds_file_close(void)
 {
    struct stat st;
 
    if (dds_st.hdr)
       munmap(dds_st.hdr, dds_st.maplen);
    dds_st.hdr = NULL;
-   if (remove_file && !dds_st.in_place && dds_st.path &&
+   if (!dds_st.in_place && dds_st.path &&
        lstat(dds_st.path, &st) == 0 && st.st_dev == dds_st.dev && st.st_ino == dds_st.ino)
       unlink(dds_st.path);
    if (dds_st.fd >= 0)

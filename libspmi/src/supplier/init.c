@@ -87,11 +87,8 @@ int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
    uint64_t perm = 0, maxslot = 0, end, area;
    int rc = 0;
 
-   dds_st.slot_size = calloc(nix > 0 ? (size_t)nix : 1, sizeof *dds_st.slot_size);
-   if (!dds_st.slot_size) {
-      dds_err(SiCallocFailed, "out of memory");
-      return SiCallocFailed;
-   }
+   if (!(dds_st.slot_size = calloc(nix > 0 ? (size_t)nix : 1, sizeof *dds_st.slot_size)))
+      return SiCallocFailed; /* init_locked says "out of memory" */
    dds_st.ntemplates = nix;
    dds_frame_begin(&w);
    dds_put16(&w, DDS_PROTO);
@@ -144,8 +141,12 @@ int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
    return 0;
 }
 
+/* Ends the registration: the socket, the mapping and the file (if still
+ * ours), and the tables. */
 static void reset(void)
 {
+   dds_disconnect();
+   dds_file_close();
    free(dds_st.init_msg);
    free(dds_st.slot_size);
    free(dds_st.live);
@@ -179,8 +180,6 @@ static SpmiShare *init_locked(CONST cx_create *CxTab, int CxCnt, CONST cx_create
    }
    if (!SpmiErrno)
       dds_err(SiCallocFailed, "out of memory");
-   dds_disconnect();
-   dds_file_close(1);
    reset();
    return NULL;
 }
@@ -227,8 +226,6 @@ void dds_exit(void)
             dds_round_trip(w.b, w.len, -1, &v, &lost);
          free(w.b);
       }
-      dds_disconnect();
-      dds_file_close(1);
       reset();
       dds_clear_err();
    }

@@ -8,18 +8,19 @@
 
 static char *area(void) { return (char *)dds_st.hdr + sizeof(SpmiShare); }
 
-/* Sends one request, reconnecting once if the connection was found lost
- * while sending: the daemon may have restarted since the last peek. */
-static int request(struct dds_buf *w, uint64_t *v)
+/* Sends the frame in w (built: 0, or the code its building failed with)
+ * and frees it, reconnecting once if the connection was found lost while
+ * sending: the daemon may have restarted since the last peek. */
+static int request(struct dds_buf *w, int built, uint64_t *v)
 {
-   int lost, rc;
+   int lost, rc = built;
 
-   rc = dds_ready();
-   if (rc)
-      return rc;
-   rc = dds_round_trip(w->b, w->len, -1, v, &lost);
-   if (rc && lost && dds_ready() == 0)
+   if (!rc && !(rc = dds_ready())) {
       rc = dds_round_trip(w->b, w->len, -1, v, &lost);
+      if (rc && lost && dds_ready() == 0)
+         rc = dds_round_trip(w->b, w->len, -1, v, &lost);
+   }
+   free(w->b);
    return rc;
 }
 
@@ -47,7 +48,6 @@ static char *add_locked(unsigned short Ix, CONST char *Path, CONST char *Descr, 
    struct dds_live l = {.ix = Ix, .asn = (uint32_t)Asnno};
    struct dds_buf w = {0};
    uint64_t off;
-   int rc;
 
    if (!dds_st.inited) {
       dds_err(SiNotInit, "SpmiDdsAddCx: SpmiDdsInit has not been called, or SpmiExit has");
@@ -67,11 +67,7 @@ static char *add_locked(unsigned short Ix, CONST char *Path, CONST char *Descr, 
    }
    strcpy(l.path, Path);
    strcpy(l.descr, Descr);
-   rc = dds_addcx_frame(&w, &l, 0);
-   if (!rc)
-      rc = request(&w, &off);
-   free(w.b);
-   if (rc)
+   if (request(&w, dds_addcx_frame(&w, &l, 0), &off))
       return NULL;
    if (off < dds_st.perm_len || off % 8 || off + dds_st.slot_size[Ix] > dds_st.area_len) {
       dds_err(SiShmemFailed, "SpmiDdsAddCx %s: the daemon returned slot offset %llu, outside the volatile part",
@@ -117,11 +113,7 @@ static int del_locked(char *Area)
    }
    dds_frame_begin(&w);
    dds_put32(&w, dds_st.live[i].off);
-   rc = dds_frame_end(&w, DDS_MSG_DELCX);
-   if (!rc)
-      rc = request(&w, &v);
-   free(w.b);
-   if (rc)
+   if ((rc = request(&w, dds_frame_end(&w, DDS_MSG_DELCX), &v)))
       return rc;
    memmove(&dds_st.live[i], &dds_st.live[i + 1], (size_t)(dds_st.nlive - i - 1) * sizeof *dds_st.live);
    dds_st.nlive--;

@@ -10,6 +10,7 @@
 #include <sys/socket.h>
 #include <sys/uio.h>
 #include "dds_internal.h"
+#include "rundir.h"
 
 struct dds_state dds_st = {.fd = -1, .sock = -1};
 
@@ -148,26 +149,17 @@ int dds_round_trip(const uint8_t *frame, size_t len, int fd, uint64_t *value, in
    return (int)code;
 }
 
-/* $SUBAGENT_DDS_SOCKET, else dds.sock in the run directory. */
-void dds_socket_path(char *out, size_t n)
-{
-   const char *e = getenv("SUBAGENT_DDS_SOCKET");
-
-   if (e && *e) {
-      snprintf(out, n, "%s", e);
-      return;
-   }
-   dds_run_socket("dds.sock", out, n);
-}
-
+/* Dials $SUBAGENT_DDS_SOCKET, else dds.sock in the run directory. */
 int dds_connect(void)
 {
-   char path[4096];
+   const char *e = getenv("SUBAGENT_DDS_SOCKET");
    int s;
 
-   dds_socket_path(path, sizeof path);
-   snprintf(dds_st.sockpath, sizeof dds_st.sockpath, "%s", path);
-   if ((s = dds_dial(path)) < 0)
+   if (e && *e)
+      snprintf(dds_st.sockpath, sizeof dds_st.sockpath, "%s", e);
+   else
+      sa_find_socket("dds.sock", dds_st.sockpath, sizeof dds_st.sockpath);
+   if ((s = dds_dial(dds_st.sockpath)) < 0)
       return SiInitFailed;
    dds_st.sock = s;
    return 0;
