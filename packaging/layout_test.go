@@ -39,3 +39,54 @@ func TestReadmeLayoutNamesEveryFolder(t *testing.T) {
 		}
 	}
 }
+
+// maxFolderLines bounds the code of a top-level folder, so that each
+// stays small enough to find one's way in; the client module, a whole
+// module for vendors, is the exception.
+const maxFolderLines = 5000
+
+// No top-level folder holds more than maxFolderLines lines of code:
+// non-blank lines of Go (tests not counted), C sources and headers
+// (counted whole, test programs included), testdata left out.
+func TestNoFolderIsTooLarge(t *testing.T) {
+	ents, err := os.ReadDir(repo)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, e := range ents {
+		name := e.Name()
+		if !e.IsDir() || strings.HasPrefix(name, ".") || name == "bin" || name == "client" {
+			continue
+		}
+		lines := 0
+		err := filepath.WalkDir(filepath.Join(repo, name), func(p string, d os.DirEntry, err error) error {
+			switch {
+			case err != nil:
+				return err
+			case d.IsDir() && d.Name() == "testdata":
+				return filepath.SkipDir
+			case d.IsDir() || strings.HasSuffix(p, "_test.go"):
+				return nil
+			}
+			switch filepath.Ext(p) {
+			case ".go", ".c", ".h":
+				b, err := os.ReadFile(p)
+				if err != nil {
+					return err
+				}
+				for _, l := range strings.Split(string(b), "\n") {
+					if strings.TrimSpace(l) != "" {
+						lines++
+					}
+				}
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if lines > maxFolderLines {
+			t.Errorf("%s/ holds %d lines of code, more than %d: split it", name, lines, maxFolderLines)
+		}
+	}
+}
