@@ -74,21 +74,24 @@ func TestTextStatisticsAreLabelledText(t *testing.T) {
 	}
 }
 
-// A statistic with no value because RTime/LAN has not measured its host
-// yet is said so, with the daemon's reason, and is not a failure; a
-// failed source still is.
+// A statistic the daemon marks not measured yet (an RTime/LAN host before
+// its first reply) is said so, with the daemon's reason, and is not a
+// failure; a failed source still is, whatever its path.
 func TestNotMeasuredYetIsNotAFailure(t *testing.T) {
 	resp := &spmiwire.StatDesc{Name: "resptime", Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3}
 	noValue := &spmierr.Error{Code: spmierr.SiNoValue, Msg: "no value"}
 	why := &spmierr.Error{Code: spmierr.SiNoValue, Msg: "not measured yet: cannot resolve nohost.invalid: no such host"}
 	var out bytes.Buffer
-	err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmiwire.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why}}}})
+	err := printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmiwire.Item{Path: "RTime/LAN/nohost.invalid/resptime", Stat: resp, Err: why, NotYet: true}}}})
 	if err != nil || !strings.Contains(out.String(), "RTime/LAN/nohost.invalid/resptime  -  not measured yet: cannot resolve nohost.invalid: no such host") {
 		t.Errorf("not measured: %v %q", err, out.String())
 	}
 	out.Reset()
-	err = printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmiwire.Item{Path: "Disk/sda/busy", Stat: resp, Err: noValue}}}})
-	if err == nil {
-		t.Errorf("a source that could not be read is not a failure: %q", out.String())
+	for _, path := range []string{"Disk/sda/busy", "RTime/LAN/nohost.invalid/resptime"} {
+		out.Reset()
+		err = printOnce(&out, consumer.Reading{Values: []consumer.StatValue{{Item: spmiwire.Item{Path: path, Stat: resp, Err: noValue}}}})
+		if err == nil {
+			t.Errorf("%s: a source that could not be read is not a failure: %q", path, out.String())
+		}
 	}
 }
