@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -39,20 +37,6 @@ hotsets:
 traps:
   - {address: ` + trapd + `, version: v2c, community: public` + trap + `}
 `
-}
-
-// startConfigured writes conf to a configuration file and starts the
-// daemon with it under snmpd s, waiting until snmpd serves it; it returns
-// the file, for a restart.
-func startConfigured(t *testing.T, e *env, s *snmpdtest.Snmpd, conf string) string {
-	t.Helper()
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
-	return file
 }
 
 // alarmEntries are the log's rows (by index, from snmptable) of the

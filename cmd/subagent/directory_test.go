@@ -1,8 +1,6 @@
 package main
 
 import (
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -27,12 +25,7 @@ func TestDirectoryFollowsASupplier(t *testing.T) {
 	s := snmpdtest.Start(t, snmpdtest.Options{})
 	trapd := snmpdtest.StartTrapdWith(t, snmpdtest.TrapdOptions{MIBDirs: shippedDirs(t), Modules: []string{"SUBAGENT-MIB"}})
 	e := newEnv(t)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(strings.Replace(directoryYAML, "TRAPD", trapd.Addr, 1)), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	startConfigured(t, e, s, strings.Replace(directoryYAML, "TRAPD", trapd.Addr, 1))
 	target := "udp:" + s.Addr
 	genOID := base + ".16.1.0"
 	generation := func() int {

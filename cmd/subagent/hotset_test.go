@@ -215,12 +215,7 @@ func TestHotsetTrapsEndToEnd(t *testing.T) {
 		`, priv_protocol: AES, priv_password: ` + priv + `, engine_id: "` + engine + `"}
   - {address: ` + refused + `, version: v2c, community: public, inform: true, retries: 0, timeout: 300ms}
 `
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	file := startConfigured(t, e, s, conf)
 	sup, loads, flows := pumpSupplier(t, e)
 	const raw = 1_000_000_000 // the counters' start: far from any rate
 	sup.Update(func() {

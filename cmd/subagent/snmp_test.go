@@ -2,6 +2,8 @@ package main
 
 import (
 	"fmt"
+	"os"
+	"path/filepath"
 	"sort"
 	"strings"
 	"sync"
@@ -144,6 +146,20 @@ func waitServed(t *testing.T, s *snmpdtest.Snmpd, oid string, within time.Durati
 	}
 	t.Fatalf("%s not served within %v", oid, within)
 	return 0
+}
+
+// startConfigured writes conf to a configuration file and starts the
+// daemon with it under snmpd s, waiting until snmpd serves it; it returns
+// the file, for a restart.
+func startConfigured(t *testing.T, e *env, s *snmpdtest.Snmpd, conf string) string {
+	t.Helper()
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.start("--config", file, "--agentx", s.AgentXAddress)
+	waitServed(t, s, idleOID, 10*time.Second)
+	return file
 }
 
 const idleOID = base + ".1.1.4.0"

@@ -3,8 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -94,12 +92,7 @@ func TestSNMPSetHotsetRows(t *testing.T) {
 	s := writableSnmpd(t, trapd.Addr)
 	e := newEnv(t)
 	conf := strings.Replace(hotsetYAML, "  interval: 1s\n", "  interval: 1s\n  max_snmp_rows: 4\n", 1)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	file := startConfigured(t, e, s, conf)
 	sup, loads, _ := pumpSupplier(t, e)
 	setLoads(sup, loads, 10, 20, 30)
 	waitValue(t, e, "Hotset/hotpumps/groups", "1", 10*time.Second)
@@ -232,12 +225,7 @@ func TestSNMPSetHotsetRows(t *testing.T) {
 func TestSNMPSetRTimeLANHostRow(t *testing.T) {
 	s := writableSnmpd(t, "")
 	e := newEnv(t)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte("rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [127.0.0.1]\n"), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	file := startConfigured(t, e, s, "rtime_lan:\n  interval: 1s\n  timeout: 500ms\n  hosts: [127.0.0.1]\n")
 	const host = "127.0.0.9"
 	col := func(c int, name string) string { return fmt.Sprintf("%s.%d.%s", hostEntry, c, nameIndex(name)) }
 	if out, err := snmpset(s, writerOpts, col(3, host), "i", "3", col(4, host), "i", "4"); err != nil {

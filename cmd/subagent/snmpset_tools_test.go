@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"context"
-	"os"
 	"os/exec"
 	"path/filepath"
 	"strings"
@@ -34,12 +33,7 @@ func TestSNMPSetReadOnlyUserTableAndDestroy(t *testing.T) {
 	s := writableSnmpd(t, trapd.Addr, "createUser "+roUser+" SHA "+setAuth+" AES "+setPriv, "rouser "+roUser+" priv ."+base,
 		"createUser "+noUser+" SHA "+setAuth+" AES "+setPriv)
 	e := newEnv(t)
-	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(hotsetYAML), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	e.start("--config", file, "--agentx", s.AgentXAddress)
-	waitServed(t, s, idleOID, 10*time.Second)
+	startConfigured(t, e, s, hotsetYAML)
 	sup, loads, _ := pumpSupplier(t, e)
 	setLoads(sup, loads, 10, 20, 30) // below the threshold of 80
 	waitValue(t, e, "Hotset/hotpumps/groups", "1", 10*time.Second)
