@@ -17,6 +17,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Feed is the guide's HotFeed: when items are returned in the feed table.
@@ -114,7 +115,7 @@ var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,30}$`)
 // The wildcard stands for the peers (and, for grandparents with several
 // levels of instances, the levels above them).
 func ParsePath(p string) (grandparent, stat string, err error) {
-	parts := strings.Split(strings.Trim(strings.TrimSpace(p), "/"), "/")
+	parts := strings.Split(spmiwire.CleanPath(p), "/")
 	n := len(parts)
 	if n < 3 || parts[n-2] != "*" {
 		return "", "", spmierr.Errorf(spmierr.SiBadArgument, "stat %q is not a path like Disk/*/busy (the grandparent context, *, the statistic)", p)

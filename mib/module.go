@@ -242,7 +242,7 @@ func (m *model) pick(include []string) error {
 		byPath[strings.TrimSuffix(n.it.Path, "/")] = n
 	}
 	for _, p := range include {
-		n := byPath[strings.Trim(strings.TrimSpace(p), "/")]
+		n := byPath[spmiwire.CleanPath(p)]
 		if n == nil {
 			return fmt.Errorf("mib: include %q: no context or statistic with that path", p)
 		}

@@ -53,7 +53,7 @@ func (b *Builder) Now() time.Time { return b.now }
 func (b *Builder) SetProvider(name string) { b.provider = name }
 
 // Lookup finds a context already added, by path.
-func (b *Builder) Lookup(path string) *Node { return b.paths[cleanPath(path)] }
+func (b *Builder) Lookup(path string) *Node { return b.paths[spmiwire.CleanPath(path)] }
 
 // Fail records that a source could not be read; the statistics depending on
 // it are added with NoValue by their provider.
@@ -89,7 +89,7 @@ func (b *Builder) add(parent *Node, n *Node, kind string) error {
 	}
 	if !n.IsStat() {
 		n.Path += "/"
-		b.paths[cleanPath(n.Path)] = n
+		b.paths[spmiwire.CleanPath(n.Path)] = n
 	}
 	return nil
 }
@@ -153,7 +153,7 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 	}
 	if asn == 0 {
 		var err error
-		if asn, err = b.numbering.Assign(cleanPath(parent.Path), name, func(k uint32) bool { return parent.childByASN(k) != nil }); err != nil {
+		if asn, err = b.numbering.Assign(spmiwire.CleanPath(parent.Path), name, func(k uint32) bool { return parent.childByASN(k) != nil }); err != nil {
 			return nil, err
 		}
 	}

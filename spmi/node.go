@@ -1,8 +1,6 @@
 package spmi
 
 import (
-	"strings"
-
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
@@ -108,6 +106,3 @@ func (n *Node) indexChildren() {
 		n.byASN[c.ASN] = c
 	}
 }
-
-// cleanPath trims the slashes a user may put around a path.
-func cleanPath(p string) string { return strings.Trim(strings.TrimSpace(p), "/") }

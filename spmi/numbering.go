@@ -12,6 +12,7 @@ import (
 	"sort"
 	"sync"
 
+	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/client/trustdir"
 )
 
@@ -105,13 +106,13 @@ func LoadNumbering(file string) (*Numbering, error) {
 	for parent, marks := range f.Marks {
 		for mark, names := range marks {
 			for _, name := range names {
-				n.markLocked(cleanPath(parent), mark, name, true)
+				n.markLocked(spmiwire.CleanPath(parent), mark, name, true)
 			}
 		}
 	}
 	for parent, recs := range f.Records {
 		for name, rec := range recs {
-			n.setRecordLocked(cleanPath(parent), name, rec)
+			n.setRecordLocked(spmiwire.CleanPath(parent), name, rec)
 		}
 	}
 	n.dirty = false
@@ -141,7 +142,7 @@ func (n *Numbering) context(parent string) *numbered {
 
 // put records name's number k, checking that no other name has it.
 func (n *Numbering) put(parent, name string, k uint32) error {
-	parent = cleanPath(parent)
+	parent = spmiwire.CleanPath(parent)
 	if k == 0 {
 		return fmt.Errorf("%s/%s has number 0", parent, name)
 	}
@@ -179,7 +180,7 @@ func (n *Numbering) Put(parent, name string, k uint32) error {
 // the parent numbers as many names as SetMaxNames allows, or when the
 // saved file would grow beyond what can be read back.
 func (n *Numbering) Assign(parent, name string, taken func(uint32) bool) (uint32, error) {
-	parent = cleanPath(parent)
+	parent = spmiwire.CleanPath(parent)
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if k, ok := n.m[parent].lookup(name); ok {
@@ -223,7 +224,7 @@ func (n *Numbering) roomLocked(parent, name string) error {
 func (n *Numbering) Lookup(parent, name string) (uint32, bool) {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.m[cleanPath(parent)].lookup(name)
+	return n.m[spmiwire.CleanPath(parent)].lookup(name)
 }
 
 // Names returns a copy of the numbers of parent's children.
@@ -231,7 +232,7 @@ func (n *Numbering) Names(parent string) map[string]uint32 {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	out := map[string]uint32{}
-	if c := n.m[cleanPath(parent)]; c != nil {
+	if c := n.m[spmiwire.CleanPath(parent)]; c != nil {
 		for name, k := range c.names {
 			out[name] = k
 		}
@@ -244,7 +245,7 @@ func (n *Numbering) Names(parent string) map[string]uint32 {
 func (n *Numbering) Mark(parent, mark, name string, on bool) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.markLocked(cleanPath(parent), mark, name, on)
+	return n.markLocked(spmiwire.CleanPath(parent), mark, name, on)
 }
 
 func (n *Numbering) markLocked(parent, mark, name string, on bool) bool {
@@ -274,7 +275,7 @@ func (n *Numbering) Marked(parent, mark string) []string {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	out := []string{}
-	for name := range n.marks[cleanPath(parent)][mark] {
+	for name := range n.marks[spmiwire.CleanPath(parent)][mark] {
 		out = append(out, name)
 	}
 	sort.Strings(out)
@@ -285,7 +286,7 @@ func (n *Numbering) Marked(parent, mark string) []string {
 func (n *Numbering) IsMarked(parent, mark, name string) bool {
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.marks[cleanPath(parent)][mark][name]
+	return n.marks[spmiwire.CleanPath(parent)][mark][name]
 }
 
 // Merge adds every number and mark of from, the numbering of an older

@@ -1,6 +1,10 @@
 package spmi
 
-import "sort"
+import (
+	"sort"
+
+	"github.com/perfagent/subagent/client/spmiwire"
+)
 
 // MaxRecordBytes bounds one record: a row of a few short columns.
 const MaxRecordBytes = 1024
@@ -14,7 +18,7 @@ func (n *Numbering) SetRecord(parent, name, rec string) bool {
 	}
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	return n.setRecordLocked(cleanPath(parent), name, rec)
+	return n.setRecordLocked(spmiwire.CleanPath(parent), name, rec)
 }
 
 func (n *Numbering) setRecordLocked(parent, name, rec string) bool {
@@ -45,7 +49,7 @@ func (n *Numbering) Records(parent string) ([]string, map[string]string) {
 	defer n.mu.Unlock()
 	out := map[string]string{}
 	names := []string{}
-	for name, rec := range n.recs[cleanPath(parent)] {
+	for name, rec := range n.recs[spmiwire.CleanPath(parent)] {
 		out[name] = rec
 		names = append(names, name)
 	}

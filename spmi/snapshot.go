@@ -10,6 +10,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // Snapshot is one immutable, consistent state of the whole hierarchy: its
@@ -73,7 +74,7 @@ func clash(top, add *Node) error {
 
 // partOf is the part holding path, nil when no part does.
 func (s *Snapshot) partOf(path string) *part {
-	first, _, _ := strings.Cut(cleanPath(path), "/")
+	first, _, _ := strings.Cut(spmiwire.CleanPath(path), "/")
 	return s.route[first]
 }
 
@@ -83,7 +84,7 @@ func (s *Snapshot) clean(path string) string { return spelled(s.spell, path) }
 // spelled is path without the slashes around it, in its one spelling
 // (Config.Spell; nil: as given).
 func spelled(spell func(string) string, path string) string {
-	p := cleanPath(path)
+	p := spmiwire.CleanPath(path)
 	if spell != nil {
 		p = spell(p)
 	}

@@ -139,7 +139,7 @@ type Stat struct {
 // PathGetCx returns the context at path (SpmiPathGetCx); "" is Top. A
 // path that is not there is SiNotFound: reading creates nothing.
 func (c *Consumer) PathGetCx(ctx context.Context, path string) (Context, error) {
-	if strings.Trim(path, "/") == "" {
+	if spmiwire.CleanPath(path) == "" {
 		return Context{Name: "Top", Descr: "Top of the data hierarchy"}, nil
 	}
 	es, err := c.level(ctx, path, true)
@@ -241,14 +241,14 @@ func (c *Consumer) PeekPage(ctx context.Context, path string, depth int, from st
 
 // direct keeps the entries one level below path.
 func direct(es []spmiwire.Entry, path string) []spmiwire.Entry {
-	p := strings.Trim(path, "/")
+	p := spmiwire.CleanPath(path)
 	depth := 0
 	if p != "" {
 		depth = strings.Count(p, "/") + 1
 	}
 	var out []spmiwire.Entry
 	for _, e := range es {
-		if strings.Count(strings.Trim(e.Path, "/"), "/") == depth && strings.Trim(e.Path, "/") != p {
+		if ep := spmiwire.CleanPath(e.Path); strings.Count(ep, "/") == depth && ep != p {
 			out = append(out, e)
 		}
 	}

@@ -3,7 +3,6 @@ package consumer
 import (
 	"context"
 	"slices"
-	"strings"
 	"time"
 
 	"github.com/perfagent/subagent/client/ddswire"
@@ -27,8 +26,6 @@ type AfterSource interface {
 	// when needed (a zero t asks for nothing more than Read).
 	ReadAfter(ctx context.Context, paths []string, t time.Time) (spmiwire.Sample, error)
 }
-
-func cleanPath(p string) string { return strings.Trim(strings.TrimSpace(p), "/") }
 
 // PathSet is a set of statistics by path read together from a Source, as the guide's SpmiStatSet:
 // each read reports the time, the elapsed time since the previous read and,
@@ -104,7 +101,7 @@ func (ss *PathSet) RefCount(path string) int {
 func (ss *PathSet) Del(path string) error {
 	i := ss.index(path)
 	if i < 0 {
-		return spmierr.Errorf(spmierr.SiNotFound, "%q is not in the statset", cleanPath(path))
+		return spmierr.Errorf(spmierr.SiNotFound, "%q is not in the statset", spmiwire.CleanPath(path))
 	}
 	if ss.refs[i] > 0 {
 		ss.refs[i]--
@@ -118,8 +115,8 @@ func (ss *PathSet) Del(path string) error {
 }
 
 func (ss *PathSet) index(path string) int {
-	p := cleanPath(path)
-	return slices.IndexFunc(ss.paths, func(q string) bool { return cleanPath(q) == p })
+	p := spmiwire.CleanPath(path)
+	return slices.IndexFunc(ss.paths, func(q string) bool { return spmiwire.CleanPath(q) == p })
 }
 
 // Reading is one read of a statset.

@@ -114,7 +114,7 @@ func (s *StatSet) RefCount(path string) int {
 func (s *StatSet) Del(path string) error {
 	i := s.index(path)
 	if i < 0 {
-		return spmierr.Errorf(spmierr.SiNotFound, "%q is not in the statset", cleanPath(path))
+		return spmierr.Errorf(spmierr.SiNotFound, "%q is not in the statset", spmiwire.CleanPath(path))
 	}
 	if s.refs[i] > 0 {
 		s.refs[i]--
@@ -130,8 +130,8 @@ func (s *StatSet) Del(path string) error {
 }
 
 func (s *StatSet) index(path string) int {
-	p := cleanPath(path)
-	return slices.IndexFunc(s.paths, func(q string) bool { return cleanPath(q) == p })
+	p := spmiwire.CleanPath(path)
+	return slices.IndexFunc(s.paths, func(q string) bool { return spmiwire.CleanPath(q) == p })
 }
 
 // Paths lists the set's statistics in the order their values come.
