@@ -108,7 +108,7 @@ func appendOID(dst []uint32, v []byte) ([]uint32, bool) {
 // decode parses a v1 or v2c message into q. A v3 message gives
 // errVersion with q.version 3 and q.v3 set.
 func (q *request) decode(pkt []byte) error {
-	q.v3 = nil
+	q.v3, q.version = nil, -1 // not the previous message's
 	tag, msg, rest, ok := tlv(pkt)
 	if !ok || tag != byte(gosnmp.Sequence) || len(rest) != 0 {
 		return errParse

@@ -192,3 +192,20 @@ func TestV3AccessAndCommunityOff(t *testing.T) {
 		t.Error("no community and no v3: accepted")
 	}
 }
+
+// A message of an unknown version is counted as such (snmpInBadVersions)
+// even when the scratch's previous message was v3 and refused.
+func TestV3ThenBadVersion(t *testing.T) {
+	c := testCreds("u", "SHA256", "AES")
+	r, _ := v3Responder(t, testUser(t, c))
+	var s scratch
+	bad := usm.Credentials{User: "u", AuthProto: "SHA256", AuthPass: "wrong-password"}
+	if out := r.handle(v3Packet(t, bad, 7, 0, gosnmp.GetRequest, fixtureEntries()[3].OID.String()), &s); out == nil {
+		t.Fatalf("v3 request: no Report: %v", s.why)
+	}
+	if out := r.handle([]byte{0x30, 0x03, 0x02, 0x01, 0x07}, &s); out != nil ||
+		r.stats.InBadVersions.Load() != 1 || r.stats.InASNParseErrs.Load() != 0 {
+		t.Errorf("version 7: answered %v, snmpInBadVersions %d, snmpInASNParseErrs %d (%v)",
+			out != nil, r.stats.InBadVersions.Load(), r.stats.InASNParseErrs.Load(), s.why)
+	}
+}
