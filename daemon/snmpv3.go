@@ -62,7 +62,10 @@ func StartEngine(dir string, log *slog.Logger) (id []byte, boots uint32, err err
 	return id, boots, nil
 }
 
+// parseEngine reads the state file; both lines are needed: boots read as
+// 0 would let messages of the earlier starts in again (RFC 3414 2.2.2).
 func parseEngine(data []byte) (id []byte, boots uint32, err error) {
+	sawBoots := false
 	sc := bufio.NewScanner(bytes.NewReader(data))
 	for sc.Scan() {
 		k, v, _ := strings.Cut(strings.TrimSpace(sc.Text()), " ")
@@ -76,11 +79,14 @@ func parseEngine(data []byte) (id []byte, boots uint32, err error) {
 			if err != nil || n > maxBoots {
 				return nil, 0, fmt.Errorf("boots: %q is not from 0 to %d", v, maxBoots)
 			}
-			boots = uint32(n)
+			boots, sawBoots = uint32(n), true
 		}
 	}
 	if id == nil {
 		return nil, 0, errors.New("no engine_id line")
+	}
+	if !sawBoots {
+		return nil, 0, errors.New("no boots line")
 	}
 	return id, boots, nil
 }

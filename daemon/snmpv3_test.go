@@ -12,7 +12,8 @@ import (
 )
 
 // The engine ID is made once and kept; boots grows by one per start and
-// is on disk when StartEngine returns; a damaged file is refused.
+// is on disk when StartEngine returns; a damaged file (also one without
+// its boots, which would start again at 1) is refused.
 func TestStartEngine(t *testing.T) {
 	dir := t.TempDir()
 	log := slog.New(slog.DiscardHandler)
@@ -32,6 +33,10 @@ func TestStartEngine(t *testing.T) {
 	os.WriteFile(path, []byte("engine_id 80\nboots 3\n"), 0o600)
 	if _, _, err := StartEngine(dir, log); err == nil || !strings.Contains(err.Error(), "engine_id") {
 		t.Errorf("damaged file: %v", err)
+	}
+	os.WriteFile(path, []byte("engine_id 80007ed90501\n"), 0o600)
+	if _, _, err := StartEngine(dir, log); err == nil || !strings.Contains(err.Error(), "boots") {
+		t.Errorf("no boots line: %v", err)
 	}
 	os.WriteFile(path, []byte("engine_id 80007ed90501\nboots 2147483647\n"), 0o600)
 	if _, b, err := StartEngine(dir, log); err != nil || b != 2147483647 {
