@@ -237,13 +237,15 @@ func (l *Log) Outcome(idx uint32, path string, ok bool, result string) {
 	}
 	e := &l.entries[i]
 	o := Outcome{Path: path, Result: result, OK: ok}
-	j := slices.IndexFunc(e.Outcomes, func(o Outcome) bool { return o.Path == path })
+	outs := slices.Clone(e.Outcomes) // a view may hold the old ones
+	j := slices.IndexFunc(outs, func(o Outcome) bool { return o.Path == path })
 	switch {
 	case j >= 0:
-		e.Outcomes[j] = o
-	case len(e.Outcomes) < MaxOutcomes:
-		e.Outcomes = append(e.Outcomes, o)
+		outs[j] = o
+	case len(outs) < MaxOutcomes:
+		outs = append(outs, o)
 	}
+	e.Outcomes = outs
 	l.version++
 	l.mu.Unlock()
 	l.save()
@@ -262,7 +264,7 @@ func cmpIndex(a, b uint32) int {
 
 // View is what the log holds now, for serving.
 type View struct {
-	Entries []Entry // oldest first; shared: not to be modified
+	Entries []Entry // oldest first; a copy, but its Vars and Outcomes are shared: not to be modified
 	Next    uint32
 	Max     int
 	Age     time.Duration
@@ -270,11 +272,13 @@ type View struct {
 	Version uint64
 }
 
-// View returns the log's entries and counters.
+// View returns the log's entries and counters. The entries are copied:
+// the log's own move when old ones are dropped (trim) and take new
+// outcomes, while a view is read without the lock.
 func (l *Log) View() View {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return View{Entries: slices.Clip(l.entries), Next: l.next, Max: l.max, Age: l.age, Stats: l.stats, Version: l.version}
+	return View{Entries: slices.Clone(l.entries), Next: l.next, Max: l.max, Age: l.age, Stats: l.stats, Version: l.version}
 }
 
 // Version changes whenever the entries do.

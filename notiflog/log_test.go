@@ -129,3 +129,31 @@ func TestProviderServesEntriesAndVars(t *testing.T) {
 		}
 	}
 }
+
+// A view is read without the log's lock (the provider serves it while
+// trap workers record outcomes and new entries push old ones out): what
+// it holds must not change under the reader.
+func TestViewUnchangedByLaterWrites(t *testing.T) {
+	l, err := Open("", 3, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		add(l, name)
+	}
+	l.Outcome(3, "master", false, "failed: not connected")
+	v := l.View()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.Outcome(3, "master", true, "taken by the master")
+		add(l, "d") // evicts "a": the others move down
+	}()
+	<-done
+	if got := v.Entries[0].Vars[0].Value().Str; got != "a" {
+		t.Errorf("view's first entry now %q, want a", got)
+	}
+	if got := Outcomes(&v.Entries[2]); got != "master: failed: not connected" {
+		t.Errorf("view's outcome now %q", got)
+	}
+}
