@@ -78,7 +78,7 @@ type Entry struct {
 type Stats struct {
 	Logged  uint64 // entries added since start
 	AgedOut uint64 // removed for age
-	Evicted uint64 // removed for the count limit
+	Evicted uint64 // removed for the count limit (or the file's size)
 	SaveErr string // last error saving the file; "" when the last save succeeded
 }
 
@@ -308,7 +308,7 @@ func (l *Log) save() {
 	l.saveMu.Lock()
 	defer l.saveMu.Unlock()
 	l.mu.Lock()
-	b, err := json.Marshal(saved{Next: l.next, Entries: l.entries})
+	b, err := l.marshal()
 	l.mu.Unlock()
 	if err == nil {
 		err = trustdir.WriteFile(l.file, b, 0o600)
@@ -323,6 +323,24 @@ func (l *Log) save() {
 	l.mu.Unlock()
 	if msg != last && msg != "" {
 		l.log.Warn("notification log not saved; it will be lost at a restart", "err", msg)
+	}
+}
+
+// marshal encodes the log for its file. Entries that would make the file
+// bigger than Open reads back (trustdir.MaxFileSize: a start would fail)
+// are evicted, oldest first; l.mu is held.
+func (l *Log) marshal() ([]byte, error) {
+	for {
+		b, err := json.Marshal(saved{Next: l.next, Entries: l.entries})
+		if err != nil || len(b) <= trustdir.MaxFileSize || len(l.entries) == 0 {
+			return b, err
+		}
+		// Keep a share of the entries a little below the share that fits.
+		n := len(l.entries)
+		keep := min(int(int64(n)*trustdir.MaxFileSize/int64(len(b))*9/10), n-1)
+		l.entries = slices.Delete(l.entries, 0, n-keep)
+		l.stats.Evicted += uint64(n - keep)
+		l.version++
 	}
 }
 

@@ -157,3 +157,38 @@ func TestViewUnchangedByLaterWrites(t *testing.T) {
 		t.Errorf("view's outcome now %q", got)
 	}
 }
+
+// The file never grows past what Open reads back (trustdir.MaxFileSize):
+// big notifications in a long log push the oldest out, rather than make
+// the next start fail.
+func TestSaveKeepsTheFileReadable(t *testing.T) {
+	l, err := Open("", MaxEntries, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, oids := make([]asn1tree.Value, MaxVars), make([]asn1tree.OID, MaxVars)
+	for i := range vals {
+		vals[i] = asn1tree.Str(strings.Repeat("\xff", maxValueBytes))
+		oids[i] = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1, 14, 0, uint32(i), 0}
+	}
+	const n = 1000 // about 27 kB each
+	for range n {
+		l.Add(time.Second, trapOID, vals, oids)
+	}
+	l.file = filepath.Join(t.TempDir(), File)
+	l.save()
+	if msg := l.View().Stats.SaveErr; msg != "" {
+		t.Fatalf("save: %s", msg)
+	}
+	l2, err := Open(l.file, MaxEntries, 0, nil, nil)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	v, v2 := l.View(), l2.View()
+	if len(v2.Entries) == 0 || len(v2.Entries) == n || v2.Entries[len(v2.Entries)-1].Index != n {
+		t.Fatalf("reopened with %d entries, last %d; want some but not all %d, the newest last", len(v2.Entries), v2.Entries[len(v2.Entries)-1].Index, n)
+	}
+	if len(v.Entries) != len(v2.Entries) || v.Stats.Evicted != uint64(n-len(v.Entries)) {
+		t.Errorf("log keeps %d entries, evicted %d; the file %d", len(v.Entries), v.Stats.Evicted, len(v2.Entries))
+	}
+}
