@@ -78,7 +78,7 @@ type Entry struct {
 type Stats struct {
 	Logged  uint64 // entries added since start
 	AgedOut uint64 // removed for age
-	Evicted uint64 // removed for the count limit
+	Evicted uint64 // removed for the count limit (or the file's size)
 	SaveErr string // last error saving the file; "" when the last save succeeded
 }
 
@@ -237,13 +237,15 @@ func (l *Log) Outcome(idx uint32, path string, ok bool, result string) {
 	}
 	e := &l.entries[i]
 	o := Outcome{Path: path, Result: result, OK: ok}
-	j := slices.IndexFunc(e.Outcomes, func(o Outcome) bool { return o.Path == path })
+	outs := slices.Clone(e.Outcomes) // a view may hold the old ones
+	j := slices.IndexFunc(outs, func(o Outcome) bool { return o.Path == path })
 	switch {
 	case j >= 0:
-		e.Outcomes[j] = o
-	case len(e.Outcomes) < MaxOutcomes:
-		e.Outcomes = append(e.Outcomes, o)
+		outs[j] = o
+	case len(outs) < MaxOutcomes:
+		outs = append(outs, o)
 	}
+	e.Outcomes = outs
 	l.version++
 	l.mu.Unlock()
 	l.save()
@@ -262,7 +264,7 @@ func cmpIndex(a, b uint32) int {
 
 // View is what the log holds now, for serving.
 type View struct {
-	Entries []Entry // oldest first; shared: not to be modified
+	Entries []Entry // oldest first; a copy, but its Vars and Outcomes are shared: not to be modified
 	Next    uint32
 	Max     int
 	Age     time.Duration
@@ -270,11 +272,13 @@ type View struct {
 	Version uint64
 }
 
-// View returns the log's entries and counters.
+// View returns the log's entries and counters. The entries are copied:
+// the log's own move when old ones are dropped (trim) and take new
+// outcomes, while a view is read without the lock.
 func (l *Log) View() View {
 	l.mu.Lock()
 	defer l.mu.Unlock()
-	return View{Entries: slices.Clip(l.entries), Next: l.next, Max: l.max, Age: l.age, Stats: l.stats, Version: l.version}
+	return View{Entries: slices.Clone(l.entries), Next: l.next, Max: l.max, Age: l.age, Stats: l.stats, Version: l.version}
 }
 
 // Version changes whenever the entries do.
@@ -304,7 +308,7 @@ func (l *Log) save() {
 	l.saveMu.Lock()
 	defer l.saveMu.Unlock()
 	l.mu.Lock()
-	b, err := json.Marshal(saved{Next: l.next, Entries: l.entries})
+	b, err := l.marshal()
 	l.mu.Unlock()
 	if err == nil {
 		err = trustdir.WriteFile(l.file, b, 0o600)
@@ -319,6 +323,24 @@ func (l *Log) save() {
 	l.mu.Unlock()
 	if msg != last && msg != "" {
 		l.log.Warn("notification log not saved; it will be lost at a restart", "err", msg)
+	}
+}
+
+// marshal encodes the log for its file. Entries that would make the file
+// bigger than Open reads back (trustdir.MaxFileSize: a start would fail)
+// are evicted, oldest first; l.mu is held.
+func (l *Log) marshal() ([]byte, error) {
+	for {
+		b, err := json.Marshal(saved{Next: l.next, Entries: l.entries})
+		if err != nil || len(b) <= trustdir.MaxFileSize || len(l.entries) == 0 {
+			return b, err
+		}
+		// Keep a share of the entries a little below the share that fits.
+		n := len(l.entries)
+		keep := min(int(int64(n)*trustdir.MaxFileSize/int64(len(b))*9/10), n-1)
+		l.entries = slices.Delete(l.entries, 0, n-keep)
+		l.stats.Evicted += uint64(n - keep)
+		l.version++
 	}
 }
 

@@ -129,3 +129,66 @@ func TestProviderServesEntriesAndVars(t *testing.T) {
 		}
 	}
 }
+
+// A view is read without the log's lock (the provider serves it while
+// trap workers record outcomes and new entries push old ones out): what
+// it holds must not change under the reader.
+func TestViewUnchangedByLaterWrites(t *testing.T) {
+	l, err := Open("", 3, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, name := range []string{"a", "b", "c"} {
+		add(l, name)
+	}
+	l.Outcome(3, "master", false, "failed: not connected")
+	v := l.View()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		l.Outcome(3, "master", true, "taken by the master")
+		add(l, "d") // evicts "a": the others move down
+	}()
+	<-done
+	if got := v.Entries[0].Vars[0].Value().Str; got != "a" {
+		t.Errorf("view's first entry now %q, want a", got)
+	}
+	if got := Outcomes(&v.Entries[2]); got != "master: failed: not connected" {
+		t.Errorf("view's outcome now %q", got)
+	}
+}
+
+// The file never grows past what Open reads back (trustdir.MaxFileSize):
+// big notifications in a long log push the oldest out, rather than make
+// the next start fail.
+func TestSaveKeepsTheFileReadable(t *testing.T) {
+	l, err := Open("", MaxEntries, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	vals, oids := make([]asn1tree.Value, MaxVars), make([]asn1tree.OID, MaxVars)
+	for i := range vals {
+		vals[i] = asn1tree.Str(strings.Repeat("\xff", maxValueBytes))
+		oids[i] = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1, 14, 0, uint32(i), 0}
+	}
+	const n = 1000 // about 27 kB each
+	for range n {
+		l.Add(time.Second, trapOID, vals, oids)
+	}
+	l.file = filepath.Join(t.TempDir(), File)
+	l.save()
+	if msg := l.View().Stats.SaveErr; msg != "" {
+		t.Fatalf("save: %s", msg)
+	}
+	l2, err := Open(l.file, MaxEntries, 0, nil, nil)
+	if err != nil {
+		t.Fatalf("reopen: %v", err)
+	}
+	v, v2 := l.View(), l2.View()
+	if len(v2.Entries) == 0 || len(v2.Entries) == n || v2.Entries[len(v2.Entries)-1].Index != n {
+		t.Fatalf("reopened with %d entries, last %d; want some but not all %d, the newest last", len(v2.Entries), v2.Entries[len(v2.Entries)-1].Index, n)
+	}
+	if len(v.Entries) != len(v2.Entries) || v.Stats.Evicted != uint64(n-len(v.Entries)) {
+		t.Errorf("log keeps %d entries, evicted %d; the file %d", len(v.Entries), v.Stats.Evicted, len(v2.Entries))
+	}
+}
