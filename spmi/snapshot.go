@@ -72,12 +72,6 @@ func clash(top, add *Node) error {
 	return nil
 }
 
-// partOf is the part holding path, nil when no part does.
-func (s *Snapshot) partOf(path string) *part {
-	first, _, _ := strings.Cut(spmiwire.CleanPath(path), "/")
-	return s.route[first]
-}
-
 // clean is path without the slashes around it, in its one spelling.
 func (s *Snapshot) clean(path string) string { return spelled(s.spell, path) }
 
@@ -94,28 +88,36 @@ func spelled(spell func(string) string, path string) string {
 // Lookup finds a context or statistic by path ("CPU/cpu0/idle", "Mem/Real/").
 // A miss creates nothing (see Hierarchy.Create).
 func (s *Snapshot) Lookup(path string) (*Node, error) {
-	p := s.clean(path)
+	n, _, err := s.lookup(s.clean(path), path)
+	return n, err
+}
+
+// lookup is Lookup of p, path already cleaned and spelled (a statset
+// read does that once per path), with the part holding the node (nil for
+// Top).
+func (s *Snapshot) lookup(p, path string) (*Node, *part, error) {
 	if p == "" {
-		return s.Top, nil
+		return s.Top, nil, nil
 	}
-	pt := s.partOf(p)
+	first, _, _ := strings.Cut(p, "/")
+	pt := s.route[first]
 	if pt == nil {
-		return nil, notFound(path)
+		return nil, nil, notFound(path)
 	}
 	paths := pt.paths
 	if n, ok := paths[p]; ok {
-		return n, nil
+		return n, pt, nil
 	}
 	// Statistics are found through their context: the path index holds
 	// contexts only, which keeps refreshes of large trees cheap.
 	if i := strings.LastIndexByte(p, '/'); i > 0 && !strings.HasSuffix(strings.TrimSpace(path), "/") {
 		if cx, ok := paths[p[:i]]; ok {
 			if n := cx.Child(p[i+1:]); n != nil && n.IsStat() {
-				return n, nil
+				return n, pt, nil
 			}
 		}
 	}
-	return nil, notFound(path)
+	return nil, nil, notFound(path)
 }
 
 // View is what the SNMP front ends serve: every statistic that has a value,

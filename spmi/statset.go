@@ -18,14 +18,14 @@ func (s *Snapshot) Read(paths []string) (spmiwire.Sample, error) {
 // Item reads the statistic at path p.
 func (r *Answer) Item(p string) spmiwire.Item {
 	it := spmiwire.Item{Path: r.s.clean(p)}
-	n, err := r.s.Lookup(p)
+	n, pt, err := r.s.lookup(it.Path, p)
 	switch {
 	case err != nil:
 		it.Err = err.(*spmierr.Error)
 	case !n.IsStat():
 		it.Err = &spmierr.Error{Code: spmierr.SiBadArgument, Msg: "\"" + n.Path + "\" is a context, not a statistic"}
 	default:
-		r.touch(r.s.partOf(it.Path))
+		r.touch(pt)
 		it.Stat, it.Value = n.Stat, r.Value(n)
 		if why := it.Value.Why(); why != "" {
 			it.Err, it.NotYet = &spmierr.Error{Code: spmierr.SiNoValue, Msg: why}, true

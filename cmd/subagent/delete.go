@@ -3,10 +3,11 @@ package main
 import (
 	"context"
 	"fmt"
-	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/spf13/cobra"
+
+	"github.com/perfagent/subagent/client/consumer"
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 func createCmd() *cobra.Command {

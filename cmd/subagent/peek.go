@@ -2,11 +2,12 @@ package main
 
 import (
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"os"
 	"text/tabwriter"
 
 	"github.com/spf13/cobra"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 func peekCmd() *cobra.Command {
