@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"log/slog"
 	"path/filepath"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -267,14 +266,14 @@ type masterNote struct {
 }
 
 // report records what a trap destination made of a notification.
-func (hs *hotsets) report(n *traps.Notification, dest string, err error) {
+func (hs *hotsets) report(n *traps.Notification, d traps.Dest, err error) {
 	switch {
 	case err != nil:
-		hs.notes.Outcome(n.LogIndex, dest, false, "failed: "+err.Error())
-	case strings.Contains(dest, " inform "):
-		hs.notes.Outcome(n.LogIndex, dest, true, "acknowledged")
+		hs.notes.Outcome(n.LogIndex, d.String(), false, "failed: "+err.Error())
+	case d.Inform:
+		hs.notes.Outcome(n.LogIndex, d.String(), true, "acknowledged")
 	default:
-		hs.notes.Outcome(n.LogIndex, dest, true, "sent")
+		hs.notes.Outcome(n.LogIndex, d.String(), true, "sent")
 	}
 }
 

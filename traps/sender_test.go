@@ -163,14 +163,14 @@ func TestOutcomesReported(t *testing.T) {
 		l := &fakeLink{d: d, takes: time.Second}
 		var mu sync.Mutex
 		got := map[uint32]string{}
-		report := func(n *Notification, dest string, err error) {
+		report := func(n *Notification, d Dest, err error) {
 			mu.Lock()
 			defer mu.Unlock()
 			r := "ok"
 			if err != nil {
 				r = err.Error()
 			}
-			got[n.LogIndex] = dest + " " + r
+			got[n.LogIndex] = d.String() + " " + r
 		}
 		s, err := newSender([]Dest{{Address: "127.0.0.1:1", Version: "v2c", Community: "c", Inform: true, Queue: 1}},
 			nil, func(Dest) (link, error) { return l, nil }, report)

@@ -44,11 +44,11 @@ type Notification struct {
 	LogIndex uint32
 }
 
-// Report is told what became of a notification at one destination: nil
+// Report is told what became of a notification at destination d: nil
 // when the destination took it (an inform: acknowledged, after the
 // destination's retries), else why not (ErrDropped for a full queue).
 // It is called from the destination's worker and must not block.
-type Report func(n *Notification, dest string, err error)
+type Report func(n *Notification, d Dest, err error)
 
 // ErrDropped is reported for a notification dropped because the
 // destination's queue was full.
@@ -104,7 +104,7 @@ func newSender(dests []Dest, log *slog.Logger, dial func(Dest) (link, error), re
 		log = slog.New(slog.DiscardHandler)
 	}
 	if report == nil {
-		report = func(*Notification, string, error) {}
+		report = func(*Notification, Dest, error) {}
 	}
 	ctx, cancel := context.WithCancel(context.Background())
 	s := &Sender{cancel: cancel, report: report}
@@ -131,7 +131,7 @@ func (s *Sender) Send(n Notification) {
 		case w.q <- n:
 		default:
 			w.dropped.Add(1)
-			s.report(&n, w.d.String(), ErrDropped)
+			s.report(&n, w.d, ErrDropped)
 		}
 	}
 }
@@ -203,7 +203,7 @@ func (w *worker) run(ctx context.Context) {
 			if w.d.Version == "v1" && v1Untranslatable(n) {
 				// A fault of the notification, not of the destination.
 				w.failed.Add(1)
-				w.report(&n, w.d.String(), errCounter64)
+				w.report(&n, w.d, errCounter64)
 				if !w.warned64 {
 					w.warned64 = true
 					w.log.Warn("notification holding Counter64 not sent: SNMPv1 cannot carry it (RFC 3584)", "trap_oid", n.TrapOID().String())
@@ -218,7 +218,7 @@ func (w *worker) run(ctx context.Context) {
 				err = c.send(n)
 			}
 			w.result(err)
-			w.report(&n, w.d.String(), err)
+			w.report(&n, w.d, err)
 			if err != nil && c != nil {
 				c.close() // a fresh socket forgets a pending ICMP error
 				c = nil
