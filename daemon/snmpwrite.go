@@ -116,11 +116,15 @@ func (s hotsetRows) Rows() []settable.Row {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	var out []settable.Row
+	taken := map[string]bool{}
 	for _, d := range hs.conf {
 		out = append(out, defRow(d, settable.ReadOnly))
+		taken[d.Name] = true
 	}
 	for _, h := range hs.snmp {
-		out = append(out, defRow(h.def, h.storage))
+		if !taken[h.def.Name] { // hidden by the configured hotset, as in allLocked
+			out = append(out, defRow(h.def, h.storage))
+		}
 	}
 	return out
 }
