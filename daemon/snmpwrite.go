@@ -309,6 +309,18 @@ func (d *Daemon) initWritable() {
 		},
 		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows}
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt),
-		CheckKey: rtimelan.CheckHost, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
+		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
 	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)
+}
+
+// checkHostIndex takes a host written as rTimeLANHostTable names it: the
+// monitor canonicalizes a host, so "[::1]" would create or name row "::1".
+func checkHostIndex(name string) error {
+	if err := rtimelan.CheckHost(name); err != nil {
+		return err
+	}
+	if c := rtimelan.CanonicalHost(name); c != name {
+		return fmt.Errorf("write the host as %q", c)
+	}
+	return nil
 }

@@ -3,6 +3,7 @@ package daemon
 import (
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -122,5 +123,32 @@ func TestConfiguredHotsetHidesSNMPRow(t *testing.T) {
 	}
 	if n := len(hotsetRows{d}.Rows()); n != 2 {
 		t.Errorf("hotsetDefTable has %d rows, want 2 (shared, configured, and other)", n)
+	}
+}
+
+// An rTimeLANHostTable index is the host as the table shows it: an
+// address written otherwise ("[::1]", " ::1") would create or name the
+// row of another index, so it is refused with noCreation, naming the form.
+func TestHostIndexCanonical(t *testing.T) {
+	c := fixtureConfig(t)
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := c.Base.Append(spmi.ASNWritable, mib.RTimeLANHostTable.Arc, 1)
+	status := uint32(len(mib.RTimeLANHostTable.Columns)) + 3
+	for _, name := range []string{"[::1]", " ::1", "0:0::1"} {
+		o := entry.Append(status, uint32(len(name)))
+		for i := 0; i < len(name); i++ {
+			o = append(o, uint32(name[i]))
+		}
+		_, serr := d.WritableTables().TestSet([]agentx.VarBind{{OID: o, Value: asn1tree.Int(settable.CreateAndGo)}})
+		if serr == nil || serr.Code != agentx.NoCreation || !strings.Contains(serr.Error(), `"::1"`) {
+			t.Errorf("createAndGo of host %q: %v, want noCreation naming \"::1\"", name, serr)
+		}
+	}
+	o := entry.Append(status, 3, ':', ':', '1')
+	if _, serr := d.WritableTables().TestSet([]agentx.VarBind{{OID: o, Value: asn1tree.Int(settable.CreateAndGo)}}); serr == nil || serr.Code == agentx.NoCreation {
+		t.Errorf("createAndGo of host \"::1\" with RTime/LAN off: %v, want the index taken (and RTime/LAN's refusal)", serr)
 	}
 }
