@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -205,22 +207,9 @@ func (hs *hotsets) allLocked() []hotset.Def {
 	for _, d := range hs.conf {
 		taken[d.Name] = true
 	}
-	for _, name := range sortedNames(hs.snmp) {
+	for _, name := range slices.Sorted(maps.Keys(hs.snmp)) {
 		if !taken[name] {
 			out = append(out, hs.snmp[name].def)
-		}
-	}
-	return out
-}
-
-func sortedNames(m map[string]snmpHot) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
