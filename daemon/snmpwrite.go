@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"maps"
+	"slices"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -116,11 +118,15 @@ func (s hotsetRows) Rows() []settable.Row {
 	hs.mu.Lock()
 	defer hs.mu.Unlock()
 	var out []settable.Row
+	taken := map[string]bool{}
 	for _, d := range hs.conf {
 		out = append(out, defRow(d, settable.ReadOnly))
+		taken[d.Name] = true
 	}
 	for _, h := range hs.snmp {
-		out = append(out, defRow(h.def, h.storage))
+		if !taken[h.def.Name] { // hidden by the configured hotset, as in allLocked
+			out = append(out, defRow(h.def, h.storage))
+		}
 	}
 	return out
 }
@@ -201,22 +207,9 @@ func (hs *hotsets) allLocked() []hotset.Def {
 	for _, d := range hs.conf {
 		taken[d.Name] = true
 	}
-	for _, name := range sortedNames(hs.snmp) {
+	for _, name := range slices.Sorted(maps.Keys(hs.snmp)) {
 		if !taken[name] {
 			out = append(out, hs.snmp[name].def)
-		}
-	}
-	return out
-}
-
-func sortedNames(m map[string]snmpHot) []string {
-	out := make([]string, 0, len(m))
-	for k := range m {
-		out = append(out, k)
-	}
-	for i := 1; i < len(out); i++ {
-		for j := i; j > 0 && out[j] < out[j-1]; j-- {
-			out[j], out[j-1] = out[j-1], out[j]
 		}
 	}
 	return out
@@ -305,6 +298,18 @@ func (d *Daemon) initWritable() {
 		},
 		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows}
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt),
-		CheckKey: rtimelan.CheckHost, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
+		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
 	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)
+}
+
+// checkHostIndex takes a host written as rTimeLANHostTable names it: the
+// monitor canonicalizes a host, so "[::1]" would create or name row "::1".
+func checkHostIndex(name string) error {
+	if err := rtimelan.CheckHost(name); err != nil {
+		return err
+	}
+	if c := rtimelan.CanonicalHost(name); c != name {
+		return fmt.Errorf("write the host as %q", c)
+	}
+	return nil
 }

@@ -3,11 +3,13 @@ package daemon
 import (
 	"log/slog"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
@@ -74,5 +76,79 @@ func TestCommitSetNonVolatileTime(t *testing.T) {
 		rows, took[rows/2], took[rows-1])
 	if took[rows-1] >= time.Second/2 {
 		t.Errorf("a commit took %v: the master resends a CommitSet after agentXTimeout (1 s)", took[rows-1])
+	}
+}
+
+// A configured hotset hides a row of the same name created over SNMP
+// (the module says so): after a reload that configures the name, the
+// table holds one row, the configured one, readOnly, and the tables are
+// still served (a duplicate OID would empty the whole view).
+func TestConfiguredHotsetHidesSNMPRow(t *testing.T) {
+	c := fixtureConfig(t)
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	w := d.WritableTables()
+	for _, name := range []string{"shared", "other"} {
+		ch, serr := w.TestSet(hotsetSet(c.Base, name))
+		if serr != nil {
+			t.Fatalf("TestSet %s: %v", name, serr)
+		}
+		if err := ch.Commit(); err != nil {
+			t.Fatal(err)
+		}
+		ch.Cleanup()
+	}
+	c2 := *c
+	c2.Hotsets = []config.HotsetConf{{Name: "shared", Stat: "Disk/*/busy", FeedType: "always", ExcpType: "none"}}
+	if err := d.Reload(&c2); err != nil {
+		t.Fatal(err)
+	}
+	// The first View after the reload is built now.
+	storage := func(name string) (int64, bool) {
+		cols := uint32(len(mib.HotsetDefTable.Columns))
+		o := c.Base.Append(spmi.ASNWritable, mib.HotsetDefTable.Arc, 1, cols+2, uint32(len(name)))
+		for i := 0; i < len(name); i++ {
+			o = append(o, uint32(name[i]))
+		}
+		v, ok := w.View().Get(o)
+		return v.Signed(), ok
+	}
+	if st, ok := storage("shared"); !ok || st != settable.ReadOnly {
+		t.Errorf("hotsetDefStorageType.shared: %d (served %v), want readOnly(5): the configured hotset", st, ok)
+	}
+	if st, ok := storage("other"); !ok || st != settable.NonVolatile {
+		t.Errorf("hotsetDefStorageType.other: %d (served %v), want nonVolatile(3)", st, ok)
+	}
+	if n := len(hotsetRows{d}.Rows()); n != 2 {
+		t.Errorf("hotsetDefTable has %d rows, want 2 (shared, configured, and other)", n)
+	}
+}
+
+// An rTimeLANHostTable index is the host as the table shows it: an
+// address written otherwise ("[::1]", " ::1") would create or name the
+// row of another index, so it is refused with noCreation, naming the form.
+func TestHostIndexCanonical(t *testing.T) {
+	c := fixtureConfig(t)
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	entry := c.Base.Append(spmi.ASNWritable, mib.RTimeLANHostTable.Arc, 1)
+	status := uint32(len(mib.RTimeLANHostTable.Columns)) + 3
+	for _, name := range []string{"[::1]", " ::1", "0:0::1"} {
+		o := entry.Append(status, uint32(len(name)))
+		for i := 0; i < len(name); i++ {
+			o = append(o, uint32(name[i]))
+		}
+		_, serr := d.WritableTables().TestSet([]agentx.VarBind{{OID: o, Value: asn1tree.Int(settable.CreateAndGo)}})
+		if serr == nil || serr.Code != agentx.NoCreation || !strings.Contains(serr.Error(), `"::1"`) {
+			t.Errorf("createAndGo of host %q: %v, want noCreation naming \"::1\"", name, serr)
+		}
+	}
+	o := entry.Append(status, 3, ':', ':', '1')
+	if _, serr := d.WritableTables().TestSet([]agentx.VarBind{{OID: o, Value: asn1tree.Int(settable.CreateAndGo)}}); serr == nil || serr.Code == agentx.NoCreation {
+		t.Errorf("createAndGo of host \"::1\" with RTime/LAN off: %v, want the index taken (and RTime/LAN's refusal)", serr)
 	}
 }

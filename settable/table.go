@@ -287,14 +287,19 @@ func (t *Table) missing(r *Row) string {
 	return "nothing"
 }
 
-// reapLocked drops rows left notReady or notInService too long.
-func (t *Table) reapLocked(now time.Time) {
+// expired tells whether p was left notReady or notInService too long.
+func (t *Table) expired(p pendingRow, now time.Time) bool {
 	ttl := t.PendingTTL
 	if ttl <= 0 {
 		ttl = 5 * time.Minute
 	}
+	return now.Sub(p.since) > ttl
+}
+
+// reapLocked drops the expired rows.
+func (t *Table) reapLocked(now time.Time) {
 	for name, p := range t.pending {
-		if now.Sub(p.since) > ttl {
+		if t.expired(p, now) {
 			delete(t.pending, name)
 		}
 	}
@@ -366,12 +371,14 @@ func (c *tableChange) undo() error {
 }
 
 // entries appends the table's cells to es: the source's rows and those
-// held here.
-func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value]) []asn1tree.Entry[asn1tree.Value] {
+// held here, but for the expired ones (a read does not reap them).
+func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value], now time.Time) []asn1tree.Entry[asn1tree.Value] {
 	t.mu.Lock()
 	rows := t.Src.Rows()
 	for _, p := range t.pending {
-		rows = append(rows, *p.row)
+		if !t.expired(p, now) {
+			rows = append(rows, *p.row)
+		}
 	}
 	t.mu.Unlock()
 	for _, r := range rows {

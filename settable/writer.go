@@ -117,15 +117,16 @@ func (w *Writer) View() asn1tree.View {
 		return w.view
 	}
 	var es []asn1tree.Entry[asn1tree.Value]
+	now := time.Now()
 	for _, t := range w.tables {
-		es = t.entries(es)
+		es = t.entries(es, now)
 	}
 	v, err := asn1tree.Build(es)
 	if err != nil {
 		w.log.Error("writable tables not served", "err", err)
 		v, _ = asn1tree.Build[asn1tree.Value](nil)
 	}
-	w.view, w.built = &tableView{Tree: v, tables: w.tables}, time.Now()
+	w.view, w.built = &tableView{Tree: v, tables: w.tables}, now
 	return w.view
 }
 
