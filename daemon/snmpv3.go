@@ -25,9 +25,6 @@ import (
 // EngineFile is the state file of the SNMPv3 engine: its ID and boots.
 const EngineFile = "snmp-engine"
 
-// maxBoots is where snmpEngineBoots stops (RFC 3414 2.2.2).
-const maxBoots = 2147483647
-
 // StartEngine reads the SNMPv3 engine's state from dir, makes an engine
 // ID the first time (RFC 3411 format: enterprise 32473, format 5, 12
 // random octets), counts this start in snmpEngineBoots and writes it back
@@ -49,7 +46,7 @@ func StartEngine(dir string, log *slog.Logger) (id []byte, boots uint32, err err
 			return nil, 0, fmt.Errorf("SNMPv3 engine state %s: %w; move it away for a new engine ID (managers must then learn it again)", path, err)
 		}
 	}
-	if boots < maxBoots {
+	if boots < usm.MaxBoots {
 		boots++
 	} else {
 		log.Error("snmpEngineBoots is at its maximum: every authenticated SNMPv3 request fails until the engine gets a new ID",
@@ -76,8 +73,8 @@ func parseEngine(data []byte) (id []byte, boots uint32, err error) {
 			}
 		case "boots":
 			n, err := strconv.ParseUint(v, 10, 32)
-			if err != nil || n > maxBoots {
-				return nil, 0, fmt.Errorf("boots: %q is not from 0 to %d", v, maxBoots)
+			if err != nil || n > usm.MaxBoots {
+				return nil, 0, fmt.Errorf("boots: %q is not from 0 to %d", v, usm.MaxBoots)
 			}
 			boots, sawBoots = uint32(n), true
 		}

@@ -16,6 +16,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/usm"
 )
 
 // Why a v3 message is dropped or refused (RFC 3412 7.2, RFC 3414 3.2).
@@ -66,7 +67,7 @@ func newEngine(v *V3) *engine {
 // engineTime is snmpEngineTime: seconds since this start (New).
 func (r *Responder) engineTime() uint32 {
 	s := max(r.now().Sub(r.start), 0) / time.Second
-	return uint32(min(s, maxBoots))
+	return uint32(min(s, usm.MaxBoots))
 }
 
 // sameEngine refuses an Update that would change the engine.
@@ -220,7 +221,7 @@ func (r *Responder) handleV3(pkt []byte, s *scratch, set *settings) []byte {
 			return r.report(s, set, &st.WrongDigests, oidWrongDigests, nil, errWrongDigest)
 		}
 		now := int64(r.engineTime())
-		if e.boots == maxBoots || uint32(m.boots) != e.boots ||
+		if e.boots == usm.MaxBoots || uint32(m.boots) != e.boots ||
 			int64(m.time) > now+timeWindow || int64(m.time) < now-timeWindow {
 			return r.report(s, set, &st.NotInTimeWindows, oidNotInTimeWindows, u, errNotInTime)
 		}

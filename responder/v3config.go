@@ -55,10 +55,6 @@ type User struct {
 	AllowMD5 bool
 }
 
-// maxBoots is snmpEngineBoots' upper bound: there it stays, and every
-// authenticated message is out of the time window.
-const maxBoots = 2147483647
-
 // user is a User ready for requests.
 type user struct {
 	User
@@ -69,8 +65,8 @@ func (v *V3) check() error {
 	if len(v.EngineID) < 5 || len(v.EngineID) > 32 {
 		return fmt.Errorf("v3 engine id: %d octets, not 5 to 32", len(v.EngineID))
 	}
-	if v.Boots < 1 || v.Boots > maxBoots {
-		return fmt.Errorf("v3 engine boots %d is not from 1 to %d", v.Boots, maxBoots)
+	if v.Boots < 1 || v.Boots > usm.MaxBoots {
+		return fmt.Errorf("v3 engine boots %d is not from 1 to %d", v.Boots, usm.MaxBoots)
 	}
 	_, err := v.users()
 	return err

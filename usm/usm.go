@@ -26,6 +26,10 @@ import (
 	"github.com/gosnmp/gosnmp"
 )
 
+// MaxBoots is snmpEngineBoots' upper bound (RFC 3414 2.2.2): there it
+// stays, and every authenticated message is out of the time window.
+const MaxBoots = 2147483647
+
 // Auth is an authentication protocol: its digest and how many octets of
 // the HMAC go on the wire (RFC 3414 6, 7; RFC 7860 4.2).
 type Auth struct {
