@@ -29,7 +29,7 @@ var (
 		{Name: "maxage", Descr: "Age at which entries are dropped", ASN: 4, Max: 86400, Val: ddswire.SiQuantity, Units: "seconds"},
 		{Name: "logged", Descr: "Entries added since the daemon started", ASN: 5, Max: 10, Val: ddswire.SiCounter},
 		{Name: "agedout", Descr: "Entries dropped for their age", ASN: 6, Max: 10, Val: ddswire.SiCounter},
-		{Name: "evicted", Descr: "Entries dropped for the count limit", ASN: 7, Max: 10, Val: ddswire.SiCounter},
+		{Name: "evicted", Descr: "Entries dropped for the count limit or the file size bound", ASN: 7, Max: 10, Val: ddswire.SiCounter},
 		{Name: "saveerr", Descr: "Why the log could not be saved (empty: saved)", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 	entryStats = []spmiwire.StatDesc{
