@@ -115,8 +115,8 @@ type hotsetRows struct {
 
 func (s hotsetRows) Rows() []settable.Row {
 	hs := s.d.hot
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
+	hs.defs.Lock()
+	defer hs.defs.Unlock()
 	var out []settable.Row
 	taken := map[string]bool{}
 	for _, d := range hs.conf {
@@ -158,29 +158,28 @@ func (s hotsetRows) Put(r *settable.Row) error {
 func (s hotsetRows) Remove(name string) error { return s.d.hot.putSNMP(name, nil, s.d.num) }
 
 // putSNMP adds, replaces (h) or removes (nil) a hotset created over SNMP,
-// in the engine and in the numbering's records.
+// in the engine and in the numbering's records. An error leaves both as
+// they were: the Set fails (commitFailed) and is undone.
 func (hs *hotsets) putSNMP(name string, h *snmpHot, num *spmi.Numbering) error {
-	hs.mu.Lock()
-	old, had := hs.snmp[name]
-	if h == nil {
-		delete(hs.snmp, name)
-	} else {
-		hs.snmp[name] = *h
-	}
-	defs := hs.allLocked()
-	hs.mu.Unlock()
-	restore := func() {
-		hs.mu.Lock()
-		if had {
-			hs.snmp[name] = old
-		} else {
+	var old snmpHot
+	var had bool
+	err := hs.define(func() func() {
+		old, had = hs.snmp[name]
+		if h == nil {
 			delete(hs.snmp, name)
+		} else {
+			hs.snmp[name] = *h
 		}
-		hs.mu.Unlock()
-	}
-	if err := hs.eng.Replace(defs); err != nil {
-		restore()
-		return err
+		return func() {
+			if had {
+				hs.snmp[name] = old
+			} else {
+				delete(hs.snmp, name)
+			}
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("hotset %q: %w", name, err)
 	}
 	rec := ""
 	if h != nil && h.storage == settable.NonVolatile {
@@ -199,8 +198,37 @@ func (hs *hotsets) putSNMP(name string, h *snmpHot, num *spmi.Numbering) error {
 	return nil
 }
 
+// define is the one way the hotset definitions change: change edits conf
+// or snmp and returns how to put them back; the engine gets every
+// definition before the lock is released, so a reload and a Set never
+// install an older list over a newer one. An error from the engine
+// undoes the change and is returned.
+func (hs *hotsets) define(change func() (undo func())) error {
+	hs.defs.Lock()
+	defer hs.defs.Unlock()
+	undo := change()
+	if err := hs.eng.Replace(hs.allLocked()); err != nil {
+		undo()
+		return err
+	}
+	return nil
+}
+
+// applyMaxRows applies hotset.max_snmp_rows to hotsetDefTable: rows
+// beyond a lowered limit are kept, and none is created until fewer.
+func (hs *hotsets) applyMaxRows(n int) {
+	if hs.table == nil {
+		return
+	}
+	if held := hs.table.SetMaxRows(n); held > n {
+		hs.log.Warn("hotset.max_snmp_rows is below the rows created over SNMP: they are kept, and no new row is created until fewer remain",
+			"max_snmp_rows", n, "rows", held)
+	}
+}
+
 // allLocked is what the engine evaluates: the configured hotsets, then
 // those created over SNMP whose names the configuration does not use.
+// The caller holds defs.
 func (hs *hotsets) allLocked() []hotset.Def {
 	out := append([]hotset.Def(nil), hs.conf...)
 	taken := map[string]bool{}
@@ -297,6 +325,7 @@ func (d *Daemon) initWritable() {
 			return (&hotset.Def{Name: name, GrandParent: "x", Stat: "x", Feed: hotset.FeedAlways}).Validate()
 		},
 		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows}
+	d.hot.table = hot
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt),
 		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
 	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)

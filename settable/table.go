@@ -40,7 +40,8 @@ type Table struct {
 	MaxKey   int                     // longest index name
 	Src      Source
 	// MaxRows bounds the rows managers hold (all but ReadOnly ones,
-	// rows waiting in notReady or notInService included).
+	// rows waiting in notReady or notInService included). Once serving,
+	// change it with SetMaxRows.
 	MaxRows int
 	// PendingTTL is how long a row may stay notReady or notInService
 	// before it is dropped (RFC 2579: a few minutes). 0 means 5 minutes.
@@ -48,6 +49,22 @@ type Table struct {
 
 	mu      sync.Mutex
 	pending map[string]pendingRow // rows not active, held here
+}
+
+// SetMaxRows changes MaxRows and returns the rows managers hold now:
+// beyond a lowered limit they are kept, and no row is created until
+// fewer remain.
+func (t *Table) SetMaxRows(n int) (held int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.MaxRows = n
+	t.reapLocked(time.Now())
+	for _, r := range t.Src.Rows() {
+		if r.Storage != ReadOnly {
+			held++
+		}
+	}
+	return held + len(t.pending)
 }
 
 type pendingRow struct {
