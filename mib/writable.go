@@ -160,8 +160,9 @@ var HotsetDefTable = &WritableTable{
 				"Other than 0 it needs hotsetDefExcpType other than none; a value the configuration " +
 				"file's rearm may not hold is refused (inconsistentValue)."},
 		{Name: "hotsetDefCleared", Kind: asn1tree.Integer32, Min: 1, Max: 2, Enum: []string{"true", "false"}, TC: "TruthValue", Default: defInt(2),
-			Descr: "true: a notification hotsetCleared (and a log record) when a peer that raised an " +
-				"event goes back past hotsetDefRearm, which it needs (inconsistentValue without)."},
+			Descr: "true: a cleared event when a peer that raised one goes back past hotsetDefRearm, " +
+				"which it needs (inconsistentValue without): a log record and, when hotsetDefExcpType " +
+				"is trap or both, the notification hotsetCleared."},
 	},
 	StorageType: "hotsetDefStorageType", RowStatus: "hotsetDefRowStatus", Group: "hotsetDefGroup",
 	Descr: "The hotsets, one row each: those of the configuration file (StorageType readOnly: " +
