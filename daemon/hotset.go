@@ -18,6 +18,7 @@ import (
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/notiflog"
+	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/traps"
 )
@@ -44,8 +45,12 @@ type hotsets struct {
 	master  MasterNotify
 	masterQ chan masterNote
 
-	conf []hotset.Def       // from the configuration file; under mu
-	snmp map[string]snmpHot // created over SNMP (snmpwrite.go); under mu
+	// defs serialises the hotset definitions: a reload, an AgentX Set
+	// and the engine's Replace happen one at a time, in order (define).
+	defs  sync.Mutex
+	conf  []hotset.Def       // from the configuration file; under defs
+	snmp  map[string]snmpHot // created over SNMP (snmpwrite.go); under defs
+	table *settable.Table    // hotsetDefTable, for max_snmp_rows; set by initWritable
 
 	errs map[string]string // last error logged by hotset name; only run's goroutine uses it
 
@@ -111,11 +116,16 @@ func (hs *hotsets) check(c *config.Config) error {
 
 func (hs *hotsets) apply(c *config.Config) {
 	defs, _ := hotsetDefs(c) // checked
-	hs.mu.Lock()
-	hs.conf = defs
-	all := hs.allLocked() // a configured name hides a row created over SNMP
-	hs.mu.Unlock()
-	_ = hs.eng.Replace(all)
+	kept := 0
+	err := hs.define(func() func() {
+		old := hs.conf
+		hs.conf = defs // a configured name hides a row created over SNMP
+		return func() { hs.conf, kept = old, len(old) }
+	})
+	if err != nil {
+		hs.log.Error("hotsets not reloaded: the running hotsets stay", "configured_kept", kept, "err", err)
+	}
+	hs.applyMaxRows(c.Hotset.MaxSNMPRows)
 	hs.eng.SetKeep(c.Hotset.Exceptions)
 	_ = hs.notes.SetLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge) // checked
 	hs.interval.Store(int64(c.Hotset.Interval))

@@ -34,11 +34,14 @@ type hotRec struct {
 	Excp      int    `json:"excp"`      // hotset.Excp
 	Severity  int    `json:"severity"`
 	TrapNo    int    `json:"trap_no"`
+	Rearm     int    `json:"rearm,omitempty"`
+	Cleared   bool   `json:"cleared,omitempty"`
 }
 
 func recDef(name string, r hotRec) (hotset.Def, error) {
 	d := hotset.Def{Name: name, MaxResp: r.MaxResp, Threshold: r.Threshold, Frequency: time.Duration(r.Frequency) * time.Second,
-		Feed: hotset.Feed(r.Feed), Excp: hotset.Excp(r.Excp), Severity: r.Severity, TrapNo: r.TrapNo}
+		Feed: hotset.Feed(r.Feed), Excp: hotset.Excp(r.Excp), Severity: r.Severity, TrapNo: r.TrapNo,
+		Rearm: r.Rearm, Cleared: r.Cleared}
 	var err error
 	if d.GrandParent, d.Stat, err = hotset.ParsePath(r.Stat); err != nil {
 		return d, err
@@ -48,15 +51,16 @@ func recDef(name string, r hotRec) (hotset.Def, error) {
 
 func defRec(d hotset.Def) hotRec {
 	return hotRec{Stat: d.Path(), MaxResp: d.MaxResp, Threshold: d.Threshold, Frequency: int(d.Frequency / time.Second),
-		Feed: int(d.Feed), Excp: int(d.Excp), Severity: d.Severity, TrapNo: d.TrapNo}
+		Feed: int(d.Feed), Excp: int(d.Excp), Severity: d.Severity, TrapNo: d.TrapNo, Rearm: d.Rearm, Cleared: d.Cleared}
 }
 
 // tableCols are a writable table's columns as the module declares them
-// (mib/writable.go), which owns their ranges and defaults. rowDef and
-// defRow read hotsetDefTable's in that order.
-func tableCols(t *mib.WritableTable) []settable.Col {
-	out := make([]settable.Col, len(t.Columns))
-	for i, c := range t.Columns {
+// (mib/writable.go), which owns their ranges and defaults: its Columns,
+// then those Added after RowStatus. rowDef and defRow read
+// hotsetDefTable's in the order of both (AllColumns).
+func tableCols(cols []mib.WritableColumn) []settable.Col {
+	out := make([]settable.Col, len(cols))
+	for i, c := range cols {
 		out[i] = settable.Col{Name: c.Name, Kind: c.Kind, Min: c.Min, Max: c.Max, ReadOnly: c.ReadOnly}
 		if c.Default != nil {
 			out[i].Default = ptr(asn1tree.Int(int32(*c.Default)))
@@ -70,14 +74,24 @@ func ptr[T any](v T) *T { return &v }
 func rowDef(r *settable.Row) (hotset.Def, error) {
 	i := func(k int) int { return int(r.Vals[k].Signed()) }
 	return recDef(r.Name, hotRec{Stat: r.Vals[0].Str, MaxResp: i(1), Threshold: i(2), Frequency: i(3),
-		Feed: i(4) - 1, Excp: i(5) - 1, Severity: i(6), TrapNo: i(7)})
+		Feed: i(4) - 1, Excp: i(5) - 1, Severity: i(6), TrapNo: i(7), Rearm: i(8), Cleared: i(9) == truthTrue})
 }
 
 func defRow(d hotset.Def, storage int) settable.Row {
 	return settable.Row{Name: d.Name, Status: settable.Active, Storage: storage, Vals: []asn1tree.Value{
 		asn1tree.Str(d.Path()), asn1tree.Int(int32(d.MaxResp)), asn1tree.Int(int32(d.Threshold)),
 		asn1tree.Int(int32(d.Frequency / time.Second)), asn1tree.Int(int32(d.Feed) + 1), asn1tree.Int(int32(d.Excp) + 1),
-		asn1tree.Int(int32(d.Severity)), asn1tree.Int(int32(d.TrapNo))}}
+		asn1tree.Int(int32(d.Severity)), asn1tree.Int(int32(d.TrapNo)), asn1tree.Int(int32(d.Rearm)), truthValue(d.Cleared)}}
+}
+
+// TruthValue (SNMPv2-TC): true(1), false(2).
+const truthTrue = 1
+
+func truthValue(b bool) asn1tree.Value {
+	if b {
+		return asn1tree.Int(truthTrue)
+	}
+	return asn1tree.Int(2)
 }
 
 // snmpHot is a hotset created over SNMP.
@@ -115,8 +129,8 @@ type hotsetRows struct {
 
 func (s hotsetRows) Rows() []settable.Row {
 	hs := s.d.hot
-	hs.mu.Lock()
-	defer hs.mu.Unlock()
+	hs.defs.Lock()
+	defer hs.defs.Unlock()
 	var out []settable.Row
 	taken := map[string]bool{}
 	for _, d := range hs.conf {
@@ -158,29 +172,28 @@ func (s hotsetRows) Put(r *settable.Row) error {
 func (s hotsetRows) Remove(name string) error { return s.d.hot.putSNMP(name, nil, s.d.num) }
 
 // putSNMP adds, replaces (h) or removes (nil) a hotset created over SNMP,
-// in the engine and in the numbering's records.
+// in the engine and in the numbering's records. An error leaves both as
+// they were: the Set fails (commitFailed) and is undone.
 func (hs *hotsets) putSNMP(name string, h *snmpHot, num *spmi.Numbering) error {
-	hs.mu.Lock()
-	old, had := hs.snmp[name]
-	if h == nil {
-		delete(hs.snmp, name)
-	} else {
-		hs.snmp[name] = *h
-	}
-	defs := hs.allLocked()
-	hs.mu.Unlock()
-	restore := func() {
-		hs.mu.Lock()
-		if had {
-			hs.snmp[name] = old
-		} else {
+	var old snmpHot
+	var had bool
+	err := hs.define(func() func() {
+		old, had = hs.snmp[name]
+		if h == nil {
 			delete(hs.snmp, name)
+		} else {
+			hs.snmp[name] = *h
 		}
-		hs.mu.Unlock()
-	}
-	if err := hs.eng.Replace(defs); err != nil {
-		restore()
-		return err
+		return func() {
+			if had {
+				hs.snmp[name] = old
+			} else {
+				delete(hs.snmp, name)
+			}
+		}
+	})
+	if err != nil {
+		return fmt.Errorf("hotset %q: %w", name, err)
 	}
 	rec := ""
 	if h != nil && h.storage == settable.NonVolatile {
@@ -199,8 +212,37 @@ func (hs *hotsets) putSNMP(name string, h *snmpHot, num *spmi.Numbering) error {
 	return nil
 }
 
+// define is the one way the hotset definitions change: change edits conf
+// or snmp and returns how to put them back; the engine gets every
+// definition before the lock is released, so a reload and a Set never
+// install an older list over a newer one. An error from the engine
+// undoes the change and is returned.
+func (hs *hotsets) define(change func() (undo func())) error {
+	hs.defs.Lock()
+	defer hs.defs.Unlock()
+	undo := change()
+	if err := hs.eng.Replace(hs.allLocked()); err != nil {
+		undo()
+		return err
+	}
+	return nil
+}
+
+// applyMaxRows applies hotset.max_snmp_rows to hotsetDefTable: rows
+// beyond a lowered limit are kept, and none is created until fewer.
+func (hs *hotsets) applyMaxRows(n int) {
+	if hs.table == nil {
+		return
+	}
+	if held := hs.table.SetMaxRows(n); held > n {
+		hs.log.Warn("hotset.max_snmp_rows is below the rows created over SNMP: they are kept, and no new row is created until fewer remain",
+			"max_snmp_rows", n, "rows", held)
+	}
+}
+
 // allLocked is what the engine evaluates: the configured hotsets, then
 // those created over SNMP whose names the configuration does not use.
+// The caller holds defs.
 func (hs *hotsets) allLocked() []hotset.Def {
 	out := append([]hotset.Def(nil), hs.conf...)
 	taken := map[string]bool{}
@@ -292,12 +334,13 @@ func (d *Daemon) WritableTables() *settable.Writer { return d.writer }
 func (d *Daemon) initWritable() {
 	base := append(d.cfg.Base.Clone(), spmi.ASNWritable)
 	ht, lt := mib.HotsetDefTable, mib.RTimeLANHostTable
-	hot := &settable.Table{Name: ht.Name, Entry: append(base.Clone(), ht.Arc, 1), Cols: tableCols(ht), MaxKey: ht.IndexMax,
+	hot := &settable.Table{Name: ht.Name, Entry: append(base.Clone(), ht.Arc, 1), Cols: tableCols(ht.Columns), Added: tableCols(ht.Added), MaxKey: ht.IndexMax,
 		CheckKey: func(name string) error {
 			return (&hotset.Def{Name: name, GrandParent: "x", Stat: "x", Feed: hotset.FeedAlways}).Validate()
 		},
 		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows}
-	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt),
+	d.hot.table = hot
+	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt.Columns), Added: tableCols(lt.Added),
 		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
 	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)
 }

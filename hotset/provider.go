@@ -49,6 +49,8 @@ var (
 		{Name: "events", Descr: "Exceptions and notifications raised", ASN: 12, Max: 1, Val: ddswire.SiCounter},
 		{Name: "error", Descr: "SPMI error code of the last evaluation (0: none)", ASN: 13, Max: 200, Val: ddswire.SiQuantity},
 		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "rearm", Descr: "Falling threshold: a raised peer re-arms past it (0: none)", ASN: 15, Min: -100, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "cleared", Descr: "1: a cleared event when a raised peer re-arms", ASN: 16, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
 	}
 	feedStats = []spmiwire.StatDesc{
 		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: ddswire.SiQuantity},
@@ -135,6 +137,7 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		spmiwire.Uint(uint64(d.TrapNo)), spmiwire.Uint(uint64(d.Frequency.Seconds())),
 		opt(spmiwire.Uint(uint64(avail))), opt(spmiwire.Uint(uint64(rows))), opt(spmiwire.Uint(uint64(len(r.Groups)))),
 		spmiwire.Uint(v.Events), opt(spmiwire.Uint(uint64(spmierr.CodeOf(r.Err)))), errmsg,
+		spmiwire.Int(int64(d.Rearm)), spmiwire.Uint(boolUint(d.Cleared)),
 	}
 	if err := b.Stats(cx, setStats, vals); err != nil {
 		return err
@@ -177,6 +180,13 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		}
 	}
 	return nil
+}
+
+func boolUint(b bool) uint64 {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // maxText bounds a text value (DisplayString holds 255 octets).

@@ -23,7 +23,7 @@ var smiReserved = []string{
 	"SimpleSyntax", "ApplicationSyntax", "DisplayString", "CounterBasedGauge64",
 	"Bits", "OctetString", "ObjectIdentifier", "Integer64", "Unsigned64", "Float32",
 	"Float64", "Float128", "Pointer", "Enumeration",
-	"RowStatus", "StorageType", // the writable tables' (writable.go)
+	"RowStatus", "StorageType", "TruthValue", // the writable tables' (writable.go)
 }
 
 // fixedNames are the module's own descriptors, known before the tree's.

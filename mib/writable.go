@@ -15,7 +15,8 @@ import (
 // daemon builds its columns from these definitions.
 
 // WritableTable is one writable table: entry.1 is the index (a name,
-// not IMPLIED), then Columns from 2, then StorageType, then RowStatus.
+// not IMPLIED), then Columns from 2, then StorageType, then RowStatus,
+// then Added: a column keeps its number, so later ones follow RowStatus.
 type WritableTable struct {
 	Name, Entry string
 	Arc         uint32 // base.ASNWritable.Arc
@@ -23,13 +24,33 @@ type WritableTable struct {
 	IndexMax    int    // longest index, in octets
 	IndexDescr  string
 	Columns     []WritableColumn
-	StorageType string // descriptor of the StorageType column
-	RowStatus   string // descriptor of the RowStatus column
-	Descr       string // the table's DESCRIPTION
-	StorageDesc string // what the StorageType column says of these rows
-	StatusDesc  string // what the RowStatus column says of these rows
-	Group       string // its OBJECT-GROUP (under prefixWritableGroups, numbered Arc)
+	Added       []WritableColumn // after RowStatus
+	StorageType string           // descriptor of the StorageType column
+	RowStatus   string           // descriptor of the RowStatus column
+	Descr       string           // the table's DESCRIPTION
+	StorageDesc string           // what the StorageType column says of these rows
+	StatusDesc  string           // what the RowStatus column says of these rows
+	Group       string           // its OBJECT-GROUP (under prefixWritableGroups, numbered Arc)
 }
+
+// AllColumns are Columns then Added, the order of the daemon's rows.
+func (t *WritableTable) AllColumns() []WritableColumn {
+	return append(t.Columns[:len(t.Columns):len(t.Columns)], t.Added...)
+}
+
+// ColumnArc is the column number of AllColumns()[i].
+func (t *WritableTable) ColumnArc(i int) uint32 {
+	if i < len(t.Columns) {
+		return uint32(i) + 2
+	}
+	return uint32(i) + 4 // after StorageType and RowStatus
+}
+
+// StorageArc, StatusArc and LastArc are the numbers of the StorageType
+// and RowStatus columns and of the last column.
+func (t *WritableTable) StorageArc() uint32 { return uint32(len(t.Columns)) + 2 }
+func (t *WritableTable) StatusArc() uint32  { return uint32(len(t.Columns)) + 3 }
+func (t *WritableTable) LastArc() uint32    { return t.StatusArc() + uint32(len(t.Added)) }
 
 // WritableColumn is a column besides the index, StorageType and RowStatus.
 type WritableColumn struct {
@@ -41,6 +62,7 @@ type WritableColumn struct {
 	Min, Max int64
 	Range    string
 	Enum     []string // named values 1..n of an enumerated INTEGER
+	TC       string   // a textual convention for the SYNTAX (TruthValue, with Enum true, false)
 	Default  *int64   // DEFVAL: what a new row holds until set
 	ReadOnly bool     // read-only: the agent sets it
 	Units    string
@@ -50,6 +72,8 @@ type WritableColumn struct {
 // Syntax is the column's SYNTAX as written.
 func (c *WritableColumn) Syntax() string {
 	switch {
+	case c.TC != "":
+		return c.TC
 	case len(c.Enum) > 0:
 		v := make([]string, len(c.Enum))
 		for i, e := range c.Enum {
@@ -127,6 +151,19 @@ var HotsetDefTable = &WritableTable{
 			Descr: "The notification the hotset sends: hotsetTrapN (base.0.N) with N this number; 0 " +
 				"when it sends none."},
 	},
+	Added: []WritableColumn{
+		{Name: "hotsetDefRearm", Kind: asn1tree.Integer32, Min: -2147483647, Max: 2147483647, Default: defInt(0),
+			Descr: "The falling threshold (RMON's alarmFallingThreshold), in the units and with the " +
+				"sign of hotsetDefThreshold: from 1 to the threshold for a positive one, at most the " +
+				"threshold for a negative one; 0, none. With it, a peer that raised an event raises " +
+				"the next only after its value went back past it and crossed the threshold again. " +
+				"Other than 0 it needs hotsetDefExcpType other than none; a value the configuration " +
+				"file's rearm may not hold is refused (inconsistentValue)."},
+		{Name: "hotsetDefCleared", Kind: asn1tree.Integer32, Min: 1, Max: 2, Enum: []string{"true", "false"}, TC: "TruthValue", Default: defInt(2),
+			Descr: "true: a cleared event when a peer that raised one goes back past hotsetDefRearm, " +
+				"which it needs (inconsistentValue without): a log record and, when hotsetDefExcpType " +
+				"is trap or both, the notification hotsetCleared."},
+	},
 	StorageType: "hotsetDefStorageType", RowStatus: "hotsetDefRowStatus", Group: "hotsetDefGroup",
 	Descr: "The hotsets, one row each: those of the configuration file (StorageType readOnly: " +
 		"changed only by editing the file and reloading the daemon) and those managers create " +
@@ -187,7 +224,7 @@ func (m *model) writableNames() []string {
 	out := []string{m.prefix + "Writable", m.prefix + "WritableGroups", m.prefix + "WriteCompliance"}
 	for _, t := range WritableTables() {
 		out = append(out, t.Name, t.Entry, t.Index, t.StorageType, t.RowStatus, t.Group)
-		for _, c := range t.Columns {
+		for _, c := range t.AllColumns() {
 			out = append(out, c.Name)
 		}
 	}
@@ -211,21 +248,24 @@ func (m *model) writeWritable(add addFunc, self string) {
 			items = append(items, c.Name+" "+c.seqType())
 		}
 		items = append(items, t.StorageType+" StorageType", t.RowStatus+" RowStatus")
+		for _, c := range t.Added {
+			items = append(items, c.Name+" "+c.seqType())
+		}
 		text := fmt.Sprintf("%s OBJECT-TYPE\n%sSYNTAX      %s\n%sMAX-ACCESS  not-accessible\n%sSTATUS      current\n%sDESCRIPTION\n%s\n%sINDEX       { %s }\n%s::= { %s 1 }\n",
 			t.Entry, ind, seq, ind, ind, ind, quoted(ind+ind, "One row of "+t.Name+"."), ind, t.Index, ind, t.Name)
 		text += "\n" + seq + " ::= SEQUENCE {\n" + ind + strings.Join(items, ",\n"+ind) + "\n}\n"
 		add(t.Entry, entry, "OBJECT-TYPE", "", seq, text)
 		isyn := fmt.Sprintf("DisplayString (SIZE (1..%d))", t.IndexMax)
 		add(t.Index, entry.Append(1), "OBJECT-TYPE", "", isyn, writableObject(t.Index, isyn, "", "not-accessible", t.IndexDescr, "", t.Entry, 1))
-		for i, c := range t.Columns {
+		for i, c := range t.AllColumns() {
 			access := "read-create"
 			if c.ReadOnly {
 				access = "read-only"
 			}
-			arc := uint32(i) + 2
+			arc := t.ColumnArc(i)
 			add(c.Name, entry.Append(arc), "OBJECT-TYPE", "", c.Syntax(), writableObject(c.Name, c.Syntax(), c.Units, access, c.Descr, c.defval(), t.Entry, arc))
 		}
-		arc := uint32(len(t.Columns)) + 2
+		arc := t.StorageArc()
 		add(t.StorageType, entry.Append(arc), "OBJECT-TYPE", "", "StorageType",
 			writableObject(t.StorageType, "StorageType", "", "read-create", "How the row is kept: "+t.StorageDesc, "nonVolatile", t.Entry, arc))
 		add(t.RowStatus, entry.Append(arc+1), "OBJECT-TYPE", "", "RowStatus",
@@ -255,6 +295,9 @@ func (m *model) writableConformance(add addFunc, conf, comps string, base asn1tr
 			members = append(members, c.Name)
 		}
 		members = append(members, t.StorageType, t.RowStatus)
+		for _, c := range t.Added {
+			members = append(members, c.Name)
+		}
 		add(t.Group, base.Append(writableGroupsArc, t.Arc), "OBJECT-GROUP", "", "",
 			objectGroup(t.Group, "OBJECTS", members, "The columns of "+t.Name+".", groups, t.Arc))
 	}

@@ -132,6 +132,11 @@ func (m *model) importList() []importFrom {
 	for _, tc := range m.tcs {
 		gauge = gauge || tc.Base == "Gauge32"
 	}
+	for _, t := range WritableTables() {
+		for _, c := range t.AllColumns() {
+			truth = truth || c.TC == "TruthValue"
+		}
+	}
 	if gauge {
 		smi = append(smi, "Gauge32")
 	}

@@ -47,7 +47,7 @@ type Col struct {
 }
 
 // Row is one conceptual row: its index (a name), its columns in the order
-// of the table's Cols, its RowStatus and StorageType.
+// of the table's Cols then Added, its RowStatus and StorageType.
 type Row struct {
 	Name    string
 	Vals    []asn1tree.Value

@@ -31,16 +31,19 @@ type Source interface {
 
 // Table is one writable table: entry.<column>.<index>, the index a
 // length-prefixed name (not IMPLIED). Column 1 is the index (not
-// accessible), then Cols, then StorageType, then RowStatus.
+// accessible), then Cols, then StorageType, then RowStatus, then Added
+// (columns added later keep the numbers of those before them).
 type Table struct {
 	Name     string       // for errors and logs, e.g. hotsetDefTable
 	Entry    asn1tree.OID // the table's entry
 	Cols     []Col
+	Added    []Col
 	CheckKey func(name string) error // a name that may be an index
 	MaxKey   int                     // longest index name
 	Src      Source
 	// MaxRows bounds the rows managers hold (all but ReadOnly ones,
-	// rows waiting in notReady or notInService included).
+	// rows waiting in notReady or notInService included). Once serving,
+	// change it with SetMaxRows.
 	MaxRows int
 	// PendingTTL is how long a row may stay notReady or notInService
 	// before it is dropped (RFC 2579: a few minutes). 0 means 5 minutes.
@@ -50,6 +53,22 @@ type Table struct {
 	pending map[string]pendingRow // rows not active, held here
 }
 
+// SetMaxRows changes MaxRows and returns the rows managers hold now:
+// beyond a lowered limit they are kept, and no row is created until
+// fewer remain.
+func (t *Table) SetMaxRows(n int) (held int) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.MaxRows = n
+	t.reapLocked(time.Now())
+	for _, r := range t.Src.Rows() {
+		if r.Storage != ReadOnly {
+			held++
+		}
+	}
+	return held + len(t.pending)
+}
+
 type pendingRow struct {
 	row   *Row
 	since time.Time
@@ -57,6 +76,29 @@ type pendingRow struct {
 
 func (t *Table) storageCol() uint32 { return uint32(len(t.Cols)) + 2 }
 func (t *Table) statusCol() uint32  { return uint32(len(t.Cols)) + 3 }
+func (t *Table) lastCol() uint32    { return t.statusCol() + uint32(len(t.Added)) }
+
+// allCols are Cols then Added: a Row's Vals in order.
+func (t *Table) allCols() []Col { return append(t.Cols[:len(t.Cols):len(t.Cols)], t.Added...) }
+
+// colArc is the column number of allCols()[i]; valIndex is the reverse,
+// -1 for StorageType and RowStatus.
+func (t *Table) colArc(i int) uint32 {
+	if i < len(t.Cols) {
+		return uint32(i) + 2
+	}
+	return uint32(i) + 4
+}
+
+func (t *Table) valIndex(col uint32) int {
+	switch {
+	case col < t.storageCol():
+		return int(col) - 2
+	case col > t.statusCol():
+		return int(col) - 4
+	}
+	return -1
+}
 
 // IndexOID is the OID of column col of the row named name.
 func (t *Table) IndexOID(col uint32, name string) asn1tree.OID {
@@ -116,7 +158,7 @@ func (t *Table) test(vbs []agentx.VarBind, idx []int, now time.Time) (*tableChan
 		col, name, ok := t.parse(v.OID)
 		i := idx[k]
 		switch {
-		case col < 2 || col > t.statusCol():
+		case col < 2 || col > t.lastCol():
 			return nil, agentx.Refuse(agentx.NotWritable, i, "%s: %s has no writable column %d", t.Name, v.OID, col)
 		case !ok:
 			return nil, agentx.Refuse(agentx.NoCreation, i, "%s: %s: the index is not a name of 1 to %d printable characters", t.Name, v.OID, t.MaxKey)
@@ -194,8 +236,8 @@ func (t *Table) testRow(name string, vbs []vb, cur *Row) (*rowOp, *agentx.SetErr
 		if row != nil {
 			return nil, agentx.Refuse(agentx.InconsistentValue, statusAt, "%s: row %q exists already", t.Name, name)
 		}
-		row = &Row{Name: name, Vals: make([]asn1tree.Value, len(t.Cols)), Storage: NonVolatile}
-		for i, c := range t.Cols {
+		row = &Row{Name: name, Vals: make([]asn1tree.Value, len(t.allCols())), Storage: NonVolatile}
+		for i, c := range t.allCols() {
 			if c.Default != nil {
 				row.Vals[i] = *c.Default
 			}
@@ -219,7 +261,7 @@ func (t *Table) testRow(name string, vbs []vb, cur *Row) (*rowOp, *agentx.SetErr
 			return nil, serr
 		}
 	}
-	complete := complete(t.Cols, row)
+	complete := complete(t.allCols(), row)
 	switch {
 	case status == CreateAndGo && !complete, status == Active && !complete:
 		return nil, agentx.Refuse(agentx.InconsistentValue, statusAt, "%s: row %q lacks %s", t.Name, name, t.missing(row))
@@ -257,7 +299,8 @@ func (t *Table) setCol(row *Row, v vb, exists bool) *agentx.SetError {
 		row.Storage = s
 		return nil
 	}
-	c := t.Cols[v.col-2]
+	k := t.valIndex(v.col)
+	c := t.allCols()[k]
 	if c.ReadOnly {
 		return agentx.Refuse(agentx.NotWritable, v.index, "%s: %s is read-only", t.Name, c.Name)
 	}
@@ -274,14 +317,14 @@ func (t *Table) setCol(row *Row, v vb, exists bool) *agentx.SetError {
 			return agentx.Refuse(agentx.WrongValue, v.index, "%s: %s %d is not from %d to %d", t.Name, c.Name, n, c.Min, c.Max)
 		}
 	}
-	row.Vals[v.col-2] = v.val
+	row.Vals[k] = v.val
 	return nil
 }
 
 func (t *Table) missing(r *Row) string {
 	for i, v := range r.Vals {
-		if v.Kind == asn1tree.NoValue && !t.Cols[i].ReadOnly {
-			return t.Cols[i].Name
+		if c := t.allCols()[i]; v.Kind == asn1tree.NoValue && !c.ReadOnly {
+			return c.Name
 		}
 	}
 	return "nothing"
@@ -387,7 +430,7 @@ func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value], now time.Time) []as
 		}
 		for i, v := range r.Vals {
 			if v.Kind != asn1tree.NoValue {
-				es = append(es, asn1tree.Entry[asn1tree.Value]{OID: t.IndexOID(uint32(i)+2, r.Name), Val: v})
+				es = append(es, asn1tree.Entry[asn1tree.Value]{OID: t.IndexOID(t.colArc(i), r.Name), Val: v})
 			}
 		}
 		es = append(es,

@@ -253,3 +253,42 @@ func TestWaitingRowsExpire(t *testing.T) {
 		t.Fatalf("after the minute: %v, waiting rows %v, want none", serr, tb.pending)
 	}
 }
+
+// Columns Added after RowStatus keep their numbers: a row's Vals hold
+// them after Cols, with their defaults; they are written, range-checked
+// and served at RowStatus+1 on, and StorageType and RowStatus stay where
+// they were.
+func TestAddedColumns(t *testing.T) {
+	tb, src := testTable()
+	no := asn1tree.Int(2)
+	tb.Added = []Col{
+		{Name: "rearm", Kind: asn1tree.Integer32, Min: -100, Max: 100, Default: ptrTo(asn1tree.Int(0))},
+		{Name: "cleared", Kind: asn1tree.Integer32, Min: 1, Max: 2, Default: &no},
+	}
+	src.m["conf"] = Row{Name: "conf", Vals: []asn1tree.Value{asn1tree.Str("Disk/*/busy"), eighty, asn1tree.Gauge(1), asn1tree.Int(0), no}, Status: Active, Storage: ReadOnly}
+	const colRearm, colCleared = colStatus + 1, colStatus + 2
+	w := NewWriter(nil, tb)
+	if serr := set(t, w, cell(tb, colStat, "hot", asn1tree.Str("Disk/*/busy")), cell(tb, colCleared, "hot", asn1tree.Int(3)),
+		cell(tb, colStatus, "hot", asn1tree.Int(CreateAndGo))); serr == nil || serr.Code != agentx.WrongValue || serr.Index != 2 {
+		t.Fatalf("cleared 3: %v, want wrongValue at varbind 2", serr)
+	}
+	if serr := set(t, w, cell(tb, colStat, "hot", asn1tree.Str("Disk/*/busy")), cell(tb, colRearm, "hot", asn1tree.Int(-7)),
+		cell(tb, colStorage, "hot", asn1tree.Int(Volatile)), cell(tb, colStatus, "hot", asn1tree.Int(CreateAndGo))); serr != nil {
+		t.Fatal(serr)
+	}
+	r := src.m["hot"]
+	if len(r.Vals) != 5 || r.Vals[3].Signed() != -7 || r.Vals[4].Signed() != 2 || r.Storage != Volatile {
+		t.Fatalf("row %+v, want rearm -7, cleared its default 2, volatile", r)
+	}
+	if serr := set(t, w, cell(tb, colStatus+3, "hot", asn1tree.Int(1))); serr == nil || serr.Code != agentx.NotWritable {
+		t.Fatalf("column %d, past the last: %v, want notWritable", colStatus+3, serr)
+	}
+	v := w.View()
+	for col, want := range map[uint32]int64{colRearm: -7, colCleared: 2, colStorage: Volatile, colStatus: Active} {
+		if got, ok := v.Get(tb.IndexOID(col, "hot")); !ok || got.Signed() != want {
+			t.Errorf("column %d: %v (served %v), want %d", col, got, ok, want)
+		}
+	}
+}
+
+func ptrTo[T any](v T) *T { return &v }

@@ -141,7 +141,7 @@ func (v *tableView) Defines(name asn1tree.OID) bool {
 	for _, t := range v.tables {
 		if name.HasPrefix(t.Entry) && len(name) > len(t.Entry) {
 			col := name[len(t.Entry)]
-			return col >= 2 && col <= t.statusCol()
+			return col >= 2 && col <= t.lastCol()
 		}
 	}
 	return false

@@ -263,8 +263,8 @@ func writableObjects(out map[string]served, base asn1tree.OID, hotsets, hosts []
 			for i := 0; i < len(name); i++ {
 				index = append(index, uint32(name[i]))
 			}
-			// The columns, then StorageType and RowStatus.
-			for col := uint32(2); col <= uint32(len(tb.Columns))+3; col++ {
+			// The columns, StorageType, RowStatus, then those added.
+			for col := uint32(2); col <= tb.LastArc(); col++ {
 				oid := base.Append(spmi.ASNWritable, tb.Arc, 1, col).Append(index...)
 				out[oid.String()] = served{path: "SNMP/" + tb.Name + "/" + name + "/", index: `"` + name + `"`}
 			}

@@ -117,6 +117,9 @@ func checkHotsetSnmptable(t *testing.T, s *snmpdtest.Snmpd) {
 		want = append(want, c.Name)
 	}
 	want = append(want, mib.HotsetDefTable.StorageType, mib.HotsetDefTable.RowStatus)
+	for _, c := range mib.HotsetDefTable.Added {
+		want = append(want, c.Name)
+	}
 	rows := map[string][]string{}
 	var header []string
 	for _, l := range strings.Split(out.String(), "\n") {
@@ -132,11 +135,11 @@ func checkHotsetSnmptable(t *testing.T, s *snmpdtest.Snmpd) {
 	if strings.Join(header, "|") != strings.Join(want, "|") {
 		t.Fatalf("snmptable columns %v, want the module's %v", header, want)
 	}
-	// index stat maxresp threshold frequency feed excp severity trapno storage status
+	// index stat maxresp threshold frequency feed excp severity trapno storage status rearm cleared
 	for name, w := range map[string]string{
-		"hotpumps": "DDS/Acme/Pumps/*/load|2|80|300 seconds|threshold|both|3|21|readOnly|active",
-		"keephot":  "DDS/Acme/Pumps/*/load|2|80|300 seconds|threshold|trap|0|41|nonVolatile|active",
-		"gonehot":  "DDS/Acme/Pumps/*/load|2|80|300 seconds|threshold|trap|0|42|volatile|active",
+		"hotpumps": "DDS/Acme/Pumps/*/load|2|80|300 seconds|threshold|both|3|21|readOnly|active|0|false",
+		"keephot":  "DDS/Acme/Pumps/*/load|2|80|300 seconds|threshold|trap|0|41|nonVolatile|active|0|false",
+		"gonehot":  "DDS/Acme/Pumps/*/load|2|80|300 seconds|threshold|trap|0|42|volatile|active|0|false",
 	} {
 		if got := strings.Join(rows[name][1:], "|"); got != w {
 			t.Errorf("snmptable row %s: %s, want %s", name, got, w)
