@@ -94,7 +94,7 @@ type state struct {
 	events uint64 // exceptions and notifications generated
 	// read is the snapshot last evaluated, weakly: evaluating it again
 	// keeps the results (a counter has no rate within one snapshot).
-	read  weak.Pointer[spmi.Snapshot]
+	read   weak.Pointer[spmi.Snapshot]
 	bound  int64 // most bytes the state may hold after evaluating that snapshot
 	bucket bucket
 }
