@@ -63,12 +63,11 @@ func (b *bucket) take(now time.Time, l Limit) bool {
 }
 
 // limit marks the events that the hotset's bucket holds back (Held) and
-// gives each what it summarises (Suppressed).
+// gives each what it summarises (Suppressed); their Def carries the
+// Limit in force.
 func (s *state) limit(evs []Event, now time.Time, l Limit) {
-	if s.def.Excp == ExcpNone {
-		return
-	}
 	for i := range evs {
+		evs[i].Def.Limit = l
 		if s.bucket.take(now, l) {
 			evs[i].Suppressed, s.bucket.pending = s.bucket.pending, 0
 			continue

@@ -49,6 +49,10 @@ var (
 		{Name: "events", Descr: "Exceptions and notifications raised", ASN: 12, Max: 1, Val: ddswire.SiCounter},
 		{Name: "error", Descr: "SPMI error code of the last evaluation (0: none)", ASN: 13, Max: 200, Val: ddswire.SiQuantity},
 		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		// 15 and 16 are left for the falling threshold and cleared.
+		{Name: "suppressed", Descr: "Reports held back by the rate limit (events still recorded)", ASN: 17, Max: 1, Val: ddswire.SiCounter},
+		{Name: "notifyburst", Descr: "Rate limit: reports at once", ASN: 18, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "notifyinterval", Descr: "Rate limit: then one report per this time", ASN: 19, Max: 3600, Val: ddswire.SiQuantity, Units: "seconds"},
 	}
 	feedStats = []spmiwire.StatDesc{
 		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: ddswire.SiQuantity},
@@ -135,6 +139,7 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		spmiwire.Uint(uint64(d.TrapNo)), spmiwire.Uint(uint64(d.Frequency.Seconds())),
 		opt(spmiwire.Uint(uint64(avail))), opt(spmiwire.Uint(uint64(rows))), opt(spmiwire.Uint(uint64(len(r.Groups)))),
 		spmiwire.Uint(v.Events), opt(spmiwire.Uint(uint64(spmierr.CodeOf(r.Err)))), errmsg,
+		spmiwire.Uint(v.Held), spmiwire.Uint(uint64(v.Limit.Burst)), spmiwire.Uint(uint64(v.Limit.Every.Seconds())),
 	}
 	if err := b.Stats(cx, setStats, vals); err != nil {
 		return err
