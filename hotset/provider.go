@@ -50,7 +50,7 @@ var (
 		{Name: "error", Descr: "SPMI error code of the last evaluation (0: none)", ASN: 13, Max: 200, Val: ddswire.SiQuantity},
 		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 		// 15 and 16 are left for the falling threshold and cleared.
-		{Name: "suppressed", Descr: "Reports held back by the rate limit (events still recorded)", ASN: 17, Max: 1, Val: ddswire.SiCounter},
+		{Name: "notifyheld", Descr: "Reports held back by the rate limit (events still recorded)", ASN: 17, Max: 1, Val: ddswire.SiCounter},
 		{Name: "notifyburst", Descr: "Rate limit: reports at once", ASN: 18, Max: 100, Val: ddswire.SiQuantity},
 		{Name: "notifyinterval", Descr: "Rate limit: then one report per this time", ASN: 19, Max: 3600, Val: ddswire.SiQuantity, Units: "seconds"},
 	}

@@ -51,7 +51,7 @@ func stormSupplier(t *testing.T, e *env, i int) *client.Supplier {
 // hotset into a storm: 30 new peer sets crossing over about 6 s each
 // raise their event (every one evaluated and in the exceptions table),
 // but snmptrapd receives at most burst + elapsed / interval notifications,
-// the rest are counted as suppressed (Hotset/<name>/suppressed and
+// the rest are counted as suppressed (Hotset/<name>/notifyheld and
 // Agent/traps/suppressed), and a notification sent after some were held
 // back carries their number in hotsetSuppressed.
 func TestHotsetStormBoundedAtTheSource(t *testing.T) {
@@ -101,10 +101,10 @@ func TestHotsetStormBoundedAtTheSource(t *testing.T) {
 	}
 	waitValue(t, e, "Hotset/storm/events", strconv.Itoa(n), 20*time.Second)
 	elapsed := time.Since(start)
-	suppressed := getValue(t, e, "Hotset/storm/suppressed")
+	suppressed := getValue(t, e, "Hotset/storm/notifyheld")
 	held, err := strconv.Atoi(suppressed)
 	if err != nil {
-		t.Fatalf("Hotset/storm/suppressed = %q", suppressed)
+		t.Fatalf("Hotset/storm/notifyheld = %q", suppressed)
 	}
 	const trap = "hotsetName.0 = STRING: storm\t" // the shipped module declares no hotsetTrap5
 	// Every event is sent or held back: wait for the sent ones.
