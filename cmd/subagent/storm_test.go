@@ -143,5 +143,10 @@ func TestHotsetStormBoundedAtTheSource(t *testing.T) {
 	if eps := strings.Count(e.daemonLog.String(), "suppressed by its rate limit"); eps == 0 || eps > len(got)+1 {
 		t.Errorf("%d log lines of suppression episodes for %d held back and %d sent; want one per episode", eps, held, len(got))
 	}
-	t.Logf("Agent/hotsets/evalms %s, evalmaxms %s", getValue(t, e, "Agent/hotsets/evalms"), getValue(t, e, "Agent/hotsets/evalmaxms"))
+	last, lerr := strconv.ParseFloat(getValue(t, e, "Agent/hotsets/evalms"), 64)
+	most2, merr := strconv.ParseFloat(getValue(t, e, "Agent/hotsets/evalmaxms"), 64)
+	if lerr != nil || merr != nil || most2 <= 0 || last > most2 {
+		t.Errorf("Agent/hotsets/evalms %v (%v), evalmaxms %v (%v): want the last within the longest, both measured", last, lerr, most2, merr)
+	}
+	t.Logf("Agent/hotsets/evalms %v, evalmaxms %v", last, most2)
 }
