@@ -191,7 +191,8 @@ func (hs *hotsets) evaluate(h *spmi.Hierarchy) {
 	}
 	d := time.Since(start)
 	hs.evalLast.Store(int64(d))
-	for m := hs.evalMax.Load(); d > time.Duration(m) && !hs.evalMax.CompareAndSwap(m, int64(d)); m = hs.evalMax.Load() {
+	if d > time.Duration(hs.evalMax.Load()) { // only run's goroutine stores
+		hs.evalMax.Store(int64(d))
 	}
 }
 
@@ -229,8 +230,10 @@ func (hs *hotsets) logErrors() {
 // raise logs an exception and sends a notification, as the hotset asks,
 // unless the hotset's rate limit held the event back: then its first
 // held event logs one line for the episode, and the next one sent
-// carries the count (hotsetSuppressed). Nothing here waits for a
-// destination or a disk: the sender and the master take from queues.
+// carries the count (hotsetSuppressed). A held event costs a counter; a
+// sent one waits for no destination (the sender and the master take
+// from queues), and the notification log's Add is the log's to keep off
+// the disk.
 func (hs *hotsets) raise(ev hotset.Event) {
 	d := ev.Def
 	if ev.Held {
