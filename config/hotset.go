@@ -1,6 +1,9 @@
 package config
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
 // HotsetSettings configure the evaluation of the hotsets.
 type HotsetSettings struct {
@@ -14,6 +17,11 @@ type HotsetSettings struct {
 	// TreeChangedInterval is the least interval between two tree changed
 	// notifications (the directory's generation changed); 0: none sent.
 	TreeChangedInterval time.Duration `mapstructure:"tree_changed_interval"`
+	// NotifyBurst and NotifyInterval bound each hotset's notifications
+	// across all its peer sets: NotifyBurst at once, then one per
+	// NotifyInterval (hotset.Limit); a hotset may set its own.
+	NotifyBurst    int           `mapstructure:"notify_burst"`
+	NotifyInterval time.Duration `mapstructure:"notify_interval"`
 }
 
 // HotsetConf is one hotset (SpmiAddSetHot's parameters, named).
@@ -29,6 +37,9 @@ type HotsetConf struct {
 	TrapNo    int           `mapstructure:"trap_no"`
 	Rearm     int           `mapstructure:"rearm"`   // falling threshold (hotset.Def.Rearm); 0: none
 	Cleared   bool          `mapstructure:"cleared"` // a cleared notification when a peer re-arms
+	// The hotset's own notify_burst and notify_interval; 0: hotset.*'s.
+	NotifyBurst    int           `mapstructure:"notify_burst"`
+	NotifyInterval time.Duration `mapstructure:"notify_interval"`
 }
 
 // TrapConf is one destination of notifications sent directly.
@@ -64,4 +75,26 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	if iv := c.Hotset.TreeChangedInterval; iv != 0 && (iv < time.Second || iv > 24*time.Hour) {
 		bad("hotset.tree_changed_interval", "%v is not from 1s to 24h (0: none sent)", iv)
 	}
+	checkLimit(bad, "hotset.", c.Hotset.NotifyBurst, c.Hotset.NotifyInterval, false)
+	for i, h := range c.Hotsets {
+		checkLimit(bad, fmt.Sprintf("hotsets[%d].", i), h.NotifyBurst, h.NotifyInterval, true)
+	}
 }
+
+// checkLimit checks a notification rate limit; a hotset's own may leave
+// either key 0, for the default.
+func checkLimit(bad func(key, format string, args ...any), prefix string, burst int, iv time.Duration, zero bool) {
+	dflt := ""
+	if zero {
+		dflt = " (0: hotset's)"
+	}
+	if (burst != 0 || !zero) && (burst < 1 || burst > maxNotifyBurst) {
+		bad(prefix+"notify_burst", "%d is not from 1 to %d%s", burst, maxNotifyBurst, dflt)
+	}
+	if (iv != 0 || !zero) && (iv < time.Second || iv > 24*time.Hour) {
+		bad(prefix+"notify_interval", "%v is not from 1s to 24h%s", iv, dflt)
+	}
+}
+
+// maxNotifyBurst is hotset.MaxBurst (config imports no domain package).
+const maxNotifyBurst = 10000

@@ -20,6 +20,10 @@ func TestHotsetErrorsNameTheKey(t *testing.T) {
 		"hotsets:\n  - just a name\n":               "hotsets[0]: \"just a name\" is not a section",
 		"hotset:\n  interval: 0s\n":                 "hotset.interval: 0s is not from 1s to 1h",
 		"hotset:\n  tree_changed_interval: 500ms\n": "hotset.tree_changed_interval: 500ms is not from 1s to 24h",
+		"hotset:\n  notify_burst: 0\n":              "hotset.notify_burst: 0 is not from 1 to 10000",
+		"hotset:\n  notify_interval: 100ms\n":       "hotset.notify_interval: 100ms is not from 1s to 24h",
+		item + "    notify_burst: 20000\n":          "hotsets[0].notify_burst: 20000 is not from 1 to 10000 (0: hotset's)",
+		item + "    notify_interval: 48h\n":         "hotsets[0].notify_interval: 48h0m0s is not from 1s to 24h (0: hotset's)",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n": "traps[0].inform",
 	} {
 		_, err := load(t, yaml)

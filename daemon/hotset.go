@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"math"
 	"path/filepath"
 	"sync"
 	"sync/atomic"
@@ -55,6 +56,8 @@ type hotsets struct {
 	errs map[string]string // last error logged by hotset name; only run's goroutine uses it
 
 	masterSent, masterFailed atomic.Uint64
+	suppressed               atomic.Uint64 // notifications the hotsets' rate limits held back
+	evalLast, evalMax        atomic.Int64  // an evaluation's duration (time.Duration), to its events handed on
 	masterDown               atomic.Bool
 	closed                   traps.Counts // of senders replaced by a reload
 }
@@ -71,6 +74,7 @@ func (d *Daemon) initHotsets() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
+	eng.SetLimit(hotsetLimit(d.cfg))
 	log := d.log.With("part", "hotsets")
 	notes, err := notiflog.Open(filepath.Join(d.cfg.StateDir, notiflog.File), d.cfg.Hotset.LogEntries, d.cfg.Hotset.LogMaxAge, nil, log)
 	if err != nil {
@@ -127,6 +131,7 @@ func (hs *hotsets) apply(c *config.Config) {
 	}
 	hs.applyMaxRows(c.Hotset.MaxSNMPRows)
 	hs.eng.SetKeep(c.Hotset.Exceptions)
+	hs.eng.SetLimit(hotsetLimit(c))
 	_ = hs.notes.SetLimits(c.Hotset.LogEntries, c.Hotset.LogMaxAge) // checked
 	hs.interval.Store(int64(c.Hotset.Interval))
 	hs.tree.interval.Store(int64(c.Hotset.TreeChangedInterval))
@@ -180,12 +185,24 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 			continue
 		case <-t.C:
 		}
-		for _, ev := range hs.eng.Tick(h) {
-			hs.raise(ev)
-		}
+		hs.evaluate(h)
 		hs.logErrors()
 		hs.notes.Expire()
 		t.Reset(time.Duration(hs.interval.Load()))
+	}
+}
+
+// evaluate evaluates the hotsets once and hands their events on,
+// measuring how long that takes (Agent/hotsets).
+func (hs *hotsets) evaluate(h *spmi.Hierarchy) {
+	start := time.Now()
+	for _, ev := range hs.eng.Tick(h) {
+		hs.raise(ev)
+	}
+	d := time.Since(start)
+	hs.evalLast.Store(int64(d))
+	if d > time.Duration(hs.evalMax.Load()) { // only run's goroutine stores
+		hs.evalMax.Store(int64(d))
 	}
 }
 
@@ -220,16 +237,32 @@ func (hs *hotsets) logErrors() {
 	}
 }
 
-// raise logs an exception and sends a notification, as the hotset asks.
+// raise logs an exception and sends a notification, as the hotset asks,
+// unless the hotset's rate limit held the event back: then its first
+// held event logs one line for the episode, and the next one sent
+// carries the count (hotsetSuppressed). A held event costs a counter; a
+// sent one waits for no destination (the sender and the master take
+// from queues), and the notification log's Add is the log's to keep off
+// the disk.
 func (hs *hotsets) raise(ev hotset.Event) {
 	d := ev.Def
+	if ev.Held {
+		if d.Excp.Traps() {
+			hs.suppressed.Add(1)
+		}
+		if ev.Suppressed == 1 {
+			hs.log.Warn("hotset reports suppressed by its rate limit: counted until the next one is sent", "hotset", d.Name,
+				"stat", d.Path(), "peer_set", ev.Parent, "notify_burst", d.Limit.Burst, "notify_interval", d.Limit.Every)
+		}
+		return
+	}
 	switch {
 	case ev.Cleared:
 		hs.log.Info("hotset cleared", "hotset", d.Name, "stat", d.Path(), "peer_set", ev.Parent,
-			"rearm", d.Rearm, "peer", hotset.Peers(ev.Items))
+			"rearm", d.Rearm, "peer", hotset.Peers(ev.Items), "suppressed", ev.Suppressed)
 	case d.Excp.Exceptions():
 		hs.log.Warn("hotset exception", "hotset", d.Name, "severity", d.Severity, "stat", d.Path(),
-			"peer_set", ev.Parent, "threshold", d.Threshold, "peers", hotset.Peers(ev.Items))
+			"peer_set", ev.Parent, "threshold", d.Threshold, "peers", hotset.Peers(ev.Items), "suppressed", ev.Suppressed)
 	}
 	if !d.Excp.Traps() {
 		return
@@ -291,7 +324,8 @@ func (hs *hotsets) report(n *traps.Notification, d traps.Dest, err error) {
 // base.0.<trap_no>; the VarBinds are the objects of the NOTIFICATION-TYPE
 // in the order of its OBJECTS clause (mib.HotsetTrap: name, peer context,
 // threshold, severity, hottest peer, its compared value, their units, the
-// list of hot peers), then each hot item with its served value, hottest
+// list of hot peers, the notifications held back since the previous one),
+// then each hot item with its served value, hottest
 // first, under the OID the configured views serve it (hotset.ServedOID:
 // its table cell, which the module names, unless only scalars are
 // served). Items served as Counter64 are left out:
@@ -306,17 +340,19 @@ func Notification(base asn1tree.OID, ev hotset.Event, uptime time.Duration) (tra
 	}
 	var bs []mib.Binding
 	var err error
+	suppressed := asn1tree.Gauge(uint32(min(ev.Suppressed, math.MaxUint32)))
 	if ev.Cleared {
-		// mib.HotsetCleared: the peer and the value it fell to.
+		// mib.HotsetCleared: the peer and the value it fell to, then the
+		// notifications held back.
 		n.Specific = int(mib.HotsetClearedNo)
 		bs, err = mib.HotsetCleared.Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
 			asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Rearm)), asn1tree.Int(int32(d.Severity)),
-			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units))
+			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units), suppressed)
 	} else {
 		bs, err = mib.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
 			asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)),
 			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units),
-			asn1tree.Str(hotset.Peers(ev.Items)))
+			asn1tree.Str(hotset.Peers(ev.Items)), suppressed)
 	}
 	if err != nil {
 		return n, err
@@ -380,6 +416,14 @@ var (
 		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: ddswire.SiQuantity, Units: "destinations"},
 		{Name: "mastersent", Descr: "Taken by the AgentX master", ASN: 5, Max: 10, Val: ddswire.SiCounter},
 		{Name: "masterfailed", Descr: "Not taken by the AgentX master (failed or dropped)", ASN: 6, Max: 10, Val: ddswire.SiCounter},
+		{Name: "suppressed", Descr: "Hotset notifications held back by their hotset's rate limit", ASN: 7, Max: 10, Val: ddswire.SiCounter},
+	}
+	// HotsetsCx (Agent/hotsets, 37): the hotsets' evaluation, which no
+	// destination or disk may slow down.
+	HotsetsCx    = spmi.CxDesc{Name: "hotsets", Descr: "The hotsets' evaluation", ASN: spmi.ASNAgentHotsets}
+	HotsetsStats = []spmiwire.StatDesc{
+		{Name: "evalms", Descr: "Last evaluation's duration, its events handed on", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "evalmaxms", Descr: "Longest evaluation since the daemon started", ASN: 2, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 	}
 )
 
@@ -395,8 +439,15 @@ func (hs *hotsets) agentStats(b *spmi.Builder, agent *spmi.Node) error {
 		c, c.Down = add(c, cur), cur.Down
 	}
 	hs.mu.Unlock()
-	return b.Stats(cx, TrapsStats, []spmiwire.Value{
+	if err := b.Stats(cx, TrapsStats, []spmiwire.Value{
 		spmiwire.Uint(c.Sent), spmiwire.Uint(c.Failed), spmiwire.Uint(c.Dropped), spmiwire.Uint(uint64(c.Down)),
-		spmiwire.Uint(hs.masterSent.Load()), spmiwire.Uint(hs.masterFailed.Load()),
-	})
+		spmiwire.Uint(hs.masterSent.Load()), spmiwire.Uint(hs.masterFailed.Load()), spmiwire.Uint(hs.suppressed.Load()),
+	}); err != nil {
+		return err
+	}
+	if cx, err = b.Context(agent, &HotsetsCx); err != nil {
+		return err
+	}
+	ms := func(d int64) spmiwire.Value { return spmiwire.Float(float64(d) / float64(time.Millisecond)) }
+	return b.Stats(cx, HotsetsStats, []spmiwire.Value{ms(hs.evalLast.Load()), ms(hs.evalMax.Load())})
 }

@@ -173,7 +173,8 @@ func hotsetDefs(c *config.Config) ([]hotset.Def, error) {
 	for i, h := range c.Hotsets {
 		key := fmt.Sprintf("hotsets[%d]", i)
 		d := hotset.Def{Name: h.Name, MaxResp: h.MaxResp, Threshold: h.Threshold, Frequency: h.Frequency,
-			Severity: h.Severity, TrapNo: h.TrapNo, Rearm: h.Rearm, Cleared: h.Cleared}
+			Severity: h.Severity, TrapNo: h.TrapNo, Rearm: h.Rearm, Cleared: h.Cleared,
+			Limit: hotset.Limit{Burst: h.NotifyBurst, Every: h.NotifyInterval}}
 		var err error
 		if d.GrandParent, d.Stat, err = hotset.ParsePath(h.Stat); err != nil {
 			return nil, fmt.Errorf("%s.stat: %w", key, err)
@@ -195,6 +196,11 @@ func hotsetDefs(c *config.Config) ([]hotset.Def, error) {
 		out = append(out, d)
 	}
 	return out, nil
+}
+
+// hotsetLimit is the hotsets' default notification rate limit.
+func hotsetLimit(c *config.Config) hotset.Limit {
+	return hotset.Limit{Burst: c.Hotset.NotifyBurst, Every: c.Hotset.NotifyInterval}
 }
 
 // trapDests are the configured notification destinations.

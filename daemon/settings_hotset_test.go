@@ -133,3 +133,27 @@ func TestHotsetRearmKeys(t *testing.T) {
 		}
 	}
 }
+
+// The rate limit's keys reach the engine: a hotset's own, and hotset.*'s
+// (the shipped defaults, 10 and 10s) for what it leaves out.
+func TestHotsetLimitKeys(t *testing.T) {
+	c, err := load(t, "hotset:\n  notify_interval: 30s\nhotsets:\n"+
+		"  - {name: a, stat: Disk/*/busy, maxresp: 1, threshold: 5, frequency: 5m, excp_type: trap, trap_no: 1, notify_burst: 3}\n"+
+		"  - {name: b, stat: Disk/*/busy, maxresp: 1, threshold: 5, frequency: 5m, excp_type: trap, trap_no: 2}\n")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defs, err := hotsetDefs(c)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e, err := hotset.New(defs, 1, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	e.SetLimit(hotsetLimit(c))
+	v := e.Views()
+	if v[0].Limit != (hotset.Limit{Burst: 3, Every: 30 * time.Second}) || v[1].Limit != (hotset.Limit{Burst: 10, Every: 30 * time.Second}) {
+		t.Errorf("limits in force %+v, %+v", v[0].Limit, v[1].Limit)
+	}
+}

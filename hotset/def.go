@@ -3,7 +3,7 @@
 // CPU), reporting the top or bottom few, optionally only those beyond a
 // threshold, as feeds (a table in the tree), exceptions (log records and a
 // bounded table) and SNMP notifications limited to one per frequency per
-// peer set.
+// peer set and, across its peer sets, by a token bucket per hotset.
 //
 // The engine evaluates over a published spmi.Snapshot, so one refresh
 // feeds every hotset and every peer set at once; its Provider serves the
@@ -104,6 +104,9 @@ type Def struct {
 	// Cleared asks for a cleared event when a peer that raised one goes
 	// back past Rearm (which it needs).
 	Cleared bool
+	// Limit bounds the hotset's reports across all its peer sets (zero
+	// fields: the engine's default).
+	Limit Limit
 }
 
 // Path is the statistic path with its wildcard, as configured.
@@ -151,6 +154,10 @@ func (d *Def) Validate() error {
 		return bad("trap_no", "%d is not from 0 to 32767", d.TrapNo)
 	case d.Feed == FeedNone && d.Excp == ExcpNone:
 		return bad("feed_type", "none with excp_type none: the hotset would report nothing")
+	case d.Limit.Burst < 0 || d.Limit.Burst > MaxBurst:
+		return bad("notify_burst", "%d is not from 1 to %d (0: the default)", d.Limit.Burst, MaxBurst)
+	case d.Limit.Every != 0 && (d.Limit.Every < MinEvery || d.Limit.Every > MaxEvery):
+		return bad("notify_interval", "%v is not from %v to %v (0: the default)", d.Limit.Every, MinEvery, MaxEvery)
 	}
 	if d.Excp == ExcpNone {
 		if d.Rearm != 0 || d.Cleared {

@@ -58,6 +58,13 @@ type Event struct {
 	// Cleared: the one item went back past the falling threshold (Def.Rearm)
 	// after it raised an event; not an exception.
 	Cleared bool
+	// Held: the hotset's Limit held back the event's report (notification
+	// and log line); its exception is recorded all the same.
+	Held bool
+	// Suppressed: for a report let through, the reports of the hotset held
+	// back since the previous one; for one held back, those held back so
+	// far in this episode, this one included (1 starts an episode).
+	Suppressed uint64
 }
 
 // Exception is a recorded exception (kept in a bounded ring per hotset).
@@ -87,8 +94,9 @@ type state struct {
 	events uint64 // exceptions and notifications generated
 	// read is the snapshot last evaluated, weakly: evaluating it again
 	// keeps the results (a counter has no rate within one snapshot).
-	read  weak.Pointer[spmi.Snapshot]
-	bound int64 // most bytes the state may hold after evaluating that snapshot
+	read   weak.Pointer[spmi.Snapshot]
+	bound  int64 // most bytes the state may hold after evaluating that snapshot
+	bucket bucket
 }
 
 // Engine evaluates the configured hotsets. It is safe for concurrent use:
@@ -99,6 +107,7 @@ type Engine struct {
 	keep  int
 	now   func() time.Time
 	evals uint64
+	limit Limit // for the Limit fields a Def leaves zero
 }
 
 // New returns an engine for defs keeping the keep most recent exceptions
@@ -107,13 +116,14 @@ func New(defs []Def, keep int, now func() time.Time) (*Engine, error) {
 	if now == nil {
 		now = time.Now
 	}
-	e := &Engine{keep: max(keep, 1), now: now}
+	e := &Engine{keep: max(keep, 1), now: now, limit: DefaultLimit}
 	return e, e.Replace(defs)
 }
 
 // Replace installs new definitions (a reload). A hotset whose definition
 // is unchanged keeps its counters, rates and frequency limits, so a
-// reload neither loses a rate nor repeats a notification.
+// reload neither loses a rate nor repeats a notification; one whose
+// Limit alone changed keeps them too, and its bucket.
 func (e *Engine) Replace(defs []Def) error {
 	seen := map[string]bool{}
 	for i := range defs {
@@ -133,14 +143,27 @@ func (e *Engine) Replace(defs []Def) error {
 	}
 	sets := make([]*state, len(defs))
 	for i, d := range defs {
-		if s := old[d.Name]; s != nil && s.def == d {
-			sets[i] = s
+		if s := old[d.Name]; s != nil && sameButLimit(s.def, d) {
+			s.def, sets[i] = d, s
 			continue
 		}
 		sets[i] = newState(d)
 	}
 	e.sets = sets
 	return nil
+}
+
+func sameButLimit(a, b Def) bool {
+	a.Limit, b.Limit = Limit{}, Limit{}
+	return a == b
+}
+
+// SetLimit sets the Limit fields that definitions leave zero; zero
+// fields of l keep DefaultLimit's.
+func (e *Engine) SetLimit(l Limit) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.limit = l.or(DefaultLimit)
 }
 
 // SetKeep changes how many recent exceptions each hotset keeps.
@@ -176,7 +199,7 @@ func (e *Engine) Evaluate(snap *spmi.Snapshot) []Event {
 			continue
 		}
 		s.read = read
-		evs = append(evs, s.evaluate(snap, now, e.keep)...)
+		evs = append(evs, s.evaluate(snap, now, e.keep, s.def.Limit.or(e.limit))...)
 		if n := len(s.excps); n > e.keep {
 			s.excps = append([]Exception(nil), s.excps[n-e.keep:]...)
 		}
@@ -186,13 +209,14 @@ func (e *Engine) Evaluate(snap *spmi.Snapshot) []Event {
 
 // Forget drops what every hotset remembers (results, exceptions, counter
 // values, frequency limits) and keeps the definitions: the next
-// evaluation starts as the first did.
+// evaluation starts as the first did, but for the rate limit (Limit),
+// which forgetting must not reset.
 func (e *Engine) Forget() {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	for i, s := range e.sets {
 		n := newState(s.def)
-		n.seq, n.events = s.seq, s.events
+		n.seq, n.events, n.bucket = s.seq, s.events, s.bucket
 		e.sets[i] = n
 	}
 }
@@ -201,7 +225,7 @@ func newState(d Def) *state {
 	return &state{def: d, prev: map[string]prevVal{}, last: map[string]time.Time{}, raised: map[string]bool{}}
 }
 
-func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
+func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int, lim Limit) []Event {
 	d := &s.def
 	s.bound = stateBytes
 	res := Result{Time: snap.Time}
@@ -283,6 +307,8 @@ func (s *state) evaluate(snap *spmi.Snapshot, now time.Time, keep int) []Event {
 	s.prev = seen // peers that vanished are forgotten
 	s.raised = raised
 	s.res = res
+	s.bound += s.pruneLast(groups, now)
+	s.limit(evs, now, lim)
 	for _, ev := range evs {
 		s.events++
 		if d.Excp.Exceptions() && !ev.Cleared {
@@ -356,6 +382,27 @@ func (s *state) alarm(parent string, vals []Item, raised map[string]bool, now ti
 		raised[it.Path] = true
 	}
 	return append(evs, Event{Def: *d, Parent: parent, Time: now, Items: items})
+}
+
+// pruneLast forgets the peer sets whose last event is a frequency old
+// (due again, remembered or not), so that peer sets that come and go
+// are remembered for one frequency at most; it returns the bytes the
+// remembered sets that are gone hold, which boundOf does not count.
+func (s *state) pruneLast(groups []group, now time.Time) int64 {
+	cur := make(map[string]bool, len(groups))
+	for _, g := range groups {
+		cur[g.parent.Path] = true
+	}
+	var n int64
+	for p, t := range s.last {
+		switch {
+		case now.Sub(t) >= s.def.Frequency:
+			delete(s.last, p)
+		case !cur[p]:
+			n += lastBytes + strBytes(p)
+		}
+	}
+	return n
 }
 
 // due tells whether the peer set may raise an event now, and if so

@@ -51,6 +51,9 @@ var (
 		{Name: "errmsg", Descr: "What went wrong at the last evaluation", ASN: 14, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 		{Name: "rearm", Descr: "Falling threshold: a raised peer re-arms past it (0: none)", ASN: 15, Min: -100, Max: 100, Val: ddswire.SiQuantity},
 		{Name: "cleared", Descr: "1: a cleared event when a raised peer re-arms", ASN: 16, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
+		{Name: "notifyheld", Descr: "Reports held back by the rate limit (events still recorded)", ASN: 17, Max: 1, Val: ddswire.SiCounter},
+		{Name: "notifyburst", Descr: "Rate limit: reports at once", ASN: 18, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "notifyinterval", Descr: "Rate limit: then one report per this time", ASN: 19, Max: 3600, Val: ddswire.SiQuantity, Units: "seconds"},
 	}
 	feedStats = []spmiwire.StatDesc{
 		{Name: "rank", Descr: "Rank within the peer set, 1 the hottest", ASN: 1, Max: 10, Val: ddswire.SiQuantity},
@@ -138,6 +141,7 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		opt(spmiwire.Uint(uint64(avail))), opt(spmiwire.Uint(uint64(rows))), opt(spmiwire.Uint(uint64(len(r.Groups)))),
 		spmiwire.Uint(v.Events), opt(spmiwire.Uint(uint64(spmierr.CodeOf(r.Err)))), errmsg,
 		spmiwire.Int(int64(d.Rearm)), spmiwire.Uint(boolUint(d.Cleared)),
+		spmiwire.Uint(v.Held), spmiwire.Uint(uint64(v.Limit.Burst)), spmiwire.Uint(uint64(v.Limit.Every.Seconds())),
 	}
 	if err := b.Stats(cx, setStats, vals); err != nil {
 		return err

@@ -15,6 +15,8 @@ type View struct {
 	Result     Result
 	Exceptions []Exception // oldest first
 	Events     uint64
+	Limit      Limit  // in force: the Def's, its zero fields the engine's
+	Held       uint64 // reports the Limit held back
 }
 
 // Views returns the last results of every hotset, in definition order.
@@ -23,7 +25,8 @@ func (e *Engine) Views() []View {
 	defer e.mu.Unlock()
 	out := make([]View, len(e.sets))
 	for i, s := range e.sets {
-		out[i] = View{Def: s.def, Result: s.res, Exceptions: append([]Exception(nil), s.excps...), Events: s.events}
+		out[i] = View{Def: s.def, Result: s.res, Exceptions: append([]Exception(nil), s.excps...), Events: s.events,
+			Limit: s.def.Limit.or(e.limit), Held: s.bucket.held}
 	}
 	return out
 }

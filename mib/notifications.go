@@ -2,6 +2,7 @@ package mib
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -121,8 +122,15 @@ var (
 			"sdb=88); cut with ... at 255 octets.")
 )
 
+// HotsetSuppressed is last in both hotset notifications, so that the
+// positions of the objects before it ($1..$8) stay as they were.
+var HotsetSuppressed = hotsetObject(12, "hotsetSuppressed", asn1tree.Gauge32, "Unsigned32",
+	"The notifications of this hotset (hotsetTrapN and hotsetCleared) that its rate limit "+
+		"(hotset.notify_burst and notify_interval) held back since the previous one it sent; "+
+		"0 when none was. Their crossings are in the hotset's exceptions and feed tables.")
+
 var hotsetObjects = []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetSeverity,
-	HotsetPeerName, HotsetPeerValue, HotsetValueUnits, HotsetPeerList}
+	HotsetPeerName, HotsetPeerValue, HotsetValueUnits, HotsetPeerList, HotsetSuppressed}
 
 // The objects of the daemon's own notifications (alarms.go).
 var (
@@ -151,10 +159,10 @@ const (
 // notification and went back past the hotset's falling threshold.
 var HotsetCleared = &Notification{Name: "hotsetCleared", Arc: asn1tree.OID{spmi.ASNNotifications, HotsetClearedNo},
 	Objects: []*NotifyObject{HotsetName, HotsetPeerContext, HotsetThreshold, HotsetRearm, HotsetSeverity,
-		HotsetPeerName, HotsetPeerValue, HotsetValueUnits},
+		HotsetPeerName, HotsetPeerValue, HotsetValueUnits, HotsetSuppressed},
 	Descr: "A peer that raised a hotset notification went back past the hotset's falling threshold " +
 		"(hotsetRearm): the alarm is cleared, and the peer is armed again. Sent once per raised peer " +
-		"by hotsets configured with cleared. hotsetPeerName names the peer, hotsetPeerValue is its " +
+		"by hotsets configured with cleared, within the hotset's rate limit. hotsetPeerName names the peer, hotsetPeerValue is its " +
 		"compared value; its served statistic follows the objects, as in hotsetTrapN. In SNMPv1 " +
 		"this is enterprise-specific trap 32768 of the module's enterprise."}
 
@@ -177,7 +185,8 @@ var ExampleTrapNumbers = []uint32{1, 2, 3}
 // (base.0.n); users says which hotsets send it, when known.
 func HotsetTrap(n uint32, users ...string) *Notification {
 	d := fmt.Sprintf("Peers of a hotset with trap number %d crossed its threshold. Sent at most "+
-		"once per the hotset's frequency for each peer set. The VarBinds after snmpTrapOID.0 "+
+		"once per the hotset's frequency for each peer set, and within the hotset's rate limit "+
+		"(hotsetSuppressed counts those it held back). The VarBinds after snmpTrapOID.0 "+
 		"are the objects listed here, in this order, then the hot peer statistics with their "+
 		"served values, hottest first, up to the hotset's maxresp, each under the OID the "+
 		"agent serves it: its table cell (such as diskQlen.3) when tables are served, its "+
@@ -203,5 +212,7 @@ func Notifications() []*Notification {
 
 // NotifyObjects lists every object the notifications carry, by OID.
 func NotifyObjects() []*NotifyObject {
-	return append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...)
+	out := append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...)
+	slices.SortFunc(out, func(a, b *NotifyObject) int { return asn1tree.Compare(a.Arc, b.Arc) })
+	return out
 }

@@ -37,13 +37,17 @@ func TestNotificationDefinitions(t *testing.T) {
 func TestNotificationObjectsTranslateToV1(t *testing.T) {
 	objs := mib.HotsetTrap(1).Objects
 	want := []string{"hotsetName", "hotsetPeerContext", "hotsetThreshold", "hotsetSeverity",
-		"hotsetPeerName", "hotsetPeerValue", "hotsetValueUnits", "hotsetPeerList"}
+		"hotsetPeerName", "hotsetPeerValue", "hotsetValueUnits", "hotsetPeerList", "hotsetSuppressed"}
 	if len(objs) != len(want) {
 		t.Fatalf("%d objects, want %d", len(objs), len(want))
 	}
 	for i, o := range objs {
-		if o.Name != want[i] || o.Arc[len(o.Arc)-1] != uint32(i+1) {
-			t.Errorf("object %d: %s at %s, want %s at .%d", i+1, o.Name, o.Arc, want[i], i+1)
+		arc := uint32(i + 1)
+		if o.Name == "hotsetSuppressed" {
+			arc = 12 // added after the daemon's own objects (9..11), last in the VarBinds
+		}
+		if o.Name != want[i] || o.Arc[len(o.Arc)-1] != arc {
+			t.Errorf("object %d: %s at %s, want %s at .%d", i+1, o.Name, o.Arc, want[i], arc)
 		}
 		if o.Kind == asn1tree.Counter64 || strings.Contains(o.Syntax, "Counter") {
 			t.Errorf("%s is %s (%s): SNMPv1 cannot carry it", o.Name, o.Kind, o.Syntax)
@@ -53,17 +57,17 @@ func TestNotificationObjectsTranslateToV1(t *testing.T) {
 
 func TestBindChecksNumberAndKinds(t *testing.T) {
 	vals := []asn1tree.Value{asn1tree.Str("busydisks"), asn1tree.Str("Disk/"), asn1tree.Int(80), asn1tree.Int(2),
-		asn1tree.Str("sda"), asn1tree.Str("93.5"), asn1tree.Str("percent"), asn1tree.Str("sda=93.5")}
+		asn1tree.Str("sda"), asn1tree.Str("93.5"), asn1tree.Str("percent"), asn1tree.Str("sda=93.5"), asn1tree.Gauge(4)}
 	bs, err := mib.HotsetTrap(1).Bind(testBase, vals...)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if len(bs) != 8 || bs[1].OID.String() != testBase.String()+".14.0.2.0" || bs[1].Value.Str != "Disk/" ||
+	if len(bs) != 9 || bs[8].OID.String() != testBase.String()+".14.0.12.0" || bs[8].Value.Kind != asn1tree.Gauge32 || bs[1].OID.String() != testBase.String()+".14.0.2.0" || bs[1].Value.Str != "Disk/" ||
 		bs[5].OID.String() != testBase.String()+".14.0.6.0" || bs[5].Value.Str != "93.5" {
 		t.Errorf("bindings: %+v", bs)
 	}
-	if _, err := mib.HotsetTrap(1).Bind(testBase, vals[:7]...); err == nil {
-		t.Error("seven values for eight objects accepted")
+	if _, err := mib.HotsetTrap(1).Bind(testBase, vals[:8]...); err == nil {
+		t.Error("eight values for nine objects accepted")
 	}
 	bad := append([]asn1tree.Value(nil), vals...)
 	bad[2] = asn1tree.Gauge(80)

@@ -37,8 +37,10 @@ const (
 	ASNAgentTraps uint32 = 32 // Agent/traps: hotset notifications
 	ASNAgentDDS   uint32 = 33 // Agent/dds: the supplier server
 	ASNAgentARM   uint32 = 34 // Agent/arm: the ARM server's rings
-	ASNRTimeARM   uint32 = 1  // RTime/ARM
-	ASNRTimeLAN   uint32 = 2  // RTime/LAN
+	// ASNAgentHotsets (Agent/hotsets): the hotsets' evaluation time.
+	ASNAgentHotsets uint32 = 37
+	ASNRTimeARM     uint32 = 1 // RTime/ARM
+	ASNRTimeLAN     uint32 = 2 // RTime/LAN
 )
 
 // RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share

@@ -132,7 +132,7 @@ const hotflowYAML = `  - name: hotflow
 // hotsetObjects are the objects of the hotset notifications in the order
 // of their OBJECTS clause.
 var hotsetObjects = []string{"hotsetName", "hotsetPeerContext", "hotsetThreshold", "hotsetSeverity",
-	"hotsetPeerName", "hotsetPeerValue", "hotsetValueUnits", "hotsetPeerList"}
+	"hotsetPeerName", "hotsetPeerValue", "hotsetValueUnits", "hotsetPeerList", "hotsetSuppressed"}
 
 // vbValue is the value snmptrapd printed for a VarBind, without its type
 // and quotes: `X.0 = STRING: "p2"` is p2.
