@@ -151,6 +151,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 	}
 	hs.sender = s
 	hs.mu.Unlock()
+	defer hs.notes.Close() // after the sender's last outcomes: writes what is pending
 	defer func() {
 		hs.mu.Lock()
 		s := hs.sender
