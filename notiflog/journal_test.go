@@ -38,14 +38,13 @@ func logTo(b *syncBuf) *slog.Logger { return slog.New(slog.NewTextHandler(b, nil
 
 var hotsetBase = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}
 
-// addHotset adds a notification shaped like a hotset's (daemon.Notification):
-// its eight objects, then four hot items with their served values; and
-// the outcomes of three paths, one of them an inform first pending.
-func addHotset(l *Log, i int) uint32 {
-	vals := []asn1tree.Value{asn1tree.Str(fmt.Sprintf("pumps-%d", i%7)), asn1tree.Str("DDS/pumps/+/feed"),
+// hotsetNote is a notification shaped like a hotset's
+// (daemon.Notification): its eight objects, then four hot items with
+// their served values.
+func hotsetNote(i int) (vals []asn1tree.Value, oids []asn1tree.OID) {
+	vals = []asn1tree.Value{asn1tree.Str(fmt.Sprintf("pumps-%d", i%7)), asn1tree.Str("DDS/pumps/+/feed"),
 		asn1tree.Int(90), asn1tree.Int(2), asn1tree.Str(fmt.Sprintf("peer-%05d", i)), asn1tree.Str("97.5"),
 		asn1tree.Str("percent"), asn1tree.Str(fmt.Sprintf("peer-%05d 97.5, peer-%05d 95.1, peer-%05d 93, peer-%05d 91.2", i, i+1, i+2, i+3))}
-	var oids []asn1tree.OID
 	for k := range vals {
 		oids = append(oids, hotsetBase.Append(14, 0, uint32(k+1), 0))
 	}
@@ -53,6 +52,13 @@ func addHotset(l *Log, i int) uint32 {
 		vals = append(vals, asn1tree.Value{Kind: asn1tree.Gauge32, Num: uint64(975 - k)})
 		oids = append(oids, hotsetBase.Append(20, 3, 1, 5, uint32(i+k), 1))
 	}
+	return vals, oids
+}
+
+// addHotset adds a hotset's notification and the outcomes of three
+// paths, one of them an inform first pending.
+func addHotset(l *Log, i int) uint32 {
+	vals, oids := hotsetNote(i)
 	idx := l.Add(time.Duration(i)*time.Second, hotsetBase.Append(0, 21), vals, oids)
 	l.Outcome(idx, "v2c trap 127.0.0.1:162", true, "sent")
 	l.Outcome(idx, "v3 inform 192.0.2.7:162", false, Pending)
