@@ -26,7 +26,6 @@ const (
 
 	frameHeader = 8
 	maxRecord   = 1 << 20 // an entry is at most about 40 kB; more is damage
-	maxOIDLen   = 128     // sub-identifiers, as SNMP allows
 )
 
 var castagnoli = crc32.MakeTable(crc32.Castagnoli)
@@ -152,8 +151,18 @@ func (d *dec) byte() byte {
 	return c
 }
 
+// count reads a count of things of a byte or more each.
+func (d *dec) count(what string) uint64 {
+	n := d.uvarint(1<<32, what)
+	if d.err == nil && n > uint64(len(d.b)) {
+		d.err = errShort
+		return 0
+	}
+	return n
+}
+
 func (d *dec) bytes() []byte {
-	n := d.uvarint(uint64(len(d.b)), "length")
+	n := d.count("length")
 	if d.err != nil || n == 0 {
 		return nil
 	}
@@ -163,7 +172,7 @@ func (d *dec) bytes() []byte {
 }
 
 func (d *dec) oid() asn1tree.OID {
-	n := d.uvarint(maxOIDLen, "OID length")
+	n := d.count("OID length")
 	if n == 0 {
 		return nil
 	}

@@ -384,3 +384,47 @@ func TestSaveErrorFolds(t *testing.T) {
 		}
 	})
 }
+
+// The biggest entry Add keeps fits in a record Open reads back, and
+// decodes as it was; a damaged payload is an error, never a panic.
+func TestRecordBounds(t *testing.T) {
+	long := make(asn1tree.OID, 300)
+	for i := range long {
+		long[i] = 1<<32 - 1
+	}
+	vals, oids := make([]asn1tree.Value, MaxVars+3), make([]asn1tree.OID, MaxVars+3)
+	for i := range vals {
+		vals[i] = asn1tree.Value{Kind: asn1tree.ObjectIdentifier, Str: strings.Repeat("x", 1000), OID: long}
+		oids[i] = long
+	}
+	l, _ := Open("", 0, 0, nil, nil)
+	idx := l.Add(time.Hour, long, vals, oids)
+	for i := range MaxOutcomes + 2 {
+		l.Outcome(idx, fmt.Sprint(i, strings.Repeat("p", 1000)), true, strings.Repeat("r", 1000))
+	}
+	e := l.View().Entries[0]
+	b := appendFrame(nil, &record{kind: recAdd, e: e})
+	if n := len(b) - frameHeader; n > maxRecord {
+		t.Fatalf("the biggest entry takes %d bytes, more than a record may (%d)", n, maxRecord)
+	}
+	r, err := decode(b[frameHeader:])
+	if err != nil || r.e.Index != idx || len(r.e.Vars) != MaxVars || r.e.Omitted != 3 || len(r.e.Outcomes) != MaxOutcomes ||
+		len(r.e.Vars[0].OID) != maxOIDLen || len(r.e.Vars[0].Bytes) != maxValueBytes || len(r.e.Outcomes[0].Result) != maxValueBytes {
+		t.Fatalf("decoded: %v, %d vars, %d omitted, %d outcomes", err, len(r.e.Vars), r.e.Omitted, len(r.e.Outcomes))
+	}
+	// Every cut and some flips of an ordinary entry.
+	small, _ := Open("", 0, 0, nil, nil)
+	addHotset(small, 1)
+	e = small.View().Entries[0]
+	p := appendFrame(nil, &record{kind: recAdd, e: e})[frameHeader:]
+	for n := range len(p) {
+		if _, err := decode(p[:n]); err == nil {
+			t.Fatalf("a payload cut at %d of %d decodes", n, len(p))
+		}
+	}
+	for i := range len(p) {
+		q := bytes.Clone(p)
+		q[i] ^= 0xff
+		decode(q) // must not panic
+	}
+}

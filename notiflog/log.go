@@ -46,6 +46,7 @@ const (
 	MaxVars           = 64  // VarBinds kept per entry; more are left out and counted
 	MaxOutcomes       = 16  // delivery paths recorded per entry
 	maxValueBytes     = 255 // of a kept OctetString, an outcome's path and result
+	maxOIDLen         = 128 // sub-identifiers kept of an OID (SNMP's most), so that a record stays under maxRecord
 )
 
 // Var is one VarBind as sent.
@@ -186,7 +187,7 @@ func (l *Log) record(r record) {
 // index wraps from 2^32-1 to 1, as nlmLogIndex does. It does not wait for
 // the disk.
 func (l *Log) Add(uptime time.Duration, oid asn1tree.OID, vars []asn1tree.Value, oids []asn1tree.OID) uint32 {
-	e := Entry{Uptime: uptime, OID: oid.Clone()}
+	e := Entry{Uptime: uptime, OID: cutOID(oid)}
 	for i := range vars {
 		if len(e.Vars) == MaxVars {
 			e.Omitted = len(vars) - MaxVars
@@ -197,7 +198,7 @@ func (l *Log) Add(uptime time.Duration, oid asn1tree.OID, vars []asn1tree.Value,
 		if len(b) > maxValueBytes {
 			b = b[:maxValueBytes]
 		}
-		e.Vars = append(e.Vars, Var{OID: oids[i].Clone(), Kind: v.Kind, Num: v.Num, Bytes: b, Obj: v.OID.Clone()})
+		e.Vars = append(e.Vars, Var{OID: cutOID(oids[i]), Kind: v.Kind, Num: v.Num, Bytes: b, Obj: cutOID(v.OID)})
 	}
 	l.mu.Lock()
 	e.Index, e.Time = l.next, l.now()
@@ -250,6 +251,11 @@ func (l *Log) setOutcome(idx uint32, o Outcome) bool {
 	return true
 }
 
+// cutOID copies o, bounded.
+func cutOID(o asn1tree.OID) asn1tree.OID {
+	return o[:min(len(o), maxOIDLen)].Clone()
+}
+
 // cut bounds an outcome's text, as a kept value is.
 func cut(s string) string {
 	if len(s) > maxValueBytes {
@@ -298,9 +304,13 @@ func (l *Log) Version() uint64 {
 // Expire drops entries past the age limit (called now and then).
 func (l *Log) Expire() {
 	l.mu.Lock()
+	v := l.version
 	l.trim()
+	changed := v != l.version
 	l.mu.Unlock()
-	l.j.kick()
+	if changed {
+		l.j.kick()
+	}
 }
 
 // Outcomes writes an entry's outcomes as "path: result; ...", cut at 255

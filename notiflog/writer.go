@@ -221,30 +221,27 @@ func (j *journal) compact() bool {
 }
 
 // snapshot encodes a compacted journal of next and ents: the newest
-// entries that fit in maxSnapshot, from ents[first].
+// entries that fit in maxSnapshot, from ents[first]. Their sizes are
+// measured newest first, so that a log too big is not encoded whole.
 func snapshot(next uint32, ents []Entry) (b []byte, live liveSizes, first int) {
 	b = appendFrame([]byte(magic), &record{kind: recState, idx: next})
-	head := len(b)
-	starts := make([]int, len(ents))
-	for i := range ents {
-		starts[i] = len(b)
-		b = appendFrame(b, &record{kind: recAdd, e: ents[i]})
-	}
-	for first < len(ents) && head+len(b)-starts[first] > maxSnapshot {
-		first++
-	}
-	for i := first; i < len(ents); i++ {
-		end := len(b)
-		if i+1 < len(ents) {
-			end = starts[i+1]
+	sizes := make([]int, len(ents))
+	var scratch []byte
+	total := len(b)
+	first = len(ents)
+	for first > 0 {
+		scratch = appendFrame(scratch[:0], &record{kind: recAdd, e: ents[first-1]})
+		if total+len(scratch) > maxSnapshot {
+			break
 		}
-		live.add(ents[i].Index, end-starts[i])
+		first--
+		sizes[first] = len(scratch)
+		total += len(scratch)
 	}
-	switch {
-	case first == len(ents):
-		b = b[:head]
-	case first > 0:
-		b = append(b[:head], b[starts[first]:]...)
+	b = slices.Grow(b, total-len(b))
+	for i := first; i < len(ents); i++ {
+		b = appendFrame(b, &record{kind: recAdd, e: ents[i]})
+		live.add(ents[i].Index, sizes[i])
 	}
 	return b, live, first
 }
