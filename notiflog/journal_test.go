@@ -428,3 +428,52 @@ func TestRecordBounds(t *testing.T) {
 		decode(q) // must not panic
 	}
 }
+
+// Many goroutines adding and recording outcomes while the writer appends,
+// compacts and falls behind (small bounds): what a reopen reads is what
+// the log held.
+func TestConcurrentChangesReopenAsKept(t *testing.T) {
+	oldFloor, oldPending, oldDelay := compactFloor, maxPending, commitDelay
+	compactFloor, maxPending, commitDelay = 4<<10, 64, time.Millisecond
+	t.Cleanup(func() { compactFloor, maxPending, commitDelay = oldFloor, oldPending, oldDelay })
+	file := filepath.Join(t.TempDir(), File)
+	l, err := Open(file, 300, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var wg sync.WaitGroup
+	for g := range 8 {
+		wg.Go(func() {
+			for i := range 300 {
+				addHotset(l, g*1000+i)
+				if i%50 == 0 {
+					l.View()
+					l.Expire()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	want := l.View()
+	if want.Stats.Compactions < 2 || want.Stats.Overflows == 0 {
+		t.Errorf("%d compactions, %d overflows: the bounds were not reached", want.Stats.Compactions, want.Stats.Overflows)
+	}
+	l2, err := Open(file, 300, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l2.Close()
+	got := l2.View()
+	if len(got.Entries) != len(want.Entries) || got.Next != want.Next {
+		t.Fatalf("reopened %d entries, next %d; the log held %d, next %d", len(got.Entries), got.Next, len(want.Entries), want.Next)
+	}
+	for i := range got.Entries {
+		g, w := &got.Entries[i], &want.Entries[i]
+		if g.Index != w.Index || Outcomes(g) != Outcomes(w) || g.Vars[4].Value().Str != w.Vars[4].Value().Str {
+			t.Fatalf("entry %d reopened as %d %q, the log held %d %q", i, g.Index, Outcomes(g), w.Index, Outcomes(w))
+		}
+	}
+}
