@@ -158,6 +158,7 @@ func (hs *hotsets) apply(c *config.Config) {
 // run evaluates at once (which primes the counters' rates) and then at
 // every interval until ctx is done.
 func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
+	defer hs.notes.Close() // last, after the sender's outcomes: writes what is pending
 	hs.mu.Lock()
 	s, err := traps.NewReporting(hs.dests, hs.log, hs.report)
 	if err != nil {

@@ -1,11 +1,19 @@
 // Package notiflog keeps the notifications the daemon sent, as
 // NOTIFICATION-LOG-MIB (RFC 3014) does: each entry has an index that
-// never goes backwards (across restarts too: the next index is saved with
-// the entries), the sysUpTime and wall-clock time it was sent at, its
-// notification OID, its VarBinds as sent and what each delivery path made
-// of it. The log is bounded by a count and an age and kept in the state
-// directory, written with trustdir.WriteFile (a synced temporary file
-// renamed over the old one), so a crash leaves the old file or the new.
+// never goes backwards (across restarts too), the sysUpTime and
+// wall-clock time it was sent at, its notification OID, its VarBinds as
+// sent and what each delivery path made of it. The log is bounded by a
+// count and an age.
+//
+// It is kept in the state directory as an append-only journal
+// (journal.go): Add and Outcome change the log in memory and hand a
+// record to a writer goroutine, which writes what is pending with one
+// write and one fsync per batch, at most CommitDelay after the first
+// record (writer.go), so that a notification costs about its own size on
+// disk and its caller never waits for the disk. When the journal is much
+// bigger than the entries kept, the writer rewrites it with those alone
+// (a synced temporary file renamed over it). A crash loses at most the
+// last batch; Open drops a torn tail and says so.
 //
 // Entries restored from the file serve an uptime of 0, as RFC 3014 asks
 // of entries that outlive the agent's restart (their sysUpTime is of a
@@ -13,10 +21,7 @@
 package notiflog
 
 import (
-	"encoding/json"
-	"errors"
 	"fmt"
-	"io/fs"
 	"log/slog"
 	"slices"
 	"strings"
@@ -24,11 +29,14 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/client/trustdir"
 )
 
-// File is the log's name in the state directory.
-const File = "notifications.json"
+// File is the journal's name in the state directory; LegacyFile is the
+// log's file of earlier versions, converted by Open.
+const (
+	File       = "notifications.journal"
+	LegacyFile = "notifications.json"
+)
 
 // Defaults and bounds of the limits (config notification_log.*).
 const (
@@ -37,7 +45,8 @@ const (
 	MaxEntries        = 10000
 	MaxVars           = 64  // VarBinds kept per entry; more are left out and counted
 	MaxOutcomes       = 16  // delivery paths recorded per entry
-	maxValueBytes     = 255 // of a kept OctetString
+	maxValueBytes     = 255 // of a kept OctetString, an outcome's path and result
+	maxOIDLen         = 128 // sub-identifiers kept of an OID (SNMP's most), so that a record stays under maxRecord
 )
 
 // Var is one VarBind as sent.
@@ -80,12 +89,18 @@ type Stats struct {
 	AgedOut uint64 // removed for age
 	Evicted uint64 // removed for the count limit (or the file's size)
 	SaveErr string // last error saving the file; "" when the last save succeeded
+
+	// The journal's writer (since start).
+	Written     uint64 // bytes written to the journal, compactions included
+	Batches     uint64 // writes, each followed by one fsync
+	Compactions uint64 // journal rewritten with the kept entries alone
+	Overflows   uint64 // records that outran the writer, replaced by a compaction (nothing lost)
+	TornBytes   uint64 // bytes of a torn or corrupt tail Open dropped (a crash during a batch)
 }
 
 // Log is the notification log. It is safe for concurrent use.
 type Log struct {
 	mu      sync.Mutex
-	file    string
 	max     int
 	age     time.Duration
 	next    uint32
@@ -94,56 +109,8 @@ type Log struct {
 	stats   Stats
 	now     func() time.Time
 	log     *slog.Logger
-	saveMu  sync.Mutex // orders the file writes
-}
 
-type saved struct {
-	Next    uint32  `json:"next"`
-	Entries []Entry `json:"entries"`
-}
-
-// Open reads the log kept in file ("" keeps none) with the limits
-// (maxEntries 0: DefaultMaxEntries; maxAge 0: DefaultMaxAge). A missing
-// file starts an empty log at index 1; an unreadable one is an error that
-// names it, and is not overwritten.
-func Open(file string, maxEntries int, maxAge time.Duration, now func() time.Time, log *slog.Logger) (*Log, error) {
-	if now == nil {
-		now = time.Now
-	}
-	if log == nil {
-		log = slog.New(slog.DiscardHandler)
-	}
-	l := &Log{file: file, next: 1, now: now, log: log}
-	if err := l.SetLimits(maxEntries, maxAge); err != nil {
-		return nil, err
-	}
-	if file == "" {
-		return l, nil
-	}
-	b, err := trustdir.ReadFile(file)
-	if errors.Is(err, fs.ErrNotExist) {
-		return l, nil
-	}
-	if err != nil {
-		return nil, fmt.Errorf("notification log: %w", err)
-	}
-	var s saved
-	if err := json.Unmarshal(b, &s); err != nil {
-		return nil, fmt.Errorf("notification log %s: not a saved log (%v); move it away to start a new one", file, err)
-	}
-	for i := range s.Entries {
-		e := &s.Entries[i]
-		if e.Index == 0 || (i > 0 && cmpIndex(e.Index, s.Entries[i-1].Index) <= 0) {
-			return nil, fmt.Errorf("notification log %s: entry %d has index %d, not after the one before; move it away to start a new one", file, i+1, e.Index)
-		}
-		e.Restored = true
-	}
-	l.entries, l.next = s.Entries, max(s.Next, 1)
-	if n := len(l.entries); n > 0 && cmpIndex(l.next, l.entries[n-1].Index) <= 0 {
-		l.next = l.entries[n-1].Index + 1 // never reuse a kept index
-	}
-	l.trim()
-	return l, nil
+	j *journal // nil: kept in memory only
 }
 
 // SetLimits changes the bounds: at most maxEntries entries (1 to
@@ -163,6 +130,7 @@ func (l *Log) SetLimits(maxEntries int, maxAge time.Duration) error {
 	l.max, l.age = maxEntries, maxAge
 	l.trim()
 	l.mu.Unlock()
+	l.j.kick()
 	return nil
 }
 
@@ -189,16 +157,37 @@ func (l *Log) trim() {
 		n += over
 		l.stats.Evicted += uint64(over)
 	}
-	if n > 0 {
-		l.entries = slices.Delete(l.entries, 0, n)
-		l.version++
+	l.drop(n)
+}
+
+// drop forgets the n oldest entries and journals it; l.mu is held.
+func (l *Log) drop(n int) {
+	if n <= 0 {
+		return
+	}
+	keep := l.next
+	if n < len(l.entries) {
+		keep = l.entries[n].Index
+	}
+	// Resliced, not moved: a full log drops one entry per Add.
+	clear(l.entries[:n])
+	l.entries = l.entries[n:]
+	l.version++
+	l.record(record{kind: recKeep, idx: keep})
+}
+
+// record hands r to the writer; l.mu is held.
+func (l *Log) record(r record) {
+	if l.j != nil {
+		l.j.pend(r, &l.stats)
 	}
 }
 
 // Add records a notification about to be sent and returns its index. The
-// index wraps from 2^32-1 to 1, as nlmLogIndex does.
+// index wraps from 2^32-1 to 1, as nlmLogIndex does. It does not wait for
+// the disk.
 func (l *Log) Add(uptime time.Duration, oid asn1tree.OID, vars []asn1tree.Value, oids []asn1tree.OID) uint32 {
-	e := Entry{Uptime: uptime, OID: oid.Clone()}
+	e := Entry{Uptime: uptime, OID: cutOID(oid)}
 	for i := range vars {
 		if len(e.Vars) == MaxVars {
 			e.Omitted = len(vars) - MaxVars
@@ -209,7 +198,7 @@ func (l *Log) Add(uptime time.Duration, oid asn1tree.OID, vars []asn1tree.Value,
 		if len(b) > maxValueBytes {
 			b = b[:maxValueBytes]
 		}
-		e.Vars = append(e.Vars, Var{OID: oids[i].Clone(), Kind: v.Kind, Num: v.Num, Bytes: b, Obj: v.OID.Clone()})
+		e.Vars = append(e.Vars, Var{OID: cutOID(oids[i]), Kind: v.Kind, Num: v.Num, Bytes: b, Obj: cutOID(v.OID)})
 	}
 	l.mu.Lock()
 	e.Index, e.Time = l.next, l.now()
@@ -219,26 +208,39 @@ func (l *Log) Add(uptime time.Duration, oid asn1tree.OID, vars []asn1tree.Value,
 	l.entries = append(l.entries, e)
 	l.stats.Logged++
 	l.version++
+	l.record(record{kind: recAdd, e: e})
 	l.trim()
 	l.mu.Unlock()
-	l.save()
+	l.j.kick()
 	return e.Index
 }
 
 // Outcome records what delivery path made of entry idx (replacing the
 // path's earlier outcome: an inform first queued, then acknowledged). An
-// entry no longer kept is ignored.
+// entry no longer kept is ignored. It does not wait for the disk.
 func (l *Log) Outcome(idx uint32, path string, ok bool, result string) {
+	o := Outcome{Path: cut(path), Result: cut(result), OK: ok}
 	l.mu.Lock()
+	found := l.setOutcome(idx, o)
+	if found {
+		l.version++
+		l.record(record{kind: recOutcome, idx: idx, o: o})
+	}
+	l.mu.Unlock()
+	if found {
+		l.j.kick()
+	}
+}
+
+// setOutcome puts o in entry idx's outcomes; l.mu is held.
+func (l *Log) setOutcome(idx uint32, o Outcome) bool {
 	i, found := slices.BinarySearchFunc(l.entries, idx, func(e Entry, idx uint32) int { return cmpIndex(e.Index, idx) })
 	if !found {
-		l.mu.Unlock()
-		return
+		return false
 	}
 	e := &l.entries[i]
-	o := Outcome{Path: path, Result: result, OK: ok}
 	outs := slices.Clone(e.Outcomes) // a view may hold the old ones
-	j := slices.IndexFunc(outs, func(o Outcome) bool { return o.Path == path })
+	j := slices.IndexFunc(outs, func(p Outcome) bool { return p.Path == o.Path })
 	switch {
 	case j >= 0:
 		outs[j] = o
@@ -246,9 +248,20 @@ func (l *Log) Outcome(idx uint32, path string, ok bool, result string) {
 		outs = append(outs, o)
 	}
 	e.Outcomes = outs
-	l.version++
-	l.mu.Unlock()
-	l.save()
+	return true
+}
+
+// cutOID copies o, bounded.
+func cutOID(o asn1tree.OID) asn1tree.OID {
+	return o[:min(len(o), maxOIDLen)].Clone()
+}
+
+// cut bounds an outcome's text, as a kept value is.
+func cut(s string) string {
+	if len(s) > maxValueBytes {
+		return s[:maxValueBytes]
+	}
+	return s
 }
 
 // cmpIndex orders indexes, one that wrapped after the others.
@@ -296,51 +309,7 @@ func (l *Log) Expire() {
 	changed := v != l.version
 	l.mu.Unlock()
 	if changed {
-		l.save()
-	}
-}
-
-// save writes the log; an error is logged once per change and served.
-func (l *Log) save() {
-	if l.file == "" {
-		return
-	}
-	l.saveMu.Lock()
-	defer l.saveMu.Unlock()
-	l.mu.Lock()
-	b, err := l.marshal()
-	l.mu.Unlock()
-	if err == nil {
-		err = trustdir.WriteFile(l.file, b, 0o600)
-	}
-	msg := ""
-	if err != nil {
-		msg = err.Error()
-	}
-	l.mu.Lock()
-	last := l.stats.SaveErr
-	l.stats.SaveErr = msg
-	l.mu.Unlock()
-	if msg != last && msg != "" {
-		l.log.Warn("notification log not saved; it will be lost at a restart", "err", msg)
-	}
-}
-
-// marshal encodes the log for its file. Entries that would make the file
-// bigger than Open reads back (trustdir.MaxFileSize: a start would fail)
-// are evicted, oldest first; l.mu is held.
-func (l *Log) marshal() ([]byte, error) {
-	for {
-		b, err := json.Marshal(saved{Next: l.next, Entries: l.entries})
-		if err != nil || len(b) <= trustdir.MaxFileSize || len(l.entries) == 0 {
-			return b, err
-		}
-		// Keep a share of the entries a little below the share that fits.
-		n := len(l.entries)
-		keep := min(int(int64(n)*trustdir.MaxFileSize/int64(len(b))*9/10), n-1)
-		l.entries = slices.Delete(l.entries, 0, n-keep)
-		l.stats.Evicted += uint64(n - keep)
-		l.version++
+		l.j.kick()
 	}
 }
 

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/trustdir"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -48,6 +49,9 @@ func TestLogPersistsAndBounds(t *testing.T) {
 		t.Errorf("outcomes %q", got)
 	}
 
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
 	c.t = c.t.Add(30 * time.Minute)
 	l2, err := Open(file, 3, time.Hour, c.now, nil)
 	if err != nil {
@@ -69,6 +73,9 @@ func TestLogPersistsAndBounds(t *testing.T) {
 	// All aged out and reopened: the index still goes on.
 	c.t = c.t.Add(2 * time.Hour)
 	l2.Expire()
+	if err := l2.Close(); err != nil {
+		t.Fatal(err)
+	}
 	l3, err := Open(file, 3, time.Hour, c.now, nil)
 	if err != nil {
 		t.Fatal(err)
@@ -76,17 +83,27 @@ func TestLogPersistsAndBounds(t *testing.T) {
 	if idx := add(l3, "f"); idx != 6 {
 		t.Errorf("index after all aged out and a reopen: %d, want 6", idx)
 	}
+	l3.Close()
 }
 
 func TestLogRefusesBadFileAndLimits(t *testing.T) {
-	file := filepath.Join(t.TempDir(), File)
-	os.WriteFile(file, []byte(`{"next":3,"entries":[{"index":2},{"index":1}]}`), 0o600)
-	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), "entry 2 has index 1") {
+	dir := t.TempDir()
+	file, legacy := filepath.Join(dir, File), filepath.Join(dir, LegacyFile)
+	os.WriteFile(legacy, []byte(`{"next":3,"entries":[{"index":2},{"index":1}]}`), 0o600)
+	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), legacy+": entry 2 has index 1") {
 		t.Errorf("entries out of order: %v", err)
 	}
-	os.WriteFile(file, []byte(`not json`), 0o600)
-	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), "not a saved log") {
+	os.WriteFile(legacy, []byte(`not json`), 0o600)
+	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), legacy+": not a saved log") {
 		t.Errorf("garbage: %v", err)
+	}
+	// A journal whose head is not a journal's is named, and kept as it is.
+	os.WriteFile(file, []byte(`{"next":3,"entries":[]}`), 0o600)
+	if _, err := Open(file, 0, 0, nil, nil); err == nil || !strings.Contains(err.Error(), file+": not a notification journal") {
+		t.Errorf("not a journal: %v", err)
+	}
+	if b, _ := os.ReadFile(file); string(b) != `{"next":3,"entries":[]}` {
+		t.Errorf("a file that is not a journal was changed to %q", b)
 	}
 	if err := CheckLimits(MaxEntries+1, 0); err == nil || !strings.HasPrefix(err.Error(), "entries:") {
 		t.Errorf("too many entries: %v", err)
@@ -162,7 +179,8 @@ func TestViewUnchangedByLaterWrites(t *testing.T) {
 // big notifications in a long log push the oldest out, rather than make
 // the next start fail.
 func TestSaveKeepsTheFileReadable(t *testing.T) {
-	l, err := Open("", MaxEntries, 0, nil, nil)
+	file := filepath.Join(t.TempDir(), File)
+	l, err := Open(file, MaxEntries, 0, nil, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -171,19 +189,21 @@ func TestSaveKeepsTheFileReadable(t *testing.T) {
 		vals[i] = asn1tree.Str(strings.Repeat("\xff", maxValueBytes))
 		oids[i] = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1, 14, 0, uint32(i), 0}
 	}
-	const n = 1000 // about 27 kB each
+	const n = 1000 // about 20 kB each
 	for range n {
 		l.Add(time.Second, trapOID, vals, oids)
 	}
-	l.file = filepath.Join(t.TempDir(), File)
-	l.save()
-	if msg := l.View().Stats.SaveErr; msg != "" {
-		t.Fatalf("save: %s", msg)
+	if err := l.Close(); err != nil {
+		t.Fatalf("save: %v", err)
 	}
-	l2, err := Open(l.file, MaxEntries, 0, nil, nil)
+	if fi, err := os.Stat(file); err != nil || fi.Size() > trustdir.MaxFileSize {
+		t.Fatalf("journal: %v, %d bytes", err, fi.Size())
+	}
+	l2, err := Open(file, MaxEntries, 0, nil, nil)
 	if err != nil {
 		t.Fatalf("reopen: %v", err)
 	}
+	defer l2.Close()
 	v, v2 := l.View(), l2.View()
 	if len(v2.Entries) == 0 || len(v2.Entries) == n || v2.Entries[len(v2.Entries)-1].Index != n {
 		t.Fatalf("reopened with %d entries, last %d; want some but not all %d, the newest last", len(v2.Entries), v2.Entries[len(v2.Entries)-1].Index, n)
