@@ -40,9 +40,9 @@ func crashChild(dir string) {
 }
 
 // A daemon killed (SIGKILL) at random moments, 30 times, in batches and
-// in compactions: every reopen succeeds, the entries are consecutive
-// with the content they were added with, the index never goes
-// backwards, and no temporary file is left.
+// in compactions: every reopen succeeds, the entries are in order
+// with the content they were added with, no index handed out before a
+// kill is handed out again, and no temporary file is left.
 func TestCrashLeavesAPrefix(t *testing.T) {
 	if dir := os.Getenv(crashEnv); dir != "" {
 		crashChild(dir)
@@ -84,8 +84,8 @@ func TestCrashLeavesAPrefix(t *testing.T) {
 				if err != nil {
 					t.Fatalf("run %d: the child says %q", run, s)
 				}
-				if n == 0 && uint32(idx) <= last {
-					t.Fatalf("run %d: first index %d, not after %d, the last one kept", run, idx, last)
+				if n == 0 && uint32(idx) <= printed {
+					t.Fatalf("run %d: first index %d, not after %d, the last one the killed daemon handed out", run, idx, printed)
 				}
 				printed = uint32(idx)
 			case <-time.After(20 * time.Second):
@@ -113,7 +113,7 @@ func TestCrashLeavesAPrefix(t *testing.T) {
 			torn++
 		}
 		for i, e := range v.Entries {
-			if i > 0 && e.Index != v.Entries[i-1].Index+1 {
+			if i > 0 && e.Index <= v.Entries[i-1].Index { // a crash skips the indexes its lost batch handed out
 				t.Fatalf("run %d: entry %d follows %d", run, e.Index, v.Entries[i-1].Index)
 			}
 			if got := e.Vars[0].Value().Str; got != strconv.FormatUint(uint64(e.Index), 10) {
@@ -130,8 +130,8 @@ func TestCrashLeavesAPrefix(t *testing.T) {
 			}
 			last = end
 		}
-		if v.Next <= last {
-			t.Fatalf("run %d: next index %d, not after %d", run, v.Next, last)
+		if v.Next <= printed { // a manager may have read an index the crash lost
+			t.Fatalf("run %d: next index %d, not after %d, handed out before the kill", run, v.Next, printed)
 		}
 		if testing.Verbose() {
 			t.Logf("run %d: %d added, kept %d entries up to %d, %d bytes torn", run, printed, len(v.Entries), last, v.Stats.TornBytes)

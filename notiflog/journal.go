@@ -23,6 +23,7 @@ const (
 	recAdd     = 'A' // an entry
 	recOutcome = 'O' // a delivery path's outcome of an entry
 	recKeep    = 'K' // entries before this index are gone (limits)
+	recReserve = 'R' // indexes before this one may have been handed out
 
 	frameHeader = 8
 	maxRecord   = 1 << 20 // an entry is at most about 40 kB; more is damage
@@ -33,7 +34,7 @@ var castagnoli = crc32.MakeTable(crc32.Castagnoli)
 // record is one change of the log, as the writer encodes it.
 type record struct {
 	kind byte
-	idx  uint32  // recState: next; recOutcome: entry; recKeep: first kept
+	idx  uint32  // recState: next; recOutcome: entry; recKeep: first kept; recReserve: reserved up to
 	e    Entry   // recAdd
 	o    Outcome // recOutcome
 }
@@ -44,7 +45,7 @@ func appendFrame(b []byte, r *record) []byte {
 	b = append(b, make([]byte, frameHeader)...)
 	b = append(b, r.kind)
 	switch r.kind {
-	case recState, recKeep:
+	case recState, recKeep, recReserve:
 		b = binary.AppendUvarint(b, uint64(r.idx))
 	case recOutcome:
 		b = binary.AppendUvarint(b, uint64(r.idx))
@@ -209,7 +210,7 @@ func decode(p []byte) (record, error) {
 	d := &dec{b: p}
 	r := record{kind: d.byte()}
 	switch r.kind {
-	case recState, recKeep:
+	case recState, recKeep, recReserve:
 		r.idx = uint32(d.uvarint(1<<32-1, "index"))
 	case recOutcome:
 		r.idx = uint32(d.uvarint(1<<32-1, "index"))

@@ -41,6 +41,7 @@ func Open(file string, maxEntries int, maxAge time.Duration, now func() time.Tim
 	dir := filepath.Dir(file)
 	removeTemps(dir, log, filepath.Base(file), LegacyFile)
 	j := newJournal(l, file)
+	l.j = j // the writer is not running yet: replay records its reservation
 	legacy := filepath.Join(dir, LegacyFile)
 	b, err := trustdir.ReadFile(file)
 	switch {
@@ -62,7 +63,13 @@ func Open(file string, maxEntries int, maxAge time.Duration, now func() time.Tim
 	if l.next == 0 {
 		l.next = 1
 	}
-	l.j = j
+	if r := j.reserved; r != 0 && cmpIndex(r, l.next) > 0 {
+		// Not stopped by Close: entries up to r may have been handed out
+		// (and seen by a manager) in a batch the crash lost.
+		log.Warn("notification log: the daemon did not stop cleanly; indexes a lost batch may have used are skipped",
+			"file", file, "saved_next", l.next, "next", r)
+		l.next = r
+	}
 	l.mu.Lock()
 	l.trim()
 	l.mu.Unlock()
@@ -149,6 +156,8 @@ func (l *Log) apply(r *record) error {
 		}
 	case recOutcome:
 		l.setOutcome(r.idx, r.o)
+	case recReserve:
+		l.j.reserved = r.idx
 	case recKeep:
 		n := 0
 		for n < len(l.entries) && cmpIndex(l.entries[n].Index, r.idx) < 0 {

@@ -29,6 +29,11 @@ var (
 	// Open reads back, leaving room to append.
 	maxSnapshot        = trustdir.MaxFileSize / 2
 	writeHook   func() // called by the writer before it writes
+	// reserveWindow is how far ahead of the next index the journal
+	// reserves: a start after a crash goes on at the reservation, so no
+	// index a lost batch handed out (and a manager may have read) is
+	// given to another notification. Renewed at half the window.
+	reserveWindow uint32 = 1 << 16
 )
 
 // journal writes a Log's changes to its file.
@@ -41,6 +46,7 @@ type journal struct {
 	pendingBytes int
 	snap         bool   // the next write is a compaction: records were dropped, or a write failed
 	errKind      string // of the last save error, "" after a success
+	reserved     uint32 // indexes before it may be in use (recReserve); the writer's, and Open's
 
 	// The writer's own (Open's before it starts the writer).
 	f    *os.File // the journal, open for appending; nil: rewrite it
@@ -109,7 +115,7 @@ func (j *journal) run() {
 		case <-j.kickc:
 		case <-retry:
 		case <-j.stop:
-			j.flush()
+			j.final()
 			return
 		}
 		t := time.NewTimer(commitDelay)
@@ -117,7 +123,7 @@ func (j *journal) run() {
 		case <-t.C:
 		case <-j.stop:
 			t.Stop()
-			j.flush()
+			j.final()
 			return
 		}
 		retry = nil
@@ -130,12 +136,23 @@ func (j *journal) run() {
 // flush writes what is pending: appended with one write and one fsync,
 // or as a compaction when the journal would grow much bigger than the
 // entries kept (or past what Open reads back), or a record was lost.
-func (j *journal) flush() bool {
+func (j *journal) flush() bool { return j.write(false) }
+
+// final writes what is pending and reserves no index beyond the next:
+// a start after Close goes on where this one stopped.
+func (j *journal) final() { j.write(true) }
+
+func (j *journal) write(final bool) bool {
 	l := j.l
 	l.mu.Lock()
-	recs, snap := j.pending, j.snap
+	recs, snap, next := j.pending, j.snap, l.next
 	j.pending, j.pendingBytes = nil, 0
 	l.mu.Unlock()
+	if r, ok := j.reservation(next, final); ok {
+		// First in its batch: any entry of the batch that is read back
+		// comes with the reservation that covers it.
+		recs = append([]record{{kind: recReserve, idx: r}}, recs...)
+	}
 	if len(recs) == 0 && !snap {
 		return true
 	}
@@ -157,6 +174,9 @@ func (j *journal) flush() bool {
 			if err == nil {
 				for i := range recs {
 					j.live.apply(&recs[i], sizes[i])
+					if recs[i].kind == recReserve {
+						j.reserved = recs[i].idx
+					}
 				}
 				j.done1(len(b), false)
 				return true
@@ -165,7 +185,7 @@ func (j *journal) flush() bool {
 			// A torn batch would hide the ones after it: rewrite.
 		}
 	}
-	return j.compact()
+	return j.compact(final)
 }
 
 // append writes b at the journal's end and syncs it; on failure it cuts
@@ -187,13 +207,17 @@ func (j *journal) append(b []byte) error {
 
 // compact rewrites the journal with the log as it is now, through
 // trustdir.WriteFile (a synced temporary file renamed over it).
-func (j *journal) compact() bool {
+func (j *journal) compact(final bool) bool {
 	l := j.l
 	l.mu.Lock()
 	next, ents := l.next, slices.Clone(l.entries)
 	j.pending, j.pendingBytes, j.snap = nil, 0, false // all in ents
 	l.mu.Unlock()
-	b, live, first := snapshot(next, ents)
+	res := j.reserved
+	if r, ok := j.reservation(next, final); ok {
+		res = r
+	}
+	b, live, first := snapshot(next, res, ents)
 	if first > 0 {
 		keep := next
 		if first < len(ents) {
@@ -215,7 +239,7 @@ func (j *journal) compact() bool {
 		j.report("compacting", err)
 		return false
 	}
-	j.size, j.live = int64(len(b)), live
+	j.size, j.live, j.reserved = int64(len(b)), live, res
 	j.done1(len(b), true)
 	return true
 }
@@ -223,8 +247,11 @@ func (j *journal) compact() bool {
 // snapshot encodes a compacted journal of next and ents: the newest
 // entries that fit in maxSnapshot, from ents[first]. Their sizes are
 // measured newest first, so that a log too big is not encoded whole.
-func snapshot(next uint32, ents []Entry) (b []byte, live liveSizes, first int) {
+func snapshot(next, reserved uint32, ents []Entry) (b []byte, live liveSizes, first int) {
 	b = appendFrame([]byte(magic), &record{kind: recState, idx: next})
+	if reserved != 0 && cmpIndex(reserved, next) > 0 {
+		b = appendFrame(b, &record{kind: recReserve, idx: reserved})
+	}
 	sizes := make([]int, len(ents))
 	var scratch []byte
 	total := len(b)
@@ -261,6 +288,22 @@ func (l *Log) evictBefore(idx uint32) {
 		l.entries = l.entries[n:]
 		l.version++
 	}
+}
+
+// reservation is the reservation to write with the next batch, if the
+// one written is too close to next (or, when final, is not next itself).
+func (j *journal) reservation(next uint32, final bool) (uint32, bool) {
+	if final {
+		return next, j.reserved != 0 && j.reserved != next
+	}
+	if j.reserved != 0 && cmpIndex(j.reserved, next+reserveWindow/2) >= 0 {
+		return 0, false
+	}
+	r := next + reserveWindow
+	if r == 0 {
+		r = 1
+	}
+	return r, true
 }
 
 // openAppend opens the journal for appending, not following a link.
