@@ -76,7 +76,7 @@ const (
 )
 
 // BuildMIB is the tree of v as NOTIFICATION-LOG-MIB, with the outcome
-// table at ext.1 (its entry) when ext is not empty. It reads v only.
+// table at ext.1 (its entry ext.1.1) when ext is not empty. It reads v only.
 func BuildMIB(v *View, ext asn1tree.OID) *asn1tree.Tree[asn1tree.Value] {
 	gauge := func(n uint64) asn1tree.Value { return asn1tree.Gauge(uint32(min(n, 1<<32-1))) }
 	c32 := func(n uint64) asn1tree.Value { return asn1tree.Value{Kind: asn1tree.Counter32, Num: uint64(uint32(n))} }
@@ -99,7 +99,7 @@ func BuildMIB(v *View, ext asn1tree.OID) *asn1tree.Tree[asn1tree.Value] {
 	add(cat(nlmStatsLog, 2, defaultLog), c32(v.Stats.Evicted)) // nlmStatsLogNotificationsBumped
 	var outEntry asn1tree.OID
 	if len(ext) > 0 {
-		outEntry = ext.Append(1)
+		outEntry = ext.Append(1, 1)
 	}
 	for i := range v.Entries {
 		e := &v.Entries[i]

@@ -90,10 +90,10 @@ func TestMIBServesRFC3014Objects(t *testing.T) {
 		{"1.3.6.1.2.1.92.1.3.2.1.10.0.2.6", oidv("1.3.6.1.2.1.1.3.0")},
 		{"1.3.6.1.2.1.92.1.3.2.1.3.0.2.7", asn1tree.Int(8)}, // counter64
 		{"1.3.6.1.2.1.92.1.3.2.1.11.0.2.7", asn1tree.Counter(1 << 40)},
-		{extBase.String() + ".1.3.0.2", asn1tree.Gauge(1)}, // delivered
-		{extBase.String() + ".1.4.0.2", asn1tree.Gauge(1)}, // failed
-		{extBase.String() + ".1.5.0.2", asn1tree.Gauge(1)}, // pending
-		{extBase.String() + ".1.7.0.2", asn1tree.Str("v2c trap 127.0.0.1:162: sent; v2c inform 127.0.0.1:1162: pending; master: failed: not connected")},
+		{extBase.String() + ".1.1.3.0.2", asn1tree.Gauge(1)}, // delivered
+		{extBase.String() + ".1.1.4.0.2", asn1tree.Gauge(1)}, // failed
+		{extBase.String() + ".1.1.5.0.2", asn1tree.Gauge(1)}, // pending
+		{extBase.String() + ".1.1.7.0.2", asn1tree.Str("v2c trap 127.0.0.1:162: sent; v2c inform 127.0.0.1:1162: pending; master: failed: not connected")},
 	} {
 		got := mustGet(t, v, w.oid)
 		if got.Kind != w.val.Kind || got.Num != w.val.Num || got.Str != w.val.Str || !got.OID.Equal(w.val.OID) {
