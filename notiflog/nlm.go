@@ -54,7 +54,7 @@ const (
 // nlmLogVariableValueType's values and their value columns. IpAddress (5,
 // column 9) and Opaque (9, column 12) are never logged: the daemon sends
 // neither.
-var varTypes = map[asn1tree.Kind]struct{ typ, col uint32 }{
+var varTypes = [...]struct{ typ, col uint32 }{
 	asn1tree.Counter32:        {1, 4},
 	asn1tree.Gauge32:          {2, 5}, // Unsigned32
 	asn1tree.TimeTicks:        {3, 6},
@@ -62,6 +62,15 @@ var varTypes = map[asn1tree.Kind]struct{ typ, col uint32 }{
 	asn1tree.OctetString:      {6, 8},
 	asn1tree.ObjectIdentifier: {7, 10},
 	asn1tree.Counter64:        {8, 11},
+}
+
+// varType is the type and value column of a VarBind of kind k; ok is
+// false for a kind not logged (NoValue).
+func varType(k asn1tree.Kind) (typ, col uint32, ok bool) {
+	if int(k) >= len(varTypes) || varTypes[k].typ == 0 {
+		return 0, 0, false
+	}
+	return varTypes[k].typ, varTypes[k].col, true
 }
 
 // Columns of the outcome extension table (SUBAGENT-MIB
@@ -75,70 +84,28 @@ const (
 	ColOutOutcome   = 7 // DisplayString: "path: result; ..."
 )
 
-// BuildMIB is the tree of v as NOTIFICATION-LOG-MIB, with the outcome
-// table at ext.1 (its entry ext.1.1) when ext is not empty. It reads v only.
-func BuildMIB(v *View, ext asn1tree.OID) *asn1tree.Tree[asn1tree.Value] {
+// fixedObjects are the objects of the module that are not in a table of
+// the log's entries: nlmConfig and nlmStats with their rows of the log "".
+func fixedObjects(v *View) *asn1tree.Tree[asn1tree.Value] {
 	gauge := func(n uint64) asn1tree.Value { return asn1tree.Gauge(uint32(min(n, 1<<32-1))) }
 	c32 := func(n uint64) asn1tree.Value { return asn1tree.Value{Kind: asn1tree.Counter32, Num: uint64(uint32(n))} }
-	minutes := uint64(v.Age / time.Minute)
-	es := make([]asn1tree.Entry[asn1tree.Value], 0, 16+len(v.Entries)*(8+6+4*MaxVars/8))
-	add := func(o asn1tree.OID, val asn1tree.Value) {
-		es = append(es, asn1tree.Entry[asn1tree.Value]{OID: o, Val: val})
-	}
-	add(nlmScalars[0], gauge(uint64(v.Max)))                   // nlmConfigGlobalEntryLimit
-	add(nlmScalars[1], gauge(minutes))                         // nlmConfigGlobalAgeOut
-	add(nlmScalars[2], c32(v.Stats.Logged))                    // nlmStatsGlobalNotificationsLogged
-	add(nlmScalars[3], c32(v.Stats.Evicted))                   // nlmStatsGlobalNotificationsBumped (age-outs are not bumps)
-	add(cat(nlmCfgEntry, 2, defaultLog), asn1tree.Str(""))     // nlmConfigLogFilterName: no filter
-	add(cat(nlmCfgEntry, 3, defaultLog), gauge(uint64(v.Max))) // nlmConfigLogEntryLimit
-	add(cat(nlmCfgEntry, 4, defaultLog), asn1tree.Int(1))      // nlmConfigLogAdminStatus enabled
-	add(cat(nlmCfgEntry, 5, defaultLog), asn1tree.Int(2))      // nlmConfigLogOperStatus operational
-	add(cat(nlmCfgEntry, 6, defaultLog), asn1tree.Int(5))      // nlmConfigLogStorageType readOnly (from the file)
-	add(cat(nlmCfgEntry, 7, defaultLog), asn1tree.Int(1))      // nlmConfigLogEntryStatus active
-	add(cat(nlmStatsLog, 1, defaultLog), c32(v.Stats.Logged))  // nlmStatsLogNotificationsLogged
-	add(cat(nlmStatsLog, 2, defaultLog), c32(v.Stats.Evicted)) // nlmStatsLogNotificationsBumped
-	var outEntry asn1tree.OID
-	if len(ext) > 0 {
-		outEntry = ext.Append(1, 1)
-	}
-	for i := range v.Entries {
-		e := &v.Entries[i]
-		row := asn1tree.OID{0, e.Index}
-		up := uint64(e.Uptime / (10 * time.Millisecond))
-		if e.Restored {
-			up = 0 // of a previous run: RFC 3014 asks for 0
-		}
-		add(cat(nlmLogEntry, colLogTime, row), asn1tree.Value{Kind: asn1tree.TimeTicks, Num: uint64(uint32(up))})
-		add(cat(nlmLogEntry, colLogDateAndTime, row), asn1tree.Str(DateAndTime(e.Time)))
-		add(cat(nlmLogEntry, colLogEngineID, row), asn1tree.Str("")) // one engine: RFC 3014 allows ""
-		add(cat(nlmLogEntry, colLogEngineTAddress, row), asn1tree.Str(""))
-		add(cat(nlmLogEntry, colLogEngineTDomain, row), asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: zeroDotZero})
-		add(cat(nlmLogEntry, colLogContextEngine, row), asn1tree.Str(""))
-		add(cat(nlmLogEntry, colLogContextName, row), asn1tree.Str(""))
-		add(cat(nlmLogEntry, colLogNotificationID, row), asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: e.OID})
-		for j := range e.Vars {
-			vb := &e.Vars[j]
-			t, ok := varTypes[vb.Kind]
-			if !ok {
-				continue
-			}
-			vrow := asn1tree.OID{0, e.Index, uint32(j + 1)}
-			add(cat(nlmVarEntry, colVarID, vrow), asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: vb.OID})
-			add(cat(nlmVarEntry, colVarType, vrow), asn1tree.Int(int32(t.typ)))
-			add(cat(nlmVarEntry, t.col, vrow), vb.Value())
-		}
-		if outEntry != nil {
-			ok, failed, pending := countOutcomes(e)
-			add(cat(outEntry, ColOutDelivered, row), asn1tree.Gauge(ok))
-			add(cat(outEntry, ColOutFailed, row), asn1tree.Gauge(failed))
-			add(cat(outEntry, ColOutPending, row), asn1tree.Gauge(pending))
-			add(cat(outEntry, ColOutOmitted, row), asn1tree.Gauge(uint32(e.Omitted)))
-			add(cat(outEntry, ColOutOutcome, row), asn1tree.Str(Outcomes(e)))
-		}
+	es := []asn1tree.Entry[asn1tree.Value]{
+		{OID: nlmScalars[0], Val: gauge(uint64(v.Max))},                   // nlmConfigGlobalEntryLimit
+		{OID: nlmScalars[1], Val: gauge(uint64(v.Age / time.Minute))},     // nlmConfigGlobalAgeOut
+		{OID: nlmScalars[2], Val: c32(v.Stats.Logged)},                    // nlmStatsGlobalNotificationsLogged
+		{OID: nlmScalars[3], Val: c32(v.Stats.Evicted)},                   // nlmStatsGlobalNotificationsBumped (age-outs are not bumps)
+		{OID: cat(nlmCfgEntry, 2, defaultLog), Val: asn1tree.Str("")},     // nlmConfigLogFilterName: no filter
+		{OID: cat(nlmCfgEntry, 3, defaultLog), Val: gauge(uint64(v.Max))}, // nlmConfigLogEntryLimit
+		{OID: cat(nlmCfgEntry, 4, defaultLog), Val: asn1tree.Int(1)},      // nlmConfigLogAdminStatus enabled
+		{OID: cat(nlmCfgEntry, 5, defaultLog), Val: asn1tree.Int(2)},      // nlmConfigLogOperStatus operational
+		{OID: cat(nlmCfgEntry, 6, defaultLog), Val: asn1tree.Int(5)},      // nlmConfigLogStorageType readOnly (from the file)
+		{OID: cat(nlmCfgEntry, 7, defaultLog), Val: asn1tree.Int(1)},      // nlmConfigLogEntryStatus active
+		{OID: cat(nlmStatsLog, 1, defaultLog), Val: c32(v.Stats.Logged)},  // nlmStatsLogNotificationsLogged
+		{OID: cat(nlmStatsLog, 2, defaultLog), Val: c32(v.Stats.Evicted)}, // nlmStatsLogNotificationsBumped
 	}
 	t, err := asn1tree.Build(es)
 	if err != nil {
-		panic("notiflog: " + err.Error()) // indexes are unique in a log: a bug
+		panic("notiflog: " + err.Error()) // fixed OIDs: a bug
 	}
 	return t
 }
@@ -172,41 +139,79 @@ func DateAndTime(t time.Time) string {
 		byte(t.Second()), byte(t.Nanosecond() / 100_000_000), '+', 0, 0})
 }
 
-// MIB serves a log as NOTIFICATION-LOG-MIB. Its tree is rebuilt when the
-// log's Version has changed since the last one, by the first reader
-// after the change; other reads share the last tree. The zero value with
+// MIB serves a log as NOTIFICATION-LOG-MIB. Its view is indexed anew
+// when the log's Version has changed since the last one, by the first
+// reader after the change (a copy of the entries and their positions:
+// about 2 ms for a full log); other reads share it. The zero value with
 // L set is ready; Ext is where the outcome table goes (empty: none).
 type MIB struct {
 	L   *Log
 	Ext asn1tree.OID
 
-	mu  sync.Mutex // one rebuild at a time
-	cur atomic.Pointer[built]
+	mu  sync.Mutex // one indexing at a time
+	cur atomic.Pointer[mibView]
 }
 
-type built struct {
-	version uint64
-	tree    *asn1tree.Tree[asn1tree.Value]
-}
+// View is the log as of now: one a request (or a walk) keeps. It is
+// indexed only when a request reads the module (lazily), so that requests
+// for other objects never pay for a change of the log.
+func (m *MIB) View() asn1tree.View { return &lazyView{m: m} }
 
-// View is the log as of now: a tree a request (or a walk) keeps.
-func (m *MIB) View() asn1tree.View { return m.Tree() }
-
-// Tree is View's tree.
-func (m *MIB) Tree() *asn1tree.Tree[asn1tree.Value] {
+// current is the view of the log's current version.
+func (m *MIB) current() *mibView {
 	v := m.L.Version()
-	if b := m.cur.Load(); b != nil && b.version == v {
-		return b.tree
+	if c := m.cur.Load(); c != nil && c.v.Version == v {
+		return c
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if b := m.cur.Load(); b != nil && b.version == m.L.Version() {
-		return b.tree
+	if c := m.cur.Load(); c != nil && c.v.Version == m.L.Version() {
+		return c
 	}
-	lv := m.L.View()
-	b := &built{version: lv.Version, tree: BuildMIB(&lv, m.Ext)}
-	m.cur.Store(b)
-	return b.tree
+	c := newMIBView(m.L.View(), m.Ext)
+	m.cur.Store(c)
+	return c
+}
+
+// lazyView takes the log's view when first read into the module or the
+// outcome table, and keeps it.
+type lazyView struct {
+	m    *MIB
+	once sync.Once
+	v    *mibView
+}
+
+func (l *lazyView) get() *mibView {
+	l.once.Do(func() { l.v = l.m.current() })
+	return l.v
+}
+
+// touches reports whether [start, end) can hold an object of the view.
+func (l *lazyView) touches(start, end asn1tree.OID) bool {
+	for _, p := range []asn1tree.OID{NLM, l.m.Ext} {
+		if len(p) == 0 {
+			continue
+		}
+		after := append(p[:len(p)-1:len(p)-1], p[len(p)-1]+1) // the first OID past p's subtree
+		if asn1tree.Compare(start, after) < 0 && (len(end) == 0 || asn1tree.Compare(end, p) > 0) {
+			return true
+		}
+	}
+	return false
+}
+
+func (l *lazyView) Get(oid asn1tree.OID) (asn1tree.Value, bool) {
+	if !oid.HasPrefix(NLM) && (len(l.m.Ext) == 0 || !oid.HasPrefix(l.m.Ext)) {
+		return asn1tree.Value{}, false
+	}
+	return l.get().Get(oid)
+}
+
+func (l *lazyView) Search(start asn1tree.OID, include bool, end asn1tree.OID) (asn1tree.OID, asn1tree.Value, bool) {
+	if !l.touches(start, end) {
+		return nil, asn1tree.Value{}, false
+	}
+	return l.get().Search(start, include, end)
 }
 
 // Registrations are the AgentX registrations that give the daemon the

@@ -155,26 +155,38 @@ func TestMIBWalkOrder(t *testing.T) {
 	}
 }
 
-// The tree is rebuilt when the log changes, and only then: readers
-// between two changes share one tree.
+// The view is indexed again when the log changes, and only then:
+// readers between two changes share one; a view a walk holds does not
+// change under it.
 func TestMIBRebuildsOnChangeOnly(t *testing.T) {
 	l, c := typedLog(t)
 	m := &MIB{L: l}
-	a, b := m.Tree(), m.Tree()
+	a, b := m.current(), m.current()
 	if a != b {
-		t.Fatal("two reads of an unchanged log built two trees")
+		t.Fatal("two reads of an unchanged log indexed it twice")
 	}
+	held := m.View()
+	mustGet(t, held, "1.3.6.1.2.1.92.1.3.1.1.9.0.2")
 	c.t = c.t.Add(time.Second)
 	add(l, "third")
-	n := m.Tree()
-	if n == a {
-		t.Fatal("a read after Add serves the old tree")
+	if n := m.current(); n == a {
+		t.Fatal("a read after Add serves the old view")
 	}
-	if _, ok := n.Get(asn1tree.MustParse("1.3.6.1.2.1.92.1.3.1.1.9.0.3")); !ok {
-		t.Error("the new entry 3 is not in the rebuilt tree")
+	mustGet(t, m.View(), "1.3.6.1.2.1.92.1.3.1.1.9.0.3")
+	if _, ok := held.Get(asn1tree.MustParse("1.3.6.1.2.1.92.1.3.1.1.9.0.3")); ok {
+		t.Error("the view a walk holds changed under it")
 	}
-	if _, ok := a.Get(asn1tree.MustParse("1.3.6.1.2.1.92.1.3.1.1.9.0.3")); ok {
-		t.Error("the tree a walk holds changed under it")
+	// A request for other objects does not index the log.
+	add(l, "fourth")
+	other := m.View()
+	if _, _, ok := other.Search(asn1tree.MustParse("1.3.6.1.4.1.32473.1.1"), false, asn1tree.MustParse("1.3.6.1.4.1.32473.1.2")); ok {
+		t.Error("a search below the base found a cell of the log")
+	}
+	if _, ok := other.Get(asn1tree.MustParse("1.3.6.1.4.1.32473.1.1.1.4.0")); ok {
+		t.Error("a Get below the base found a cell of the log")
+	}
+	if m.cur.Load().v.Version == l.Version() {
+		t.Error("requests for other objects indexed the log")
 	}
 }
 
