@@ -231,3 +231,43 @@ func TestRegistrations(t *testing.T) {
 		t.Errorf("a session priority above 100 is lowered to %d", p)
 	}
 }
+
+// Readers index and read the log while notifications are added (run with
+// -race): each view they take stays whole, its walk in order.
+func TestMIBConcurrentReadsAndAdds(t *testing.T) {
+	l, c := typedLog(t)
+	m := &MIB{L: l, Ext: extBase}
+	done := make(chan struct{})
+	errs := make(chan string, 4)
+	for g := 0; g < 4; g++ {
+		go func() {
+			defer func() { done <- struct{}{} }()
+			for i := 0; i < 200; i++ {
+				v := m.View()
+				o := NLM
+				for k := 0; k < 50; k++ {
+					next, _, ok := v.Search(o, false, nil)
+					if !ok {
+						break
+					}
+					if asn1tree.Compare(next, o) <= 0 {
+						errs <- "walk went backwards at " + next.String()
+						return
+					}
+					o = next
+				}
+			}
+		}()
+	}
+	for i := 0; i < 50; i++ {
+		c.t = c.t.Add(time.Second)
+		add(l, "more")
+	}
+	for g := 0; g < 4; g++ {
+		<-done
+	}
+	close(errs)
+	for e := range errs {
+		t.Error(e)
+	}
+}
