@@ -157,20 +157,35 @@ type MIB struct {
 // for other objects never pay for a change of the log.
 func (m *MIB) View() asn1tree.View { return &lazyView{m: m} }
 
-// current is the view of the log's current version.
+// current is the view of the log's current version and limits.
 func (m *MIB) current() *mibView {
-	v := m.L.Version()
-	if c := m.cur.Load(); c != nil && c.v.Version == v {
+	fresh := func(c *mibView) bool {
+		if c == nil {
+			return false
+		}
+		v, n, age := m.L.state()
+		return c.v.Version == v && c.v.Max == n && c.v.Age == age
+	}
+	if c := m.cur.Load(); fresh(c) {
 		return c
 	}
 	m.mu.Lock()
 	defer m.mu.Unlock()
-	if c := m.cur.Load(); c != nil && c.v.Version == m.L.Version() {
+	if c := m.cur.Load(); fresh(c) {
 		return c
 	}
 	c := newMIBView(m.L.View(), m.Ext)
 	m.cur.Store(c)
 	return c
+}
+
+// state is what a view of the log depends on besides its entries'
+// Version: SetLimits changes the limits without a new Version when it
+// drops nothing.
+func (l *Log) state() (version uint64, maxEntries int, maxAge time.Duration) {
+	l.mu.Lock()
+	defer l.mu.Unlock()
+	return l.version, l.max, l.age
 }
 
 // lazyView takes the log's view when first read into the module or the

@@ -271,3 +271,21 @@ func TestMIBConcurrentReadsAndAdds(t *testing.T) {
 		t.Error(e)
 	}
 }
+
+// A reload's new limits are served at once, though SetLimits drops no
+// entry (and so leaves the Version as it was).
+func TestMIBServesNewLimits(t *testing.T) {
+	l, _ := typedLog(t)
+	m := &MIB{L: l}
+	mustGet(t, m.View(), "1.3.6.1.2.1.92.1.1.1.0")
+	if err := l.SetLimits(300, 5*time.Hour); err != nil {
+		t.Fatal(err)
+	}
+	v := m.View()
+	if got := mustGet(t, v, "1.3.6.1.2.1.92.1.1.1.0"); got.Num != 300 {
+		t.Errorf("nlmConfigGlobalEntryLimit %v after SetLimits(300), want 300", got)
+	}
+	if got := mustGet(t, v, "1.3.6.1.2.1.92.1.1.2.0"); got.Num != 300 {
+		t.Errorf("nlmConfigGlobalAgeOut %v after SetLimits(5h), want 300 minutes", got)
+	}
+}
