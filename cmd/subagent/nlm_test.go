@@ -129,7 +129,9 @@ func TestNotificationLogMIBStandaloneAndSnmpd(t *testing.T) {
 // so and uses the project's stand-in of it (names, OIDs and syntaxes).
 func tableByName(t *testing.T, name string, c *snmpdtest.Snmpd) {
 	dirs, real := mibtest.NotificationLogDirs(t)
-	if !real {
+	if real {
+		t.Logf("%s: snmptable by name with the installed NOTIFICATION-LOG-MIB", name)
+	} else {
 		t.Logf("%s: NOTIFICATION-LOG-MIB is not installed: the walks above used numeric OIDs; snmptable by name "+
 			"uses the stand-in mib/mibtest/standins/NOTIFICATION-LOG-MIB", name)
 	}

@@ -129,14 +129,24 @@ func Run(t testing.TB, env []string, name string, args ...string) (stdout, stder
 
 // NotificationLogDirs returns a directory of the test's own holding
 // NOTIFICATION-LOG-MIB (RFC 3014) and what it imports: the system's copies
-// when they are installed (real), otherwise the stand-ins with the
+// when they are installed (in the usual folders or MIBDIRS; real), otherwise the stand-ins with the
 // project's own NOTIFICATION-LOG-MIB stand-in.
 func NotificationLogDirs(t testing.TB) (dirs []string, real bool) {
 	t.Helper()
 	mods := append([]string{"NOTIFICATION-LOG-MIB", "SNMP-FRAMEWORK-MIB"}, Imported...)
 	var found []string
 	for _, mod := range mods {
-		if f := findModule(mod); f != "" {
+		f := findModule(mod)
+		for _, d := range strings.Split(os.Getenv("MIBDIRS"), ":") { // net-snmp's own search path too
+			if d = strings.TrimLeft(d, "+-"); f == "" && d != "" {
+				if st, err := os.Stat(filepath.Join(d, mod+".txt")); err == nil && st.Mode().IsRegular() {
+					f = filepath.Join(d, mod+".txt")
+				} else if st, err := os.Stat(filepath.Join(d, mod)); err == nil && st.Mode().IsRegular() {
+					f = filepath.Join(d, mod)
+				}
+			}
+		}
+		if f != "" {
 			found = append(found, f)
 		}
 	}
