@@ -89,6 +89,7 @@ func (m *model) conformance(add addFunc, self string) {
 	add("hotsetNotificationsGroup", base.Append(hotsetGroupsArc, 2), "NOTIFICATION-GROUP", "", "",
 		objectGroup("hotsetNotificationsGroup", "NOTIFICATIONS", notifs, "The hotset notifications.", hot, 2))
 
+	m.outcomeConformance(add, hot, base)
 	m.writableConformance(add, conf, comps, base)
 
 	compliance := func(name, status, descr string, arc uint32, mandatory []string) {
@@ -98,7 +99,11 @@ func (m *model) conformance(add addFunc, self string) {
 		if len(mandatory) > 0 {
 			fmt.Fprintf(&b, "%sMANDATORY-GROUPS {\n%s\n%s}\n", ind+ind, wrapList(ind+ind+ind, mandatory, ", "), ind+ind)
 		}
-		for _, g := range []string{"hotsetObjectsGroup", "hotsetNotificationsGroup"} {
+		groups := []string{"hotsetObjectsGroup", "hotsetNotificationsGroup"}
+		if status == "current" {
+			groups = append(groups, outcomeGroup)
+		}
+		for _, g := range groups {
 			fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, g, ind+ind,
 				quoted(ind+ind+ind, "Required of agents that send hotset notifications."))
 		}

@@ -205,7 +205,7 @@ func (m *model) index(t Tree) error {
 			if it.IsStat() {
 				return fmt.Errorf("mib: statistic %q is not in a context", it.Path)
 			}
-			if a := it.Rel[0]; a == spmi.ASNNotifications || a == spmi.ASNConformance || a == spmi.ASNWritable || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
+			if a := it.Rel[0]; a == spmi.ASNNotifications || a == spmi.ASNConformance || a == spmi.ASNWritable || a == spmi.ASNNotifLogExt || a >= spmi.TablesArc && a <= spmi.TablesArc+spmi.MaxTableDepth {
 				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
 			}
 		} else {

@@ -41,6 +41,7 @@ func (m *model) fixedNames() []string {
 		out = append(out, m.prefix+d.Name+"Compliance")
 	}
 	out = append(out, m.writableNames()...)
+	out = append(out, m.outcomeNames()...)
 	for _, n := range m.notifications() {
 		out = append(out, n.Name)
 	}

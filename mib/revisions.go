@@ -11,6 +11,9 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611281600Z", Descr: "The notification log served as NOTIFICATION-LOG-MIB (RFC 3014, " +
+		"mib-2 92, the log named \"\"): notifLogOutcomes (base.111) with notifLogOutcomeTable, each " +
+		"notification's delivery outcomes indexed like nlmLogTable, and notifLogOutcomeGroup."},
 	{Date: "202611260100Z", Descr: "The standalone responder's usmStats counters (RFC 3414) " +
 		"under agentSnmp: unsupported security levels, messages outside the time window, unknown " +
 		"users and engine IDs, wrong digests, decryption errors."},

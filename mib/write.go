@@ -51,6 +51,7 @@ func (m *model) write() *Module {
 	}
 	m.writeTables(add, self, m.tableIDs)
 	m.writeWritable(add, self)
+	m.writeOutcomes(add, self)
 	if m.fixedHot {
 		add("hotset", m.base.Append(spmi.ASNHotset), "OBJECT-IDENTITY", "", "",
 			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, spmi.ASNHotset))

@@ -16,7 +16,7 @@ import (
 // entry, the VarBind table NotifLog/entry/<index>/var/<n>
 // (nlmLogVariableTable), indexed by the entry and the VarBind.
 var (
-	logCx    = spmi.CxDesc{Name: "NotifLog", Descr: "Notifications sent (as NOTIFICATION-LOG-MIB)", ASN: spmi.ASNNotifLog}
+	logCx    = spmi.CxDesc{Name: "NotifLog", Descr: "Notifications sent; SNMP: NOTIFICATION-LOG-MIB, mib-2 92", ASN: spmi.ASNNotifLog}
 	entryCx  = spmi.CxDesc{Name: "entry", Descr: "The notifications kept, by index", ASN: 20, Inst: ddswire.SiContInst}
 	entryTpl = spmi.CxDesc{Descr: "Notification sent", Inst: ddswire.SiNoInst}
 	varCx    = spmi.CxDesc{Name: "var", Descr: "The VarBinds of the notification as sent", ASN: 20, Inst: ddswire.SiContInst}

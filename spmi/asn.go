@@ -27,6 +27,9 @@ const (
 	// AgentX master (daemon/snmpwrite.go): hotsetDefTable (1),
 	// rTimeLANHostTable (2).
 	ASNWritable uint32 = 110
+	// ASNNotifLogExt holds notifLogOutcomeTable (1), the notification
+	// log's delivery outcomes beside NOTIFICATION-LOG-MIB's nlmLogTable.
+	ASNNotifLogExt uint32 = 111
 )
 
 // The numbers below Agent (the daemon's own statistics) and RTime.

@@ -13,6 +13,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/daemon"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -29,28 +30,33 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 	// statistics; only the AgentX session takes Sets for them: the
 	// standalone responder stays read-only (a community string on UDP
 	// authenticates nothing).
+	// The notification log is served as NOTIFICATION-LOG-MIB (mib-2 92)
+	// beside them, its tree kept by the walk with the snapshot.
 	w := d.WritableTables()
+	nlm := d.NotificationLogMIB()
 	src := func(at any) (asn1tree.View, any) {
-		s, _ := at.(*spmi.Snapshot)
-		if s == nil {
-			s = h.FreshWithin(cfg.Refresh.SNMPWait)
+		m, _ := at.(*moment)
+		if m == nil {
+			m = &moment{snap: h.FreshWithin(cfg.Refresh.SNMPWait), nlm: nlm.View()}
 		}
-		return asn1tree.Join(s.View(), w.View()), s
+		return asn1tree.Join(asn1tree.Join(m.snap.View(), w.View()), m.nlm), m
 	}
 	if cfg.AgentX != "none" {
 		s := cfg.AgentXSession
+		nlmTree, nlmRegs := nlmRegistrations(uint8(s.Priority))
 		sub, err := agentx.NewWithSource(agentx.Config{
-			Address:      cfg.AgentX,
-			ID:           cfg.Base,
-			Description:  s.Description,
-			Timeout:      s.Timeout,
-			Priority:     uint8(s.Priority),
-			Subtrees:     []asn1tree.OID{cfg.Base},
-			Capabilities: []agentx.Capability{{ID: cfg.Base, Description: s.Description}},
-			PingInterval: s.PingInterval,
-			BackoffMax:   s.MaxBackoff,
-			Logger:       log.With("frontend", "agentx"),
-			Writer:       w,
+			Address:       cfg.AgentX,
+			ID:            cfg.Base,
+			Description:   s.Description,
+			Timeout:       s.Timeout,
+			Priority:      uint8(s.Priority),
+			Subtrees:      []asn1tree.OID{cfg.Base, nlmTree},
+			Registrations: nlmRegs,
+			Capabilities:  []agentx.Capability{{ID: cfg.Base, Description: s.Description}},
+			PingInterval:  s.PingInterval,
+			BackoffMax:    s.MaxBackoff,
+			Logger:        log.With("frontend", "agentx"),
+			Writer:        w,
 		}, src)
 		if err != nil {
 			return err
@@ -63,6 +69,28 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 		return addResponder(d, cfg, src, log)
 	}
 	return nil
+}
+
+// moment is what one request, or one walk, is answered from.
+type moment struct {
+	snap *spmi.Snapshot
+	nlm  asn1tree.View
+}
+
+// nlmRegistrations register NOTIFICATION-LOG-MIB with the master: the
+// whole module, and above snmpd's own priority the parts snmpd 5.9
+// registers for its own log, which stays empty under the daemon's
+// (notiflog.Registrations; docs/MIB.md).
+func nlmRegistrations(priority uint8) (asn1tree.OID, []agentx.Registration) {
+	if priority == 0 {
+		priority = agentx.DefaultPriority
+	}
+	tree, exact, prio := notiflog.Registrations(priority)
+	regs := make([]agentx.Registration, len(exact))
+	for i, o := range exact {
+		regs[i] = agentx.Registration{Subtree: o, Priority: prio}
+	}
+	return tree, regs
 }
 
 // addResponder starts the SNMPv3 engine (snmpEngineBoots counted and

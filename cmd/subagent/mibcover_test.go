@@ -9,6 +9,7 @@ import (
 	"regexp"
 	"slices"
 	"sort"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -19,6 +20,7 @@ import (
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -77,6 +79,7 @@ func coverViews(t *testing.T, views string, ping bool) {
 		hosts = []string{"127.0.0.1"}
 	}
 	writableObjects(served, asn1tree.MustParse(base), []string{"hotpumps"}, hosts)
+	outcomeObjects(served, asn1tree.MustParse(base))
 	shipped, err := filepath.Abs("../../MIBs/SUBAGENT-MIB.txt")
 	if err != nil {
 		t.Fatal(err)
@@ -268,6 +271,25 @@ func writableObjects(out map[string]served, base asn1tree.OID, hotsets, hosts []
 				oid := base.Append(spmi.ASNWritable, tb.Arc, 1, col).Append(index...)
 				out[oid.String()] = served{path: "SNMP/" + tb.Name + "/" + name + "/", index: `"` + name + `"`}
 			}
+		}
+	}
+}
+
+// outcomeObjects adds the cells of notifLogOutcomeTable (base.111.1),
+// one row per notification the log holds: those of NotifLog/entry/.
+func outcomeObjects(out map[string]served, base asn1tree.OID) {
+	rows := map[uint64]bool{}
+	for _, o := range out {
+		if rest, ok := strings.CutPrefix(o.path, "NotifLog/entry/"); ok {
+			if n, err := strconv.ParseUint(strings.TrimSuffix(rest[:strings.IndexByte(rest+"/", '/')], "/"), 10, 32); err == nil {
+				rows[n] = true
+			}
+		}
+	}
+	for n := range rows {
+		for col := uint32(notiflog.ColOutDelivered); col <= notiflog.ColOutOutcome; col++ {
+			oid := base.Append(spmi.ASNNotifLogExt, 1, 1, col, 0, uint32(n))
+			out[oid.String()] = served{path: "NotifLog/entry/" + strconv.FormatUint(n, 10) + "/", index: `"".` + strconv.FormatUint(n, 10)}
 		}
 	}
 }

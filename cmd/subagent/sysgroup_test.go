@@ -79,12 +79,14 @@ func TestStandaloneSystemGroup(t *testing.T) {
 	})
 
 	// After the last object of the system group comes the snmp group
-	// (snmpInPkts first), and after its last (snmpProxyDrops) the tree, in
-	// v1 too.
+	// (snmpInPkts first), after its last (snmpProxyDrops) the notification
+	// log (NOTIFICATION-LOG-MIB, mib-2 92), and after that the tree, in v1
+	// too.
 	for _, ver := range []string{"-v2c", "-v1"} {
 		for _, step := range []struct{ after, want, what string }{
 			{sysGroup + ".9.1.4.1", snmpGroup + ".1.0", "snmpInPkts"},
-			{snmpGroup + ".32.0", base + ".", "the tree's first object"},
+			{snmpGroup + ".32.0", "1.3.6.1.2.1.92.1.1.1.0", "nlmConfigGlobalEntryLimit"},
+			{"1.3.6.1.2.1.92.2", base + ".", "the tree's first object"},
 		} {
 			out, _, err := c.Cmd(t.Context(), c.Tools.Snmpgetnext, []string{ver}, step.after)
 			v, _ := snmpdtest.Parse(out)

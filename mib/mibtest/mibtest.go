@@ -126,3 +126,50 @@ func Run(t testing.TB, env []string, name string, args ...string) (stdout, stder
 	err = cmd.Run()
 	return o.String(), e.String(), err
 }
+
+// NotificationLogDirs returns a directory of the test's own holding
+// NOTIFICATION-LOG-MIB (RFC 3014) and what it imports: the system's copies
+// when they are installed (in the usual folders or MIBDIRS; real), otherwise the stand-ins with the
+// project's own NOTIFICATION-LOG-MIB stand-in.
+func NotificationLogDirs(t testing.TB) (dirs []string, real bool) {
+	t.Helper()
+	mods := append([]string{"NOTIFICATION-LOG-MIB", "SNMP-FRAMEWORK-MIB"}, Imported...)
+	var found []string
+	for _, mod := range mods {
+		f := findModule(mod)
+		for _, d := range strings.Split(os.Getenv("MIBDIRS"), ":") { // net-snmp's own search path too
+			if d = strings.TrimLeft(d, "+-"); f == "" && d != "" {
+				if st, err := os.Stat(filepath.Join(d, mod+".txt")); err == nil && st.Mode().IsRegular() {
+					f = filepath.Join(d, mod+".txt")
+				} else if st, err := os.Stat(filepath.Join(d, mod)); err == nil && st.Mode().IsRegular() {
+					f = filepath.Join(d, mod)
+				}
+			}
+		}
+		if f != "" {
+			found = append(found, f)
+		}
+	}
+	dir := t.TempDir()
+	if len(found) < len(mods) {
+		dir = standinDir(t)
+		b, err := standins.ReadFile("standins/NOTIFICATION-LOG-MIB")
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, "NOTIFICATION-LOG-MIB"), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+		return []string{dir}, false
+	}
+	for _, f := range found {
+		b, err := os.ReadFile(f)
+		if err == nil {
+			err = os.WriteFile(filepath.Join(dir, filepath.Base(f)), b, 0o644)
+		}
+		if err != nil {
+			t.Fatal(err)
+		}
+	}
+	return []string{dir}, true
+}
