@@ -12,16 +12,18 @@ import (
 )
 
 // The engine ID is made once and kept; boots grows by one per start and
-// is on disk when StartEngine returns; a damaged file (also one without
+// is on disk when startEngine returns; a damaged file (also one without
 // its boots, which would start again at 1) is refused.
 func TestStartEngine(t *testing.T) {
 	dir := t.TempDir()
 	log := slog.New(slog.DiscardHandler)
-	id1, b1, err := StartEngine(dir, log)
+	e1, err := startEngine(dir, log)
+	id1, b1 := e1.ID, e1.Boots
 	if err != nil || b1 != 1 || len(id1) != 17 || !bytes.HasPrefix(id1, []byte{0x80, 0x00, 0x7e, 0xd9, 5}) {
 		t.Fatalf("first start: %x %d %v", id1, b1, err)
 	}
-	id2, b2, err := StartEngine(dir, log)
+	e2, err := startEngine(dir, log)
+	id2, b2 := e2.ID, e2.Boots
 	if err != nil || b2 != 2 || !bytes.Equal(id1, id2) {
 		t.Fatalf("second start: %x %d %v", id2, b2, err)
 	}
@@ -31,16 +33,16 @@ func TestStartEngine(t *testing.T) {
 		t.Errorf("state file %q mode %v", data, fi.Mode())
 	}
 	os.WriteFile(path, []byte("engine_id 80\nboots 3\n"), 0o600)
-	if _, _, err := StartEngine(dir, log); err == nil || !strings.Contains(err.Error(), "engine_id") {
+	if _, err := startEngine(dir, log); err == nil || !strings.Contains(err.Error(), "engine_id") {
 		t.Errorf("damaged file: %v", err)
 	}
 	os.WriteFile(path, []byte("engine_id 80007ed90501\n"), 0o600)
-	if _, _, err := StartEngine(dir, log); err == nil || !strings.Contains(err.Error(), "boots") {
+	if _, err := startEngine(dir, log); err == nil || !strings.Contains(err.Error(), "boots") {
 		t.Errorf("no boots line: %v", err)
 	}
 	os.WriteFile(path, []byte("engine_id 80007ed90501\nboots 2147483647\n"), 0o600)
-	if _, b, err := StartEngine(dir, log); err != nil || b != 2147483647 {
-		t.Errorf("at the maximum: %d %v", b, err)
+	if e, err := startEngine(dir, log); err != nil || e.Boots != 2147483647 {
+		t.Errorf("at the maximum: %d %v", e.Boots, err)
 	}
 }
 

@@ -36,6 +36,10 @@ func (l *fakeLink) send(Notification) error {
 	return l.fail
 }
 
+func (l *fakeLink) takeLost() []lost { return nil }
+
+func (l *fakeLink) waiting() bool { return false }
+
 func (l *fakeLink) close() {
 	l.d.mu.Lock()
 	defer l.d.mu.Unlock()
