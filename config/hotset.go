@@ -68,7 +68,7 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	}
 	for i, t := range c.Traps {
 		if t.EngineID != "" {
-			bad(fmt.Sprintf("traps[%d].engine_id", i), "is no longer set per destination: v3 traps now use the agent's snmpEngineID.0 "+
+			bad(fmt.Sprintf("traps[%d].engine_id", i), "no longer set per destination: v3 traps now use the agent's snmpEngineID.0 "+
 				"(engine_id in <state_dir>/snmp-engine, the responder's), which the receiver must know; remove the key")
 		}
 	}

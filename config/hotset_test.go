@@ -21,6 +21,7 @@ func TestHotsetErrorsNameTheKey(t *testing.T) {
 		"hotset:\n  interval: 0s\n":                 "hotset.interval: 0s is not from 1s to 1h",
 		"hotset:\n  tree_changed_interval: 500ms\n": "hotset.tree_changed_interval: 500ms is not from 1s to 24h",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n": "traps[0].inform",
+		"traps:\n  - {address: 127.0.0.1:162, version: v3, user: u, engine_id: 80007ed904}\n":         "traps[0].engine_id: no longer set per destination: v3 traps now use the agent's snmpEngineID.0",
 	} {
 		_, err := load(t, yaml)
 		if err == nil || !strings.Contains(err.Error(), want) {
