@@ -156,7 +156,13 @@ func TestV3InformRediscoversRestartedReceiver(t *testing.T) {
 // caused it (first reported sent, then failed), never to the next one,
 // and each trap sent while the receiver listens arrives and stays sent.
 func TestICMPErrorGoesToItsOwnTrap(t *testing.T) {
-	pc, err := net.ListenPacket("udp", "127.0.0.1:0")
+	for _, host := range []string{"127.0.0.1", "[::1]"} { // IP_RECVERR, IPV6_RECVERR
+		t.Run(host, func(t *testing.T) { icmpErrorGoesToItsOwnTrap(t, host) })
+	}
+}
+
+func icmpErrorGoesToItsOwnTrap(t *testing.T, host string) {
+	pc, err := net.ListenPacket("udp", host+":0")
 	if err != nil {
 		t.Fatal(err)
 	}

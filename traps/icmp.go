@@ -97,12 +97,18 @@ func (s *sock) begin(n *Notification, trap bool) {
 }
 
 // Write writes one datagram. An earlier datagram's ICMP error arriving
-// since the last drain fails the write without sending it: then the
-// error is attributed and the write made again.
+// since the last drain fails the write without sending it (the socket's
+// pending error): then the error is attributed and the write made again.
+// The first failure is always tried again, as the kernel queues an error
+// a moment before it makes it pending, so a drain may take the one and
+// leave the other; a failure with no new error queued is the write's own.
 func (s *sock) Write(b []byte) (int, error) {
 	s.drain()
 	n, err := s.UDPConn.Write(b)
-	for i := 0; err != nil && i < 3 && s.drain() > 0; i++ {
+	for i := 0; err != nil && i < 3; i++ {
+		if s.drain() == 0 && i > 0 {
+			break
+		}
 		n, err = s.UDPConn.Write(b)
 	}
 	if err == nil {
@@ -114,16 +120,18 @@ func (s *sock) Write(b []byte) (int, error) {
 // Read reads a response (informs). An ICMP error fails it only when it
 // is of this inform's datagrams.
 func (s *sock) Read(b []byte) (int, error) {
-	for {
+	for i := 0; ; i++ {
 		n, err := s.UDPConn.Read(b)
 		var errno syscall.Errno
 		if err == nil || !errors.As(err, &errno) {
 			return n, err
 		}
-		if s.drain() == 0 || s.ownErr != nil {
+		// Read on after another notification's error (now attributed),
+		// and once after an error with none queued (as in Write); the
+		// deadline bounds it, and each turn takes a queued error.
+		if got := s.drain(); s.ownErr != nil || got == 0 && i > 0 || i >= maxUnconfirmed {
 			return n, err
 		}
-		// another notification's error, now attributed: read on
 	}
 }
 
