@@ -90,7 +90,7 @@ func (c *conn) close() {
 	}
 }
 
-func (c *conn) takeLost() []lost { return c.s.takeLost() }
+func (c *conn) takeLost(drain bool) []lost { return c.s.takeLost(drain) }
 
 func (c *conn) waiting() bool { return c.s.waiting() }
 

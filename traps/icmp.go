@@ -57,6 +57,8 @@ type sock struct {
 	ownErr error         // an ICMP error of cur's inform datagrams
 	sent   []dgram       // oldest first
 	lost   []lost        // found, not yet taken by the worker
+	buf    []byte        // drain's, for the datagram quoted
+	oob    []byte        // drain's, for the extended error
 }
 
 // recvErrControl is the dialer's Control: IP_RECVERR (IPV6_RECVERR).
@@ -87,12 +89,12 @@ func newSock(c net.Conn) (*sock, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &sock{UDPConn: u, raw: raw, now: time.Now}, nil
+	return &sock{UDPConn: u, raw: raw, now: time.Now, buf: make([]byte, headLen), oob: make([]byte, 512)}, nil
 }
 
-// begin says what the next writes carry.
+// begin says what the next writes carry (each write first drains the
+// errors of the earlier ones).
 func (s *sock) begin(n *Notification, trap bool) {
-	s.drain() // earlier errors go to their own notifications
 	s.cur, s.trap, s.ownErr = n, trap, nil
 }
 
@@ -164,9 +166,12 @@ func (s *sock) waiting() bool {
 	return false
 }
 
-// takeLost drains the error queue and returns the traps found lost.
-func (s *sock) takeLost() []lost {
-	s.drain()
+// takeLost returns the traps found lost, draining the error queue first
+// if drain.
+func (s *sock) takeLost(drain bool) []lost {
+	if drain {
+		s.drain()
+	}
 	l := s.lost
 	s.lost = nil
 	return l
@@ -176,8 +181,7 @@ func (s *sock) takeLost() []lost {
 // and returns how many it read.
 func (s *sock) drain() int {
 	count := 0
-	buf := make([]byte, headLen)
-	oob := make([]byte, 512)
+	buf, oob := s.buf, s.oob
 	for range 1000 { // the queue is bounded by the socket's receive buffer
 		var n, oobn int
 		var rerr error

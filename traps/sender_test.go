@@ -36,7 +36,7 @@ func (l *fakeLink) send(Notification) error {
 	return l.fail
 }
 
-func (l *fakeLink) takeLost() []lost { return nil }
+func (l *fakeLink) takeLost(bool) []lost { return nil }
 
 func (l *fakeLink) waiting() bool { return false }
 

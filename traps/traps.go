@@ -107,8 +107,9 @@ func NewReporting(dests []Dest, eng usm.Engine, log *slog.Logger, report Report)
 type link interface {
 	send(n Notification) error
 	// takeLost returns the traps sent earlier that were found lost since
-	// the last call; waiting tells whether some may still be.
-	takeLost() []lost
+	// the last call, looking for more first if drain; waiting tells
+	// whether some may still be.
+	takeLost(drain bool) []lost
 	waiting() bool
 	close()
 }
@@ -222,7 +223,7 @@ func (w *worker) run(ctx context.Context) {
 		case <-ctx.Done():
 			return
 		case <-check.C:
-			w.takeLost(c)
+			w.takeLost(c, true)
 		case n := <-w.q:
 			if ctx.Err() != nil {
 				return // Close: select may pick the queue over Done, which drops it
@@ -247,7 +248,7 @@ func (w *worker) run(ctx context.Context) {
 			w.result(err)
 			w.report(&n, w.d, err)
 			if c != nil {
-				w.takeLost(c)
+				w.takeLost(c, err != nil) // found by the writes; all before a close
 			}
 			if err != nil && c != nil {
 				c.close() // an inform not acknowledged: start afresh
@@ -258,11 +259,11 @@ func (w *worker) run(ctx context.Context) {
 }
 
 // takeLost reports the traps c found lost, each on its own notification.
-func (w *worker) takeLost(c link) {
+func (w *worker) takeLost(c link, drain bool) {
 	if c == nil {
 		return
 	}
-	for _, l := range c.takeLost() {
+	for _, l := range c.takeLost(drain) {
 		w.result(l.err)
 		w.report(&l.n, w.d, l.err)
 	}
