@@ -3,6 +3,7 @@ package traps_test
 import (
 	"bytes"
 	"fmt"
+	"log/slog"
 	"net"
 	"strings"
 	"sync"
@@ -179,7 +180,9 @@ func icmpErrorGoesToItsOwnTrap(t *testing.T, host string) {
 		}
 		results[n.LogIndex] = append(results[n.LogIndex], r)
 	}
-	s, err := traps.NewReporting([]traps.Dest{{Address: addr, Version: "v2c", Community: "c"}}, usm.Engine{}, nil, report)
+	var logs testutil.Buffer
+	s, err := traps.NewReporting([]traps.Dest{{Address: addr, Version: "v2c", Community: "c"}}, usm.Engine{},
+		slog.New(slog.NewTextHandler(&logs, nil)), report)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -233,7 +236,12 @@ func icmpErrorGoesToItsOwnTrap(t *testing.T, host string) {
 			t.Errorf("trap %d, received: reports %q, want sent only", i, r)
 		}
 	}
-	if c := s.Counts(); c.Sent != 2*rounds || c.Failed != rounds {
-		t.Errorf("counts %+v, want %d sent and %d of them failed", c, 2*rounds, rounds)
+	if c := s.Counts(); c.Sent != 2*rounds || c.Failed != rounds || c.Down != 1 {
+		t.Errorf("counts %+v, want %d sent, %d of them failed, the destination down", c, 2*rounds, rounds)
+	}
+	// A trap sent says nothing of the receiver: down until one outlives
+	// its wait for an ICMP error (10 s), so logged down once, never up.
+	if f, u := strings.Count(logs.String(), "trap destination failing"), strings.Count(logs.String(), "reachable again"); f != 1 || u != 0 {
+		t.Errorf("logged failing %d and reachable again %d times, want once and never:\n%s", f, u, logs.String())
 	}
 }

@@ -189,6 +189,10 @@ type worker struct {
 	sent, failed, dropped atomic.Uint64
 	down                  atomic.Bool
 	warned64              bool // logged a Counter64 refused in SNMPv1; run's goroutine only
+	// A destination down for traps found lost (ICMP) is up again only
+	// once a trap sent since has outlived its wait for an ICMP error
+	// (unconfirmed): sending a trap proves nothing. run's goroutine only.
+	lostDown, upPending bool
 }
 
 var errCounter64 = errors.New("not sent: SNMPv1 cannot carry its Counter64 (RFC 3584)")
@@ -218,6 +222,10 @@ func (w *worker) run(ctx context.Context) {
 			check.Reset(lostCheck)
 		} else {
 			check.Stop()
+			if w.upPending {
+				w.lostDown, w.upPending = false, false
+				w.up()
+			}
 		}
 		select {
 		case <-ctx.Done():
@@ -245,7 +253,12 @@ func (w *worker) run(ctx context.Context) {
 			if err == nil {
 				err = c.send(n)
 			}
-			w.result(err)
+			if err == nil && !w.d.Inform && w.lostDown {
+				w.sent.Add(1) // unconfirmed: still down
+				w.upPending = true
+			} else {
+				w.result(err)
+			}
 			w.report(&n, w.d, err)
 			if c != nil {
 				w.takeLost(c, err != nil) // found by the writes; all before a close
@@ -265,7 +278,15 @@ func (w *worker) takeLost(c link, drain bool) {
 	}
 	for _, l := range c.takeLost(drain) {
 		w.result(l.err)
+		w.lostDown, w.upPending = true, false
 		w.report(&l.n, w.d, l.err)
+	}
+}
+
+// up marks the destination up, logging the change.
+func (w *worker) up() {
+	if w.down.Swap(false) {
+		w.log.Info("trap destination reachable again")
 	}
 }
 
@@ -273,9 +294,8 @@ func (w *worker) takeLost(c link, drain bool) {
 func (w *worker) result(err error) {
 	if err == nil {
 		w.sent.Add(1)
-		if w.down.Swap(false) {
-			w.log.Info("trap destination reachable again")
-		}
+		w.lostDown, w.upPending = false, false
+		w.up()
 		return
 	}
 	w.failed.Add(1)
