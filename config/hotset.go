@@ -56,7 +56,9 @@ type TrapConf struct {
 	AuthPassword string        `mapstructure:"auth_password"`
 	PrivProtocol string        `mapstructure:"priv_protocol"`
 	PrivPassword string        `mapstructure:"priv_password"`
-	EngineID     string        `mapstructure:"engine_id"`
+	// EngineID is refused (checkHotsets): v3 traps are sent from the
+	// agent's one engine, snmpEngineID.0 of the state directory.
+	EngineID string `mapstructure:"engine_id"`
 }
 
 // checkHotsets checks the hotset settings' ranges; the hotsets, the
@@ -71,6 +73,12 @@ func (c *Config) checkHotsets(bad func(key, format string, args ...any)) {
 	}
 	if n := c.Hotset.MaxSNMPRows; n < 0 || n > 10000 {
 		bad("hotset.max_snmp_rows", "%d is not from 0 to 10000", n)
+	}
+	for i, t := range c.Traps {
+		if t.EngineID != "" {
+			bad(fmt.Sprintf("traps[%d].engine_id", i), "no longer set per destination: v3 traps now use the agent's snmpEngineID.0 "+
+				"(engine_id in <state_dir>/snmp-engine, the responder's), which the receiver must know; remove the key")
+		}
 	}
 	if iv := c.Hotset.TreeChangedInterval; iv != 0 && (iv < time.Second || iv > 24*time.Hour) {
 		bad("hotset.tree_changed_interval", "%v is not from 1s to 24h (0: none sent)", iv)

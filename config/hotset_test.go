@@ -25,6 +25,7 @@ func TestHotsetErrorsNameTheKey(t *testing.T) {
 		item + "    notify_burst: 20000\n":          "hotsets[0].notify_burst: 20000 is not from 1 to 10000 (0: hotset's)",
 		item + "    notify_interval: 48h\n":         "hotsets[0].notify_interval: 48h0m0s is not from 1s to 24h (0: hotset's)",
 		"traps:\n  - address: 127.0.0.1:162\n    version: v2c\n    community: c\n    inform: maybe\n": "traps[0].inform",
+		"traps:\n  - {address: 127.0.0.1:162, version: v3, user: u, engine_id: 80007ed904}\n":         "traps[0].engine_id: no longer set per destination: v3 traps now use the agent's snmpEngineID.0",
 	} {
 		_, err := load(t, yaml)
 		if err == nil || !strings.Contains(err.Error(), want) {

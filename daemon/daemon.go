@@ -106,6 +106,8 @@ type Daemon struct {
 	agent *agentProvider
 	hot   *hotsets
 	rtl   *rtimeLAN
+	// engine is the agent's one SNMPv3 engine (snmpv3.go).
+	engine *engineState
 	// writer is the tables managers write over SNMP (snmpwrite.go).
 	writer *settable.Writer
 
@@ -167,8 +169,17 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	names = append(names, "Agent", "Hotset")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
-	d := &Daemon{cfg: c, log: log, h: h, num: num, agent: a, private: private}
+	d := &Daemon{cfg: c, log: log, h: h, num: num, agent: a, private: private,
+		engine: &engineState{dir: c.StateDir, log: log}}
 	d.loaded = &loaded
+	if needsEngine(c) {
+		// Counted before anything answers or sends as it.
+		if _, err := d.engine.get(); err != nil {
+			if i := hasV3(trapDests(c)); i >= 0 {
+				return nil, fmt.Errorf("traps[%d]: SNMPv3 is sent from the agent's engine: %w; make the state directory writable by the daemon's user, or choose another with --state-dir", i, err)
+			}
+		}
+	}
 	d.initRTimeLAN(rtlErr)
 	if err := d.initHotsets(); err != nil {
 		return nil, err

@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"log/slog"
 	"math"
@@ -22,6 +23,7 @@ import (
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/traps"
+	"github.com/perfagent/subagent/usm"
 )
 
 // MasterNotify sends a notification through the AgentX master
@@ -32,6 +34,7 @@ type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
 // their exceptions and notifications.
 type hotsets struct {
 	eng      *hotset.Engine
+	engine   *engineState  // the agent's SNMPv3 engine, v3 traps' sender
 	notes    *notiflog.Log // every notification sent, on every path
 	tree     *treeNotes    // the directory's tree changed notifications
 	log      *slog.Logger
@@ -80,7 +83,7 @@ func (d *Daemon) initHotsets() error {
 	if err != nil {
 		return err
 	}
-	hs.eng, hs.notes, hs.log = eng, notes, log
+	hs.eng, hs.notes, hs.log, hs.engine = eng, notes, log, d.engine
 	hs.base, hs.start = d.cfg.Base, time.Now()
 	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), trapDests(d.cfg), make(chan masterNote, 64)
 	hs.interval.Store(int64(d.cfg.Hotset.Interval))
@@ -110,12 +113,30 @@ func (hs *hotsets) check(c *config.Config) error {
 	if _, err := hotset.New(defs, c.Hotset.Exceptions, nil); err != nil {
 		return err
 	}
-	for i, d := range trapDests(c) {
+	ds := trapDests(c)
+	for i, d := range ds {
 		if err := d.Check(); err != nil {
 			return fmt.Errorf("traps[%d].%w", i, err)
 		}
 	}
+	if i := hasV3(ds); i >= 0 {
+		if _, err := hs.engine.get(); err != nil { // started now if the first v3 destination is new
+			return fmt.Errorf("traps[%d]: SNMPv3 is sent from the agent's engine, which is off until a restart: %w", i, err)
+		}
+	}
 	return nil
+}
+
+// newSender makes the sender of dests, v3 ones from the agent's engine.
+func (hs *hotsets) newSender(dests []traps.Dest) (*traps.Sender, error) {
+	var eng usm.Engine
+	if hasV3(dests) >= 0 {
+		var err error
+		if eng, err = hs.engine.get(); err != nil {
+			return nil, err
+		}
+	}
+	return traps.NewReporting(dests, eng, hs.log, hs.report)
 }
 
 func (hs *hotsets) apply(c *config.Config) {
@@ -139,7 +160,7 @@ func (hs *hotsets) apply(c *config.Config) {
 	hs.dests = trapDests(c)
 	old := hs.sender
 	if old != nil {
-		hs.sender, _ = traps.NewReporting(hs.dests, hs.log, hs.report)
+		hs.sender, _ = hs.newSender(hs.dests) // checked
 	}
 	hs.mu.Unlock()
 	if old != nil {
@@ -160,7 +181,7 @@ func (hs *hotsets) apply(c *config.Config) {
 func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 	defer hs.notes.Close() // last, after the sender's outcomes: writes what is pending
 	hs.mu.Lock()
-	s, err := traps.NewReporting(hs.dests, hs.log, hs.report)
+	s, err := hs.newSender(hs.dests)
 	if err != nil {
 		hs.mu.Unlock()
 		return err
@@ -309,15 +330,19 @@ type masterNote struct {
 	idx uint32
 }
 
-// report records what a trap destination made of a notification.
+// report records what a trap destination made of a notification: a trap
+// handed to the kernel is "sent (unconfirmed)" until an ICMP error, if
+// any, replaces it with "failed: ..." (traps.Report).
 func (hs *hotsets) report(n *traps.Notification, d traps.Dest, err error) {
 	switch {
+	case errors.Is(err, traps.ErrDropped):
+		hs.notes.Outcome(n.LogIndex, d.String(), false, err.Error())
 	case err != nil:
 		hs.notes.Outcome(n.LogIndex, d.String(), false, "failed: "+err.Error())
 	case d.Inform:
 		hs.notes.Outcome(n.LogIndex, d.String(), true, "acknowledged")
 	default:
-		hs.notes.Outcome(n.LogIndex, d.String(), true, "sent")
+		hs.notes.Outcome(n.LogIndex, d.String(), true, "sent (unconfirmed)")
 	}
 }
 

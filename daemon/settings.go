@@ -210,7 +210,7 @@ func trapDests(c *config.Config) []traps.Dest {
 		out[i] = traps.Dest{Address: t.Address, Version: strings.ToLower(t.Version), Community: t.Community,
 			Inform: t.Inform, Retries: t.Retries, Timeout: t.Timeout, Queue: t.Queue,
 			User: t.User, AuthProto: t.AuthProtocol, AuthPass: t.AuthPassword,
-			PrivProto: t.PrivProtocol, PrivPass: t.PrivPassword, EngineID: t.EngineID}
+			PrivProto: t.PrivProtocol, PrivPass: t.PrivPassword}
 	}
 	return out
 }

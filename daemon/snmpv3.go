@@ -13,23 +13,70 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"syscall"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/trustdir"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/traps"
 	"github.com/perfagent/subagent/usm"
 )
 
 // EngineFile is the state file of the SNMPv3 engine: its ID and boots.
 const EngineFile = "snmp-engine"
 
-// StartEngine reads the SNMPv3 engine's state from dir, makes an engine
+// engineState is the agent's one SNMPv3 engine (usm.Engine): started at
+// most once per daemon start, when the responder listens or a v3 trap
+// destination needs it (New, or the reload that adds the first one).
+type engineState struct {
+	dir string
+	log *slog.Logger
+
+	mu      sync.Mutex
+	started bool
+	eng     usm.Engine
+	err     error
+}
+
+// get starts the engine the first time; later calls give the same engine
+// (or the same error: SNMPv3 stays off until a restart).
+func (e *engineState) get() (usm.Engine, error) {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if !e.started {
+		e.started = true
+		e.eng, e.err = startEngine(e.dir, e.log)
+	}
+	return e.eng, e.err
+}
+
+// Engine is the daemon's SNMPv3 engine, for the responder (its V3); the
+// traps are sent from the same one. An error says why SNMPv3 is off
+// until a restart (the state file could not be read or written).
+func (d *Daemon) Engine() (usm.Engine, error) { return d.engine.get() }
+
+// needsEngine tells whether a configuration asks for the engine: the
+// responder listens, or a destination sends SNMPv3.
+func needsEngine(c *config.Config) bool {
+	return c.Listen != "none" || hasV3(trapDests(c)) >= 0
+}
+
+// hasV3 is the index of the first SNMPv3 destination, -1 without one.
+func hasV3(ds []traps.Dest) int {
+	return slices.IndexFunc(ds, func(d traps.Dest) bool { return d.Version == "v3" })
+}
+
+// startEngine reads the SNMPv3 engine's state from dir, makes an engine
 // ID the first time (RFC 3411 format: enterprise 32473, format 5, 12
 // random octets), counts this start in snmpEngineBoots and writes it back
-// (synced) before returning: call it before the responder answers.
-func StartEngine(dir string, log *slog.Logger) (id []byte, boots uint32, err error) {
+// (synced) before returning: before anything answers or sends as it.
+// Its time counts from the return.
+func startEngine(dir string, log *slog.Logger) (usm.Engine, error) {
+	var id []byte
+	var boots uint32
 	path := filepath.Join(dir, EngineFile)
 	data, err := trustdir.ReadFile(path)
 	switch {
@@ -37,13 +84,13 @@ func StartEngine(dir string, log *slog.Logger) (id []byte, boots uint32, err err
 		id = make([]byte, 17)
 		copy(id, []byte{0x80, 0x00, 0x7e, 0xd9, 5})
 		if _, err := rand.Read(id[5:]); err != nil {
-			return nil, 0, err
+			return usm.Engine{}, err
 		}
 	case err != nil:
-		return nil, 0, fmt.Errorf("SNMPv3 engine state: %w", err)
+		return usm.Engine{}, fmt.Errorf("SNMPv3 engine state: %w", err)
 	default:
 		if id, boots, err = parseEngine(data); err != nil {
-			return nil, 0, fmt.Errorf("SNMPv3 engine state %s: %w; move it away for a new engine ID (managers must then learn it again)", path, err)
+			return usm.Engine{}, fmt.Errorf("SNMPv3 engine state %s: %w; move it away for a new engine ID (managers must then learn it again)", path, err)
 		}
 	}
 	if boots < usm.MaxBoots {
@@ -54,9 +101,9 @@ func StartEngine(dir string, log *slog.Logger) (id []byte, boots uint32, err err
 	}
 	out := fmt.Sprintf("engine_id %x\nboots %d\n", id, boots)
 	if err := trustdir.WriteFile(path, []byte(out), 0o600); err != nil {
-		return nil, 0, fmt.Errorf("SNMPv3 engine state: %w", err)
+		return usm.Engine{}, fmt.Errorf("SNMPv3 engine state: %w", err)
 	}
-	return id, boots, nil
+	return usm.Engine{ID: id, Boots: boots, Start: time.Now()}, nil
 }
 
 // parseEngine reads the state file; both lines are needed: boots read as

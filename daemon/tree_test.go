@@ -12,6 +12,7 @@ import (
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/traps"
+	"github.com/perfagent/subagent/usm"
 )
 
 // treeChanged goes out at once for the first change, then at most once
@@ -24,7 +25,7 @@ func TestTreeChangedRateLimited(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		sender, err := traps.NewReporting(nil, nil, nil)
+		sender, err := traps.NewReporting(nil, usm.Engine{}, nil, nil)
 		if err != nil {
 			t.Fatal(err)
 		}

@@ -53,21 +53,26 @@ var (
 type engine struct {
 	id    []byte
 	boots uint32
+	start time.Time     // V3.Start; zero: the responder's start
 	salt  atomic.Uint64 // AES salt: random at start, +1 per message (RFC 3826 3.1.2.1)
 }
 
 func newEngine(v *V3) *engine {
-	e := &engine{id: append([]byte(nil), v.EngineID...), boots: v.Boots}
+	e := &engine{id: append([]byte(nil), v.EngineID...), boots: v.Boots, start: v.Start}
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	e.salt.Store(binary.BigEndian.Uint64(b[:]))
 	return e
 }
 
-// engineTime is snmpEngineTime: seconds since this start (New).
+// engineTime is snmpEngineTime: seconds since the engine's start (V3.Start,
+// else New).
 func (r *Responder) engineTime() uint32 {
-	s := max(r.now().Sub(r.start), 0) / time.Second
-	return uint32(min(s, usm.MaxBoots))
+	e := usm.Engine{Start: r.start}
+	if r.engine != nil && !r.engine.start.IsZero() {
+		e.Start = r.engine.start
+	}
+	return e.Time(r.now())
 }
 
 // sameEngine refuses an Update that would change the engine.

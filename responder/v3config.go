@@ -3,6 +3,7 @@ package responder
 import (
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/usm"
@@ -38,6 +39,9 @@ type V3 struct {
 	// persisted by the caller (1 to 2147483647; at 2147483647 every
 	// authenticated request fails, RFC 3414 2.2.2).
 	Boots uint32
+	// Start is when snmpEngineTime was 0 (usm.Engine.Start): the engine
+	// the traps are sent from has the same time. Zero: New.
+	Start time.Time
 	// Users are the only users answered.
 	Users []User
 }

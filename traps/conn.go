@@ -1,10 +1,10 @@
 package traps
 
 import (
-	"encoding/hex"
+	"errors"
 	"fmt"
 	"net"
-	"strings"
+	"time"
 
 	"github.com/gosnmp/gosnmp"
 
@@ -12,52 +12,76 @@ import (
 	"github.com/perfagent/subagent/usm"
 )
 
-// conn is one destination's gosnmp session over a connected UDP socket.
+// conn is one destination's gosnmp session over its own connected UDP
+// socket (sock: ICMP errors told to the notification they belong to).
 type conn struct {
-	d Dest
-	g *gosnmp.GoSNMP
+	d   Dest
+	g   *gosnmp.GoSNMP
+	s   *sock
+	eng usm.Engine // v3 traps are sent from it
 }
 
-func dial(d Dest) (*conn, error) {
+func dial(d Dest, eng usm.Engine) (*conn, error) {
 	host, port, _ := net.SplitHostPort(d.Address)
 	p, _ := parsePort(port)
 	g := &gosnmp.GoSNMP{
 		Target: host, Port: p, Transport: "udp", Community: d.Community,
-		Timeout: d.Timeout, Retries: d.Retries, MaxOids: gosnmp.MaxOids,
+		Timeout: d.Timeout, Retries: d.Retries, MaxOids: gosnmp.MaxOids, Control: recvErrControl,
 	}
+	c := &conn{d: d, g: g, eng: eng}
 	switch d.Version {
 	case "v1":
 		g.Version = gosnmp.Version1
 	case "v2c":
 		g.Version = gosnmp.Version2c
 	default:
+		if len(eng.ID) == 0 {
+			return nil, errors.New("SNMPv3 needs the agent's engine, which is off (see the log)")
+		}
 		g.Version = gosnmp.Version3
 		g.SecurityModel = gosnmp.UserSecurityModel
-		usm := &gosnmp.UsmSecurityParameters{UserName: d.User}
+		// RFC 3413 3.2: a notification's contextEngineID is the
+		// originator's snmpEngineID, informs included.
+		g.ContextEngineID = string(eng.ID)
+		u := &gosnmp.UsmSecurityParameters{UserName: d.User}
 		g.MsgFlags = gosnmp.NoAuthNoPriv
 		if d.AuthPass != "" {
 			g.MsgFlags = gosnmp.AuthNoPriv
-			usm.AuthenticationProtocol = authProto(d.AuthProto)
-			usm.AuthenticationPassphrase = d.AuthPass
+			u.AuthenticationProtocol = authProto(d.AuthProto)
+			u.AuthenticationPassphrase = d.AuthPass
 		}
 		if d.PrivPass != "" {
 			g.MsgFlags = gosnmp.AuthPriv
-			usm.PrivacyProtocol = privProto(d.PrivProto)
-			usm.PrivacyPassphrase = d.PrivPass
+			u.PrivacyProtocol = privProto(d.PrivProto)
+			u.PrivacyPassphrase = d.PrivPass
 		}
 		if !d.Inform {
-			// A trap's sender is the authoritative engine; an inform
-			// discovers the receiver's engine instead.
-			id, _ := hex.DecodeString(strings.TrimPrefix(d.EngineID, "0x"))
-			usm.AuthoritativeEngineID = string(id)
-			usm.AuthoritativeEngineBoots = 1
+			// A trap's authoritative engine is the agent's; an inform
+			// discovers the receiver's on its first send.
+			u.AuthoritativeEngineID = string(eng.ID)
+			u.AuthoritativeEngineBoots = eng.Boots
 		}
-		g.SecurityParameters = usm
+		g.SecurityParameters = u
 	}
 	if err := g.Connect(); err != nil {
 		return nil, err
 	}
-	return &conn{d: d, g: g}, nil
+	s, err := newSock(g.Conn)
+	if err != nil {
+		g.Conn.Close()
+		return nil, err
+	}
+	g.Conn, c.s = s, s
+	return c, nil
+}
+
+// rediscover forgets the receiver's engine an inform discovered (its ID,
+// boots, time and the keys localized to it): the next send discovers it
+// anew, as after the receiver restarted.
+func (c *conn) rediscover() {
+	u := c.g.SecurityParameters.(*gosnmp.UsmSecurityParameters)
+	u.AuthoritativeEngineID, u.AuthoritativeEngineBoots, u.AuthoritativeEngineTime = "", 0, 0
+	u.SecretKey, u.PrivacyKey = nil, nil
 }
 
 func (c *conn) close() {
@@ -66,6 +90,10 @@ func (c *conn) close() {
 	}
 }
 
+func (c *conn) takeLost(drain bool) []lost { return c.s.takeLost(drain) }
+
+func (c *conn) waiting() bool { return c.s.waiting() }
+
 func (c *conn) send(n Notification) error {
 	vars := make([]gosnmp.SnmpPDU, 0, len(n.Vars)+2)
 	ticks := uint32(n.Uptime.Milliseconds() / 10)
@@ -73,14 +101,11 @@ func (c *conn) send(n Notification) error {
 	if c.g.Version == gosnmp.Version1 {
 		t.Enterprise = "." + n.Enterprise.String()
 		t.AgentAddress = "0.0.0.0"
-		if a, ok := c.g.Conn.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() != nil {
+		if a, ok := c.s.LocalAddr().(*net.UDPAddr); ok && a.IP.To4() != nil {
 			t.AgentAddress = a.IP.String()
 		}
 		t.GenericTrap, t.SpecificTrap, t.Timestamp = 6, n.Specific, uint(ticks)
 	} else {
-		if usm, ok := c.g.SecurityParameters.(*gosnmp.UsmSecurityParameters); ok && !c.d.Inform {
-			usm.AuthoritativeEngineTime = ticks / 100
-		}
 		vars = append(vars,
 			gosnmp.SnmpPDU{Name: ".1.3.6.1.2.1.1.3.0", Type: gosnmp.TimeTicks, Value: ticks},
 			gosnmp.SnmpPDU{Name: ".1.3.6.1.6.3.1.1.4.1.0", Type: gosnmp.ObjectIdentifier, Value: "." + n.TrapOID().String()})
@@ -93,8 +118,35 @@ func (c *conn) send(n Notification) error {
 		vars = append(vars, p)
 	}
 	t.Variables = vars
-	_, err := c.g.SendTrap(t)
-	return err
+	c.s.begin(&n, !c.d.Inform)
+	if c.g.Version != gosnmp.Version3 {
+		_, err := c.g.SendTrap(t)
+		return err
+	}
+	if !c.d.Inform {
+		// The agent's engine time now: the receiver keeps the latest
+		// boots and time it saw of this engine (RFC 3414 3.2 7b).
+		c.g.SecurityParameters.(*gosnmp.UsmSecurityParameters).AuthoritativeEngineTime = c.eng.Time(time.Now())
+		_, err := c.g.SendTrap(t)
+		return err
+	}
+	var err error
+	for try := 0; ; try++ {
+		if _, err = c.g.SendTrap(t); err == nil || try >= c.d.Retries || timedOut(err) {
+			return err
+		}
+		// Not authentic, not in time, unknown engine, ...: the receiver
+		// restarted (new boots and time, maybe a new engine ID). Forget
+		// what was discovered and send again, discovering anew.
+		c.rediscover()
+	}
+}
+
+// timedOut tells whether an inform failed for want of any answer, after
+// gosnmp's own retries: sending again would not help.
+func timedOut(err error) bool {
+	var ne net.Error
+	return errors.Is(err, gosnmp.ErrMaxRetriesExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
 func pdu(vb VarBind) (gosnmp.SnmpPDU, error) {

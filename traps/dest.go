@@ -1,10 +1,8 @@
 package traps
 
 import (
-	"encoding/hex"
 	"fmt"
 	"net"
-	"os"
 	"strconv"
 	"time"
 
@@ -28,9 +26,8 @@ type Dest struct {
 	AuthPass  string
 	PrivProto string // DES, AES, AES192, AES256, AES192C, AES256C
 	PrivPass  string
-	// EngineID (hex) is this sender's snmpEngineID for v3 traps, which
-	// the receiver must know (snmptrapd: createUser -e). Empty: EngineID("").
-	EngineID string
+	// v3 traps are sent from the agent's engine (New), which the
+	// receiver must know (snmptrapd: createUser -e <snmpEngineID.0>).
 }
 
 func (d Dest) String() string {
@@ -85,30 +82,8 @@ func (d Dest) norm() (Dest, error) {
 			return d, err
 		}
 		d.AuthProto, d.PrivProto = c.AuthProto, c.PrivProto
-		if d.EngineID == "" {
-			d.EngineID = EngineID("")
-		}
-		if _, err := usm.ParseEngineID(d.EngineID); err != nil {
-			return d, fmt.Errorf("engine_id: %w", err)
-		}
 	default:
 		return d, fmt.Errorf("version: %q is not v1, v2c or v3", d.Version)
 	}
 	return d, nil
-}
-
-// EngineID is the default SNMPv3 engine ID of this sender in hex: RFC
-// 3411 text format under the documentation enterprise 32473, with the
-// host name (or name, when given).
-func EngineID(name string) string {
-	if name == "" {
-		name, _ = os.Hostname()
-	}
-	if name == "" {
-		name = "subagent"
-	}
-	if len(name) > 27 {
-		name = name[:27]
-	}
-	return "80007ed904" + hex.EncodeToString([]byte(name))
 }

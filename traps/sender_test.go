@@ -19,6 +19,11 @@ type fakeLink struct {
 	d     *fakeDest
 	takes time.Duration
 	fail  error
+	// Traps waiting for an ICMP error: waitFor after each send; lostNext
+	// is what the next look for errors finds.
+	waitFor  time.Duration
+	lastSend time.Time
+	lostNext []lost
 }
 
 // fakeDest counts what reached one destination's links.
@@ -33,7 +38,25 @@ func (l *fakeLink) send(Notification) error {
 	l.d.mu.Lock()
 	defer l.d.mu.Unlock()
 	l.d.sends = append(l.d.sends, time.Now())
+	l.lastSend = time.Now()
 	return l.fail
+}
+
+func (l *fakeLink) takeLost(drain bool) []lost {
+	l.d.mu.Lock()
+	defer l.d.mu.Unlock()
+	if !drain {
+		return nil
+	}
+	found := l.lostNext
+	l.lostNext = nil
+	return found
+}
+
+func (l *fakeLink) waiting() bool {
+	l.d.mu.Lock()
+	defer l.d.mu.Unlock()
+	return l.waitFor > 0 && time.Since(l.lastSend) < l.waitFor
 }
 
 func (l *fakeLink) close() {
@@ -199,6 +222,67 @@ func TestOutcomesReported(t *testing.T) {
 			if got[k] != w {
 				t.Errorf("outcome of %d: %q, want %q", k, got[k], w)
 			}
+		}
+	})
+}
+
+// A trap found lost (an ICMP error) marks its destination down, and the
+// report of that trap says failed. A trap sent while it is down counts
+// as sent but proves nothing: the destination is up again only once that
+// trap has outlived its wait for an ICMP error, and says so once.
+func TestLostTrapDownUntilOneOutlivesItsWait(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		d := &fakeDest{}
+		l := &fakeLink{d: d, waitFor: 10 * time.Second}
+		var logs testutil.Buffer
+		var mu sync.Mutex
+		got := map[uint32][]error{}
+		report := func(n *Notification, _ Dest, err error) {
+			mu.Lock()
+			defer mu.Unlock()
+			got[n.LogIndex] = append(got[n.LogIndex], err)
+		}
+		s, err := newSender([]Dest{{Address: "127.0.0.1:1", Version: "v2c", Community: "c"}},
+			slog.New(slog.NewTextHandler(&logs, nil)), func(Dest) (link, error) { return l, nil }, report)
+		if err != nil {
+			t.Fatal(err)
+		}
+		defer s.Close()
+		n := Notification{Enterprise: asn1tree.OID{1, 3, 6, 1, 4, 1, 32473}, Specific: 1, LogIndex: 1}
+		s.Send(n)
+		synctest.Wait()
+		refused := errors.New("connection refused (ICMP error from 127.0.0.1 after the send)")
+		d.mu.Lock()
+		l.lostNext = []lost{{n: n, err: refused}}
+		d.mu.Unlock()
+		time.Sleep(lostCheck)
+		synctest.Wait()
+		if c := s.Counts(); c.Down != 1 || c.Failed != 1 {
+			t.Fatalf("after the ICMP error: %+v, want down and 1 failed", c)
+		}
+		n.LogIndex = 2
+		s.Send(n)
+		time.Sleep(5 * time.Second)
+		synctest.Wait()
+		if c := s.Counts(); c.Down != 1 || c.Sent != 2 {
+			t.Errorf("5 s after a trap sent while down: %+v, want still down, 2 sent", c)
+		}
+		time.Sleep(6 * time.Second)
+		synctest.Wait()
+		if c := s.Counts(); c.Down != 0 {
+			t.Errorf("after the trap's wait: %+v, want up", c)
+		}
+		mu.Lock()
+		defer mu.Unlock()
+		if r := got[1]; len(r) != 2 || r[0] != nil || r[1] != refused {
+			t.Errorf("reports of trap 1: %v, want sent then %v", r, refused)
+		}
+		if r := got[2]; len(r) != 1 || r[0] != nil {
+			t.Errorf("reports of trap 2: %v, want sent", r)
+		}
+		log := logs.String()
+		if strings.Count(log, "trap destination failing") != 1 || strings.Count(log, "reachable again") != 1 {
+			t.Errorf("want down and up logged once each:\n%s", log)
 		}
 	})
 }

@@ -21,6 +21,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/usm"
 )
 
 // VarBind is one variable of a notification.
@@ -45,9 +46,12 @@ type Notification struct {
 }
 
 // Report is told what became of a notification at destination d: nil
-// when the destination took it (an inform: acknowledged, after the
-// destination's retries), else why not (ErrDropped for a full queue).
-// It is called from the destination's worker and must not block.
+// when it went out (a trap: handed to the kernel, unconfirmed; an inform:
+// acknowledged, after the destination's retries), else why not
+// (ErrDropped for a full queue). A trap reported sent is reported a
+// second time, failed, when an ICMP error shows it was lost (port
+// unreachable, ...). It is called from the destination's worker (or
+// Send) and must not block.
 type Report func(n *Notification, d Dest, err error)
 
 // ErrDropped is reported for a notification dropped because the
@@ -61,8 +65,8 @@ func (n *Notification) TrapOID() asn1tree.OID {
 
 // Counts are the totals over all destinations.
 type Counts struct {
-	Sent    uint64 // notifications a destination took (informs: acknowledged)
-	Failed  uint64 // sends that failed or were not acknowledged
+	Sent    uint64 // traps handed to the kernel, informs acknowledged
+	Failed  uint64 // sends that failed or were not acknowledged, and traps sent then found lost (ICMP)
 	Dropped uint64 // notifications dropped because a queue was full
 	Down    int    // destinations whose last send failed
 }
@@ -75,29 +79,44 @@ type Sender struct {
 	wg     sync.WaitGroup
 }
 
-// New checks the destinations and starts one worker each; Close stops them.
-func New(dests []Dest, log *slog.Logger) (*Sender, error) {
-	return newSender(dests, log, dialUDP, nil)
+// New checks the destinations and starts one worker each; Close stops
+// them. SNMPv3 traps are sent from eng, the agent's engine (ID, boots and
+// time); without one (no ID) v3 destinations are refused.
+func New(dests []Dest, eng usm.Engine, log *slog.Logger) (*Sender, error) {
+	return NewReporting(dests, eng, log, nil)
 }
 
 // NewReporting is New with a Report of every send's outcome (nil: none).
-func NewReporting(dests []Dest, log *slog.Logger, report Report) (*Sender, error) {
-	return newSender(dests, log, dialUDP, report)
+func NewReporting(dests []Dest, eng usm.Engine, log *slog.Logger, report Report) (*Sender, error) {
+	for i, d := range dests {
+		if d.Version == "v3" && len(eng.ID) == 0 {
+			return nil, fmt.Errorf("trap destination %d (%s): SNMPv3 needs the agent's SNMPv3 engine, which is off", i+1, d.Address)
+		}
+	}
+	dial := func(d Dest) (link, error) {
+		c, err := dial(d, eng)
+		if err != nil {
+			return nil, err // not a nil *conn in a non-nil link
+		}
+		return c, nil
+	}
+	return newSender(dests, log, dial, report)
 }
 
 // link is one destination's transport: gosnmp over UDP, or a fake in tests.
 type link interface {
 	send(n Notification) error
+	// takeLost returns the traps sent earlier that were found lost since
+	// the last call, looking for more first if drain; waiting tells
+	// whether some may still be.
+	takeLost(drain bool) []lost
+	waiting() bool
 	close()
 }
 
-func dialUDP(d Dest) (link, error) {
-	c, err := dial(d)
-	if err != nil {
-		return nil, err // not a nil *conn in a non-nil link
-	}
-	return c, nil
-}
+// lostCheck is how often a worker with traps waiting for an ICMP error
+// and nothing to send looks for one.
+const lostCheck = 100 * time.Millisecond
 
 func newSender(dests []Dest, log *slog.Logger, dial func(Dest) (link, error), report Report) (*Sender, error) {
 	if log == nil {
@@ -170,6 +189,10 @@ type worker struct {
 	sent, failed, dropped atomic.Uint64
 	down                  atomic.Bool
 	warned64              bool // logged a Counter64 refused in SNMPv1; run's goroutine only
+	// A destination down for traps found lost (ICMP) is up again only
+	// once a trap sent since has outlived its wait for an ICMP error
+	// (unconfirmed): sending a trap proves nothing. run's goroutine only.
+	lostDown, upPending bool
 }
 
 var errCounter64 = errors.New("not sent: SNMPv1 cannot carry its Counter64 (RFC 3584)")
@@ -192,10 +215,23 @@ func (w *worker) run(ctx context.Context) {
 			c.close()
 		}
 	}()
+	check := time.NewTimer(lostCheck)
+	defer check.Stop()
 	for {
+		if c != nil && c.waiting() {
+			check.Reset(lostCheck)
+		} else {
+			check.Stop()
+			if w.upPending {
+				w.lostDown, w.upPending = false, false
+				w.up()
+			}
+		}
 		select {
 		case <-ctx.Done():
 			return
+		case <-check.C:
+			w.takeLost(c, true)
 		case n := <-w.q:
 			if ctx.Err() != nil {
 				return // Close: select may pick the queue over Done, which drops it
@@ -217,13 +253,40 @@ func (w *worker) run(ctx context.Context) {
 			if err == nil {
 				err = c.send(n)
 			}
-			w.result(err)
+			if err == nil && !w.d.Inform && w.lostDown {
+				w.sent.Add(1) // unconfirmed: still down
+				w.upPending = true
+			} else {
+				w.result(err)
+			}
 			w.report(&n, w.d, err)
+			if c != nil {
+				w.takeLost(c, err != nil) // found by the writes; all before a close
+			}
 			if err != nil && c != nil {
-				c.close() // a fresh socket forgets a pending ICMP error
+				c.close() // an inform not acknowledged: start afresh
 				c = nil
 			}
 		}
+	}
+}
+
+// takeLost reports the traps c found lost, each on its own notification.
+func (w *worker) takeLost(c link, drain bool) {
+	if c == nil {
+		return
+	}
+	for _, l := range c.takeLost(drain) {
+		w.result(l.err)
+		w.lostDown, w.upPending = true, false
+		w.report(&l.n, w.d, l.err)
+	}
+}
+
+// up marks the destination up, logging the change.
+func (w *worker) up() {
+	if w.down.Swap(false) {
+		w.log.Info("trap destination reachable again")
 	}
 }
 
@@ -231,9 +294,8 @@ func (w *worker) run(ctx context.Context) {
 func (w *worker) result(err error) {
 	if err == nil {
 		w.sent.Add(1)
-		if w.down.Swap(false) {
-			w.log.Info("trap destination reachable again")
-		}
+		w.lostDown, w.upPending = false, false
+		w.up()
 		return
 	}
 	w.failed.Add(1)

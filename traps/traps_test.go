@@ -1,6 +1,7 @@
 package traps_test
 
 import (
+	"encoding/hex"
 	"net"
 	"strings"
 	"testing"
@@ -12,9 +13,13 @@ import (
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/traps"
+	"github.com/perfagent/subagent/usm"
 )
 
 var base = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}
+
+// engine is the agent's engine the tests send v3 traps from.
+var engine = usm.Engine{ID: []byte("\x80\x00\x7e\xd9\x04trapstest"), Boots: 3, Start: time.Now()}
 
 func note(specific int) traps.Notification {
 	return traps.Notification{
@@ -41,7 +46,7 @@ func without64(n traps.Notification) traps.Notification {
 
 func send(t *testing.T, d traps.Dest, n traps.Notification) *traps.Sender {
 	t.Helper()
-	s, err := traps.New([]traps.Dest{d}, nil)
+	s, err := traps.New([]traps.Dest{d}, engine, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -59,12 +64,11 @@ func waitCounts(t *testing.T, s *traps.Sender, ok func(traps.Counts) bool) traps
 // Every direct version reaches a real snmptrapd with its VarBinds.
 func TestDirectVersionsReachSnmptrapd(t *testing.T) {
 	const user, auth, priv = "hotuser", "authpass123", "privpass123"
-	engine := traps.EngineID("trapstest")
 	trapd := snmpdtest.StartTrapdWith(t, snmpdtest.TrapdOptions{Config: []string{
-		"createUser -e 0x" + engine + " " + user + " SHA " + auth + " AES " + priv, // traps: our engine
-		"createUser " + user + " SHA " + auth + " AES " + priv,                     // informs: snmptrapd's engine
+		"createUser -e 0x" + hex.EncodeToString(engine.ID) + " " + user + " SHA " + auth + " AES " + priv, // traps: our engine
+		"createUser " + user + " SHA " + auth + " AES " + priv,                                            // informs: snmptrapd's engine
 	}})
-	v3 := traps.Dest{Address: trapd.Addr, Version: "v3", User: user, AuthProto: "SHA", AuthPass: auth, PrivProto: "AES", PrivPass: priv, EngineID: engine}
+	v3 := traps.Dest{Address: trapd.Addr, Version: "v3", User: user, AuthProto: "SHA", AuthPass: auth, PrivProto: "AES", PrivPass: priv}
 	v3inform := v3
 	v3inform.Inform, v3inform.Retries = true, 1
 	cases := []struct {
@@ -119,7 +123,7 @@ func TestSlowDestinationFailsAndDrops(t *testing.T) {
 	}
 	defer silent.Close()
 	s, err := traps.New([]traps.Dest{{Address: silent.LocalAddr().String(), Version: "v2c", Community: "c",
-		Inform: true, Retries: 1, Timeout: 200 * time.Millisecond, Queue: 2}}, nil)
+		Inform: true, Retries: 1, Timeout: 200 * time.Millisecond, Queue: 2}}, engine, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -153,7 +157,6 @@ func TestDestChecksNameTheField(t *testing.T) {
 		{traps.Dest{Address: "127.0.0.1:162", Version: "v3", User: "u", AuthPass: "short"}, "auth_password"},
 		{traps.Dest{Address: "127.0.0.1:162", Version: "v3", User: "u", AuthPass: "12345678", AuthProto: "SHA1024"}, "auth_protocol"},
 		{traps.Dest{Address: "127.0.0.1:162", Version: "v3", User: "u", PrivPass: "12345678"}, "priv_password"},
-		{traps.Dest{Address: "127.0.0.1:162", Version: "v3", User: "u", EngineID: "zz"}, "engine_id"},
 		{traps.Dest{Address: "127.0.0.1:162", Version: "v2c", Community: "c", Retries: 11}, "retries"},
 	} {
 		if err := c.d.Check(); err == nil || !strings.HasPrefix(err.Error(), c.field+":") {
@@ -171,7 +174,7 @@ func TestRefusingDestinationIsCounted(t *testing.T) {
 	}
 	addr := c.LocalAddr().String()
 	c.Close() // now refusing
-	s, err := traps.New([]traps.Dest{{Address: addr, Version: "v2c", Community: "c"}}, nil)
+	s, err := traps.New([]traps.Dest{{Address: addr, Version: "v2c", Community: "c"}}, engine, nil)
 	if err != nil {
 		t.Fatal(err)
 	}

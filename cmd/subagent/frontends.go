@@ -16,6 +16,7 @@ import (
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/usm"
 )
 
 // addFrontends attaches the SNMP front ends the configuration asks for.
@@ -93,12 +94,13 @@ func nlmRegistrations(priority uint8) (asn1tree.OID, []agentx.Registration) {
 	return tree, regs
 }
 
-// addResponder starts the SNMPv3 engine (snmpEngineBoots counted and
-// written before anything answers) and the standalone responder. Without
-// its engine's state (read and written) the responder answers v1/v2c only, unless
-// snmp.users asks for v3: then the daemon does not start.
+// addResponder adds the standalone responder, answering as the daemon's
+// SNMPv3 engine (the one its traps are sent from; snmpEngineBoots counted
+// and written before anything answers). Without its engine's state (read
+// and written) the responder answers v1/v2c only, unless snmp.users asks
+// for v3: then the daemon does not start.
 func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log *slog.Logger) error {
-	id, boots, err := daemon.StartEngine(cfg.StateDir, log)
+	eng, err := d.Engine()
 	if err != nil {
 		fix := "make the state directory writable by the daemon's user, or choose another with --state-dir"
 		if len(cfg.SNMP.Users) > 0 {
@@ -107,7 +109,7 @@ func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log
 		log.Warn("SNMPv3 is off until a restart: the engine's state cannot be read or written; v1/v2c are served",
 			"err", err, "fix", fix)
 	}
-	rc, err := responderConfig(cfg, id, boots)
+	rc, err := responderConfig(cfg, eng)
 	if err != nil {
 		return err
 	}
@@ -126,7 +128,7 @@ func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log
 	users := v3Users(rc)
 	d.AddReloader(daemon.Reloader{Name: daemon.PartResponder,
 		Check: func(c *config.Config) error {
-			rc, err := responderConfig(c, id, boots)
+			rc, err := responderConfig(c, eng)
 			if err == nil {
 				err = responder.Check(rc)
 			}
@@ -178,21 +180,21 @@ func warnMD5(c *config.Config, log *slog.Logger) {
 
 // responderConfig translates the configuration for the responder; the
 // SNMPv3 keys are localized here (a second or so per hundred passwords).
-// A nil engineID is SNMPv3 off (its state could not be written at start).
-func responderConfig(c *config.Config, engineID []byte, boots uint32) (responder.Config, error) {
+// An engine without ID is SNMPv3 off (its state could not be written at start).
+func responderConfig(c *config.Config, eng usm.Engine) (responder.Config, error) {
 	rc := responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
 		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c)}
-	if engineID == nil {
+	if eng.ID == nil {
 		if len(c.SNMP.Users) > 0 {
 			return responder.Config{}, errors.New("snmp.users: SNMPv3 is off since the start, which could not read or write the engine's state (see the log); fix the state directory and restart")
 		}
 		return rc, nil
 	}
-	users, err := daemon.ResponderUsers(c, engineID)
+	users, err := daemon.ResponderUsers(c, eng.ID)
 	if err != nil {
 		return responder.Config{}, err
 	}
-	rc.V3 = &responder.V3{EngineID: engineID, Boots: boots, Users: users}
+	rc.V3 = &responder.V3{EngineID: eng.ID, Boots: eng.Boots, Start: eng.Start, Users: users}
 	return rc, nil
 }
 

@@ -14,7 +14,6 @@ import (
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/mib/mibtest"
-	"github.com/perfagent/subagent/traps"
 )
 
 // pumpSupplier registers DDS/Acme/Pumps with three peers p1..p3, each
@@ -196,7 +195,6 @@ func checkHotsetTrap(t *testing.T, who string, vbs []string, v1 bool, trapNo int
 func TestHotsetTrapsEndToEnd(t *testing.T) {
 	mibtest.Require(t, "snmptranslate", "smilint")
 	const user, auth, priv = "hotuser", "authpass123", "privpass123"
-	engine := traps.EngineID("e2e-hotset")
 	addrs := map[string]string{}
 	for _, k := range []string{"master", "masterv1", "masterv3", "v1", "v2c", "inform", "v3"} {
 		addrs[k] = snmpdtest.FreeUDPAddr(t)
@@ -212,10 +210,11 @@ func TestHotsetTrapsEndToEnd(t *testing.T) {
   - {address: ` + addrs["v2c"] + `, version: v2c, community: public}
   - {address: ` + addrs["inform"] + `, version: v2c, community: public, inform: true, retries: 2, timeout: 1s}
   - {address: ` + addrs["v3"] + `, version: v3, user: ` + user + `, auth_protocol: SHA, auth_password: ` + auth +
-		`, priv_protocol: AES, priv_password: ` + priv + `, engine_id: "` + engine + `"}
+		`, priv_protocol: AES, priv_password: ` + priv + `}
   - {address: ` + refused + `, version: v2c, community: public, inform: true, retries: 0, timeout: 300ms}
 `
 	file := startConfigured(t, e, s, conf)
+	engine := stateEngineID(t, e) // v3 traps come from the agent's engine
 	sup, loads, flows := pumpSupplier(t, e)
 	const raw = 1_000_000_000 // the counters' start: far from any rate
 	sup.Update(func() {

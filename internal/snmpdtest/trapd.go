@@ -28,6 +28,7 @@ type TrapdOptions struct {
 	MIBDirs []string // with Modules: directories of MIB modules
 	Modules []string // modules to load so that it prints names; none: numeric OIDs (-On)
 	Addr    string   // 127.0.0.1:port to listen on (see FreeUDPAddr); empty: a free one
+	Args    []string // more arguments (-Dusm: log why SNMPv3 messages are refused)
 }
 
 // StartTrapd starts snmptrapd with the default options.
@@ -63,6 +64,7 @@ func StartTrapdWith(t testing.TB, opts TrapdOptions) *Trapd {
 		} else {
 			args = append(args, "-M", strings.Join(opts.MIBDirs, ":"), "-m", strings.Join(opts.Modules, ":"))
 		}
+		args = append(args, opts.Args...)
 		p, err := startProc("snmptrapd", tools.Snmptrapd, append(args, "udp:"+d.Addr), state, filepath.Join(dir, "snmptrapd.out"))
 		if err != nil {
 			t.Fatal(err)
