@@ -16,6 +16,7 @@ import (
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/rtimelan"
@@ -106,6 +107,7 @@ type Daemon struct {
 	agent *agentProvider
 	hot   *hotsets
 	rtl   *rtimeLAN
+	dir   *directory.Directory // the tree described, its generation (tree.go)
 	// writer is the tables managers write over SNMP (snmpwrite.go).
 	writer *settable.Writer
 

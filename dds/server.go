@@ -39,8 +39,12 @@ type ServerConfig struct {
 	Reserve   []Reservation
 	IOTimeout time.Duration // to finish a started frame or a reply
 	OnChange  func()        // after every change of the served contexts; must not block
-	Limits    ddswire.Limits
-	Logger    *slog.Logger
+	// OnTree is told the path of every context (DDS/, DDS/IBM/,
+	// DDS/IBM/Test/) when the server starts and after every change, in
+	// the order of the changes; it must not block.
+	OnTree func(ctxs []string)
+	Limits ddswire.Limits
+	Logger *slog.Logger
 }
 
 // Stamp timeout bounds and defaults (the guide's 15..600 s, default 30).
@@ -150,6 +154,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	reg.share.maxStats, reg.share.maxSups = cfg.MaxStatsPerUID, cfg.MaxSuppliersPerUID
 	reg.share.reserve = newReservations(cfg.Reserve)
 	reg.setOnChange(cfg.OnChange)
+	if cfg.OnTree != nil {
+		reg.setOnTree(cfg.OnTree)
+	}
 	reg.log = cfg.Logger
 	return &Server{
 		cfg: cfg, log: cfg.Logger, reg: reg, refused: unixsock.NewRefusalLog(cfg.Logger),

@@ -71,7 +71,10 @@ type registry struct {
 	// onChange tells the hierarchy that its snapshot is out of date, so
 	// the next walk after a reply sees the change.
 	onChange func()
-	log      *slog.Logger
+	// onTree is told the path of every context (DDS/, DDS/IBM/, ...)
+	// after each publish, in order (the directory's generation).
+	onTree func(ctxs []string)
+	log    *slog.Logger
 	// stale counts reads of a supplier that found no moment without an
 	// open batch, so its previous consistent values were served.
 	stale     atomic.Uint64
@@ -95,6 +98,28 @@ func (r *registry) setOnChange(f func()) {
 	r.onChange = f
 }
 
+// setOnTree sets onTree and tells it the contexts now (with mu held:
+// it must not block).
+func (r *registry) setOnTree(f func(ctxs []string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onTree = f
+	r.tellTree()
+}
+
+// tellTree tells onTree the contexts. Called with mu held.
+func (r *registry) tellTree() {
+	if r.onTree == nil {
+		return
+	}
+	ctxs := make([]string, 0, len(r.cxs)+1)
+	ctxs = append(ctxs, ddswire.Root+"/")
+	for p := range r.cxs {
+		ctxs = append(ctxs, p+"/")
+	}
+	r.onTree(ctxs)
+}
+
 func (r *registry) all() []*supplier {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -110,6 +135,7 @@ func (r *registry) publish() {
 	if r.onChange != nil {
 		defer r.onChange()
 	}
+	r.tellTree()
 	v := make([]cxView, 0, len(r.cxs))
 	for _, c := range r.cxs {
 		v = append(v, cxView{id: c.id, path: c.path, parent: parentOf(c.path), name: lastName(c.path),

@@ -11,6 +11,10 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611281600Z", Descr: "treeChanged covers every generation since the previous one: " +
+		"treeFirstGeneration and treeChangeCount after treeGeneration and treeContexts; the " +
+		"directory's change table (directoryChangeTable) lists the last paths that appeared or " +
+		"vanished, each with its generation."},
 	{Date: "202611260100Z", Descr: "The standalone responder's usmStats counters (RFC 3414) " +
 		"under agentSnmp: unsupported security levels, messages outside the time window, unknown " +
 		"users and engine IDs, wrong digests, decryption errors."},

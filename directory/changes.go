@@ -1,0 +1,159 @@
+package directory
+
+import (
+	"slices"
+	"strings"
+	"time"
+)
+
+// The generation follows the tree's structure part by part (one part per
+// top-level context). A part whose source knows when it changes (the DDS
+// registry) reports each change itself (Source.Set), so that a supplier
+// that registers and leaves between two collections is two changes; the
+// other parts are compared when a collection of the hierarchy builds the
+// directory (a disk hot-plugged is seen at the daemon's next collection).
+// Each change that adds or removes a counted folded path is one
+// generation, recorded in the change table.
+
+// MaxChanges bounds the change table (Directory/change): the rows of the
+// last MaxChanges paths that appeared or vanished.
+const MaxChanges = 1024
+
+// changeRow is one path that appeared or vanished, in generation gen.
+type changeRow struct {
+	seq   uint32 // the row's number: 1 for the first change since the start
+	gen   uint32
+	at    time.Time
+	added bool
+	path  string
+}
+
+// partState is what the generation last saw of a part: its counted folded
+// context and statistic paths, sorted.
+type partState struct {
+	layout     uint64 // the part's layout when compared from a snapshot
+	ctxs, stat []string
+}
+
+// uncounted are the folded paths whose coming and going is no tree
+// change: records of what happened, which come and go with each
+// evaluation or notification, not what the tree serves. The notification
+// log's entries (else logging a tree changed notification would be a
+// change of its own), a hotset's feed rows (every crossing) and its
+// exceptions.
+var uncounted = []string{"NotifLog/", "Hotset/*/feed/*/", "Hotset/*/excp/*/", Name + "/"}
+
+// counted tells whether a folded path counts for the generation.
+func counted(path string) bool {
+	for _, p := range uncounted {
+		if strings.HasPrefix(path, p) {
+			return false
+		}
+	}
+	return true
+}
+
+// keep returns the counted paths of ps, sorted, without duplicates.
+func keep(ps []string) []string {
+	out := make([]string, 0, len(ps))
+	for _, p := range ps {
+		if counted(p) {
+			out = append(out, p)
+		}
+	}
+	slices.Sort(out)
+	return slices.Compact(out)
+}
+
+// setDiff is the paths of y not in x (both sorted).
+func setDiff(x, y []string) []string {
+	var out []string
+	for _, p := range y {
+		if _, ok := slices.BinarySearch(x, p); !ok {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// setPart makes st what the generation knows of part name: a new
+// generation when a counted context appeared or vanished (or, when none
+// did, a statistic). base (the first sight of the part) is no change.
+// Called with mu held; onChange is told in order, under mu.
+func (d *Directory) setPart(name string, st partState, base bool) {
+	old, had := d.parts[name]
+	d.parts[name] = st
+	if base || !had && len(st.ctxs)+len(st.stat) == 0 {
+		return
+	}
+	added, removed := setDiff(old.ctxs, st.ctxs), setDiff(st.ctxs, old.ctxs)
+	if len(added)+len(removed) == 0 {
+		added, removed = setDiff(old.stat, st.stat), setDiff(st.stat, old.stat)
+	}
+	if len(added)+len(removed) == 0 {
+		return
+	}
+	d.bump()
+	c := Change{Generation: d.gen, Time: d.changed, Added: added, Removed: removed}
+	for _, p := range removed {
+		d.record(changeRow{gen: d.gen, at: d.changed, path: p})
+	}
+	for _, p := range added {
+		d.record(changeRow{gen: d.gen, at: d.changed, added: true, path: p})
+	}
+	d.onChange(c)
+}
+
+// bump starts a new generation, keeping the state file's high-water
+// mark above it. Called with mu held.
+func (d *Directory) bump() {
+	d.gen++
+	d.changed = d.now()
+	if d.store != nil {
+		d.store.reach(d.gen)
+	}
+}
+
+// record adds a row to the change table, dropping the oldest beyond
+// MaxChanges. Called with mu held.
+func (d *Directory) record(r changeRow) {
+	d.seq++
+	r.seq = d.seq
+	if len(d.changes) == MaxChanges {
+		copy(d.changes, d.changes[1:])
+		d.changes = d.changes[:MaxChanges-1]
+	}
+	d.changes = append(d.changes, r)
+}
+
+// Source is a part of the tree whose source tells the directory of each
+// change of its structure as it happens.
+type Source struct {
+	d    *Directory
+	part string
+	seen bool
+}
+
+// Source makes the top-level context part one whose changes its source
+// reports with Set; its snapshots are no longer compared.
+func (d *Directory) Source(part string) *Source {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.sourced[part] = true
+	return &Source{d: d, part: part}
+}
+
+// Set tells the directory the part's folded context paths now ("DDS/",
+// "DDS/IBM/Test/", with instances as *): the first call is the part as it
+// starts, each later one that adds or removes a path a new generation.
+// Calls must come in the order of the changes (the source calls it under
+// its own lock); it does not block, except that once per StoreStep
+// generations it writes the state file.
+func (s *Source) Set(ctxs []string) {
+	st := partState{ctxs: keep(ctxs)}
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	base := !s.seen
+	s.seen = true
+	s.d.setPart(s.part, st, base)
+}
