@@ -26,6 +26,7 @@ import (
 type treeNotes struct {
 	interval atomic.Int64 // time.Duration
 	wake     chan struct{}
+	watch    func(context.Context) // the directory's looks (Directory.Watch), run with run; nil: none
 
 	mu          sync.Mutex
 	first, last uint32 // the generations pending
@@ -119,11 +120,17 @@ func (d *Daemon) initDirectory(hs *hotsets) error {
 		return fmt.Errorf("tree generation: %w", err)
 	}
 	d.h.Add(d.dir.Provider())
+	hs.tree.watch = func(ctx context.Context) {
+		d.dir.Watch(ctx, func() { d.h.Invalidate(); d.h.Fresh() })
+	}
 	return nil
 }
 
 // run sends the pending notification when one is due, until ctx is done.
 func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
+	if t.watch != nil {
+		go t.watch(ctx)
+	}
 	var last time.Time
 	for {
 		select {

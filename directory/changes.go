@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"context"
 	"slices"
 	"strings"
 	"time"
@@ -156,4 +157,30 @@ func (s *Source) Set(ctxs []string) {
 	base := !s.seen
 	s.seen = true
 	s.d.setPart(s.part, st, base)
+}
+
+// Look asks the directory to look at the tree now: a source that knows
+// when its structure changed but not its paths (an ARM application or
+// transaction came or went, a reload) calls it. It does not block; looks
+// asked for while one is under way make one more.
+func (d *Directory) Look() {
+	select {
+	case d.look <- struct{}{}:
+	default:
+	}
+}
+
+// Watch looks at the tree after each Look until ctx is done: fresh reads
+// the hierarchy again (the daemon's Invalidate then Fresh), then the
+// parts that changed are compared, a generation for each.
+func (d *Directory) Watch(ctx context.Context, fresh func()) {
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-d.look:
+		}
+		fresh()
+		d.update()
+	}
 }

@@ -127,6 +127,7 @@ type Directory struct {
 	changes []changeRow          // the last MaxChanges, oldest first
 	seq     uint32               // rows ever recorded
 	store   *store               // nil: the generation starts at 0
+	look    chan struct{}        // Look: Watch looks at the tree
 }
 
 // New describes the snapshots current returns (the hierarchy's last
@@ -138,7 +139,7 @@ func New(current func() *spmi.Snapshot, onChange func(Change)) *Directory {
 		onChange = func(Change) {}
 	}
 	return &Directory{current: current, onChange: onChange, dir: &built{}, cache: map[string]*folded{}, now: time.Now,
-		parts: map[string]partState{}, sourced: map[string]bool{}}
+		parts: map[string]partState{}, sourced: map[string]bool{}, look: make(chan struct{}, 1)}
 }
 
 // Keep keeps the generation in file (StoreFile in the state directory):
