@@ -56,7 +56,7 @@ func (s *store) reach(gen uint32) {
 	if next > 1<<32-1 {
 		next = 1<<32 - 1
 	}
-	if err := trustdir.WriteFile(s.path, []byte(strconv.FormatUint(next, 10)+"\n"), 0o644); err != nil {
+	if err := trustdir.WriteFile(s.path, []byte(strconv.FormatUint(next, 10)+"\n"), 0o600); err != nil {
 		s.err(fmt.Errorf("the tree generation may go back after a restart: %w", err))
 	}
 	s.mark = uint32(next) // a failed write is tried again a step later, not at every change
