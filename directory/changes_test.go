@@ -1,6 +1,7 @@
 package directory
 
 import (
+	"context"
 	"fmt"
 	"os"
 	"path/filepath"
@@ -8,6 +9,7 @@ import (
 	"strconv"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
@@ -237,5 +239,77 @@ func TestFeedRowsAreNoTreeChange(t *testing.T) {
 	}
 	if d.Generation() != g || len(changes) != 1 {
 		t.Errorf("feed rows and exceptions came and went: generation %d (was %d), changes %+v; want none", d.Generation(), g, changes[1:])
+	}
+}
+
+// Changes told while the tree is read and looked at: each is counted
+// once (run with -race).
+func TestChangesWhileReading(t *testing.T) {
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
+	h.Add(&disks{names: []string{"sda"}})
+	d := New(h.Current, nil)
+	h.Add(d.Provider())
+	f := &fakeDDS{sups: map[string]bool{}, src: d.Source("DDS")}
+	f.set("", false)
+	h.Refresh()
+	h.Refresh()
+	g0 := d.Generation()
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		for i := range 400 {
+			f.set("S", i%2 == 0)
+		}
+	}()
+	for reading := true; reading; {
+		select {
+		case <-done:
+			reading = false
+		default:
+		}
+		if _, err := h.Refresh().Read([]string{"Directory/generation"}); err != nil {
+			t.Fatal(err)
+		}
+	}
+	s := h.Refresh()
+	if g := d.Generation(); g != g0+400 {
+		t.Errorf("generation %d, want %d", g, g0+400)
+	}
+	n, err := s.Lookup(Name + "/change/")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(n.Children) != 800 {
+		t.Errorf("change table has %d rows, want 800", len(n.Children))
+	}
+}
+
+// A source that knows only that something changed (ARM) asks the
+// directory to Look: the tree is read and compared then, not at the
+// next reader's.
+func TestLookComparesAtOnce(t *testing.T) {
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
+	dk := &disks{names: []string{"sda"}}
+	h.Add(dk)
+	h.Add(extra{dk})
+	changes := make(chan Change, 10)
+	d := New(h.Current, func(c Change) { changes <- c })
+	h.Add(d.Provider())
+	h.Refresh()
+	h.Refresh()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go d.Watch(ctx, func() { h.Refresh() })
+	dk.mu.Lock()
+	dk.extra = true
+	dk.mu.Unlock()
+	d.Look()
+	select {
+	case c := <-changes:
+		if !slices.Equal(c.Added, []string{"Extra/"}) {
+			t.Errorf("change %+v, want Extra/ added", c)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no change told within a minute of Look")
 	}
 }
