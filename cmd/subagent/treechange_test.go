@@ -235,3 +235,42 @@ func TestHotsetCrossingIsNoTreeChange(t *testing.T) {
 		t.Errorf("the marker's treeChanged %+v, want one generation adding DDS/Churn/ and DDS/Churn/S00/", n)
 	}
 }
+
+// The generation never goes back: after a restart it goes on above the
+// last one served.
+func TestTreeGenerationGoesOnAfterRestart(t *testing.T) {
+	e := newEnv(t)
+	e.start()
+	gen := func() int {
+		t.Helper()
+		var g int
+		for deadline := time.Now().Add(20 * time.Second); ; time.Sleep(100 * time.Millisecond) {
+			g, _ = strconv.Atoi(getValue(t, e, "Directory/generation"))
+			if g > 0 {
+				return g
+			}
+			if time.Now().After(deadline) {
+				t.Fatalf("Directory/generation %q after 20s, want a generation", getText(t, e, "Directory/generation"))
+			}
+		}
+	}
+	g1 := gen()
+	for i := range 3 {
+		if err := churnSupplier(t, e, i).Exit(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	var g2 int
+	for deadline := time.Now().Add(20 * time.Second); g2 < g1+6; time.Sleep(100 * time.Millisecond) {
+		if g2 = gen(); time.Now().After(deadline) {
+			t.Fatalf("generation %d after 3 suppliers came and went, want %d", g2, g1+6)
+		}
+	}
+	if err := e.stop(); err != nil {
+		t.Fatal(err)
+	}
+	e.start()
+	if g3 := gen(); g3 <= g2 {
+		t.Errorf("generation %d after a restart, want more than %d (before it)", g3, g2)
+	}
+}
