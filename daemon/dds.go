@@ -34,7 +34,7 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 	cfg := DDSConfig(d.cfg, d.log)
 	cfg.OnChange = d.h.Invalidate
 	if d.dir != nil {
-		cfg.OnTree = d.dir.Source(ddswire.Root).Set // each registration is a generation, seen as it happens
+		cfg.OnTree = d.dir.Source(ddswire.Root).Change // each registration is a generation, seen as it happens
 	}
 	cfg, err = cfg.Norm()
 	if err != nil {

@@ -39,10 +39,10 @@ type ServerConfig struct {
 	Reserve   []Reservation
 	IOTimeout time.Duration // to finish a started frame or a reply
 	OnChange  func()        // after every change of the served contexts; must not block
-	// OnTree is told the path of every context (DDS/, DDS/IBM/,
-	// DDS/IBM/Test/) when the server starts and after every change, in
-	// the order of the changes; it must not block.
-	OnTree func(ctxs []string)
+	// OnTree is told the contexts (DDS/, DDS/IBM/, DDS/IBM/Test/) that
+	// appeared and vanished: every one when the server starts, then at
+	// each change, in order; it must not block.
+	OnTree func(added, removed []string)
 	Limits ddswire.Limits
 	Logger *slog.Logger
 }

@@ -10,14 +10,21 @@ import (
 	"github.com/perfagent/subagent/client/spmierr"
 )
 
-// OnTree is told every context once at the start and after each
-// registration and departure, in order, with nobody reading the tree.
+// OnTree is told every context at the start, then the contexts each
+// registration and departure adds and removes, in order, with nobody
+// reading the tree.
 func TestServerTellsTreeChanges(t *testing.T) {
 	var mu sync.Mutex
 	var told []string
 	s, _ := testServer(t, func(s *Server) {
-		s.reg.setOnTree(func(ctxs []string) {
-			c := slices.Clone(ctxs)
+		s.reg.setOnTree(func(added, removed []string) {
+			var c []string
+			for _, p := range added {
+				c = append(c, "+"+p)
+			}
+			for _, p := range removed {
+				c = append(c, "-"+p)
+			}
 			slices.Sort(c)
 			mu.Lock()
 			told = append(told, strings.Join(c, " "))
@@ -37,9 +44,8 @@ func TestServerTellsTreeChanges(t *testing.T) {
 	eventually(t, "A's departure told", func() bool { return len(got()) >= 4 })
 	b.c.Close()
 	eventually(t, "B's departure told", func() bool { return len(got()) >= 5 })
-	guide := "DDS/IBM/ DDS/IBM/Moretest/ DDS/IBM/Moretest/SubTest/ DDS/IBM/Test/"
-	want := []string{"DDS/", "DDS/ " + guide, "DDS/ DDS/IBM/ DDS/IBM/Moretest/ DDS/IBM/Moretest/SubTest/ DDS/IBM/Other/ DDS/IBM/Test/",
-		"DDS/ DDS/IBM/ DDS/IBM/Other/", "DDS/"}
+	want := []string{"+DDS/", "+DDS/IBM/ +DDS/IBM/Moretest/ +DDS/IBM/Moretest/SubTest/ +DDS/IBM/Test/", "+DDS/IBM/Other/",
+		"-DDS/IBM/Moretest/ -DDS/IBM/Moretest/SubTest/ -DDS/IBM/Test/", "-DDS/IBM/ -DDS/IBM/Other/"}
 	if g := got(); !slices.Equal(g, want) {
 		t.Errorf("told\n%q\nwant\n%q", g, want)
 	}

@@ -9,7 +9,7 @@ import (
 
 // The generation follows the tree's structure part by part (one part per
 // top-level context). A part whose source knows when it changes (the DDS
-// registry) reports each change itself (Source.Set), so that a supplier
+// registry) reports each change itself (Source.Change), so that a supplier
 // that registers and leaves between two collections is two changes; the
 // other parts are compared when a collection of the hierarchy builds the
 // directory (a disk hot-plugged is seen at the daemon's next collection).
@@ -91,6 +91,13 @@ func (d *Directory) setPart(name string, st partState, base bool) {
 	if len(added)+len(removed) == 0 {
 		added, removed = setDiff(old.stat, st.stat), setDiff(st.stat, old.stat)
 	}
+	d.change(added, removed)
+}
+
+// change makes a new generation of the paths that appeared and vanished,
+// unless there are none. Called with mu held; onChange is told in order,
+// under mu.
+func (d *Directory) change(added, removed []string) {
 	if len(added)+len(removed) == 0 {
 		return
 	}
@@ -132,11 +139,11 @@ func (d *Directory) record(r changeRow) {
 type Source struct {
 	d    *Directory
 	part string
-	seen bool
+	set  map[string]struct{} // its counted folded contexts; nil before the first Change
 }
 
 // Source makes the top-level context part one whose changes its source
-// reports with Set; its snapshots are no longer compared.
+// reports with Change; its snapshots are no longer compared.
 func (d *Directory) Source(part string) *Source {
 	d.mu.Lock()
 	defer d.mu.Unlock()
@@ -144,19 +151,41 @@ func (d *Directory) Source(part string) *Source {
 	return &Source{d: d, part: part}
 }
 
-// Set tells the directory the part's folded context paths now ("DDS/",
-// "DDS/IBM/Test/", with instances as *): the first call is the part as it
-// starts, each later one that adds or removes a path a new generation.
-// Calls must come in the order of the changes (the source calls it under
-// its own lock); it does not block, except that once per StoreStep
-// generations it writes the state file.
-func (s *Source) Set(ctxs []string) {
-	st := partState{ctxs: keep(ctxs)}
+// Change tells the directory the part's folded contexts ("DDS/IBM/Test/",
+// instances as *) that appeared and vanished: the first call gives every
+// context the part starts with, each later one that adds or removes a
+// context is a new generation. Calls must come in the order of the
+// changes (the source calls it under its own lock); each costs what its
+// paths do, not the part's size. It does not block, except that once per
+// StoreStep generations it writes the state file.
+func (s *Source) Change(added, removed []string) {
 	s.d.mu.Lock()
 	defer s.d.mu.Unlock()
-	base := !s.seen
-	s.seen = true
-	s.d.setPart(s.part, st, base)
+	if s.set == nil {
+		s.set = map[string]struct{}{}
+		for _, p := range added {
+			if counted(p) {
+				s.set[p] = struct{}{}
+			}
+		}
+		return
+	}
+	var in, out []string
+	for _, p := range removed {
+		if _, ok := s.set[p]; ok {
+			delete(s.set, p)
+			out = append(out, p)
+		}
+	}
+	for _, p := range added {
+		if _, ok := s.set[p]; !ok && counted(p) {
+			s.set[p] = struct{}{}
+			in = append(in, p)
+		}
+	}
+	slices.Sort(in)
+	slices.Sort(out)
+	s.d.change(in, out)
 }
 
 // Look asks the directory to look at the tree now: a source that knows

@@ -17,8 +17,9 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
-// A fake DDS registry: the contexts of the suppliers registered, told to
-// the directory after each change, as dds's registry does.
+// A fake DDS registry: a supplier's contexts, told to the directory as
+// they appear and vanish, as dds's registry does; set("", false) tells
+// the registry as it starts.
 type fakeDDS struct {
 	mu   sync.Mutex
 	sups map[string]bool
@@ -28,16 +29,19 @@ type fakeDDS struct {
 func (f *fakeDDS) set(name string, on bool) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	if on {
+	if name == "" {
+		f.src.Change([]string{"DDS/"}, nil)
+		return
+	}
+	ctxs := []string{"DDS/" + name + "/", "DDS/" + name + "/Test/"}
+	switch {
+	case on && !f.sups[name]:
 		f.sups[name] = true
-	} else {
+		f.src.Change(ctxs, nil)
+	case !on && f.sups[name]:
 		delete(f.sups, name)
+		f.src.Change(nil, ctxs)
 	}
-	ctxs := []string{"DDS/"}
-	for s := range f.sups {
-		ctxs = append(ctxs, "DDS/"+s+"/", "DDS/"+s+"/Test/")
-	}
-	f.src.Set(ctxs)
 }
 
 // 20 suppliers that register and leave with nobody reading the tree: 40

@@ -103,8 +103,8 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	dir := directory.New(h.Current, nil)
 	h.Add(dir.Provider())
 	src := dir.Source("Extra")
-	src.Set(nil)
-	src.Set([]string{"Extra/"})
+	src.Change(nil, nil)
+	src.Change([]string{"Extra/"}, nil)
 	h.Refresh()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
