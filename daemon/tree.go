@@ -120,6 +120,7 @@ func (d *Daemon) initDirectory(hs *hotsets) error {
 		return fmt.Errorf("tree generation: %w", err)
 	}
 	d.h.Add(d.dir.Provider())
+	d.h.SetOnProviders(d.dir.Look) // a part added or removed at run time
 	hs.tree.watch = func(ctx context.Context) {
 		d.dir.Watch(ctx, func() { d.h.Invalidate(); d.h.Fresh() })
 	}

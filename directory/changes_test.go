@@ -317,3 +317,32 @@ func TestLookComparesAtOnce(t *testing.T) {
 		t.Fatal("no change told within a minute of Look")
 	}
 }
+
+// A provider added to the hierarchy at run time is a tree change seen at
+// once: the hierarchy tells the directory to Look.
+func TestProviderAddedIsSeen(t *testing.T) {
+	h := spmi.NewHierarchy(spmi.Config{Base: asn1tree.MustParse("1.3.6.1.4.1.32473.1")})
+	dk := &disks{names: []string{"sda"}}
+	h.Add(dk)
+	changes := make(chan Change, 10)
+	d := New(h.Current, func(c Change) { changes <- c })
+	h.Add(d.Provider())
+	h.SetOnProviders(d.Look)
+	h.Refresh()
+	h.Refresh()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	go d.Watch(ctx, func() { h.Refresh() })
+	dk.mu.Lock()
+	dk.extra = true
+	dk.mu.Unlock()
+	h.Add(extra{dk})
+	select {
+	case c := <-changes:
+		if !slices.Equal(c.Added, []string{"Extra/"}) {
+			t.Errorf("change %+v, want Extra/ added", c)
+		}
+	case <-time.After(time.Minute):
+		t.Fatal("no change told within a minute of the provider's addition")
+	}
+}
