@@ -203,6 +203,7 @@ func (d *Directory) Look() {
 // the hierarchy again (the daemon's Invalidate then Fresh), then the
 // parts that changed are compared, a generation for each.
 func (d *Directory) Watch(ctx context.Context, fresh func()) {
+	defer d.Flush()
 	for {
 		select {
 		case <-ctx.Done():

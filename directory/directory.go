@@ -152,8 +152,19 @@ func (d *Directory) Keep(file string, onErr func(error)) error {
 	}
 	d.mu.Lock()
 	defer d.mu.Unlock()
-	d.store, d.gen = st, max(d.gen, st.mark)
+	d.store, d.gen = st, max(d.gen, st.durable)
 	return nil
+}
+
+// Flush waits for the generation's file to be written, if a write is
+// under way (a stop, a test).
+func (d *Directory) Flush() {
+	d.mu.Lock()
+	st := d.store
+	d.mu.Unlock()
+	if st != nil {
+		st.flush()
+	}
 }
 
 // Generation is the directory's generation (0 before the first).

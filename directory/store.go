@@ -6,6 +6,7 @@ import (
 	"io/fs"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/perfagent/subagent/client/trustdir"
 )
@@ -14,22 +15,30 @@ import (
 const StoreFile = "tree-generation"
 
 // StoreStep is how far ahead of the generation its file is written: the
-// file holds a high-water mark that no generation given out reaches, and
-// is written again only when the generation does, so a supplier churning
-// costs one write per StoreStep changes, never one per change. A start
+// file holds a high-water mark that no generation given out reaches. A
+// new mark is written, in the background, when the generation comes
+// within half a step of the last, so a supplier churning costs one write
+// per StoreSteps/2 changes, never one per change, and nobody waits for the
+// disk unless half a step of changes comes within one write. A start
 // (after a crash too) goes on from the mark, above every generation seen.
 const StoreStep = 64
 
 // store keeps the generation's high-water mark in a file.
 type store struct {
 	path string
-	mark uint32 // written: every generation given out is below it
 	err  func(error)
+
+	mu      sync.Mutex
+	done    *sync.Cond
+	durable uint32 // written: every generation given out is below it
+	asked   uint32 // the mark being written, or durable
+	writing bool
 }
 
 // loadStore reads the mark of path (0 when there is none yet).
 func loadStore(path string, onErr func(error)) (*store, error) {
 	s := &store{path: path, err: onErr}
+	s.done = sync.NewCond(&s.mu)
 	b, err := trustdir.ReadFile(path)
 	if errors.Is(err, fs.ErrNotExist) {
 		return s, nil
@@ -41,23 +50,54 @@ func loadStore(path string, onErr func(error)) (*store, error) {
 	if err != nil {
 		return nil, fmt.Errorf("%s: the tree generation %q is not a number from 0 to %d (remove the file to start again)", path, strings.TrimSpace(string(b)), uint32(1<<32-1))
 	}
-	s.mark = uint32(n)
+	s.durable, s.asked = uint32(n), uint32(n)
 	return s, nil
 }
 
-// reach makes the mark pass gen, writing it when gen got to it. A write
-// that fails is reported; the generation goes on (the next start may
-// then begin below it, which the report says).
+// reach makes the mark pass gen: a write of the next mark starts when gen
+// comes within half a step of the one asked for, and reach waits only if
+// gen got to the mark on disk.
 func (s *store) reach(gen uint32) {
-	if gen < s.mark {
-		return
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	if uint64(gen)+StoreStep/2 >= uint64(s.asked) {
+		s.asked = uint32(min(uint64(gen)+StoreStep, 1<<32-1))
+		if !s.writing {
+			s.writing = true
+			go s.write()
+		}
 	}
-	next := uint64(gen) + StoreStep
-	if next > 1<<32-1 {
-		next = 1<<32 - 1
+	for gen >= s.durable && s.writing {
+		s.done.Wait()
 	}
-	if err := trustdir.WriteFile(s.path, []byte(strconv.FormatUint(next, 10)+"\n"), 0o600); err != nil {
-		s.err(fmt.Errorf("the tree generation may go back after a restart: %w", err))
+}
+
+// write writes the mark asked for until it is on disk. A write that
+// fails is reported and counts as done (the generation goes on; the next
+// start may then begin below it, which the report says): it is tried
+// again half a step later, not at every change.
+func (s *store) write() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.durable != s.asked {
+		mark := s.asked
+		s.mu.Unlock()
+		err := trustdir.WriteFile(s.path, []byte(strconv.FormatUint(uint64(mark), 10)+"\n"), 0o600)
+		s.mu.Lock()
+		if err != nil {
+			s.err(fmt.Errorf("the tree generation may go back after a restart: %w", err))
+		}
+		s.durable = mark
 	}
-	s.mark = uint32(next) // a failed write is tried again a step later, not at every change
+	s.writing = false
+	s.done.Broadcast()
+}
+
+// flush waits for the write under way, if any.
+func (s *store) flush() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for s.writing {
+		s.done.Wait()
+	}
 }
