@@ -21,7 +21,7 @@ const StoreFile = "tree-generation"
 // per StoreSteps/2 changes, never one per change, and nobody waits for the
 // disk unless half a step of changes comes within one write. A start
 // (after a crash too) goes on from the mark, above every generation seen.
-const StoreStep = 64
+const StoreStep = 1024
 
 // store keeps the generation's high-water mark in a file.
 type store struct {
