@@ -18,7 +18,7 @@ const StoreFile = "tree-generation"
 // file holds a high-water mark that no generation given out reaches. A
 // new mark is written, in the background, when the generation comes
 // within half a step of the last, so a supplier churning costs one write
-// per StoreSteps/2 changes, never one per change, and nobody waits for the
+// per StoreStep/2 changes, never one per change, and nobody waits for the
 // disk unless half a step of changes comes within one write. A start
 // (after a crash too) goes on from the mark, above every generation seen.
 const StoreStep = 1024
@@ -84,10 +84,11 @@ func (s *store) write() {
 		s.mu.Unlock()
 		err := trustdir.WriteFile(s.path, []byte(strconv.FormatUint(uint64(mark), 10)+"\n"), 0o600)
 		s.mu.Lock()
-		if err != nil {
+		if err != nil && s.err != nil {
 			s.err(fmt.Errorf("the tree generation may go back after a restart: %w", err))
 		}
 		s.durable = mark
+		s.done.Broadcast()
 	}
 	s.writing = false
 	s.done.Broadcast()
