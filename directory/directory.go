@@ -227,19 +227,16 @@ func (p provider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	// The generation, its time and the count are read when asked for.
-	gs := genSource(p)
-	for _, st := range []struct {
-		i     int
-		v     spmiwire.Value
-		field int // of gs; -1: the value v
-	}{{0, spmiwire.Value{}, 0}, {1, spmiwire.Uint(uint64(len(dir.ctxs))), -1}, {2, spmiwire.Uint(uint64(len(dir.stats))), -1},
-		{3, spmiwire.Value{}, 1}, {4, spmiwire.Uint(dir.omitted), -1}, {5, spmiwire.Value{}, 2}} {
+	// The generation, its time (fields 0 and 1 of genSource) and the
+	// changes counted (2) are read when asked for.
+	live := map[int]uint32{0: 0, 3: 1, 5: 2}
+	vals := []spmiwire.Value{1: spmiwire.Uint(uint64(len(dir.ctxs))), 2: spmiwire.Uint(uint64(len(dir.stats))), 4: spmiwire.Uint(dir.omitted), 5: {}}
+	for i := range dirStats {
 		var err error
-		if st.field >= 0 {
-			err = b.LiveStat(top, &dirStats[st.i], gs, uint32(st.field))
+		if f, ok := live[i]; ok {
+			err = b.LiveStat(top, &dirStats[i], genSource(p), f)
 		} else {
-			err = b.Stat(top, &dirStats[st.i], st.v)
+			err = b.Stat(top, &dirStats[i], vals[i])
 		}
 		if err != nil {
 			return err
