@@ -40,6 +40,9 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 		return nil, err
 	}
 	d.h.Add(reg.Provider())
+	if d.dir != nil {
+		reg.SetOnShape(d.dir.Look) // a new application or transaction: the directory looks at once
+	}
 	d.AddAgentStats(ARMExtra(reg.RingUse))
 	d.AddReloader(Reloader{Name: "arm", Apply: func(c *config.Config) { reg.SetWeight(c.ARM.Weight) }})
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),

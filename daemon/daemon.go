@@ -16,6 +16,7 @@ import (
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/control"
+	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/rtimelan"
@@ -108,6 +109,7 @@ type Daemon struct {
 	rtl   *rtimeLAN
 	// engine is the agent's one SNMPv3 engine (snmpv3.go).
 	engine *engineState
+	dir    *directory.Directory // the tree described, its generation (tree.go)
 	// writer is the tables managers write over SNMP (snmpwrite.go).
 	writer *settable.Writer
 

@@ -33,6 +33,9 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 	}
 	cfg := DDSConfig(d.cfg, d.log)
 	cfg.OnChange = d.h.Invalidate
+	if d.dir != nil {
+		cfg.OnTree = d.dir.Source(ddswire.Root).Change // each registration is a generation, seen as it happens
+	}
 	cfg, err = cfg.Norm()
 	if err != nil {
 		return nil, fmt.Errorf("configuration: %w", err)

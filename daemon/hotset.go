@@ -16,7 +16,6 @@ import (
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/notiflog"
@@ -90,8 +89,9 @@ func (d *Daemon) initHotsets() error {
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
 	d.h.Add(notiflog.Provider{L: notes})
-	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
-	d.h.Add(directory.New(d.h.Current, hs.tree.changed).Provider())
+	if err := d.initDirectory(hs); err != nil {
+		return err
+	}
 	d.AddAgentStats(hs.agentStats)
 	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil

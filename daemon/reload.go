@@ -112,6 +112,9 @@ func (d *Daemon) Reload(c *config.Config) error {
 		parts[r.Name] = true
 		names = append(names, r.Name)
 	}
+	if d.dir != nil {
+		d.dir.Look() // hotsets or hosts the reload added: a tree change
+	}
 	d.mu.Lock()
 	d.applied = c
 	d.mu.Unlock()

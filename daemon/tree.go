@@ -2,7 +2,8 @@ package daemon
 
 import (
 	"context"
-	"slices"
+	"fmt"
+	"path/filepath"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -15,44 +16,67 @@ import (
 )
 
 // treeNotes sends the tree changed notification (mib.TreeChanged) when
-// the directory's generation changes: at most once per interval, with
-// the contexts changed since the one before (a supplier registering and
-// leaving within one interval cancel out), through hotsets.send so that
-// it goes on every path and into the log. An interval of 0 sends none
-// (a reload may change it).
+// the directory's generation changes: at most once per interval, covering
+// every generation since the one before (treeFirstGeneration to
+// treeGeneration) with the count of paths changed in them and as many of
+// them as 255 octets hold, oldest first (a supplier that registered and
+// left in between is named twice); the directory's change table has them
+// all. It goes through hotsets.send, on every path and into the log. An
+// interval of 0 sends none (a reload may change it).
 type treeNotes struct {
 	interval atomic.Int64 // time.Duration
 	wake     chan struct{}
+	watch    func(context.Context) // the directory's looks (Directory.Watch), run with run; nil: none
 
-	mu      sync.Mutex
-	gen     uint32
-	changes map[string]bool // folded path: true appeared, false vanished
-	pending bool
+	mu          sync.Mutex
+	first, last uint32 // the generations pending
+	count       uint32 // paths changed in them
+	list        strings.Builder
+	cut         bool // list is full: later paths are counted only
+	pending     bool
 }
 
+// maxList is what a DisplayString holds.
+const maxList = 255
+
 func newTreeNotes(interval time.Duration) *treeNotes {
-	t := &treeNotes{wake: make(chan struct{}, 1), changes: map[string]bool{}}
+	t := &treeNotes{wake: make(chan struct{}, 1)}
 	t.interval.Store(int64(interval))
 	return t
 }
 
-// changed records a new generation (directory.New's onChange: it must
-// not block).
+// changed records a new generation (directory.New's onChange, told in
+// order: it must not block).
 func (t *treeNotes) changed(c directory.Change) {
 	t.mu.Lock()
-	t.gen, t.pending = c.Generation, true
-	note := func(p string, added bool) {
-		if was, ok := t.changes[p]; ok && was != added {
-			delete(t.changes, p) // came and went since the last notification
+	if !t.pending {
+		t.first, t.pending = c.Generation, true
+	}
+	t.last = c.Generation
+	note := func(p string, sign byte) {
+		t.count++
+		if t.cut {
 			return
 		}
-		t.changes[p] = added
-	}
-	for _, p := range c.Added {
-		note(p, true)
+		n := len(p) + 1
+		if t.list.Len() > 0 {
+			n++
+		}
+		if t.list.Len()+n > maxList-4 { // room for " ..."
+			t.cut = true
+			return
+		}
+		if t.list.Len() > 0 {
+			t.list.WriteByte(' ')
+		}
+		t.list.WriteByte(sign)
+		t.list.WriteString(p)
 	}
 	for _, p := range c.Removed {
-		note(p, false)
+		note(p, '-')
+	}
+	for _, p := range c.Added {
+		note(p, '+')
 	}
 	t.mu.Unlock()
 	select {
@@ -61,40 +85,53 @@ func (t *treeNotes) changed(c directory.Change) {
 	}
 }
 
-// take returns the pending generation and its list, and clears them.
-func (t *treeNotes) take() (uint32, string, bool) {
+// pendingNote is what one notification carries.
+type pendingNote struct {
+	first, last, count uint32
+	list               string
+}
+
+// take returns what is pending, and clears it.
+func (t *treeNotes) take() (pendingNote, bool) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	if !t.pending {
-		return 0, "", false
+		return pendingNote{}, false
 	}
-	paths := make([]string, 0, len(t.changes))
-	for p := range t.changes {
-		paths = append(paths, p)
-	}
-	slices.Sort(paths)
-	var sb strings.Builder
-	for _, p := range paths {
-		if sb.Len() > 0 {
-			sb.WriteByte(' ')
+	n := pendingNote{first: t.first, last: t.last, count: t.count, list: t.list.String()}
+	if t.cut {
+		if n.list != "" {
+			n.list += " "
 		}
-		if t.changes[p] {
-			sb.WriteByte('+')
-		} else {
-			sb.WriteByte('-')
-		}
-		sb.WriteString(p)
+		n.list += "..."
 	}
-	s := sb.String()
-	if len(s) > 255 {
-		s = s[:252] + "..."
+	t.pending, t.count, t.cut = false, 0, false
+	t.list.Reset()
+	return n, true
+}
+
+// initDirectory adds the directory (Directory), whose generation goes on
+// from the state directory's file, and its tree changed notifications.
+func (d *Daemon) initDirectory(hs *hotsets) error {
+	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
+	d.dir = directory.New(d.h.Current, hs.tree.changed)
+	log := d.log.With("part", "directory")
+	if err := d.dir.Keep(filepath.Join(d.cfg.StateDir, directory.StoreFile), func(err error) { log.Warn("tree generation not saved", "err", err) }); err != nil {
+		return fmt.Errorf("tree generation: %w", err)
 	}
-	t.pending, t.changes = false, map[string]bool{}
-	return t.gen, s, true
+	d.h.Add(d.dir.Provider())
+	d.h.SetOnProviders(d.dir.Look) // a part added or removed at run time
+	hs.tree.watch = func(ctx context.Context) {
+		d.dir.Watch(ctx, func() { d.h.Invalidate(); d.h.Fresh() })
+	}
+	return nil
 }
 
 // run sends the pending notification when one is due, until ctx is done.
 func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
+	if t.watch != nil {
+		go t.watch(ctx)
+	}
 	var last time.Time
 	for {
 		select {
@@ -116,11 +153,11 @@ func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
 			case <-timer.C:
 			}
 		}
-		gen, list, ok := t.take()
+		p, ok := t.take()
 		if !ok {
 			continue
 		}
-		bs, err := mib.TreeChanged.Bind(hs.base, asn1tree.Gauge(gen), asn1tree.Str(list))
+		bs, err := mib.TreeChanged.Bind(hs.base, asn1tree.Gauge(p.last), asn1tree.Str(p.list), asn1tree.Gauge(p.first), asn1tree.Gauge(p.count))
 		if err != nil {
 			hs.log.Error("tree changed notification not built", "err", err)
 			continue
@@ -129,7 +166,7 @@ func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
 		for _, b := range bs {
 			n.Vars = append(n.Vars, traps.VarBind{OID: b.OID, Value: b.Value})
 		}
-		hs.log.Info("tree changed", "generation", gen, "contexts", list)
+		hs.log.Info("tree changed", "generations", fmt.Sprintf("%d-%d", p.first, p.last), "changes", p.count, "contexts", p.list)
 		hs.send(n)
 		last = time.Now()
 	}

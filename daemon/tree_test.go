@@ -2,7 +2,9 @@ package daemon
 
 import (
 	"context"
+	"fmt"
 	"log/slog"
+	"strings"
 	"testing"
 	"testing/synctest"
 	"time"
@@ -16,8 +18,9 @@ import (
 )
 
 // treeChanged goes out at once for the first change, then at most once
-// per interval with what changed since the last one (a context that came
-// and went in between is not named); an interval of 0 sends none.
+// per interval covering every generation since the last one: a context
+// that came and went in between is named twice, and what 255 octets
+// cannot hold is counted; an interval of 0 sends none.
 func TestTreeChangedRateLimited(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		base := asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}
@@ -36,18 +39,23 @@ func TestTreeChangedRateLimited(t *testing.T) {
 		defer cancel()
 		go hs.tree.run(ctx, hs)
 
-		// sent is what the log holds: generation and contexts of each entry.
-		sent := func() [][2]string {
-			var out [][2]string
+		// sent is what the log holds: generation, contexts, first
+		// generation and count of each entry.
+		sent := func() [][4]string {
+			var out [][4]string
 			for _, e := range notes.View().Entries {
-				if !e.OID.Equal(mib.TreeChanged.OID(base)) || len(e.Vars) != 2 {
-					t.Fatalf("logged %v with %d VarBinds, want treeChanged with 2", e.OID, len(e.Vars))
+				if !e.OID.Equal(mib.TreeChanged.OID(base)) || len(e.Vars) != 4 {
+					t.Fatalf("logged %v with %d VarBinds, want treeChanged with 4", e.OID, len(e.Vars))
 				}
-				out = append(out, [2]string{notiflog.Format(e.Vars[0].Value()), notiflog.Format(e.Vars[1].Value())})
+				var v [4]string
+				for i := range v {
+					v[i] = notiflog.Format(e.Vars[i].Value())
+				}
+				out = append(out, v)
 			}
 			return out
 		}
-		check := func(what string, want ...[2]string) {
+		check := func(what string, want ...[4]string) {
 			t.Helper()
 			synctest.Wait()
 			got := sent()
@@ -60,7 +68,7 @@ func TestTreeChangedRateLimited(t *testing.T) {
 				}
 			}
 		}
-		first := [2]string{"2", "+A/ +B/"}
+		first := [4]string{"2", "+A/ +B/", "2", "2"}
 		hs.tree.changed(directory.Change{Generation: 2, Added: []string{"A/", "B/"}})
 		check("the first change", first)
 
@@ -70,12 +78,33 @@ func TestTreeChangedRateLimited(t *testing.T) {
 		time.Sleep(9 * time.Second)
 		check("within the interval", first)
 		time.Sleep(time.Second)
-		check("after the interval", first, [2]string{"5", "-A/"})
+		second := [4]string{"5", "-A/ +C/ -C/", "3", "3"}
+		check("after the interval", first, second)
+
+		// 40 suppliers' contexts: the list is cut, the count and the
+		// generations say how many.
+		var want strings.Builder
+		for i := range 40 {
+			p := fmt.Sprintf("DDS/Vendor%02d/", i)
+			hs.tree.changed(directory.Change{Generation: uint32(6 + i), Added: []string{p}})
+			if want.Len()+len(p)+2 <= 255-4 {
+				if want.Len() > 0 {
+					want.WriteByte(' ')
+				}
+				want.WriteString("+" + p)
+			}
+		}
+		time.Sleep(10 * time.Second)
+		third := [4]string{"45", want.String() + " ...", "6", "40"}
+		check("40 changes", first, second, third)
+		if n := len(third[1]); n > 255 {
+			t.Errorf("treeContexts has %d octets, more than a DisplayString", n)
+		}
 
 		hs.tree.interval.Store(0)
 		time.Sleep(time.Minute)
-		hs.tree.changed(directory.Change{Generation: 6, Added: []string{"D/"}})
+		hs.tree.changed(directory.Change{Generation: 46, Added: []string{"D/"}})
 		time.Sleep(time.Minute)
-		check("with an interval of 0", first, [2]string{"5", "-A/"})
+		check("with an interval of 0", first, second, third)
 	})
 }

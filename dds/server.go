@@ -39,8 +39,12 @@ type ServerConfig struct {
 	Reserve   []Reservation
 	IOTimeout time.Duration // to finish a started frame or a reply
 	OnChange  func()        // after every change of the served contexts; must not block
-	Limits    ddswire.Limits
-	Logger    *slog.Logger
+	// OnTree is told the contexts (DDS/, DDS/IBM/, DDS/IBM/Test/) that
+	// appeared and vanished: every one when the server starts, then at
+	// each change, in order; it must not block.
+	OnTree func(added, removed []string)
+	Limits ddswire.Limits
+	Logger *slog.Logger
 }
 
 // Stamp timeout bounds and defaults (the guide's 15..600 s, default 30).
@@ -150,6 +154,9 @@ func NewServer(cfg ServerConfig) (*Server, error) {
 	reg.share.maxStats, reg.share.maxSups = cfg.MaxStatsPerUID, cfg.MaxSuppliersPerUID
 	reg.share.reserve = newReservations(cfg.Reserve)
 	reg.setOnChange(cfg.OnChange)
+	if cfg.OnTree != nil {
+		reg.setOnTree(cfg.OnTree)
+	}
 	reg.log = cfg.Logger
 	return &Server{
 		cfg: cfg, log: cfg.Logger, reg: reg, refused: unixsock.NewRefusalLog(cfg.Logger),

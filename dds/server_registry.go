@@ -71,7 +71,12 @@ type registry struct {
 	// onChange tells the hierarchy that its snapshot is out of date, so
 	// the next walk after a reply sees the change.
 	onChange func()
-	log      *slog.Logger
+	// onTree is told the contexts that appeared and vanished (DDS/IBM/,
+	// ...) at each publish, in order (the directory's generation); born
+	// and died collect them in between.
+	onTree     func(added, removed []string)
+	born, died []string
+	log        *slog.Logger
 	// stale counts reads of a supplier that found no moment without an
 	// open batch, so its previous consistent values were served.
 	stale     atomic.Uint64
@@ -95,6 +100,41 @@ func (r *registry) setOnChange(f func()) {
 	r.onChange = f
 }
 
+// setOnTree sets onTree and tells it every context now, as appeared
+// (with mu held: it must not block).
+func (r *registry) setOnTree(f func(added, removed []string)) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onTree = f
+	r.born = append(r.born[:0], ddswire.Root+"/")
+	for p := range r.cxs {
+		r.born = append(r.born, p+"/")
+	}
+	r.tellTree()
+}
+
+// tellTree tells onTree what appeared and vanished since the last time:
+// what each change costs, not the whole registry. Called with mu held.
+func (r *registry) tellTree() {
+	if r.onTree != nil && len(r.born)+len(r.died) > 0 {
+		r.onTree(r.born, r.died)
+	}
+	r.born, r.died = r.born[:0], r.died[:0]
+}
+
+// appeared and vanished note a context for onTree. Called with mu held.
+func (r *registry) appeared(path string) {
+	if r.onTree != nil {
+		r.born = append(r.born, path+"/")
+	}
+}
+
+func (r *registry) vanished(path string) {
+	if r.onTree != nil {
+		r.died = append(r.died, path+"/")
+	}
+}
+
 func (r *registry) all() []*supplier {
 	r.mu.Lock()
 	defer r.mu.Unlock()
@@ -110,6 +150,7 @@ func (r *registry) publish() {
 	if r.onChange != nil {
 		defer r.onChange()
 	}
+	r.tellTree()
 	v := make([]cxView, 0, len(r.cxs))
 	for _, c := range r.cxs {
 		v = append(v, cxView{id: c.id, path: c.path, parent: parentOf(c.path), name: lastName(c.path),
@@ -182,6 +223,7 @@ func (r *registry) add(sup *supplier) (uint64, error) {
 	if vcx == nil {
 		vcx = newCx(v.Path(), v.Descr, v.ASN, ddswire.SiNoInst, nil)
 		r.cxs[vcx.path], r.vendors[v.ASN] = vcx, vcx.path
+		r.appeared(vcx.path)
 	}
 	vcx.users++
 	for i := range sup.init.Contexts {
@@ -212,6 +254,7 @@ func (r *registry) link(c *regCx, sup *supplier) {
 	}
 	p.names[lastName(c.path)], p.asns[c.asn] = true, true
 	r.cxs[c.path] = c
+	r.appeared(c.path)
 	sup.ncx++
 	r.nstats += c.stats.len()
 	r.share.addStats(sup.peer.UID, c.stats.len())
@@ -240,6 +283,7 @@ func (r *registry) unlink(c *regCx) {
 		}
 	}
 	delete(r.cxs, c.path)
+	r.vanished(c.path)
 	c.owner.ncx--
 	r.nstats -= c.stats.len()
 	r.share.addStats(c.owner.peer.UID, -c.stats.len())
@@ -265,6 +309,7 @@ func (r *registry) remove(sup *supplier) {
 	if vcx := r.cxs[sup.vendor.Path()]; vcx != nil {
 		if vcx.users--; vcx.users == 0 {
 			delete(r.cxs, vcx.path)
+			r.vanished(vcx.path)
 			delete(r.vendors, vcx.asn)
 		}
 	}

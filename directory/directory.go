@@ -1,19 +1,22 @@
 // Package directory serves the tree's description over SNMP, as PCP's
 // pmns lets a client list and describe every metric: one row per
 // statistic name and one per context, with the instances folded
-// ("Disk/*/busy"), and a generation that increases whenever a folded
-// context or statistic appears or vanishes (a DDS supplier registers or
-// leaves). Instances coming and going (processes) change the rows'
-// instance counts, not the generation.
+// ("Disk/*/busy"), a generation that increases whenever a folded context
+// or statistic appears or vanishes (a DDS supplier registers or leaves),
+// and the table of the last changes. Instances coming and going
+// (processes) change the rows' instance counts, not the generation.
 //
 // The directory is a part of its own (a StableProvider) whose shape is
-// the layout of the rest of the tree (spmi.Snapshot.Layout): it is
-// rebuilt, from the snapshot last published, only when that layout
-// changed; reads cost what any other read does.
+// the layout of the rest of the tree (spmi.Snapshot.Layout) and the
+// changes recorded: its rows are rebuilt, from the snapshot last
+// published, only when one of them changed; reads cost what any other
+// read does. The generation is driven by the changes (changes.go) and
+// kept across restarts (store.go).
 package directory
 
 import (
 	"hash/maphash"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -34,6 +37,7 @@ const Name = "Directory"
 // changed, statistics) that appeared and vanished since the one before.
 type Change struct {
 	Generation uint32
+	Time       time.Time
 	Added      []string
 	Removed    []string
 }
@@ -51,6 +55,15 @@ var (
 		{Name: "stats", Descr: "Rows of the statistic table", ASN: 3, Max: 1000, Val: ddswire.SiQuantity, Units: "statistics"},
 		{Name: "changed", Descr: "When the generation last changed", ASN: 4, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "seconds since 1970", Form: spmiwire.FormTime},
 		{Name: "omitted", Descr: "Rows left out: beyond MaxRows statistics or contexts", ASN: 5, Max: 10, Val: ddswire.SiQuantity, Units: "rows"},
+		{Name: "changes", Descr: "Paths that appeared or vanished since the start", ASN: 6, Max: 100, Val: ddswire.SiCounter, Units: "changes"},
+	}
+	chgCx    = spmi.CxDesc{Name: "change", Descr: "The last paths that appeared or vanished, oldest first", ASN: 22, Inst: ddswire.SiContInst}
+	chgTpl   = spmi.CxDesc{Descr: "Change"}
+	chgStats = []spmiwire.StatDesc{
+		{Name: "generation", Descr: "The generation the change made", ASN: 1, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "time", Descr: "When it changed", ASN: 2, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "seconds since 1970", Form: spmiwire.FormTime},
+		{Name: "op", Descr: "+ appeared, - vanished", ASN: 3, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 4, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 	statStats = []spmiwire.StatDesc{
 		{Name: "path", Descr: "SPMI path, instances folded to *", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
@@ -109,16 +122,49 @@ type Directory struct {
 	gen     uint32
 	changed time.Time
 	now     func() time.Time
+	parts   map[string]partState // what the generation saw, by top-level context
+	sourced map[string]bool      // parts whose source reports their changes (Source)
+	changes []changeRow          // the last MaxChanges, oldest first
+	seq     uint32               // rows ever recorded
+	store   *store               // nil: the generation starts at 0
+	look    chan struct{}        // Look: Watch looks at the tree
 }
 
 // New describes the snapshots current returns (the hierarchy's last
 // published one); onChange (nil: none) is told of each new generation
-// after the first, from the collection that found it: it must not block.
+// after the first, in order, from the source or collection that found it:
+// it must not block nor call d.
 func New(current func() *spmi.Snapshot, onChange func(Change)) *Directory {
 	if onChange == nil {
 		onChange = func(Change) {}
 	}
-	return &Directory{current: current, onChange: onChange, dir: &built{}, cache: map[string]*folded{}, now: time.Now}
+	return &Directory{current: current, onChange: onChange, dir: &built{}, cache: map[string]*folded{}, now: time.Now,
+		parts: map[string]partState{}, sourced: map[string]bool{}, look: make(chan struct{}, 1)}
+}
+
+// Keep keeps the generation in file (StoreFile in the state directory):
+// it goes on above the last generation of the previous run. onErr is told
+// of a write that failed. Call it before the first change.
+func (d *Directory) Keep(file string, onErr func(error)) error {
+	st, err := loadStore(file, onErr)
+	if err != nil {
+		return err
+	}
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	d.store, d.gen = st, max(d.gen, st.durable)
+	return nil
+}
+
+// Flush waits for the generation's file to be written, if a write is
+// under way (a stop, a test).
+func (d *Directory) Flush() {
+	d.mu.Lock()
+	st := d.store
+	d.mu.Unlock()
+	if st != nil {
+		st.flush()
+	}
 }
 
 // Generation is the directory's generation (0 before the first).
@@ -135,28 +181,66 @@ type provider struct{ d *Directory }
 
 func (p provider) Name() string { return Name }
 
-// Shape is the layout of the tree without the directory.
-func (p provider) Shape() any {
-	s := p.d.current()
-	if s == nil {
-		return uint64(0)
-	}
-	return s.Layout(Name)
+type shape struct {
+	layout uint64
+	seq    uint32
 }
 
+// Shape is the layout of the tree without the directory, and the last
+// change recorded.
+func (p provider) Shape() any {
+	var sh shape
+	if s := p.d.current(); s != nil {
+		sh.layout = s.Layout(Name)
+	}
+	p.d.mu.Lock()
+	sh.seq = p.d.seq
+	p.d.mu.Unlock()
+	return sh
+}
+
+// genSource serves the generation, its time and the changes counted when
+// they are read: a change reported by its source is seen before the
+// directory's rows are rebuilt.
+type genSource struct{ d *Directory }
+
+func (s genSource) Pin() spmi.LivePin {
+	s.d.mu.Lock()
+	defer s.d.mu.Unlock()
+	var when uint64
+	if !s.d.changed.IsZero() {
+		when = uint64(s.d.changed.Unix())
+	}
+	return genPin{uint64(s.d.gen), when, uint64(s.d.seq)}
+}
+
+type genPin [3]uint64
+
+func (p genPin) Value(i uint32) spmiwire.Value { return spmiwire.Uint(p[i]) }
+
 func (p provider) Collect(b *spmi.Builder) error {
-	dir, gen, changed := p.d.update()
+	dir, _, _ := p.d.update()
+	p.d.mu.Lock()
+	changes := slices.Clone(p.d.changes)
+	p.d.mu.Unlock()
 	top, err := b.Context(nil, &dirCx)
 	if err != nil {
 		return err
 	}
-	var when uint64
-	if !changed.IsZero() {
-		when = uint64(changed.Unix())
-	}
-	if err := b.Stats(top, dirStats, []spmiwire.Value{spmiwire.Uint(uint64(gen)), spmiwire.Uint(uint64(len(dir.ctxs))),
-		spmiwire.Uint(uint64(len(dir.stats))), spmiwire.Uint(when), spmiwire.Uint(dir.omitted)}); err != nil {
-		return err
+	// The generation, its time (fields 0 and 1 of genSource) and the
+	// changes counted (2) are read when asked for.
+	live := map[int]uint32{0: 0, 3: 1, 5: 2}
+	vals := []spmiwire.Value{1: spmiwire.Uint(uint64(len(dir.ctxs))), 2: spmiwire.Uint(uint64(len(dir.stats))), 4: spmiwire.Uint(dir.omitted), 5: {}}
+	for i := range dirStats {
+		var err error
+		if f, ok := live[i]; ok {
+			err = b.LiveStat(top, &dirStats[i], genSource(p), f)
+		} else {
+			err = b.Stat(top, &dirStats[i], vals[i])
+		}
+		if err != nil {
+			return err
+		}
 	}
 	// The rows' statistics are blocks read from the directory (constant
 	// until it is rebuilt): a node per row, none per statistic.
@@ -186,10 +270,45 @@ func (p provider) Collect(b *spmi.Builder) error {
 			return err
 		}
 	}
+	ch, err := b.Context(top, &chgCx)
+	if err != nil {
+		return err
+	}
+	src := &chgSource{changes}
+	for i, r := range changes {
+		row, err := b.Instance(ch, &chgTpl, strconv.FormatUint(uint64(r.seq), 10), "", r.seq)
+		if err != nil {
+			return err
+		}
+		if err := b.LiveBlock(row, chgBlock, src, uint32(i*len(chgStats))); err != nil {
+			return err
+		}
+	}
 	return nil
 }
 
-var statBlock, ctxBlock = mustBlock(statStats), mustBlock(ctxStats)
+var statBlock, ctxBlock, chgBlock = mustBlock(statStats), mustBlock(ctxStats), mustBlock(chgStats)
+
+// chgSource serves the change rows alike (a pointer: sources are compared).
+type chgSource struct{ rows []changeRow }
+
+func (s *chgSource) Pin() spmi.LivePin { return s }
+
+func (s *chgSource) Value(i uint32) spmiwire.Value {
+	r := &s.rows[i/uint32(len(chgStats))]
+	switch i % uint32(len(chgStats)) {
+	case 0:
+		return spmiwire.Uint(uint64(r.gen))
+	case 1:
+		return spmiwire.Uint(uint64(r.at.Unix()))
+	case 2:
+		if r.added {
+			return spmiwire.Text("+")
+		}
+		return spmiwire.Text("-")
+	}
+	return spmiwire.Text(r.path)
+}
 
 func mustBlock(ds []spmiwire.StatDesc) *spmi.Block {
 	b, err := spmi.NewBlock(ds)
@@ -252,77 +371,37 @@ func (s ctxSource) Value(i uint32) spmiwire.Value {
 }
 
 // update rebuilds the directory when the tree's layout changed, and
-// tells of a new generation.
+// compares the parts that no source reports (a new generation for each
+// that changed).
 func (d *Directory) update() (*built, uint32, time.Time) {
 	s := d.current()
 	d.mu.Lock()
+	defer d.mu.Unlock()
 	if s == nil || d.have && s.Layout(Name) == d.layout {
-		defer d.mu.Unlock()
 		return d.dir, d.gen, d.changed
 	}
-	layout := s.Layout(Name)
-	nb := build(s, d.cache)
-	old, first := d.dir, !d.have
-	d.dir, d.layout, d.have = nb, layout, true
-	added, removed := diff(old, nb)
-	var ch *Change
-	switch {
-	case first:
-		d.gen, d.changed = 1, d.now()
-	case len(added)+len(removed) > 0:
-		d.gen++
-		d.changed = d.now()
-		ch = &Change{Generation: d.gen, Added: added, Removed: removed}
+	first := !d.have
+	d.dir, d.layout, d.have = build(s, d.cache), s.Layout(Name), true
+	if first {
+		d.bump() // the first generation of this run
 	}
-	dir, gen, changed := d.dir, d.gen, d.changed
-	d.mu.Unlock()
-	if ch != nil {
-		d.onChange(*ch)
-	}
-	return dir, gen, changed
-}
-
-// counted tells whether a folded path counts for the generation: the
-// notification log's entries are records of what was sent, not the
-// served tree (else the log of a tree changed notification would be a
-// change of its own).
-func counted(path string) bool { return !strings.HasPrefix(path, "NotifLog/") }
-
-// diff lists the counted folded contexts that appeared and vanished from
-// a to b, or when none did, the statistics.
-func diff(a, b *built) (added, removed []string) {
-	setDiff := func(x, y []string) []string {
-		var out []string
-		for _, p := range y {
-			if _, ok := slices.BinarySearch(x, p); !ok && counted(p) {
-				out = append(out, p)
-			}
+	for name, f := range d.cache {
+		if d.sourced[name] {
+			continue
 		}
-		return out
+		if st, ok := d.parts[name]; ok && st.layout == f.layout {
+			continue
+		}
+		st := partState{layout: f.layout, ctxs: keep(slices.Collect(maps.Keys(f.ctxs))), stat: keep(slices.Collect(maps.Keys(f.stats)))}
+		d.setPart(name, st, first)
 	}
-	ac, bc := ctxPaths(a), ctxPaths(b)
-	added, removed = setDiff(ac, bc), setDiff(bc, ac)
-	if len(added)+len(removed) > 0 {
-		return added, removed
+	for name := range d.parts {
+		if _, ok := d.cache[name]; !ok && !d.sourced[name] {
+			d.setPart(name, partState{}, false)
+			delete(d.parts, name)
+		}
 	}
-	as, bs := statPaths(a), statPaths(b)
-	return setDiff(as, bs), setDiff(bs, as)
-}
-
-func ctxPaths(b *built) []string {
-	out := make([]string, len(b.ctxs))
-	for i, r := range b.ctxs {
-		out[i] = r.path
-	}
-	return out // sorted: build sorts the rows
-}
-
-func statPaths(b *built) []string {
-	out := make([]string, len(b.stats))
-	for i, r := range b.stats {
-		out[i] = r.path
-	}
-	return out
+	return d.dir, d.gen, d.changed
 }
 
 // folded is what one top-level context makes of rows, by path.

@@ -139,14 +139,24 @@ var (
 			"hotsetThreshold: a peer that raised a notification raises the next only after its "+
 			"value went back past it (RMON's alarmFallingThreshold).")
 	TreeGeneration = hotsetObject(10, "treeGeneration", asn1tree.Gauge32, "Unsigned32",
-		"The tree generation: it increases by one each time contexts appear in or vanish "+
-			"from the served tree (the directory's generation).")
+		"The tree generation: it increases by one with each change of the served tree's "+
+			"structure (contexts appearing or vanishing: the directory's generation), and never "+
+			"goes back, not even across restarts. The last generation the notification covers.")
 	TreeContexts = hotsetObject(11, "treeContexts", asn1tree.OctetString, "DisplayString",
-		"The contexts that appeared (+path) or vanished (-path) since the previous tree "+
-			"changed notification, separated by spaces; cut with ... at 255 octets.")
+		"The paths that appeared (+path) or vanished (-path) in the generations from "+
+			"treeFirstGeneration to treeGeneration, oldest first, separated by spaces; a path "+
+			"that came and went is named twice. Cut with ... at 255 octets: "+
+			"treeChangeCount tells how many there are, and directoryChangeTable lists them.")
+	TreeFirstGeneration = hotsetObject(13, "treeFirstGeneration", asn1tree.Gauge32, "Unsigned32",
+		"The first generation the notification covers: every generation after the one the "+
+			"previous tree changed notification ended with (treeGeneration) up to this one's "+
+			"treeGeneration is covered, none skipped.")
+	TreeChangeCount = hotsetObject(14, "treeChangeCount", asn1tree.Gauge32, "Unsigned32",
+		"How many paths appeared or vanished in the generations the notification covers: "+
+			"the entries of treeContexts when it is not cut.")
 )
 
-var ownObjects = []*NotifyObject{HotsetRearm, TreeGeneration, TreeContexts}
+var ownObjects = []*NotifyObject{HotsetRearm, TreeGeneration, TreeContexts, TreeFirstGeneration, TreeChangeCount}
 
 // The numbers of the daemon's own notifications, base.0.N: above the
 // hotsets' trap numbers (1..32767), so that no trap_no can take them.
@@ -168,11 +178,14 @@ var HotsetCleared = &Notification{Name: "hotsetCleared", Arc: asn1tree.OID{spmi.
 
 // TreeChanged is the notification of contexts that appeared or vanished.
 var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{spmi.ASNNotifications, TreeChangedNo},
-	Objects: []*NotifyObject{TreeGeneration, TreeContexts},
+	Objects: []*NotifyObject{TreeGeneration, TreeContexts, TreeFirstGeneration, TreeChangeCount},
 	Descr: "Contexts appeared in or vanished from the served tree (a DDS supplier registered or " +
-		"left, a disk or process came or went): the directory tables changed. Sent at most once " +
-		"per hotset.tree_changed_interval, carrying the generation and the contexts changed since the " +
-		"previous one. In SNMPv1 this is enterprise-specific trap 32769 of the module's enterprise."}
+		"left, the first ARM application or the first hotset came): the directory tables changed. " +
+		"Sent at most once per hotset.tree_changed_interval, covering every generation since the " +
+		"previous one (treeFirstGeneration to treeGeneration) and naming the paths changed in " +
+		"them (treeContexts, cut at 255 octets; treeChangeCount of them in all); " +
+		"directoryChangeTable lists each with its generation. In SNMPv1 this is " +
+		"enterprise-specific trap 32769 of the module's enterprise."}
 
 // OwnNotifications are the daemon's own notifications, which every module declares.
 func OwnNotifications() []*Notification { return []*Notification{HotsetCleared, TreeChanged} }

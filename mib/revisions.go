@@ -11,9 +11,13 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
-	{Date: "202611281600Z", Descr: "The notification log served as NOTIFICATION-LOG-MIB (RFC 3014, " +
-		"mib-2 92, the log named \"\"): notifLogOutcomes (base.111) with notifLogOutcomeTable, each " +
-		"notification's delivery outcomes indexed like nlmLogTable, and notifLogOutcomeGroup."},
+	{Date: "202611281600Z", Descr: "Notifications a manager can trust: the notification log served " +
+		"as NOTIFICATION-LOG-MIB (RFC 3014, mib-2 92, the log named \"\"), with notifLogOutcomes " +
+		"(base.111) and notifLogOutcomeTable, each notification's delivery outcomes indexed like " +
+		"nlmLogTable; hotsetSuppressed in hotsetTrapN and hotsetCleared (the rate limit per hotset); " +
+		"hotsetDefRearm and hotsetDefCleared in hotsetDefTable; treeChanged covers every generation " +
+		"since the previous one (treeFirstGeneration, treeChangeCount) and directoryChangeTable lists " +
+		"the last paths that appeared or vanished."},
 	{Date: "202611260100Z", Descr: "The standalone responder's usmStats counters (RFC 3414) " +
 		"under agentSnmp: unsupported security levels, messages outside the time window, unknown " +
 		"users and engine IDs, wrong digests, decryption errors."},

@@ -98,8 +98,13 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	notes.Add(0, host.Base().Append(0, 1), []asn1tree.Value{asn1tree.Str("queues")}, []asn1tree.OID{mib.HotsetName.Instance(host.Base())})
 	h.Add(notiflog.Provider{L: notes})
 	// The directory, of the tree above: described from the second
-	// refresh on (it reads the snapshot published before).
-	h.Add(directory.New(h.Current, nil).Provider())
+	// refresh on (it reads the snapshot published before); with one
+	// change, so that its change table is declared.
+	dir := directory.New(h.Current, nil)
+	h.Add(dir.Provider())
+	src := dir.Source("Extra")
+	src.Change(nil, nil)
+	src.Change([]string{"Extra/"}, nil)
 	h.Refresh()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
@@ -109,7 +114,7 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 		}
 	}
 	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
-		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows"} {
+		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}

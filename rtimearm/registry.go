@@ -106,6 +106,23 @@ type Registry struct {
 	mapsRing func(pid int32, dev, ino uint64) bool
 	num      *spmi.Numbering // ASN.1 numbers of transactions
 	tot      armring.Totals  // scratch of drains, under mu
+	onShape  func()          // an application or a transaction came or went (SetOnShape)
+}
+
+// SetOnShape makes the registry call f when an application or a
+// transaction appears or goes (the directory looks at the tree then); f
+// is called with the registry's lock held: it must not block.
+func (r *Registry) SetOnShape(f func()) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.onShape = f
+}
+
+// shaped tells onShape. Called with mu held.
+func (r *Registry) shaped() {
+	if r.onShape != nil {
+		r.onShape()
+	}
 }
 
 // NewRegistry returns an empty registry. weight is the percentage the
@@ -184,6 +201,7 @@ func (r *Registry) appFor(p *proc, a *armring.App) (*app, error) {
 	x := &app{key: a.Key, descr: a.Descr, uid: p.uid, trans: map[string]*tran{}}
 	r.apps[a.Key] = x
 	r.log.Info("arm: new application", "app", a.Key, "pid", p.pid, "uid", p.uid)
+	r.shaped()
 	return x, nil
 }
 
@@ -204,6 +222,7 @@ func (r *Registry) tranFor(p *proc, ap *app, t *armring.Tran) (*tran, error) {
 	ap.trans[t.Key] = x
 	ap.order = append(ap.order, x)
 	r.ntrans++
+	r.shaped()
 	return x, nil
 }
 
@@ -244,6 +263,7 @@ func (r *Registry) drop(x *app) {
 	for _, p := range r.procs {
 		delete(p.held, x)
 	}
+	r.shaped()
 }
 
 // evict drops the applications idle for Limits.AppIdle.

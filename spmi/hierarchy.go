@@ -94,6 +94,19 @@ type Hierarchy struct {
 	flight   chan struct{} // closed when the request refresh in flight ends
 
 	wake chan struct{} // a context read apart became warm (Run)
+
+	onProviders atomic.Pointer[func()] // SetOnProviders
+}
+
+// SetOnProviders makes Add and Remove call f after the providers changed
+// (the directory looks at the tree then); f must not block.
+func (h *Hierarchy) SetOnProviders(f func()) { h.onProviders.Store(&f) }
+
+// providersChanged tells SetOnProviders' f. Called without mu.
+func (h *Hierarchy) providersChanged() {
+	if f := h.onProviders.Load(); f != nil {
+		(*f)()
+	}
 }
 
 // NewHierarchy returns a Hierarchy with no providers.
@@ -117,6 +130,7 @@ func (h *Hierarchy) Base() asn1tree.OID { return h.cfg.Base }
 // Providers whose names share the first path element ("RTime/ARM" and
 // "RTime") add to the same top-level context and are collected together.
 func (h *Hierarchy) Add(p Provider) {
+	defer h.providersChanged()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	key, _, _ := strings.Cut(p.Name(), "/")
@@ -137,6 +151,7 @@ func (h *Hierarchy) Add(p Provider) {
 
 // Remove drops the provider with the given name.
 func (h *Hierarchy) Remove(name string) {
+	defer h.providersChanged()
 	h.mu.Lock()
 	defer h.mu.Unlock()
 	for i, g := range h.groups {
