@@ -194,8 +194,12 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		hs.mu.Unlock()
 		s.Close()
 	}()
-	go hs.masterLoop(ctx)
-	go hs.tree.run(ctx, hs)
+	// Waited for before the sender and the log close (deferred earlier):
+	// both send notifications, and the directory's writes its file.
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	wg.Go(func() { hs.masterLoop(ctx) })
+	wg.Go(func() { hs.tree.run(ctx, hs) })
 	t := time.NewTimer(0)
 	defer t.Stop()
 	for {

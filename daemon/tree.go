@@ -130,7 +130,9 @@ func (d *Daemon) initDirectory(hs *hotsets) error {
 // run sends the pending notification when one is due, until ctx is done.
 func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
 	if t.watch != nil {
-		go t.watch(ctx)
+		var wg sync.WaitGroup
+		defer wg.Wait() // its last write of the generation's file ends before the daemon does
+		wg.Go(func() { t.watch(ctx) })
 	}
 	var last time.Time
 	for {

@@ -108,3 +108,36 @@ func TestTreeChangedRateLimited(t *testing.T) {
 		check("with an interval of 0", first, second, third)
 	})
 }
+
+// The tree notes' run returns only after the directory's Watch did (its
+// last write of the generation's file), so a stop leaves no temporary
+// file behind.
+func TestTreeRunWaitsForWatch(t *testing.T) {
+	tn := newTreeNotes(0)
+	release, watched := make(chan struct{}), make(chan struct{})
+	tn.watch = func(ctx context.Context) {
+		<-ctx.Done()
+		<-release
+		close(watched)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	returned := make(chan struct{})
+	go func() { tn.run(ctx, &hotsets{}); close(returned) }()
+	cancel()
+	select {
+	case <-returned:
+		t.Fatal("run returned while Watch was still writing")
+	case <-time.After(50 * time.Millisecond):
+	}
+	close(release)
+	select {
+	case <-returned:
+	case <-time.After(10 * time.Second):
+		t.Fatal("run did not return after Watch did")
+	}
+	select {
+	case <-watched:
+	default:
+		t.Fatal("run returned before Watch")
+	}
+}
