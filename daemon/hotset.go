@@ -139,7 +139,10 @@ func (hs *hotsets) newSender(dests []traps.Dest) (*traps.Sender, error) {
 	return traps.NewReporting(dests, eng, hs.log, hs.report)
 }
 
-func (hs *hotsets) apply(c *config.Config) {
+// apply takes a reload's hotset settings. Its error says what was not
+// applied and what runs instead; everything else is applied.
+func (hs *hotsets) apply(c *config.Config) error {
+	var errs []error
 	defs, _ := hotsetDefs(c) // checked
 	kept := 0
 	err := hs.define(func() func() {
@@ -148,7 +151,7 @@ func (hs *hotsets) apply(c *config.Config) {
 		return func() { hs.conf, kept = old, len(old) }
 	})
 	if err != nil {
-		hs.log.Error("hotsets not reloaded: the running hotsets stay", "configured_kept", kept, "err", err)
+		errs = append(errs, fmt.Errorf("hotsets not reloaded, the %d configured before stay: %w", kept, err))
 	}
 	hs.applyMaxRows(c.Hotset.MaxSNMPRows)
 	hs.eng.SetKeep(c.Hotset.Exceptions)
@@ -157,11 +160,20 @@ func (hs *hotsets) apply(c *config.Config) {
 	hs.interval.Store(int64(c.Hotset.Interval))
 	hs.tree.interval.Store(int64(c.Hotset.TreeChangedInterval))
 	hs.mu.Lock()
-	hs.dests = trapDests(c)
 	old := hs.sender
+	dests := trapDests(c)
 	if old != nil {
-		hs.sender, _ = hs.newSender(hs.dests) // checked
+		s, err := hs.newSender(dests)
+		if err != nil {
+			errs = append(errs, fmt.Errorf("traps not reloaded, the %d destinations before stay: %w", len(hs.dests), err))
+			old = nil // still in use
+		} else {
+			hs.sender, hs.dests = s, dests
+		}
+	} else {
+		hs.dests = dests
 	}
+	ndests := len(hs.dests)
 	hs.mu.Unlock()
 	if old != nil {
 		hs.mu.Lock()
@@ -173,7 +185,11 @@ func (hs *hotsets) apply(c *config.Config) {
 	case hs.wake <- struct{}{}:
 	default:
 	}
-	hs.log.Info("hotsets reloaded", "hotsets", len(defs), "trap_destinations", len(hs.dests))
+	if err := errors.Join(errs...); err != nil {
+		return err
+	}
+	hs.log.Info("hotsets reloaded", "hotsets", len(defs), "trap_destinations", ndests)
+	return nil
 }
 
 // run evaluates at once (which primes the counters' rates) and then at

@@ -11,11 +11,14 @@ import (
 
 // Reloader is a part of the daemon that takes new settings on SIGHUP.
 // Check validates them without applying anything; Apply is called only
-// when every part's Check passed, so a bad reload changes nothing.
+// when every part's Check passed, so a bad reload changes nothing. An
+// error from Apply says what of the part's settings it could not apply
+// (and what runs instead): the reload then names the part's changed keys
+// as not applied, never as changed.
 type Reloader struct {
 	Name  string
 	Check func(*config.Config) error
-	Apply func(*config.Config)
+	Apply func(*config.Config) error
 }
 
 // Reloader names of the parts registered outside this package.
@@ -104,10 +107,13 @@ func (d *Daemon) Reload(c *config.Config) error {
 		return err
 	}
 	parts := map[string]bool{}
+	failed := map[string]error{}
 	var names []string
 	for _, r := range rs {
 		if r.Apply != nil {
-			r.Apply(c)
+			if err := r.Apply(c); err != nil {
+				failed[r.Name] = err
+			}
 		}
 		parts[r.Name] = true
 		names = append(names, r.Name)
@@ -122,10 +128,12 @@ func (d *Daemon) Reload(c *config.Config) error {
 	// Applied: the reloadable keys changed since the last reload. Restart:
 	// the others that differ from the settings the daemon started with,
 	// every time, since they still do not hold.
-	var applied, unused, restart []string
+	var applied, unused, restart, notApplied []string
 	for _, k := range changedKeys(last, c) {
 		switch p := reloadPart(k); {
 		case p == "":
+		case failed[p] != nil:
+			notApplied = append(notApplied, k)
 		case parts[p]:
 			applied = append(applied, k)
 		default:
@@ -144,6 +152,16 @@ func (d *Daemon) Reload(c *config.Config) error {
 	d.log.Info("reloaded", attrs...)
 	if len(restart) > 0 {
 		d.log.Warn("reload: these settings need a restart to take effect", "keys", strings.Join(restart, ","))
+	}
+	errs = nil
+	for _, r := range rs {
+		if err := failed[r.Name]; err != nil {
+			errs = append(errs, fmt.Errorf("%s: %w", r.Name, err))
+		}
+	}
+	if err := errors.Join(errs...); err != nil {
+		d.log.Error("reload: settings not applied", "keys", strings.Join(notApplied, ","), "err", err)
+		return err
 	}
 	return nil
 }

@@ -17,13 +17,13 @@ func TestReloadAppliesAllOrNothing(t *testing.T) {
 	var applied []string
 	refuse := false
 	d.AddReloader(Reloader{Name: "a", Check: func(*config.Config) error { return nil },
-		Apply: func(*config.Config) { applied = append(applied, "a") }})
+		Apply: func(*config.Config) error { applied = append(applied, "a"); return nil }})
 	d.AddReloader(Reloader{Name: "b", Check: func(*config.Config) error {
 		if refuse {
 			return errors.New("bad interval")
 		}
 		return nil
-	}, Apply: func(*config.Config) { applied = append(applied, "b") }})
+	}, Apply: func(*config.Config) error { applied = append(applied, "b"); return nil }})
 
 	c := fixtureConfig(t)
 	refuse = true
@@ -131,7 +131,7 @@ func TestReloadNamesKeysNeedingRestart(t *testing.T) {
 	}
 	c = &loaded
 	var community string
-	d.AddReloader(Reloader{Name: PartResponder, Apply: func(c *config.Config) { community = c.SNMP.Community }})
+	d.AddReloader(Reloader{Name: PartResponder, Apply: func(c *config.Config) error { community = c.SNMP.Community; return nil }})
 	const warn = `level=WARN msg="reload: these settings need a restart to take effect"`
 
 	n := *c
@@ -183,4 +183,28 @@ func linesWith(s, sub string) []string {
 		}
 	}
 	return out
+}
+
+// A part that cannot apply what it checked says so: its changed keys are
+// named as not applied, never as changed, and Reload returns its error.
+func TestReloadNamesKeysAPartCouldNotApply(t *testing.T) {
+	logs := &testutil.Buffer{}
+	d := &Daemon{log: slog.New(slog.NewTextHandler(logs, nil))}
+	c := fixtureConfig(t)
+	d.cfg = c
+	d.AddReloader(Reloader{Name: PartResponder, Apply: func(*config.Config) error { return errors.New("port busy") }})
+	d.AddReloader(Reloader{Name: PartLog, Apply: func(*config.Config) error { return nil }})
+	n := *c
+	n.SNMP.Community = "fresh"
+	n.Log.Level = "debug"
+	err := d.Reload(&n)
+	if err == nil || !strings.Contains(err.Error(), "responder: port busy") {
+		t.Fatalf("Reload: %v, want the responder's error", err)
+	}
+	if got := linesWith(logs.String(), "msg=reloaded"); len(got) != 1 || !strings.Contains(got[0], "changed=log.level") || strings.Contains(got[0], "snmp.community") {
+		t.Errorf("want the INFO naming log.level alone as changed:\n%s", logs)
+	}
+	if got := linesWith(logs.String(), `msg="reload: settings not applied"`); len(got) != 1 || !strings.Contains(got[0], "keys=snmp.community") {
+		t.Errorf("want one ERROR naming snmp.community as not applied:\n%s", logs)
+	}
 }

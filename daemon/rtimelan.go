@@ -46,13 +46,14 @@ func (d *Daemon) initRTimeLAN(rtlErr error) {
 			}
 			return rtimelan.Check(RTimeLANSettings(c.RTimeLAN))
 		},
-		Apply: func(c *config.Config) {
+		Apply: func(c *config.Config) error {
 			r.mu.Lock()
 			defer r.mu.Unlock()
 			r.set = RTimeLANSettings(c.RTimeLAN)
 			if r.m != nil {
 				r.m.Apply(r.set)
 			}
+			return nil
 		},
 	})
 }

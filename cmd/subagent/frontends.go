@@ -140,21 +140,21 @@ func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log
 			mu.Unlock()
 			return nil
 		},
-		Apply: func(c *config.Config) {
+		Apply: func(c *config.Config) error {
 			mu.Lock()
 			defer mu.Unlock()
 			if pending != c {
-				return // Check of this configuration failed: nothing to apply
+				return nil // Check of this configuration failed: nothing to apply
 			}
 			if err := r.Update(next); err != nil {
-				log.Error("responder settings not applied", "err", err)
-				return
+				return fmt.Errorf("the running responder settings stay: %w", err)
 			}
 			warnMD5(c, log)
 			added, removed, changed := daemon.UserChanges(users, v3Users(next))
 			users, pending = v3Users(next), nil
 			log.Info("responder settings applied", "v1_v2c", next.Community != "", "snmpv3_users", len(users),
 				"added", added, "removed", removed, "changed", changed)
+			return nil
 		},
 	})
 	d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))

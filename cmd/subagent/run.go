@@ -45,7 +45,7 @@ func runCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			d.AddReloader(daemon.Reloader{Name: daemon.PartLog, Apply: func(c *config.Config) { level.Set(logLevel(c)) }})
+			d.AddReloader(daemon.Reloader{Name: daemon.PartLog, Apply: func(c *config.Config) error { level.Set(logLevel(c)); return nil }})
 			if err := addFrontends(d, cfg, log); err != nil {
 				return err
 			}
