@@ -456,8 +456,8 @@ func add(a, b traps.Counts) traps.Counts {
 var (
 	TrapsCx    = spmi.CxDesc{Name: "traps", Descr: "Notifications sent: the hotsets' and treeChanged", ASN: spmi.ASNAgentTraps}
 	TrapsStats = []spmiwire.StatDesc{
-		{Name: "sent", Descr: "Taken by a trap destination (informs: acknowledged)", ASN: 1, Max: 10, Val: ddswire.SiCounter},
-		{Name: "failed", Descr: "Sends to a trap destination that failed", ASN: 2, Max: 10, Val: ddswire.SiCounter},
+		{Name: "sent", Descr: "Traps handed to the kernel, informs acknowledged", ASN: 1, Max: 10, Val: ddswire.SiCounter},
+		{Name: "failed", Descr: "Sends that failed, traps found lost by an ICMP error included", ASN: 2, Max: 10, Val: ddswire.SiCounter},
 		{Name: "dropped", Descr: "Dropped for a full destination queue", ASN: 3, Max: 10, Val: ddswire.SiCounter},
 		{Name: "down", Descr: "Trap destinations whose last send failed", ASN: 4, Max: 10, Val: ddswire.SiQuantity, Units: "destinations"},
 		{Name: "mastersent", Descr: "Taken by the AgentX master", ASN: 5, Max: 10, Val: ddswire.SiCounter},
