@@ -35,6 +35,14 @@ func pumpSupplier(t *testing.T, e *env) (*client.Supplier, []*client.Gauge, []*c
 	}
 	// Stamp SiShT as a live supplier does, or the daemon drops it after
 	// stamp_timeout.
+	stampEverySecond(t, s.Stamp, func() { s.Exit() })
+	return s, loads, flows
+}
+
+// stampEverySecond calls stamp every second, as live suppliers stamp
+// SiShT, until the test ends; then exit, once no stamp is under way (no
+// Stamp once Exit begins).
+func stampEverySecond(t *testing.T, stamp, exit func()) {
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
@@ -45,12 +53,11 @@ func pumpSupplier(t *testing.T, e *env) (*client.Supplier, []*client.Gauge, []*c
 			case <-done:
 				return
 			case <-tick.C:
-				s.Stamp()
+				stamp()
 			}
 		}
 	}()
-	t.Cleanup(func() { close(done); <-stopped; s.Exit() }) // no Stamp once Exit begins
-	return s, loads, flows
+	t.Cleanup(func() { close(done); <-stopped; exit() })
 }
 
 func setLoads(s *client.Supplier, g []*client.Gauge, vals ...int64) {

@@ -66,27 +66,13 @@ func TestHotsetStormBoundedAtTheSource(t *testing.T) {
 	const n = 30
 	var mu sync.Mutex
 	var sups []*client.Supplier
-	done, stopped := make(chan struct{}), make(chan struct{})
-	go func() { // stamp as live suppliers do
-		defer close(stopped)
-		tick := time.NewTicker(time.Second)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-			}
-			mu.Lock()
-			for _, s := range sups {
-				s.Stamp()
-			}
-			mu.Unlock()
+	stampEverySecond(t, func() {
+		mu.Lock()
+		defer mu.Unlock()
+		for _, s := range sups {
+			s.Stamp()
 		}
-	}()
-	t.Cleanup(func() {
-		close(done)
-		<-stopped
+	}, func() {
 		for _, s := range sups {
 			s.Exit()
 		}
