@@ -21,7 +21,7 @@ import (
 // own directories and on a free port. It returns stdout and stderr.
 func besideDaemon(t *testing.T, heading string) (string, string) {
 	t.Helper()
-	return besideDaemonOn(t, heading, "127.0.0.1:0")
+	return besideDaemonOn(t, docexamples.Get(t, "README.md", heading, 1), "127.0.0.1:0", nil)
 }
 
 // besideDaemonOn is besideDaemon with the daemon's responder on listen;
@@ -29,7 +29,7 @@ func besideDaemon(t *testing.T, heading string) (string, string) {
 // block's own, with loopback up, so that nothing else on the machine (a
 // `make run` of the user's) is in its way or in the test's. That needs
 // root, which the test fails (never skips) without.
-func besideDaemonOn(t *testing.T, heading, listen string) (string, string) {
+func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files map[string]string) (string, string) {
 	t.Helper()
 	isolated := listen != "127.0.0.1:0"
 	if isolated {
@@ -47,8 +47,12 @@ func besideDaemonOn(t *testing.T, heading, listen string) (string, string) {
 			t.Fatalf("no %s: %v", tool, err)
 		}
 	}
-	block := docexamples.Get(t, "README.md", heading, 1)
 	dir, tmp := sourceTree(t), t.TempDir()
+	for name, text := range files { // the reader's own files the block names
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
 	run := filepath.Join(tmp, "run")
 	// The harness, not the block: the daemon of the reader's other
 	// terminal, ready before the block starts; and, after it, every job
@@ -76,7 +80,7 @@ func besideDaemonOn(t *testing.T, heading, listen string) (string, string) {
 	defer syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) // whatever is left
 	if err := cmd.Wait(); err != nil {
 		log, _ := os.ReadFile(filepath.Join(tmp, "daemon.log"))
-		t.Fatalf("README.md:%d failed: %v\nstdout:\n%s\nstderr:\n%s\ndaemon:\n%s", block.Line, err, out.String(), errb.String(), testutil.Tail(string(log), 30))
+		t.Fatalf("%s:%d failed: %v\nstdout:\n%s\nstderr:\n%s\ndaemon:\n%s", block.File, block.Line, err, out.String(), errb.String(), testutil.Tail(string(log), 30))
 	}
 	return out.String(), errb.String()
 }
@@ -105,7 +109,7 @@ func TestReadmeRTimeLANBlockRunsAsWritten(t *testing.T) {
 // The README's first look at the data, every line as printed: peek and
 // get ask the daemon, and snmpwalk walks its responder on 127.0.0.1:1161.
 func TestReadmeLookingBlockRunsAsWritten(t *testing.T) {
-	out, stderr := besideDaemonOn(t, "## Looking at the data", "127.0.0.1:1161")
+	out, stderr := besideDaemonOn(t, docexamples.Get(t, "README.md", "## Looking at the data", 1), "127.0.0.1:1161", nil)
 	for _, want := range []string{"Agent/", "CPU/cpu0/idle", "Proc/runque", "Disk/"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the block's output lacks %q\nstderr:\n%s\nstdout tail:\n%s", want, stderr, testutil.Tail(out, 5))
@@ -117,5 +121,18 @@ func TestReadmeLookingBlockRunsAsWritten(t *testing.T) {
 	}
 	if strings.Contains(stderr, "reading this host directly") {
 		t.Errorf("a command read the host instead of asking the daemon:\n%s", stderr)
+	}
+}
+
+// docs/ARM.md's first block: the library builds, a program of the
+// reader's (myprog.c, here a minimal one) links with it, and the sample is
+// measured and served under RTime/.
+func TestARMDocBlockRunsAsWritten(t *testing.T) {
+	myprog := "#include \"arm.h\"\nint main(void) { return arm_init(\"myprog\", \"*\", 0, 0, 0) < 0; }\n"
+	out, stderr := besideDaemonOn(t, docexamples.Get(t, "docs/ARM.md", "## Using it", 1), "127.0.0.1:0", map[string]string{"myprog.c": myprog})
+	for _, want := range []string{"RTime/ARM/ARMsampleprogram/Sample_transaction/count", "RTime/ARM/ARMsampleprogram/"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the block's output lacks %q:\n%s\n%s", want, out, stderr)
+		}
 	}
 }
