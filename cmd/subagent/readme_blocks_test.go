@@ -24,13 +24,29 @@ func besideDaemon(t *testing.T, heading string) (string, string) {
 	return besideDaemonOn(t, docexamples.Get(t, "README.md", heading, 1), "127.0.0.1:0", nil)
 }
 
+// beside is what the harness sets up around a block: the responder's
+// address, files of the reader's, commands run before the daemon starts
+// and flags it starts with.
+type beside struct {
+	listen     string
+	files      map[string]string
+	before     string
+	daemonArgs string
+}
+
+func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files map[string]string) (string, string) {
+	t.Helper()
+	return runBeside(t, block, beside{listen: listen, files: files})
+}
+
 // besideDaemonOn is besideDaemon with the daemon's responder on listen;
 // a fixed port (the README's 1161) is taken in a network namespace of the
 // block's own, with loopback up, so that nothing else on the machine (a
 // `make run` of the user's) is in its way or in the test's. That needs
 // root, which the test fails (never skips) without.
-func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files map[string]string) (string, string) {
+func runBeside(t *testing.T, block docexamples.Block, o beside) (string, string) {
 	t.Helper()
+	listen, files := o.listen, o.files
 	isolated := listen != "127.0.0.1:0"
 	if isolated {
 		if os.Geteuid() != 0 {
@@ -57,7 +73,7 @@ func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files 
 	// The harness, not the block: the daemon of the reader's other
 	// terminal, ready before the block starts; and, after it, every job
 	// the block left, stopped.
-	script := "make build >/dev/null\nbin/subagent run >\"$DAEMON_LOG\" 2>&1 &\n" +
+	script := "make build >/dev/null\n" + o.before + "bin/subagent run " + o.daemonArgs + " >\"$DAEMON_LOG\" 2>&1 &\n" +
 		"for i in $(seq 600); do [ -S \"$SUBAGENT_RUN_DIR/subagent.sock\" ] && break; sleep 0.1; done\n" +
 		block.Text + "kill $(jobs -p)\n"
 	ctx, cancel := context.WithTimeout(context.Background(), 4*time.Minute)
@@ -69,7 +85,7 @@ func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files 
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
 	cmd.Env = append(os.Environ(), "SUBAGENT_CONFIG=", "SUBAGENT_RUN_DIR="+run, "SUBAGENT_STATE_DIR="+filepath.Join(tmp, "state"),
-		"SUBAGENT_LISTEN="+listen, "TMPDIR="+tmp, "DAEMON_LOG="+filepath.Join(tmp, "daemon.log"))
+		"SUBAGENT_LISTEN="+listen, "TMPDIR="+tmp, "DAEMON_LOG="+filepath.Join(tmp, "daemon.log"), "HARNESS_DIR="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
 	var out, errb testutil.Buffer
