@@ -26,7 +26,7 @@ func besideDaemon(t *testing.T, heading string) (string, string) {
 
 // beside is what the harness sets up around a block: the responder's
 // address, files of the reader's, commands run before the daemon starts
-// and flags it starts with.
+// (a master snmpd) and flags it starts with.
 type beside struct {
 	listen     string
 	files      map[string]string
@@ -34,23 +34,26 @@ type beside struct {
 	daemonArgs string
 }
 
+// besideDaemonOn is besideDaemon for any block, with the daemon's
+// responder on listen.
 func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files map[string]string) (string, string) {
 	t.Helper()
 	return runBeside(t, block, beside{listen: listen, files: files})
 }
 
-// besideDaemonOn is besideDaemon with the daemon's responder on listen;
-// a fixed port (the README's 1161) is taken in a network namespace of the
-// block's own, with loopback up, so that nothing else on the machine (a
-// `make run` of the user's) is in its way or in the test's. That needs
-// root, which the test fails (never skips) without.
+// runBeside runs block as besideDaemon does, set up as o says. Unless the
+// responder is on a free port, the block runs in a network namespace of
+// its own, with loopback up, so that a fixed port (the README's 1161,
+// snmpd's 161) is neither in the way of nor disturbed by anything else on
+// the machine (a `make run` of the user's). That needs root, which the
+// test fails (never skips) without.
 func runBeside(t *testing.T, block docexamples.Block, o beside) (string, string) {
 	t.Helper()
 	listen, files := o.listen, o.files
 	isolated := listen != "127.0.0.1:0"
 	if isolated {
 		if os.Geteuid() != 0 {
-			t.Fatalf("the block's own network namespace, for its port %s, needs root; run it as root (CI does)", listen)
+			t.Fatalf("the block's own network namespace (responder %s) needs root; run it as root (CI does)", listen)
 		}
 		for _, tool := range []string{"unshare", "ip"} {
 			if _, err := exec.LookPath(tool); err != nil {
