@@ -49,6 +49,9 @@ func besideDaemonOn(t *testing.T, block docexamples.Block, listen string, files 
 // test fails (never skips) without.
 func runBeside(t *testing.T, block docexamples.Block, o beside) (string, string) {
 	t.Helper()
+	if testing.Short() {
+		t.Skip("builds the daemon in a copy of the tree and runs a doc block beside it: skipped under -short")
+	}
 	listen, files := o.listen, o.files
 	isolated := listen != "127.0.0.1:0"
 	if isolated {
