@@ -18,7 +18,7 @@ import (
 // go build, the program) against a daemon. Nothing comes from the network
 // (GOPROXY=off, GOSUMDB=off: go.sum takes the module cache's hashes): the
 // client module is the checkout, and golang.org/x/sys is in the module
-// cache, where make's go vet of the client module put it.
+// cache (WarmModuleCache fetches it only when it is not).
 func TestConsumersDocProgramAsPrinted(t *testing.T) {
 	const heading = "## Go: package `consumer` of the client module"
 	gomod := docexamples.Get(t, "docs/CONSUMERS.md", heading, 1)
@@ -38,6 +38,7 @@ func TestConsumersDocProgramAsPrinted(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	docexamples.WarmModuleCache(t)
 	dir := runDir(t)
 	serve(t, dir)
 	ctx, cancel := context.WithTimeout(t.Context(), 3*time.Minute)

@@ -13,7 +13,8 @@ import (
 // replace pointed at this checkout's client module, the one change the
 // docs ask for) after `go mod tidy`, as the docs say; offline: the client
 // module is the checkout and golang.org/x/sys is in the module cache
-// (GOPROXY=off; GOSUMDB=off, go.sum takes the cache's hashes).
+// (WarmModuleCache; GOPROXY=off; GOSUMDB=off, go.sum takes the cache's
+// hashes).
 func goBuild(t *testing.T, where, gomod, main string) {
 	t.Helper()
 	const checkout = "=> /src/subagent/client"
@@ -27,6 +28,7 @@ func goBuild(t *testing.T, where, gomod, main string) {
 			t.Fatal(err)
 		}
 	}
+	WarmModuleCache(t)
 	for _, args := range [][]string{{"mod", "tidy"}, {"build", "-o", filepath.Join(dir, "prog"), "."}} {
 		cmd := exec.Command("go", args...)
 		cmd.Dir = dir

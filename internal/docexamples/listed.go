@@ -3,6 +3,7 @@ package docexamples
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -66,4 +67,18 @@ func For(t testing.TB, test string) []Block {
 		t.Fatalf("examples.txt lists no block for %s", test)
 	}
 	return out
+}
+
+// WarmModuleCache makes sure the client module's requirements
+// (golang.org/x/sys) are in the module cache, fetching them only when
+// they are not, so that a test then builds a module of its own offline
+// (GOPROXY=off).
+func WarmModuleCache(t testing.TB) {
+	t.Helper()
+	cmd := exec.Command("go", "mod", "download")
+	cmd.Dir = filepath.Join(Root(), "client")
+	cmd.Env = append(os.Environ(), "GOFLAGS=", "GOWORK=off", "GOTOOLCHAIN=local")
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("go mod download in client/: %v\n%s", err, out)
+	}
 }
