@@ -226,6 +226,9 @@ func Load(fs *pflag.FlagSet) (*Config, error) {
 		}
 		// The file alone, checked key by key: merged into the defaults, a
 		// value where a section is due would be dropped without a word.
+		if err := checkSyntax(b); err != nil {
+			return nil, fmt.Errorf("configuration file %s: %w", file, err)
+		}
 		fv := viper.New()
 		fv.SetConfigType("yaml")
 		if err := fv.ReadConfig(bytes.NewReader(b)); err != nil {

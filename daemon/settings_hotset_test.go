@@ -1,6 +1,7 @@
 package daemon
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -10,23 +11,70 @@ import (
 	"github.com/perfagent/subagent/hotset"
 )
 
-// uncommented returns the commented example list that follows "key: []"
-// in the shipped configuration, as YAML.
-func uncommented(t *testing.T, key string) string {
+// examples finds the commented example list that follows "#key:" in the
+// shipped configuration's lines: the key's line and each example's lines.
+func examples(t *testing.T, lines []string, key string) (head int, items [][]int) {
 	t.Helper()
-	text := string(configs.Default)
-	i := strings.Index(text, "\n"+key+": []\n")
-	if i < 0 {
-		t.Fatalf("the shipped configuration has no %s: []", key)
+	head = slices.Index(lines, "#"+key+":")
+	if head < 0 {
+		t.Fatalf("the shipped configuration has no commented %s:", key)
 	}
-	out := key + ":\n"
-	for _, l := range strings.Split(text[i+len(key)+6:], "\n") {
-		if !strings.HasPrefix(l, "#  ") {
-			break
+	for i := head + 1; i < len(lines) && strings.HasPrefix(lines[i], "#  "); i++ {
+		if strings.HasPrefix(lines[i], "#  - ") {
+			items = append(items, nil)
 		}
-		out += l[1:] + "\n"
+		items[len(items)-1] = append(items[len(items)-1], i)
+	}
+	return head, items
+}
+
+// uncommented returns key's commented examples, all of them, as YAML.
+func uncommented(t *testing.T, key string) string {
+	lines := strings.Split(string(configs.Default), "\n")
+	head, items := examples(t, lines, key)
+	out := lines[head][1:] + "\n"
+	for _, it := range items {
+		for _, i := range it {
+			out += lines[i][1:] + "\n"
+		}
 	}
 	return out
+}
+
+// Uncommenting, as the shipped file says, the list's key and any one
+// example (or all) in a copy of the whole file gives a configuration that
+// loads and holds that example.
+func TestShippedExamplesUncomment(t *testing.T) {
+	for _, key := range []string{"hotsets", "traps"} {
+		lines := strings.Split(string(configs.Default), "\n")
+		head, items := examples(t, lines, key)
+		if len(items) < 2 {
+			t.Fatalf("%s: %d examples", key, len(items))
+		}
+		for n := -1; n < len(items); n++ {
+			copied := slices.Clone(lines)
+			copied[head] = copied[head][1:]
+			for j, it := range items {
+				for _, i := range it {
+					if n == -1 || n == j {
+						copied[i] = copied[i][1:]
+					}
+				}
+			}
+			c, err := load(t, strings.Join(copied, "\n"))
+			if err != nil {
+				t.Errorf("%s, example %d uncommented (-1: all): %v", key, n, err)
+				continue
+			}
+			want := 1
+			if n == -1 {
+				want = len(items)
+			}
+			if got := len(c.Hotsets) + len(c.Traps); got != want {
+				t.Errorf("%s, example %d uncommented: %d hotsets and traps, want %d", key, n, got, want)
+			}
+		}
+	}
 }
 
 // The shipped examples, uncommented, are valid and mean what the issue

@@ -119,15 +119,17 @@ func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 		avail += g.Avail
 	}
 	evaluated := !r.Time.IsZero()
+	// Before the first evaluation the results are not measured yet (a
+	// reader's NotYet, never a failed source), with the reason.
+	notYet := spmiwire.Unmeasured("not evaluated yet: hotsets are evaluated every hotset.interval")
 	opt := func(val spmiwire.Value) spmiwire.Value {
 		if !evaluated {
-			return spmiwire.NoValue
+			return notYet
 		}
 		return val
 	}
-	// Empty after an evaluation without error; before the first, the
-	// reason says so rather than "its source could not be read".
-	errmsg := spmiwire.Unmeasured("not evaluated yet: hotsets are evaluated every hotset.interval")
+	// Empty after an evaluation without error.
+	errmsg := notYet
 	switch {
 	case r.Err != nil:
 		errmsg = spmiwire.Text(r.Err.Error())

@@ -41,8 +41,14 @@ func TestProviderServesLastResults(t *testing.T) {
 	if n, _ := s.Lookup("Hotset/qlen/count"); n == nil || n.Value.OK() {
 		t.Fatalf("before any evaluation count should have no value: %v", n)
 	}
-	if smp, _ := s.Read([]string{"Hotset/qlen/errmsg"}); smp.Items[0].Err == nil || !strings.Contains(smp.Items[0].Err.Msg, "not evaluated yet") {
-		t.Errorf("errmsg before any evaluation: %+v, want the reason", smp.Items[0])
+	// Every result is NotYet, with the reason, before the first evaluation
+	// (a row just created over SNMP): never a failed source.
+	results := []string{"Hotset/qlen/avail", "Hotset/qlen/count", "Hotset/qlen/groups", "Hotset/qlen/error", "Hotset/qlen/errmsg"}
+	smp, _ := s.Read(results)
+	for _, it := range smp.Items {
+		if it.Err == nil || !it.NotYet || !strings.Contains(it.Err.Msg, "not evaluated yet") {
+			t.Errorf("%s before any evaluation: %+v, want NotYet with the reason", it.Path, it)
+		}
 	}
 	h.Invalidate() // the snapshot is young: make Tick refresh once
 	before := f.collects

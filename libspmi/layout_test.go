@@ -12,19 +12,11 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/libspmi/ctest"
 )
 
-// cc finds a C compiler, skipping the test when there is none.
-func cc(t *testing.T) string {
-	t.Helper()
-	for _, c := range []string{"cc", "gcc", "clang"} {
-		if p, err := exec.LookPath(c); err == nil {
-			return p
-		}
-	}
-	t.Skip("no C compiler")
-	return ""
-}
+// cc is the C compiler: without one the test fails, as ctest's do.
+func cc(t *testing.T) string { return ctest.Compiler(t) }
 
 // cLayout compiles and runs test/layout_check.c with extra flags.
 func cLayout(t *testing.T, compiler string, flags ...string) (map[string][2]uint64, error) {

@@ -158,15 +158,16 @@ func (r *Responder) Addr() net.Addr {
 func (r *Responder) Ready() <-chan struct{} { return r.ready }
 
 // Run binds the socket and answers requests until ctx is done; it then
-// closes the socket and returns nil. A Responder runs once.
+// closes the socket and returns nil. A Responder runs once. Its errors do
+// not name the responder: the daemon names each part it runs (Name).
 func (r *Responder) Run(ctx context.Context) error {
 	defer r.once.Do(func() { close(r.ready) })
 	if !r.running.CompareAndSwap(false, true) {
-		return errors.New("responder: Run called twice")
+		return errors.New("Run called twice")
 	}
 	conn, err := net.ListenUDP("udp", r.addr)
 	if err != nil {
-		return fmt.Errorf("responder: listen address %q: %w", r.cfg.Listen, err)
+		return fmt.Errorf("listen address %q: %w", r.cfg.Listen, err)
 	}
 	defer conn.Close()
 	r.bound.Store(conn.LocalAddr().(*net.UDPAddr))
@@ -187,7 +188,7 @@ func (r *Responder) serve(ctx context.Context, conn *net.UDPConn) error {
 			if ctx.Err() != nil {
 				return nil
 			}
-			return fmt.Errorf("responder: read: %w", err)
+			return fmt.Errorf("read: %w", err)
 		}
 		s.from = from
 		out := r.handle(buf[:n], &s)

@@ -17,14 +17,15 @@ import (
 )
 
 // netns creates a network namespace that the test removes at its end,
-// with loopback up. Root only.
+// with loopback up. Root only: without root or ip the test fails (never
+// skips), as the other root tests do.
 func netns(t *testing.T, tag string) string {
 	t.Helper()
 	if os.Geteuid() != 0 {
-		t.Skip("creating network namespaces needs root")
+		t.Fatal("creating network namespaces needs root; run it as root (CI does)")
 	}
 	if _, err := exec.LookPath("ip"); err != nil {
-		t.Skip("the ip command (iproute2) is missing")
+		t.Fatal("the ip command is missing: install iproute2 (make test-deps does)")
 	}
 	name := fmt.Sprintf("rtl-%s-%d", tag, os.Getpid())
 	run(t, "ip", "netns", "add", name)

@@ -3,7 +3,8 @@
 # command-line tools, smilint, a C compiler (cgo, -race), pysnmp (a
 # third SNMPv3 manager for the responder's tests) and SNMPTT (the trap
 # translator TestSnmpttTranslatesNotifications feeds from snmptrapd's
-# traphandle; it brings the Net-SNMP Perl module); then, if it
+# traphandle; it brings the Net-SNMP Perl module), strace (the numbering
+# file's fsync order) and iproute2 (RTime/LAN's network namespaces); then, if it
 # can, collectd with its snmp plugin (collectd-core) for the collectd test.
 # Quiet and successful when everything is already there; as root it
 # installs the missing Debian packages, otherwise it prints the command and
@@ -11,7 +12,7 @@
 # succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
-packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt"
+packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt strace iproute2"
 # collectd-core alone starts no daemon (its service needs
 # /etc/collectd/collectd.conf, which the collectd package ships); the
 # snmp plugin's libnetsnmp comes with snmp above.
@@ -47,6 +48,8 @@ check_all() {
 	check smilint smitools
 	check cc gcc
 	check snmptt snmptt
+	check strace strace
+	check ip iproute2
 }
 
 check_all

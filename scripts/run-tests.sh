@@ -9,6 +9,7 @@
 # kernel that cannot (to try that path on a machine that can).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+[ -n "${SKIPS_LOG:-}" ] || exec bash scripts/skips.sh bash scripts/run-tests.sh "$@" # skipped tests listed at the end
 GO=${GO:-go}
 
 step() { printf '==> %s\n' "$*"; }

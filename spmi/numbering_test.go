@@ -252,7 +252,7 @@ func TestNumberingSaveSyncsFileThenDirectory(t *testing.T) {
 	}
 	strace, err := exec.LookPath("strace")
 	if err != nil {
-		t.Skip("no strace")
+		t.Fatal("no strace: install it (make test-deps does)")
 	}
 	dir := t.TempDir()
 	out := filepath.Join(t.TempDir(), "trace")

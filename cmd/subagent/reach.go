@@ -3,12 +3,17 @@ package main
 import (
 	"errors"
 	"fmt"
-	"github.com/perfagent/subagent/client/spmiwire"
 	"io/fs"
+	"net"
 	"os"
 	"os/user"
+	"path/filepath"
 	"strconv"
 	"syscall"
+	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/client/trustdir"
 )
 
 // noDaemon tells a failure to reach the control socket that means no
@@ -28,6 +33,12 @@ func daemonError(runDir string, err error) error {
 		"if the daemon uses another one, name it with --run-dir or SUBAGENT_RUN_DIR"
 	if errors.Is(err, fs.ErrPermission) {
 		hint = permissionHint(runDir, sock)
+		if own := ownDaemon(); own != "" {
+			hint = fmt.Sprintf("a daemon of yours serves %s: set SUBAGENT_RUN_DIR=%s (or --run-dir) to ask it; otherwise %s",
+				spmiwire.SocketPath(own), own, hint)
+		} else {
+			hint += "; to ask a daemon of your own, set SUBAGENT_RUN_DIR (or --run-dir) to its run directory, which its log names"
+		}
 	}
 	// The hint on a line of its own, as main prints the error.
 	return fmt.Errorf("cannot ask the daemon at %s: %w\nsubagent: %s", sock, err, hint)
@@ -53,4 +64,23 @@ func permissionHint(runDir, sock string) string {
 	}
 	return fmt.Sprintf("the socket (group %s, mode %04o) lets in root, the daemon's user and members of group %s: ask an admin to add you to group %s, or %s; docs/SECURITY.md",
 		group, fi.Mode().Perm(), group, group, allow)
+}
+
+// ownDaemon is the private run directory (subagent-run-* in the temporary
+// directory, made by a daemon of a user without XDG_RUNTIME_DIR) of a
+// daemon of this user that answers, or "": such a user is better told to
+// name it than to ask an admin for the system daemon's socket.
+func ownDaemon() string {
+	dirs, _ := filepath.Glob(filepath.Join(os.TempDir(), "subagent-run-*"))
+	for _, d := range dirs[:min(len(dirs), 32)] {
+		fi, err := os.Stat(d)
+		if err != nil || fi.Sys().(*syscall.Stat_t).Uid != uint32(os.Geteuid()) || trustdir.Check(d) != nil {
+			continue
+		}
+		if c, err := net.DialTimeout("unix", spmiwire.SocketPath(d), time.Second); err == nil {
+			c.Close()
+			return d
+		}
+	}
+	return ""
 }

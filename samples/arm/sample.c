@@ -5,6 +5,7 @@
 /*****************************************************************************/
 #include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 
 #include "arm.h"
 /* The SDK's sample prints nothing and runs until killed: say so first. */
@@ -13,9 +14,11 @@ void banner()
    const char *d = getenv("SUBAGENT_RUN_DIR");
    fprintf(stderr, "arm-sample: the ARM 2.0 SDK's sample: a 1-second Sample_transaction, again and again, until killed\n");
    if (d && *d)
-      fprintf(stderr, "arm-sample: libarm reports it to the subagent daemon at %s/arm.sock", d);
+      fprintf(stderr, "arm-sample: libarm looks for the subagent daemon at %s/arm.sock", d);
+   else if (getuid() == 0)
+      fprintf(stderr, "arm-sample: libarm looks for the subagent daemon at /run/subagent/arm.sock");
    else
-      fprintf(stderr, "arm-sample: libarm reports it to the subagent daemon at $XDG_RUNTIME_DIR/subagent/arm.sock, else /run/subagent/arm.sock");
+      fprintf(stderr, "arm-sample: libarm looks for the subagent daemon at $XDG_RUNTIME_DIR/subagent/arm.sock, then /run/subagent/arm.sock");
    fprintf(stderr, " (no daemon there: it measures nothing, silently)\n");
    fprintf(stderr, "arm-sample: see it: subagent get RTime/ARM/ARMsampleprogram/Sample_transaction/count; ARM_LOGFILE=/dev/stderr logs each call\n");
 }
