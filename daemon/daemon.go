@@ -233,10 +233,6 @@ type Binder interface {
 // before anything answers or sends.
 func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer func() { removeDirs(d.private) }()
-	runDir, undoDirs, err := makeDirs(d.dirs)
-	if err != nil {
-		return err
-	}
 	var undo []func() // run in reverse when the start fails
 	defer func() {
 		if err != nil {
@@ -245,7 +241,22 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			}
 		}
 	}()
-	undo = append(undo, undoDirs)
+	var made []string // directories made, removed when the start fails
+	undo = append(undo, func() { removeMade(made) })
+	// A run directory that exists may be another daemon's: the control
+	// socket says so before anything else is made.
+	run := d.dirs[0]
+	runDir := ""
+	if mkdirOwn(run.dir, run.mode) {
+		madeRunDirs.Store(run.dir, true)
+		runDir = run.dir
+		made = append(made, runDir)
+	}
+	m, err := makeDirs(d.dirs[:1])
+	if err != nil {
+		return err
+	}
+	made = append(made, m...)
 	ln, err := control.Listen(d.cfg.RunDir, controlAccess(d.cfg.Control), d.log)
 	if err != nil {
 		return err
@@ -253,6 +264,10 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	defer ln.Close()
 	undo = append(undo, func() { ln.Close() })
 	sock := ln.Path()
+	if m, err = makeDirs(d.dirs[1:]); err != nil {
+		return err
+	}
+	made = append(made, m...)
 
 	serveDDS, closeDDS, err := d.startDDS()
 	if err != nil {

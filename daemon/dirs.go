@@ -81,37 +81,29 @@ func prepareDirs(c *config.Config, log *slog.Logger) (private []string, dirs []d
 }
 
 // makeDirs makes the missing directories of dirs and checks them all. It
-// returns the run directory when it made it (removed, when empty, as the
-// daemon stops) and every directory it made, which undo removes (when
-// empty) if the start fails after all.
-func makeDirs(dirs []dirSpec) (runDir string, undo func(), err error) {
-	var made []string
-	undo = func() {
-		for _, d := range slices.Backward(made) {
-			madeRunDirs.Delete(d)
-			os.Remove(d)
-		}
-	}
-	defer func() {
-		if err != nil {
-			undo()
-		}
-	}()
-	if r := dirs[0]; mkdirOwn(r.dir, r.mode) {
-		madeRunDirs.Store(r.dir, true)
-		runDir = r.dir
-		made = append(made, r.dir)
-	}
+// returns the directories it made, for removeMade when the start fails
+// after all; on an error it has removed them itself.
+func makeDirs(dirs []dirSpec) (made []string, err error) {
 	for _, d := range dirs {
 		_, statErr := os.Lstat(d.dir)
 		if err := trustdir.Prepare(d.dir, d.mode); err != nil {
-			return "", undo, fmt.Errorf("%s: %w, or choose another with %s", d.key, err, d.flag)
+			removeMade(made)
+			return nil, fmt.Errorf("%s: %w, or choose another with %s", d.key, err, d.flag)
 		}
 		if errors.Is(statErr, fs.ErrNotExist) {
 			made = append(made, d.dir)
 		}
 	}
-	return runDir, undo, nil
+	return made, nil
+}
+
+// removeMade removes the directories a failed start made, newest first,
+// each only when empty.
+func removeMade(made []string) {
+	for _, d := range slices.Backward(made) {
+		madeRunDirs.Delete(d)
+		os.Remove(d)
+	}
 }
 
 // madeRunDirs are the run directories that prepareDirs made, not with

@@ -130,6 +130,14 @@ func TestRefusedStartLeavesNoTrace(t *testing.T) {
 		return m
 	}
 	refused("a second daemon", "another daemon serves", "--listen", addr)
+	// ... also with a state directory of its own, which it does not make.
+	fresh := filepath.Join(t.TempDir(), "state")
+	if _, stderr, code := e.run(append([]string{"run"}, e.args("--listen", addr, "--state-dir", fresh)...)...); code == 0 || !strings.Contains(stderr, "another daemon serves") {
+		t.Errorf("a second daemon, state directory of its own: exit %d\n%s", code, stderr)
+	}
+	if _, err := os.Lstat(fresh); !errors.Is(err, fs.ErrNotExist) {
+		t.Errorf("the refused second daemon made its state directory: %v", err)
+	}
 	if err := e.stop(); err != nil {
 		t.Fatal(err)
 	}
