@@ -18,10 +18,10 @@ const ARMNumberingFile = "arm-numbering.json"
 
 // startARM opens arm.sock in the run directory and adds RTime/ARM to the
 // hierarchy; serve drains and accepts until ctx is done. Nil when off.
-func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
+func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(), err error) {
 	a := d.cfg.ARM
 	if !a.Enabled {
-		return nil, nil
+		return nil, func() {}, nil
 	}
 	reg := rtimearm.NewRegistry(rtimearm.Limits{
 		MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions, MaxProcs: a.MaxProcesses,
@@ -37,7 +37,7 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 		Logger:   d.log,
 	}, reg)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	d.h.Add(reg.Provider())
 	if d.dir != nil {
@@ -53,7 +53,7 @@ func (d *Daemon) startARM() (serve func(context.Context) error, err error) {
 			srv.Close()
 		}()
 		return srv.Serve()
-	}, nil
+	}, func() { srv.Close() }, nil
 }
 
 // The ARM server's own statistics, under Agent/arm: not under RTime/ARM,

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"log/slog"
 	"os"
+	"slices"
 	"sort"
 	"strings"
 	"sync"
@@ -113,7 +114,9 @@ type Daemon struct {
 	// writer is the tables managers write over SNMP (snmpwrite.go).
 	writer *settable.Writer
 
-	private []string // directories it made (mkdtemp, or the run directory), removed by Run
+	private []string     // directories it made (mkdtemp, or the run directory), removed by Run
+	dirs    []dirSpec    // the directories Run makes when missing (prepareDirs)
+	migrate func() error // writes the merge of older state files; nil: none (loadNumbering)
 
 	// OnReady, when set, is called once Run serves (sd_notify READY=1).
 	OnReady func()
@@ -132,15 +135,19 @@ type Frontend interface {
 	Run(ctx context.Context) error
 }
 
-// New prepares a daemon; nothing runs until Run. A configuration the
-// domain packages refuse (Check) is refused here, before anything starts.
+// New prepares a daemon; nothing runs until Run, and nothing is written:
+// a configuration the domain packages refuse (Check), a directory not
+// safe to use, a damaged state file are refused here, before anything
+// starts. Only the private directories of a user without a run or state
+// directory are made (removed again by Run, or by Discard when Run is not
+// called).
 func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	if err := Check(c); err != nil {
 		return nil, err
 	}
 	loaded := *c // reloads compare with this, not with the paths filled below
 	// The directories are checked before any state is loaded from them.
-	private, err := prepareDirs(c, log)
+	private, dirs, err := prepareDirs(c, log)
 	if err != nil {
 		return nil, err
 	}
@@ -150,7 +157,7 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 			removeDirs(private)
 		}
 	}()
-	num, rtlErr, err := loadNumbering(c, log)
+	num, migrate, rtlErr, err := loadNumbering(c, log)
 	if err != nil {
 		return nil, err
 	}
@@ -171,11 +178,11 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	names = append(names, "Agent", "Hotset")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
-	d := &Daemon{cfg: c, log: log, h: h, num: num, agent: a, private: private,
+	d := &Daemon{cfg: c, log: log, h: h, num: num, agent: a, private: private, dirs: dirs, migrate: migrate,
 		engine: &engineState{dir: c.StateDir, log: log}}
 	d.loaded = &loaded
 	if needsEngine(c) {
-		// Counted before anything answers or sends as it.
+		// Loaded (and checked) now; counted on disk by Run.
 		if _, err := d.engine.get(); err != nil {
 			if i := hasV3(trapDests(c)); i >= 0 {
 				return nil, fmt.Errorf("traps[%d]: SNMPv3 is sent from the agent's engine: %w; make the state directory writable by the daemon's user, or choose another with --state-dir", i, err)
@@ -204,26 +211,99 @@ func (d *Daemon) AddFrontend(f Frontend) {
 // AddAgentStats adds statistics of a front end to the Agent context.
 func (d *Daemon) AddAgentStats(e Extra) { d.agent.addExtra(e) }
 
+// Discard removes what New made (private directories) when Run is not
+// called: the start failed before it.
+func (d *Daemon) Discard() { removeDirs(d.private) }
+
+// Binder is a front end whose socket Run binds before the start is
+// counted (Bind), so that an address that cannot be bound refuses the
+// start; release closes it when the start fails before Run serves it.
+type Binder interface {
+	Bind() (release func(), err error)
+}
+
 // Run serves until ctx is done. A front end that fails stops the daemon
 // with its error; everything started is stopped before Run returns.
-func (d *Daemon) Run(ctx context.Context) error {
-	// New checked the run and state directories (prepareDirs).
-	defer removeDirs(d.private)
+//
+// Everything that can refuse the start comes first: the directories,
+// another daemon on the control socket, the DDS and ARM sockets, the
+// front ends' sockets. A refused start leaves no trace: what it made is
+// removed, and nothing is written. Then, when the start can no longer
+// fail, the engine's boots and merged state files are written, right
+// before anything answers or sends.
+func (d *Daemon) Run(ctx context.Context) (err error) {
+	defer func() { removeDirs(d.private) }()
+	var undo []func() // run in reverse when the start fails
+	defer func() {
+		if err != nil {
+			for _, f := range slices.Backward(undo) {
+				f()
+			}
+		}
+	}()
+	var made []string // directories made, removed when the start fails
+	undo = append(undo, func() { removeMade(made) })
+	// A run directory that exists may be another daemon's: the control
+	// socket says so before anything else is made.
+	run := d.dirs[0]
+	runDir := ""
+	if mkdirOwn(run.dir, run.mode) {
+		madeRunDirs.Store(run.dir, true)
+		runDir = run.dir
+		made = append(made, runDir)
+	}
+	m, err := makeDirs(d.dirs[:1])
+	if err != nil {
+		return err
+	}
+	made = append(made, m...)
 	ln, err := control.Listen(d.cfg.RunDir, controlAccess(d.cfg.Control), d.log)
 	if err != nil {
 		return err
 	}
 	defer ln.Close()
+	undo = append(undo, func() { ln.Close() })
 	sock := ln.Path()
+	if m, err = makeDirs(d.dirs[1:]); err != nil {
+		return err
+	}
+	made = append(made, m...)
 
-	serveDDS, err := d.startDDS()
+	serveDDS, closeDDS, err := d.startDDS()
 	if err != nil {
 		return err
 	}
-	serveARM, err := d.startARM()
+	undo = append(undo, closeDDS)
+	serveARM, closeARM, err := d.startARM()
 	if err != nil {
 		return err
 	}
+	undo = append(undo, closeARM)
+	d.mu.Lock()
+	frontends := slices.Clone(d.frontends)
+	d.mu.Unlock()
+	for _, f := range frontends {
+		if b, ok := f.(Binder); ok {
+			release, err := b.Bind()
+			if err != nil {
+				return fmt.Errorf("%s: %w", f.Name(), err)
+			}
+			undo = append(undo, release)
+		}
+	}
+	if d.migrate != nil {
+		if err := d.migrate(); err != nil {
+			return err
+		}
+	}
+	if err := d.engine.serve(); err != nil {
+		return fmt.Errorf("%w; make the state directory writable by the daemon's user, or choose another with --state-dir", err)
+	}
+	undo = nil // the start is counted: it cannot be refused any more
+	if runDir != "" {
+		d.private = append(d.private, runDir) // removed, when empty, as the daemon stops
+	}
+	d.hot.notes.Start()
 	serveRTL := d.startRTimeLAN()
 	snap := d.h.Refresh()
 	d.logServes(snap)
@@ -254,11 +334,9 @@ func (d *Daemon) Run(ctx context.Context) error {
 	if serveRTL != nil {
 		start("rtime_lan", serveRTL)
 	}
-	d.mu.Lock()
-	for _, f := range d.frontends {
+	for _, f := range frontends {
 		start(f.Name(), f.Run)
 	}
-	d.mu.Unlock()
 	d.log.Info("control socket ready", "path", sock)
 	if d.OnReady != nil {
 		d.OnReady()

@@ -27,9 +27,9 @@ func DDSConfig(c *config.Config, log *slog.Logger) dds.ServerConfig {
 
 // startDDS opens the supplier socket and adds the DDS context to the
 // hierarchy; serve runs until ctx is done. Nil when DDS is disabled.
-func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
+func (d *Daemon) startDDS() (serve func(context.Context) error, closeSrv func(), err error) {
 	if !d.cfg.DDS.Enabled {
-		return nil, nil
+		return nil, func() {}, nil
 	}
 	cfg := DDSConfig(d.cfg, d.log)
 	cfg.OnChange = d.h.Invalidate
@@ -38,11 +38,11 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 	}
 	cfg, err = cfg.Norm()
 	if err != nil {
-		return nil, fmt.Errorf("configuration: %w", err)
+		return nil, nil, fmt.Errorf("configuration: %w", err)
 	}
 	srv, err := dds.NewServer(cfg)
 	if err != nil {
-		return nil, fmt.Errorf("dds socket: %w", err)
+		return nil, nil, fmt.Errorf("dds socket: %w", err)
 	}
 	d.h.Add(srv.Provider())
 	d.AddAgentStats(DDSExtra(srv.Stats))
@@ -50,7 +50,7 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, err error) {
 	return func(ctx context.Context) error {
 		go func() { <-ctx.Done(); srv.Close() }()
 		return srv.Serve()
-	}, nil
+	}, func() { srv.Close() }, nil
 }
 
 // The supplier server's own statistics, under Agent/dds.

@@ -78,7 +78,8 @@ func (d *Daemon) initHotsets() error {
 	}
 	eng.SetLimit(hotsetLimit(d.cfg))
 	log := d.log.With("part", "hotsets")
-	notes, err := notiflog.Open(filepath.Join(d.cfg.StateDir, notiflog.File), d.cfg.Hotset.LogEntries, d.cfg.Hotset.LogMaxAge, nil, log)
+	// Read only: Run starts its writer once the start cannot be refused.
+	notes, err := notiflog.Load(filepath.Join(d.cfg.StateDir, notiflog.File), d.cfg.Hotset.LogEntries, d.cfg.Hotset.LogMaxAge, nil, log)
 	if err != nil {
 		return err
 	}
@@ -195,6 +196,7 @@ func (hs *hotsets) apply(c *config.Config) error {
 // run evaluates at once (which primes the counters' rates) and then at
 // every interval until ctx is done.
 func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
+	hs.notes.Start()       // Run started it already, when the start was counted
 	defer hs.notes.Close() // last, after the sender's outcomes: writes what is pending
 	hs.mu.Lock()
 	s, err := hs.newSender(hs.dests)

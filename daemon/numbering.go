@@ -29,21 +29,24 @@ const MigratedSuffix = ".migrated"
 // A damaged rtimelan.json is left as it is and turns RTime/LAN off
 // (rtlErr), as it did before the merge; its hosts' numbers stay unknown
 // until the operator repairs or removes it.
-func loadNumbering(c *config.Config, log *slog.Logger) (num *spmi.Numbering, rtlErr, err error) {
+//
+// Nothing is written here: migrate, nil when there is nothing to merge,
+// writes the merge once the start cannot be refused any more (Run).
+func loadNumbering(c *config.Config, log *slog.Logger) (num *spmi.Numbering, migrate func() error, rtlErr, err error) {
 	num, err = spmi.LoadNumbering(filepath.Join(c.StateDir, NumberingFile))
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	num.SetMaxNames(c.State.MaxNamesPerContext)
 	var merged []string
 	armFile := filepath.Join(c.StateDir, ARMNumberingFile)
 	old, err := spmi.LoadNumbering(armFile)
 	if err != nil {
-		return nil, nil, err
+		return nil, nil, nil, err
 	}
 	if _, serr := os.Lstat(armFile); serr == nil {
 		if err := num.Merge(old); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		merged = append(merged, armFile)
 	}
@@ -54,22 +57,25 @@ func loadNumbering(c *config.Config, log *slog.Logger) (num *spmi.Numbering, rtl
 		rtlErr = err
 	default:
 		if err := num.Merge(old); err != nil {
-			return nil, nil, err
+			return nil, nil, nil, err
 		}
 		merged = append(merged, rtlFile)
 	}
 	if len(merged) == 0 {
-		return num, rtlErr, nil
+		return num, nil, rtlErr, nil
 	}
-	if err := num.Save(); err != nil {
-		return nil, nil, fmt.Errorf("merging %v into %s: %w", merged, num.File(), err)
-	}
-	for _, f := range merged {
-		if err := os.Rename(f, f+MigratedSuffix); err != nil {
-			// Harmless: it is merged again, to the same numbers, at the next start.
-			log.Warn("instance numbering: cannot rename a merged state file", "file", f, "err", err)
+	migrate = func() error {
+		if err := num.Save(); err != nil {
+			return fmt.Errorf("merging %v into %s: %w", merged, num.File(), err)
 		}
+		for _, f := range merged {
+			if err := os.Rename(f, f+MigratedSuffix); err != nil {
+				// Harmless: it is merged again, to the same numbers, at the next start.
+				log.Warn("instance numbering: cannot rename a merged state file", "file", f, "err", err)
+			}
+		}
+		log.Info("instance numbering: older state files merged, every number kept", "into", num.File(), "files", merged, "renamed_to", "*"+MigratedSuffix)
+		return nil
 	}
-	log.Info("instance numbering: older state files merged, every number kept", "into", num.File(), "files", merged, "renamed_to", "*"+MigratedSuffix)
-	return num, rtlErr, nil
+	return num, migrate, rtlErr, nil
 }

@@ -28,9 +28,12 @@ import (
 // EngineFile is the state file of the SNMPv3 engine: its ID and boots.
 const EngineFile = "snmp-engine"
 
-// engineState is the agent's one SNMPv3 engine (usm.Engine): started at
+// engineState is the agent's one SNMPv3 engine (usm.Engine): loaded at
 // most once per daemon start, when the responder listens or a v3 trap
-// destination needs it (New, or the reload that adds the first one).
+// destination needs it (New, or the reload that adds the first one). The
+// start is counted on disk (snmpEngineBoots) only once the daemon cannot
+// fail to start any more (serve, called by Run), so that a refused start
+// leaves the state file as it was; later loads are counted at once.
 type engineState struct {
 	dir string
 	log *slog.Logger
@@ -39,18 +42,47 @@ type engineState struct {
 	started bool
 	eng     usm.Engine
 	err     error
+	unsaved bool // eng's boots are not on disk yet
+	serving bool // Run has passed serve: loads are saved at once
 }
 
-// get starts the engine the first time; later calls give the same engine
+// get loads the engine the first time; later calls give the same engine
 // (or the same error: SNMPv3 stays off until a restart).
 func (e *engineState) get() (usm.Engine, error) {
 	e.mu.Lock()
 	defer e.mu.Unlock()
 	if !e.started {
 		e.started = true
-		e.eng, e.err = startEngine(e.dir, e.log)
+		e.eng, e.err = loadEngine(e.dir, e.log)
+		e.unsaved = e.err == nil
+	}
+	if e.serving {
+		e.saveLocked()
 	}
 	return e.eng, e.err
+}
+
+// serve counts this start: the engine's state, if loaded, is written
+// (synced) now, right before anything can answer or send as it; from now
+// on a first load is written at once. An error stops the start: the
+// engine was handed out, and its boots must not be used unsaved.
+func (e *engineState) serve() error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	e.serving = true
+	return e.saveLocked()
+}
+
+func (e *engineState) saveLocked() error {
+	if !e.unsaved {
+		return nil
+	}
+	e.unsaved = false
+	if err := saveEngine(e.dir, e.eng); err != nil {
+		e.eng, e.err = usm.Engine{}, err
+		return err
+	}
+	return nil
 }
 
 // Engine is the daemon's SNMPv3 engine, for the responder (its V3); the
@@ -69,12 +101,12 @@ func hasV3(ds []traps.Dest) int {
 	return slices.IndexFunc(ds, func(d traps.Dest) bool { return d.Version == "v3" })
 }
 
-// startEngine reads the SNMPv3 engine's state from dir, makes an engine
+// loadEngine reads the SNMPv3 engine's state from dir, makes an engine
 // ID the first time (RFC 3411 format: enterprise 32473, format 5, 12
-// random octets), counts this start in snmpEngineBoots and writes it back
-// (synced) before returning: before anything answers or sends as it.
-// Its time counts from the return.
-func startEngine(dir string, log *slog.Logger) (usm.Engine, error) {
+// random octets) and counts this start in its Boots, writing nothing:
+// saveEngine writes it before anything answers or sends as it. A state
+// directory the daemon may not write is an error here already.
+func loadEngine(dir string, log *slog.Logger) (usm.Engine, error) {
 	var id []byte
 	var boots uint32
 	path := filepath.Join(dir, EngineFile)
@@ -93,17 +125,27 @@ func startEngine(dir string, log *slog.Logger) (usm.Engine, error) {
 			return usm.Engine{}, fmt.Errorf("SNMPv3 engine state %s: %w; move it away for a new engine ID (managers must then learn it again)", path, err)
 		}
 	}
+	// The file is replaced by a new one (trustdir.WriteFile): the
+	// directory must take it. A missing one is made by Run, writable.
+	if err := syscall.Access(dir, 2 /* W_OK */); err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return usm.Engine{}, fmt.Errorf("SNMPv3 engine state: cannot write in %s: %w", dir, err)
+	}
 	if boots < usm.MaxBoots {
 		boots++
 	} else {
 		log.Error("snmpEngineBoots is at its maximum: every authenticated SNMPv3 request fails until the engine gets a new ID",
 			"file", path)
 	}
-	out := fmt.Sprintf("engine_id %x\nboots %d\n", id, boots)
-	if err := trustdir.WriteFile(path, []byte(out), 0o600); err != nil {
-		return usm.Engine{}, fmt.Errorf("SNMPv3 engine state: %w", err)
-	}
 	return usm.Engine{ID: id, Boots: boots, Start: time.Now()}, nil
+}
+
+// saveEngine writes e's ID and boots (synced).
+func saveEngine(dir string, e usm.Engine) error {
+	out := fmt.Sprintf("engine_id %x\nboots %d\n", e.ID, e.Boots)
+	if err := trustdir.WriteFile(filepath.Join(dir, EngineFile), []byte(out), 0o600); err != nil {
+		return fmt.Errorf("SNMPv3 engine state: %w", err)
+	}
+	return nil
 }
 
 // parseEngine reads the state file; both lines are needed: boots read as

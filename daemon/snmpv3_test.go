@@ -9,14 +9,31 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/usm"
 )
 
-// The engine ID is made once and kept; boots grows by one per start and
-// is on disk when startEngine returns; a damaged file (also one without
-// its boots, which would start again at 1) is refused.
+// The engine ID is made once and kept; boots grows by one per start
+// saved (loading alone writes nothing: a start refused after it counts
+// nothing); a damaged file (also one without its boots, which would
+// start again at 1) is refused.
 func TestStartEngine(t *testing.T) {
 	dir := t.TempDir()
 	log := slog.New(slog.DiscardHandler)
+	for range 2 {
+		if e, err := loadEngine(dir, log); err != nil || e.Boots != 1 {
+			t.Fatalf("load without a state file: %+v %v", e, err)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 0 {
+		t.Fatalf("loadEngine wrote %v", ents)
+	}
+	startEngine := func(dir string, log *slog.Logger) (usm.Engine, error) {
+		e, err := loadEngine(dir, log)
+		if err == nil {
+			err = saveEngine(dir, e)
+		}
+		return e, err
+	}
 	e1, err := startEngine(dir, log)
 	id1, b1 := e1.ID, e1.Boots
 	if err != nil || b1 != 1 || len(id1) != 17 || !bytes.HasPrefix(id1, []byte{0x80, 0x00, 0x7e, 0xd9, 5}) {
@@ -85,8 +102,10 @@ func TestResponderUsersPasswordFiles(t *testing.T) {
 // The agent's one engine is started (boots counted and written) once per
 // start, and only when something needs it: the responder, or a v3 trap
 // destination, also one a reload adds; the responder and the traps get
-// the same engine. A v3 destination without the engine's state stops New,
-// naming the destination.
+// the same engine. New only loads it: boots are written when Run can no
+// longer fail (engine.serve), and a reload while serving writes them at
+// once. A v3 destination without the engine's state stops New, naming
+// the destination.
 func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 	log := slog.New(slog.DiscardHandler)
 	c := fixtureConfig(t)
@@ -94,6 +113,9 @@ func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 	path := filepath.Join(c.StateDir, EngineFile)
 	d, err := New(c, log)
 	if err != nil {
+		t.Fatal(err)
+	}
+	if err := d.engine.serve(); err != nil { // where Run counts the start
 		t.Fatal(err)
 	}
 	if _, err := os.Stat(path); err == nil {
@@ -119,7 +141,8 @@ func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 		t.Errorf("a second reload started the engine again: %+v, file %q", e2, data)
 	}
 
-	// The next start, with the v3 destination configured: counted in New.
+	// The next start, with the v3 destination configured: loaded in New,
+	// written only when Run counts the start.
 	c2 := fixtureConfig(t)
 	c2.StateDir, c2.Listen, c2.Traps = c.StateDir, "none", []config.TrapConf{v3}
 	d2, err := New(c2, log)
@@ -127,8 +150,15 @@ func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(path)
-	if e, _ := d2.Engine(); e.Boots != 2 || !bytes.Equal(e.ID, e1.ID) || !strings.Contains(string(data), "boots 2\n") {
-		t.Errorf("second start: %+v, file %q", e, data)
+	if e, _ := d2.Engine(); e.Boots != 2 || !bytes.Equal(e.ID, e1.ID) || !strings.Contains(string(data), "boots 1\n") {
+		t.Errorf("second start before Run counts it: %+v, file %q; want boots 2 in memory, 1 on disk", e, data)
+	}
+	if err := d2.engine.serve(); err != nil {
+		t.Fatal(err)
+	}
+	data, _ = os.ReadFile(path)
+	if e, _ := d2.Engine(); e.Boots != 2 || !strings.Contains(string(data), "boots 2\n") {
+		t.Errorf("second start counted: %+v, file %q", e, data)
 	}
 
 	os.WriteFile(path, []byte("engine_id 80\nboots 3\n"), 0o600)

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"log/slog"
+	"maps"
 	"os"
 	"path/filepath"
 	"slices"
@@ -533,5 +534,59 @@ func waitWritten(t *testing.T, l *Log, n uint64) {
 			t.Fatalf("the writer wrote %d batches in 10s, want %d", l.View().Stats.Batches, n)
 		}
 		time.Sleep(time.Millisecond)
+	}
+}
+
+// Load writes nothing, whatever the directory holds (no journal yet, a
+// torn tail, an old format with a temporary file): a daemon whose start
+// is refused after it leaves every file as it was. Start then writes what
+// Open would have; a Log never started closes at once.
+func TestLoadWritesNothingUntilStart(t *testing.T) {
+	dir := t.TempDir()
+	file := filepath.Join(dir, File)
+	state := func() map[string]string {
+		m := map[string]string{}
+		des, _ := os.ReadDir(dir)
+		for _, de := range des {
+			b, _ := os.ReadFile(filepath.Join(dir, de.Name()))
+			m[de.Name()] = string(b)
+		}
+		return m
+	}
+	load := func(what string) *Log {
+		t.Helper()
+		before := state()
+		l, err := Load(file, 0, 0, nil, nil)
+		if err != nil {
+			t.Fatalf("%s: %v", what, err)
+		}
+		addHotset(l, 9) // waits in memory
+		if now := state(); !maps.Equal(before, now) {
+			t.Fatalf("%s: Load changed the directory: %v, was %v", what, slices.Sorted(maps.Keys(now)), slices.Sorted(maps.Keys(before)))
+		}
+		return l
+	}
+	l := load("no journal")
+	if err := l.Close(); err != nil {
+		t.Fatal(err)
+	}
+	l = load("no journal, again")
+	l.Start()
+	l.Close()
+	if _, err := os.Stat(file); err != nil {
+		t.Fatalf("Start wrote no journal: %v", err)
+	}
+	whole, _ := os.ReadFile(file)
+	os.WriteFile(file, append(slices.Clone(whole), 0x7f, 0x01), 0o600) // a torn tail
+	os.WriteFile(filepath.Join(dir, LegacyFile), []byte(`{"next":1,"entries":[]}`), 0o600)
+	os.WriteFile(filepath.Join(dir, "."+File+".tmp-0123456789abcdef"), []byte("x"), 0o600)
+	l = load("torn tail, legacy and temporary files")
+	l.Start()
+	if v := l.View(); len(v.Entries) != 2 || v.Stats.TornBytes != 2 {
+		t.Errorf("after Start: %d entries, %d torn bytes; want 2 and 2", len(v.Entries), v.Stats.TornBytes)
+	}
+	l.Close()
+	if des, _ := os.ReadDir(dir); len(des) != 1 || des[0].Name() != File {
+		t.Errorf("after Start the directory holds %v, want %s alone", des, File)
 	}
 }

@@ -23,8 +23,22 @@ import (
 // counted (Stats.TornBytes); a file that is not a journal, or whose
 // intact records contradict each other, is an error that names it, and
 // is not overwritten. Temporary files of an interrupted compaction are
-// removed.
+// removed. Open is Load, then Start.
 func Open(file string, maxEntries int, maxAge time.Duration, now func() time.Time, log *slog.Logger) (*Log, error) {
+	l, err := Load(file, maxEntries, maxAge, now, log)
+	if err != nil {
+		return nil, err
+	}
+	l.Start()
+	return l, nil
+}
+
+// Load is Open without writing anything: the log is read, and its changes
+// wait in memory until Start repairs the file (a torn tail, temporary
+// files, an old format) and starts the writer. A daemon whose start is
+// refused after Load leaves the journal as it was. A Log never started
+// needs no Close.
+func Load(file string, maxEntries int, maxAge time.Duration, now func() time.Time, log *slog.Logger) (*Log, error) {
 	if now == nil {
 		now = time.Now
 	}
@@ -38,11 +52,9 @@ func Open(file string, maxEntries int, maxAge time.Duration, now func() time.Tim
 	if file == "" {
 		return l, nil
 	}
-	dir := filepath.Dir(file)
-	removeTemps(dir, log, filepath.Base(file), LegacyFile)
 	j := newJournal(l, file)
 	l.j = j // the writer is not running yet: replay records its reservation
-	legacy := filepath.Join(dir, LegacyFile)
+	legacy := filepath.Join(filepath.Dir(file), LegacyFile)
 	b, err := trustdir.ReadFile(file)
 	switch {
 	case err == nil:
@@ -73,18 +85,33 @@ func Open(file string, maxEntries int, maxAge time.Duration, now func() time.Tim
 	l.mu.Lock()
 	l.trim()
 	l.mu.Unlock()
+	return l, nil
+}
+
+// Start writes what Load left in memory and starts the writer (stopped
+// by Close); later calls do nothing.
+func (l *Log) Start() {
+	j := l.j
+	if j == nil || !j.started.CompareAndSwap(false, true) {
+		return
+	}
+	dir := filepath.Dir(j.file)
+	removeTemps(dir, l.log, filepath.Base(j.file), LegacyFile)
+	if j.replayed {
+		j.openForAppend()
+	}
 	if j.snap {
 		j.flush()
 	}
 	if j.f != nil {
 		// The journal holds the log: an old file is converted (or was,
 		// before a crash).
+		legacy := filepath.Join(dir, LegacyFile)
 		if err := os.Remove(legacy); err == nil {
-			log.Info("notification log converted to a journal", "from", legacy, "to", file, "entries", len(l.entries))
+			l.log.Info("notification log converted to a journal", "from", legacy, "to", j.file, "entries", len(l.entries))
 		}
 	}
 	go j.run()
-	return l, nil
 }
 
 // replay applies the journal b; l is not shared yet.
@@ -115,9 +142,16 @@ func (l *Log) replay(j *journal, b []byte) error {
 		l.log.Warn("notification log: dropped a torn or corrupt tail, the last batch written before a crash",
 			"file", j.file, "dropped_bytes", torn, "records_kept", records)
 	}
+	j.replayed, j.torn = true, torn > 0
+	return nil
+}
+
+// openForAppend opens the replayed journal for the writer, cutting off
+// the tail replay dropped; on failure the writer rewrites it whole.
+func (j *journal) openForAppend() {
 	f, err := openAppend(j.file)
-	if err == nil && torn > 0 {
-		err = f.Truncate(int64(good))
+	if err == nil && j.torn {
+		err = f.Truncate(j.size)
 		if err == nil {
 			err = f.Sync()
 		}
@@ -126,12 +160,13 @@ func (l *Log) replay(j *journal, b []byte) error {
 		if f != nil {
 			f.Close()
 		}
+		j.l.mu.Lock()
 		j.snap = true // the writer rewrites it whole
+		j.l.mu.Unlock()
 		j.report("opening", err)
-		return nil
+		return
 	}
 	j.f = f
-	return nil
 }
 
 // apply replays one record; l is not shared yet.

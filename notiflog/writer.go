@@ -6,6 +6,7 @@ import (
 	"os"
 	"slices"
 	"sync"
+	"sync/atomic"
 	"syscall"
 	"time"
 
@@ -54,10 +55,14 @@ type journal struct {
 	live liveSizes
 	buf  []byte
 
-	kickc chan struct{}
-	stop  chan struct{}
-	done  chan struct{}
-	once  sync.Once
+	replayed bool // Load read the file; Start opens it for appending
+	torn     bool // and cuts off a tail replay dropped
+
+	started atomic.Bool // Start ran: the writer runs
+	kickc   chan struct{}
+	stop    chan struct{}
+	done    chan struct{}
+	once    sync.Once
 }
 
 func newJournal(l *Log, file string) *journal {
@@ -368,7 +373,7 @@ func errKind(err error) string {
 // be read and changed, in memory only. It returns the last save error.
 func (l *Log) Close() error {
 	j := l.j
-	if j == nil {
+	if j == nil || !j.started.Load() {
 		return nil
 	}
 	j.once.Do(func() { close(j.stop) })

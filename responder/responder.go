@@ -31,6 +31,7 @@ type Responder struct {
 	engine *engine // SNMPv3; nil without Config.V3
 
 	running atomic.Bool
+	pre     atomic.Pointer[net.UDPConn] // bound by Bind, taken by Run
 	bound   atomic.Pointer[net.UDPAddr]
 	ready   chan struct{}
 	once    sync.Once
@@ -157,17 +158,48 @@ func (r *Responder) Addr() net.Addr {
 // Ready is closed when Run has bound its socket or has failed to.
 func (r *Responder) Ready() <-chan struct{} { return r.ready }
 
-// Run binds the socket and answers requests until ctx is done; it then
-// closes the socket and returns nil. A Responder runs once. Its errors do
-// not name the responder: the daemon names each part it runs (Name).
+// Bind binds the socket before Run, which then answers on it: a daemon
+// refuses to start on an address that cannot be bound before it counts
+// the start. release closes the socket unless Run has taken it.
+func (r *Responder) Bind() (release func(), err error) {
+	conn, err := r.listen()
+	if err != nil {
+		return nil, err
+	}
+	if !r.pre.CompareAndSwap(nil, conn) {
+		conn.Close()
+		return nil, errors.New("Bind called twice")
+	}
+	return func() {
+		if r.pre.CompareAndSwap(conn, nil) {
+			conn.Close()
+		}
+	}, nil
+}
+
+func (r *Responder) listen() (*net.UDPConn, error) {
+	conn, err := net.ListenUDP("udp", r.addr)
+	if err != nil {
+		return nil, fmt.Errorf("listen address %q: %w", r.cfg.Listen, err)
+	}
+	return conn, nil
+}
+
+// Run binds the socket (unless Bind did) and answers requests until ctx
+// is done; it then closes the socket and returns nil. A Responder runs
+// once. Its errors, and Bind's, do not name the responder: the daemon
+// names each part it runs (Name).
 func (r *Responder) Run(ctx context.Context) error {
 	defer r.once.Do(func() { close(r.ready) })
 	if !r.running.CompareAndSwap(false, true) {
 		return errors.New("Run called twice")
 	}
-	conn, err := net.ListenUDP("udp", r.addr)
-	if err != nil {
-		return fmt.Errorf("listen address %q: %w", r.cfg.Listen, err)
+	conn := r.pre.Swap(nil)
+	if conn == nil {
+		var err error
+		if conn, err = r.listen(); err != nil {
+			return err
+		}
 	}
 	defer conn.Close()
 	r.bound.Store(conn.LocalAddr().(*net.UDPAddr))

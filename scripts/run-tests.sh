@@ -5,14 +5,28 @@
 # (/run/subagent, /var/lib/subagent, /tmp/subagent-*) while it runs: tests
 # write only in their own temporary directories.
 #
+# Every phase runs even when an earlier one failed; the run then fails at
+# the end, naming the phases that failed.
+#
 # RUN_386=no checks the 32-bit layout without running 386 programs, as on a
 # kernel that cannot (to try that path on a machine that can).
-set -euo pipefail
+set -uo pipefail
 cd "$(dirname "$0")/.."
 [ -n "${SKIPS_LOG:-}" ] || exec bash scripts/skips.sh bash scripts/run-tests.sh "$@" # skipped tests listed at the end
 GO=${GO:-go}
 
 step() { printf '==> %s\n' "$*"; }
+
+failed=()
+# phase NAME COMMAND...: runs COMMAND, remembering NAME when it fails.
+phase() {
+	local name=$1
+	shift
+	if ! "$@"; then
+		failed+=("$name")
+		printf '==> FAILED: %s\n' "$name" >&2
+	fi
+}
 
 watched() { ls -d /run/subagent /var/lib/subagent /tmp/subagent-* 2>/dev/null || true; }
 before=$(watched)
@@ -28,9 +42,10 @@ watcher=$!
 trap 'kill $watcher 2>/dev/null || true; rm -rf "$seen"' EXIT
 
 step "go test -race: the daemon's module (about 5 minutes; snmpd, snmptrapd and snmp_exporter run on loopback)"
-"$GO" test -race -count=1 -timeout 20m ./...
+phase "the daemon's module (go test -race ./...)" "$GO" test -race -count=1 -timeout 20m ./...
 step "go test -race: the client module (client/)"
-(cd client && "$GO" test -race -count=1 -timeout 10m ./...)
+clientTests() { (cd client && "$GO" test -race -count=1 -timeout 10m ./...); }
+phase "the client module (cd client && go test -race ./...)" clientTests
 
 # 32-bit suppliers share the file layout: the codecs on 386 too, run when
 # this kernel runs 386 programs (some 64-bit kernels have IA32 emulation
@@ -40,17 +55,23 @@ runs386=no
 if [ "${RUN_386:-}" != no ] && GOARCH=386 "$GO" build -o "$seen/probe" "$seen/probe.go" && "$seen/probe" 2>/dev/null; then
 	runs386=yes
 fi
+run386() {
+	GOARCH=386 "$GO" test -count=1 ./dds/ &&
+		(cd client && GOARCH=386 "$GO" test -count=1 ./ddswire/ ./ddsclient/)
+}
+check386() {
+	GOARCH=386 "$GO" vet ./dds/ &&
+		GOARCH=386 "$GO" test -c -o "$seen/dds.test" ./dds/ &&
+		(cd client && GOARCH=386 "$GO" vet ./ddswire/ ./ddsclient/ &&
+			GOARCH=386 "$GO" test -c -o "$seen/ddswire.test" ./ddswire/ &&
+			GOARCH=386 "$GO" test -c -o "$seen/ddsclient.test" ./ddsclient/)
+}
 if [ $runs386 = yes ]; then
 	step "32-bit: the DDS codecs' tests as 386 programs"
-	GOARCH=386 "$GO" test -count=1 ./dds/
-	(cd client && GOARCH=386 "$GO" test -count=1 ./ddswire/ ./ddsclient/)
+	phase "32-bit: the DDS codecs' tests as 386 programs" run386
 else
 	step "32-bit: 386 programs do not run here (or RUN_386=no); instead: go vet and the test binaries of dds, ddswire and ddsclient built for 386, with SpmiShare's layout checked as they compile (client/ddswire/layout.go)"
-	GOARCH=386 "$GO" vet ./dds/
-	GOARCH=386 "$GO" test -c -o "$seen/dds.test" ./dds/
-	(cd client && GOARCH=386 "$GO" vet ./ddswire/ ./ddsclient/ &&
-		GOARCH=386 "$GO" test -c -o "$seen/ddswire.test" ./ddswire/ &&
-		GOARCH=386 "$GO" test -c -o "$seen/ddsclient.test" ./ddsclient/)
+	phase "32-bit: the DDS codecs checked for 386" check386
 fi
 
 kill $watcher 2>/dev/null || true
@@ -61,6 +82,11 @@ if [ -n "$appeared" ]; then
 	printf '  %s\n' $appeared >&2
 	# The run made them: remove what is left so that the next run starts clean.
 	for p in $appeared; do rm -rf -- "$p"; done
+	failed+=("nothing in the system's places (/run/subagent, /var/lib/subagent, /tmp/subagent-*)")
+fi
+if [ ${#failed[@]} -gt 0 ]; then
+	printf 'make test: %d phase(s) failed:\n' ${#failed[@]} >&2
+	printf '  %s\n' "${failed[@]}" >&2
 	exit 1
 fi
 step "all tests passed; nothing was left in /run/subagent, /var/lib/subagent or /tmp/subagent-*"

@@ -5,7 +5,8 @@ import "time"
 // Engine is the agent's one SNMPv3 engine (RFC 3411 snmpEngineID,
 // snmpEngineBoots, snmpEngineTime): the responder answers as it and
 // every v3 trap is sent from it. The daemon makes it once per start
-// (daemon.startEngine), with Boots already counted and persisted.
+// (daemon.loadEngine), with Boots counted, and persists it before the
+// first message is answered or sent.
 type Engine struct {
 	ID    []byte    // snmpEngineID, 5 to 32 octets
 	Boots uint32    // snmpEngineBoots of this start, 1 to MaxBoots

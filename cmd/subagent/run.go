@@ -47,6 +47,7 @@ func runCmd() *cobra.Command {
 			}
 			d.AddReloader(daemon.Reloader{Name: daemon.PartLog, Apply: func(c *config.Config) error { level.Set(logLevel(c)); return nil }})
 			if err := addFrontends(d, cfg, log); err != nil {
+				d.Discard() // a refused start leaves nothing (New wrote nothing)
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -54,10 +55,12 @@ func runCmd() *cobra.Command {
 			if f, _ := cmd.Flags().GetString("cpuprofile"); f != "" {
 				out, err := os.Create(f)
 				if err != nil {
+					d.Discard()
 					return err
 				}
 				defer out.Close()
 				if err := pprof.StartCPUProfile(out); err != nil {
+					d.Discard()
 					return err
 				}
 				defer pprof.StopCPUProfile()
