@@ -13,10 +13,11 @@
 // disk and its caller never waits for the disk. When the journal is much
 // bigger than the entries kept, the writer rewrites it with those alone
 // (a synced temporary file renamed over it). A crash loses at most the
-// last batch; Open drops a torn tail and says so. Each batch reserves
-// indexes ahead (a window of 65,536); a start after a crash goes on past
-// the reservation, so an index a lost batch handed out, which a manager
-// may have read, never names another notification.
+// last batch; Open drops a torn tail and says so. Start (before the
+// first Add) and each batch after reserve indexes ahead (a window of
+// 65,536); a start after a crash goes on past the reservation, so an
+// index a lost batch handed out, which a manager may have read, never
+// names another notification.
 //
 // Entries restored from the file serve an uptime of 0, as RFC 3014 asks
 // of entries that outlive the agent's restart (their sysUpTime is of a

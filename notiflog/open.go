@@ -100,9 +100,10 @@ func (l *Log) Start() {
 	if j.replayed {
 		j.openForAppend()
 	}
-	if j.snap {
-		j.flush()
-	}
+	// Written before the first Add: indexes are reserved on disk before
+	// one is handed out, so that a crash before the first batch cannot
+	// hand them out again (and the journal is repaired if it must be).
+	j.flush()
 	if j.f != nil {
 		// The journal holds the log: an old file is converted (or was,
 		// before a crash).
