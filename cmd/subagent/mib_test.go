@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -258,4 +259,63 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// `subagent mib` writes the shipped module, byte for byte, whatever the
+// host: the fixture host without swap (the shipped module's pagSpTable
+// and pagSpTotalSize come from the reference tree, not from the host), the
+// same through a daemon serving it, and this machine itself.
+func TestMIBIsTheShippedModuleOnAnyHost(t *testing.T) {
+	shipped, err := os.ReadFile("../../MIBs/SUBAGENT-MIB.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	// The fixture's /proc with an empty swap table.
+	proc := filepath.Join(t.TempDir(), "proc")
+	if out, err := exec.Command("cp", "-a", e.proc, proc).CombinedOutput(); err != nil {
+		t.Fatalf("copying the fixture: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "swaps"), []byte("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.proc = proc
+	if stdout, _, _ := e.run(append([]string{"peek", "--local"}, e.args("PagSp/")...)...); strings.Contains(stdout, "sda3") {
+		t.Fatalf("the fixture without swap still has a paging space:\n%s", stdout)
+	}
+	check := func(what string, args ...string) {
+		t.Helper()
+		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", args...)
+		if code != 0 || strings.Contains(stderr, "rename") {
+			t.Fatalf("%s: exit %d, %s", what, code, stderr)
+		}
+		if text != string(shipped) {
+			t.Errorf("%s: the module is not the shipped one (%d OBJECT-TYPEs, shipped %d):\n%s", what,
+				strings.Count(text, " OBJECT-TYPE\n"), strings.Count(string(shipped), " OBJECT-TYPE\n"), firstLineDiff(string(shipped), text))
+		}
+	}
+	check("fixture without swap, --local", "--local")
+	e.start()
+	check("daemon on the fixture without swap")
+	e.stop()
+	e.proc, e.sys = "/proc", "/sys"
+	check("this machine, --local", "--local")
+}
+
+// firstLineDiff names the first line where b differs from a.
+func firstLineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(la), len(lb)) {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: shipped %q, written %q", i+1, x, y)
+		}
+	}
+	return "same lines"
 }

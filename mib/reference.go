@@ -1,0 +1,162 @@
+package mib
+
+import (
+	"bytes"
+	_ "embed"
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// referenceJSON is the reference tree the shipped module is made from
+// (referenceTree in shipped_test.go), written by `make mib` beside it.
+//
+//go:embed reference.json
+var referenceJSON []byte
+
+// ReferenceFile is where `make mib` writes the reference tree, relative
+// to this package.
+const ReferenceFile = "reference.json"
+
+// Reference returns the tree the shipped module describes: the same
+// module on every host comes from it.
+func Reference() (Tree, error) {
+	var t Tree
+	if err := json.Unmarshal(referenceJSON, &t); err != nil {
+		return Tree{}, fmt.Errorf("the built-in reference tree: %w", err)
+	}
+	return t, nil
+}
+
+// EncodeReference writes t as Reference reads it: JSON, one item a line
+// so that a change shows as the lines it changes.
+func EncodeReference(t Tree) ([]byte, error) {
+	var b bytes.Buffer
+	base, err := json.Marshal(t.Base)
+	if err != nil {
+		return nil, err
+	}
+	fmt.Fprintf(&b, "{\"Base\":%s,\"Items\":[\n", base)
+	for i, it := range t.Items {
+		j, err := json.Marshal(it)
+		if err != nil {
+			return nil, err
+		}
+		b.Write(j)
+		if i < len(t.Items)-1 {
+			b.WriteByte(',')
+		}
+		b.WriteByte('\n')
+	}
+	b.WriteString("]}\n")
+	return b.Bytes(), nil
+}
+
+// Merge returns the reference tree under live's base with what live has
+// beyond it, so that a module made from it declares every object of the
+// shipped module under the same name whatever the host has (swap or not,
+// any disks), and adds what only live serves (DDS suppliers, ARM
+// applications' metrics). A node both have is the reference's. The rows
+// of a table are the host's where it has any, the reference's template
+// rows otherwise: rows only give the table its columns, and two hosts'
+// rows under one number would be two nodes with one OID.
+func Merge(ref, live Tree) Tree {
+	refInst, liveInst := instanceSet(ref), instanceSet(live)
+	liveRows := map[string]bool{} // contexts whose rows live has
+	for _, it := range live.Items {
+		if row := outerInstance(it.Path, liveInst); row != "" {
+			p, _ := parentPath(row)
+			liveRows[p] = true
+		}
+	}
+	out := Tree{Base: live.Base.Clone()}
+	have := map[string]bool{}
+	for _, it := range ref.Items {
+		if row := outerInstance(it.Path, refInst); row != "" {
+			if p, _ := parentPath(row); liveRows[p] {
+				continue
+			}
+		}
+		out.Items = append(out.Items, it)
+		have[it.Path] = true
+	}
+	for _, it := range live.Items {
+		if !have[it.Path] {
+			out.Items = append(out.Items, it)
+		}
+	}
+	return out
+}
+
+// instanceSet holds the paths of a tree's instance contexts.
+func instanceSet(t Tree) map[string]bool {
+	s := map[string]bool{}
+	for _, it := range t.Items {
+		if !it.IsStat() && it.Instance {
+			s[it.Path] = true
+		}
+	}
+	return s
+}
+
+// outerInstance is the outermost instance context holding path (or path
+// itself), "" when none does.
+func outerInstance(path string, inst map[string]bool) string {
+	for i := 0; i < len(path); i++ {
+		if path[i] == '/' && inst[path[:i+1]] {
+			return path[:i+1]
+		}
+	}
+	if strings.HasSuffix(path, "/") && inst[path] {
+		return path
+	}
+	return ""
+}
+
+// HostModule is the module name GenerateMerged gives a module that cannot
+// keep every object of the shipped one under its name and OID.
+const HostModule = "SUBAGENT-HOST-MIB"
+
+// GenerateMerged generates the module of Merge(Reference(), live): the
+// shipped module byte for byte where live holds nothing beyond the
+// reference tree, otherwise the same module plus what live adds. Should
+// the additions take a shipped object's descriptor or move it, the module
+// must differ from the shipped one in more than additions: it is named
+// HostModule unless opts names it, and renamed lists the shipped objects
+// concerned.
+func GenerateMerged(live Tree, opts Options) (m *Module, renamed []string, err error) {
+	ref, err := Reference()
+	if err != nil {
+		return nil, nil, err
+	}
+	merged := Merge(ref, live)
+	if m, err = Generate(merged, opts); err != nil {
+		return nil, nil, err
+	}
+	ref.Base = merged.Base
+	shipped, err := Generate(ref, opts)
+	if err != nil {
+		return nil, nil, fmt.Errorf("the built-in reference tree: %w", err)
+	}
+	if renamed = Renamed(shipped, m); len(renamed) > 0 && opts.Module == "" {
+		opts.Module = HostModule
+		m, err = Generate(merged, opts)
+	}
+	return m, renamed, err
+}
+
+// Renamed lists the objects of a that b lacks under the same descriptor
+// and OID.
+func Renamed(a, b *Module) []string {
+	have := map[string]string{}
+	for _, o := range b.Objects {
+		have[o.Name] = o.OID.String()
+	}
+	var out []string
+	for _, o := range a.Objects {
+		if have[o.Name] != o.OID.String() {
+			out = append(out, o.Name)
+		}
+	}
+	return out
+}
