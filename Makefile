@@ -91,7 +91,8 @@ bench: build test-deps
 	bash scripts/bench-v3-walk.sh 20 3 1000
 	bash scripts/bench-fresh.sh
 
-# Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) and its
+# Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt, with the reference tree
+# mib/reference.json that `subagent mib` merges with the served tree) and its
 # snmp_exporter generator configuration (MIBs/snmp_exporter/generator.yml)
 # from the reference hierarchy; tests fail while a checked-in file is stale.
 mib:
