@@ -172,3 +172,44 @@ func TestMIBDocExamplesRunAsPrinted(t *testing.T) {
 	}
 	t.Logf("-m +SUBAGENT-MIB: %d lines on stderr, about net-snmp's own default modules", strings.Count(stderr, "\n"))
 }
+
+// MIB.md's Prometheus block runs as printed in a copy of the tree whose
+// bin/tools holds the pinned tools: the generator makes snmp.yml from MIBs
+// alone, the exporter scrapes a daemon serving the fixture host, and the
+// block stops it. Only addresses change: the daemon's for 127.0.0.1:1161,
+// a free port of the test's for the exporter's 127.0.0.1:9116.
+func TestMIBDocPrometheusBlockRunsAsPrinted(t *testing.T) {
+	ex := mibtest.InstallExporter(t)
+	_, block := docBlock(t, "docs/MIB.md", "## Prometheus (snmp_exporter)", 1)
+	web := freeTCPAddr(t)
+	if !strings.Contains(block, "127.0.0.1:9116") {
+		t.Fatalf("the block names no exporter address 127.0.0.1:9116:\n%s", block)
+	}
+	block = strings.ReplaceAll(block, "127.0.0.1:9116", web)
+	addr := fmt.Sprintf("127.0.0.1:%d", snmpdtest.FreeUDPPort(t))
+	e := newEnv(t)
+	e.start("--listen", addr)
+
+	dir := sourceTree(t)
+	if err := os.MkdirAll(filepath.Join(dir, "bin"), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.Symlink(filepath.Dir(ex.Generator), filepath.Join(dir, "bin", "tools")); err != nil {
+		t.Fatal(err)
+	}
+	cmd := exec.Command("bash", "-e", "-c", strings.ReplaceAll(block, "127.0.0.1:1161", addr))
+	cmd.Dir = dir
+	cmd.Env = mibEnv(t, false)
+	var o, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &o, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("%s: %v\n%s%s", block, err, o.String(), stderr.String())
+	}
+	out := o.String()
+	for _, re := range []string{`(?m)^# TYPE memRealPctFree gauge$`, `(?m)^memRealPctFree \d+\.\d+$`,
+		`(?m)^cpuIdle\{cpuIndex="1",cpuName="cpu0"\} [0-9.e+]+$`, `(?m)^# TYPE cpuIdle counter$`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("the exporter's answer has no line %s:\n%s", re, out)
+		}
+	}
+}
