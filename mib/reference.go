@@ -6,6 +6,8 @@ import (
 	"encoding/json"
 	"fmt"
 	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
 )
 
 // referenceJSON is the reference tree the shipped module is made from
@@ -55,29 +57,57 @@ func EncodeReference(t Tree) ([]byte, error) {
 // Merge returns the reference tree under live's base with what live has
 // beyond it, so that a module made from it declares every object of the
 // shipped module under the same name whatever the host has (swap or not,
-// any disks), and adds what only live serves (DDS suppliers, ARM
-// applications' metrics). A node both have is the reference's. The rows
-// of a table are the host's where it has any, the reference's template
-// rows otherwise: rows only give the table its columns, and two hosts'
-// rows under one number would be two nodes with one OID.
+// any disks, hotsets with or without feed rows), and adds what only live
+// serves (DDS suppliers, ARM applications' metrics). A node outside table
+// rows that both have is the reference's. Rows only give their tables
+// columns (and nested tables): the host's rows are all kept, and the
+// reference's template rows too, but for a row the host has under the
+// same path; a template row whose number a node of the host holds moves
+// to a free number, as two nodes with one OID would be one object.
 func Merge(ref, live Tree) Tree {
 	refInst, liveInst := instanceSet(ref), instanceSet(live)
-	liveRows := map[string]bool{} // contexts whose rows live has
-	for _, it := range live.Items {
-		if row := outerInstance(it.Path, liveInst); row != "" {
-			p, _ := parentPath(row)
-			liveRows[p] = true
-		}
-	}
-	out := Tree{Base: live.Base.Clone()}
-	have := map[string]bool{}
-	for _, it := range ref.Items {
-		if row := outerInstance(it.Path, refInst); row != "" {
-			if p, _ := parentPath(row); liveRows[p] {
-				continue
+	livePaths, liveRels := map[string]bool{}, map[string]bool{}
+	next := map[string]uint32{} // per context: above every row number either tree uses
+	for _, tr := range []struct {
+		t    Tree
+		inst map[string]bool
+	}{{live, liveInst}, {ref, refInst}} {
+		for _, it := range tr.t.Items {
+			if tr.inst[it.Path] && len(it.Rel) > 0 {
+				p, _ := parentPath(it.Path)
+				next[p] = max(next[p], it.Rel[len(it.Rel)-1]+1)
 			}
 		}
+	}
+	for _, it := range live.Items {
+		livePaths[it.Path] = true
+		liveRels[it.Rel.String()] = true
+	}
+	moved := map[string]asn1tree.OID{} // a template row's path: its new id
+	out := Tree{Base: live.Base.Clone()}
+	for _, it := range ref.Items {
+		row := outerInstance(it.Path, refInst)
+		switch {
+		case row == "":
+			if livePaths[it.Path] && !liveRels[it.Rel.String()] {
+				continue // the host numbers it otherwise: the host's
+			}
+		case livePaths[row]:
+			continue // the host has this row
+		case it.Path == row && liveRels[it.Rel.String()]:
+			p, _ := parentPath(row)
+			id := it.Rel.Clone()
+			id[len(id)-1] = next[p]
+			next[p]++
+			moved[row] = id
+		}
+		if id, ok := moved[row]; ok && row != "" {
+			it.Rel = append(id.Clone(), it.Rel[len(id):]...)
+		}
 		out.Items = append(out.Items, it)
+	}
+	have := map[string]bool{}
+	for _, it := range out.Items {
 		have[it.Path] = true
 	}
 	for _, it := range live.Items {

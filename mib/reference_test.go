@@ -110,3 +110,47 @@ func mustReference(t *testing.T) mib.Tree {
 	}
 	return ref
 }
+
+// A host whose hotsets have no feed or exception rows yet, under the
+// template row's number, and whose disks are numbered otherwise: the
+// template rows still give their tables' columns, moved to free numbers.
+func TestMergedModuleKeepsTemplateRowsTheHostLacks(t *testing.T) {
+	shipped, err := os.ReadFile(shippedFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	host := withoutSwap(t)
+	var items []mib.Item
+	for _, it := range host.Items {
+		if strings.HasPrefix(it.Path, "Hotset/queues/feed/") || strings.HasPrefix(it.Path, "Hotset/queues/excp/") {
+			continue
+		}
+		it.Path = strings.Replace(it.Path, "Hotset/queues/", "Hotset/hotpumps/", 1)
+		it.Path = strings.Replace(it.Path, "Disk/sda/", "Disk/vdz/", 1) // sda's number
+		items = append(items, it)
+	}
+	host.Items = items
+	alone := generate(t, host, mib.Options{})
+	if bytes.Equal(alone.Text, shipped) || strings.Contains(string(alone.Text), "\nhotsetFeedTable ") {
+		t.Fatal("the host's tree alone declares the feed table: the test shows nothing")
+	}
+	ref, err := mib.Reference()
+	if err != nil {
+		t.Fatal(err)
+	}
+	merged := mib.Merge(ref, host)
+	rels := map[string]string{}
+	for _, it := range merged.Items {
+		if p, dup := rels[it.Rel.String()]; dup {
+			t.Fatalf("merged tree: %s and %s share %s", p, it.Path, it.Rel)
+		}
+		rels[it.Rel.String()] = it.Path
+	}
+	m, renamed, err := mib.GenerateMerged(host, mib.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(renamed) > 0 || !bytes.Equal(m.Text, shipped) {
+		t.Fatalf("merged module (%s) differs from the shipped one (renamed %v): %s", m.Name, renamed, firstDiff(shipped, m.Text))
+	}
+}
