@@ -143,18 +143,28 @@ func outerInstance(path string, inst map[string]bool) string {
 	return ""
 }
 
-// HostModule is the module name GenerateMerged gives a module that cannot
-// keep every object of the shipped one under its name and OID.
+// HostModule is the default name of a module that must differ from the
+// shipped one: one that cannot keep every object of the shipped module
+// under its name and OID (another base, an addition taking a shipped
+// descriptor), or one host's module (Options.Instances).
 const HostModule = "SUBAGENT-HOST-MIB"
 
 // GenerateMerged generates the module of Merge(Reference(), live): the
 // shipped module byte for byte where live holds nothing beyond the
-// reference tree, otherwise the same module plus what live adds. Should
-// the additions take a shipped object's descriptor or move it, the module
-// must differ from the shipped one in more than additions: it is named
-// HostModule unless opts names it, and renamed lists the shipped objects
-// concerned.
-func GenerateMerged(live Tree, opts Options) (m *Module, renamed []string, err error) {
+// reference tree under the shipped base, otherwise the same module plus
+// what live adds. Where a shipped object would get another descriptor or
+// OID, the module must differ from the shipped one in more than additions:
+// it is named HostModule unless opts names it, and changed lists the
+// shipped objects concerned. With opts.Instances the module is live's
+// alone, one host's, named HostModule unless opts names it.
+func GenerateMerged(live Tree, opts Options) (m *Module, changed []string, err error) {
+	if opts.Instances {
+		if opts.Module == "" {
+			opts.Module = HostModule
+		}
+		m, err = Generate(live, opts)
+		return m, nil, err
+	}
 	ref, err := Reference()
 	if err != nil {
 		return nil, nil, err
@@ -163,16 +173,17 @@ func GenerateMerged(live Tree, opts Options) (m *Module, renamed []string, err e
 	if m, err = Generate(merged, opts); err != nil {
 		return nil, nil, err
 	}
-	ref.Base = merged.Base
-	shipped, err := Generate(ref, opts)
+	so := opts
+	so.Base = nil // the shipped module's own base
+	shipped, err := Generate(ref, so)
 	if err != nil {
 		return nil, nil, fmt.Errorf("the built-in reference tree: %w", err)
 	}
-	if renamed = Renamed(shipped, m); len(renamed) > 0 && opts.Module == "" {
+	if changed = Renamed(shipped, m); len(changed) > 0 && opts.Module == "" {
 		opts.Module = HostModule
 		m, err = Generate(merged, opts)
 	}
-	return m, renamed, err
+	return m, changed, err
 }
 
 // Renamed lists the objects of a that b lacks under the same descriptor

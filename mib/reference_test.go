@@ -154,3 +154,27 @@ func TestMergedModuleKeepsTemplateRowsTheHostLacks(t *testing.T) {
 		t.Fatalf("merged module (%s) differs from the shipped one (renamed %v): %s", m.Name, renamed, firstDiff(shipped, m.Text))
 	}
 }
+
+// A tree under another base, or one host's module with its instances,
+// cannot be the shipped module: it is named otherwise.
+func TestMergedModuleOfAnotherBaseOrInstancesIsNamedOtherwise(t *testing.T) {
+	host := withoutSwap(t)
+	host.Base = asn1tree.OID{1, 3, 6, 1, 4, 1, 99999, 3}
+	m, changed, err := mib.GenerateMerged(host, mib.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if m.Name != mib.HostModule || len(changed) == 0 {
+		t.Errorf("under %s: module %s, %d shipped objects changed; want %s", host.Base, m.Name, len(changed), mib.HostModule)
+	}
+	host = withoutSwap(t)
+	if m, _, err = mib.GenerateMerged(host, mib.Options{Base: asn1tree.OID{1, 3, 6, 1, 3, 77}}); err != nil || m.Name != mib.HostModule {
+		t.Errorf("--base-oid 1.3.6.1.3.77: module %v %v, want %s", m.Name, err, mib.HostModule)
+	}
+	if m, _, err = mib.GenerateMerged(host, mib.Options{Instances: true}); err != nil || m.Name != mib.HostModule || !strings.Contains(string(m.Text), "\ncpuCpu0Idle OBJECT-TYPE") {
+		t.Errorf("--instances: module %v %v, want %s with cpuCpu0Idle", m.Name, err, mib.HostModule)
+	}
+	if m, _, err = mib.GenerateMerged(host, mib.Options{Include: []string{"CPU/"}}); err != nil || m.Name != mib.DefaultModule {
+		t.Errorf("--include CPU/: module %v %v, want %s (a part of the shipped module)", m.Name, err, mib.DefaultModule)
+	}
+}

@@ -17,10 +17,10 @@ func mibCmd() *cobra.Command {
 		Long: "Write an SMIv2 MIB module describing the data hierarchy: the shipped module\n" +
 			"(MIBs/" + mib.DefaultModule + ".txt, the same on every host) plus what the running\n" +
 			"daemon's tree (or this host's, when no daemon runs or with --local) adds to it,\n" +
-			"such as DDS suppliers and ARM applications' metrics. Should the additions take a\n" +
-			"shipped object's name, the module is named " + mib.HostModule + " instead. --instances\n" +
-			"writes this host's own module, instances declared one by one.\n" +
-			"Load it with: snmpwalk -M +DIR -m " + mib.DefaultModule + " ...\n" +
+			"such as DDS suppliers and ARM applications' metrics. A module that cannot keep\n" +
+			"every shipped object's name and OID (another base OID, an addition taking a\n" +
+			"shipped name) is named " + mib.HostModule + ", as is the module of this host's own\n" +
+			"instances that --instances writes. Load it with: snmpwalk -M +DIR -m MODULE ...\n" +
 			"The base OID is the served tree's; --base-oid given here overrides it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -55,19 +55,13 @@ func mibCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			var m *mib.Module
-			if opts.Instances { // one host's module, as it is
-				m, err = mib.Generate(tree, opts)
-			} else {
-				var renamed []string
-				m, renamed, err = mib.GenerateMerged(tree, opts)
-				if err == nil && len(renamed) > 0 {
-					fmt.Fprintf(cmd.ErrOrStderr(), "subagent: mib: this tree would rename %d objects of the shipped module (%s, ...); the module is %s\n",
-						len(renamed), renamed[0], m.Name)
-				}
-			}
+			m, changed, err := mib.GenerateMerged(tree, opts)
 			if err != nil {
 				return err
+			}
+			if len(changed) > 0 && !cmd.Flags().Changed("module") {
+				fmt.Fprintf(cmd.ErrOrStderr(), "subagent: mib: this tree gives %d objects of the shipped module another name or OID (%s, ...); the module is %s\n",
+					len(changed), changed[0], m.Name)
 			}
 			out, _ := cmd.Flags().GetString("output")
 			if out == "" || out == "-" {

@@ -171,12 +171,14 @@ func TestMIBCommandOptions(t *testing.T) {
 		{"SUBAGENT-MIB", []string{"--include", "CPU/", "--include", "Mem/Real/%free"},
 			[]string{"\ncpuIdle OBJECT-TYPE", "\ncpuTable OBJECT-TYPE", "\nmemRealPctFree OBJECT-TYPE", "describes only CPU/, Mem/Real/%free."},
 			[]string{"\nmemRealSize ", "\ndisk ", "\nprocPid ", "\ncpuCpu0Idle "}},
-		{"SUBAGENT-MIB", []string{"--base-oid", "1.3.6.1.3.77"},
-			[]string{"::= { experimental 77 }", "\ncpuIdle OBJECT-TYPE"},
+		// Another base: every OID differs from the shipped module's, so
+		// the module has another name.
+		{"SUBAGENT-HOST-MIB", []string{"--base-oid", "1.3.6.1.3.77"},
+			[]string{"SUBAGENT-HOST-MIB DEFINITIONS ::= BEGIN", "::= { experimental 77 }", "\ncpuIdle OBJECT-TYPE"},
 			[]string{"enterprises"}},
-		// The host's own instances as scalars, on request.
-		{"SUBAGENT-MIB", []string{"--instances", "--include", "CPU/"},
-			[]string{"\ncpuCpu0Idle OBJECT-TYPE", "\ncpuTotalUser OBJECT-TYPE", "\ncpuIdle OBJECT-TYPE"},
+		// The host's own instances as scalars, on request: its own module.
+		{"SUBAGENT-HOST-MIB", []string{"--instances", "--include", "CPU/"},
+			[]string{"SUBAGENT-HOST-MIB DEFINITIONS ::= BEGIN", "\ncpuCpu0Idle OBJECT-TYPE", "\ncpuTotalUser OBJECT-TYPE", "\ncpuIdle OBJECT-TYPE"},
 			[]string{"\nmemRealPctFree "}},
 	}
 	var files []string
@@ -241,9 +243,13 @@ func TestMIBBaseFromTheDaemon(t *testing.T) {
 		{nil, "::= { enterprises 99999 3 }"},
 		{[]string{"--base-oid", "1.3.6.1.3.77"}, "::= { experimental 77 }"},
 	} {
-		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", c.args...)
+		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-HOST-MIB", c.args...)
 		if code != 0 || strings.Contains(stderr, "reading this host directly") {
 			t.Fatalf("%v: exit %d, %s", c.args, code, stderr)
+		}
+		// Not the shipped module's OIDs: not its name either.
+		if !strings.Contains(text, "\nSUBAGENT-HOST-MIB DEFINITIONS") || !strings.Contains(stderr, "the module is SUBAGENT-HOST-MIB") {
+			t.Errorf("%v: a module of another base is not named SUBAGENT-HOST-MIB (stderr %q)", c.args, stderr)
 		}
 		if !strings.Contains(text, c.want) || !strings.Contains(text, "\nagent OBJECT-IDENTITY") {
 			t.Errorf("%v: module of the daemon's tree lacks %q", c.args, c.want)
@@ -286,7 +292,7 @@ func TestMIBIsTheShippedModuleOnAnyHost(t *testing.T) {
 	check := func(what string, args ...string) {
 		t.Helper()
 		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", args...)
-		if code != 0 || strings.Contains(stderr, "rename") {
+		if code != 0 || strings.Contains(stderr, "SUBAGENT-HOST-MIB") {
 			t.Fatalf("%s: exit %d, %s", what, code, stderr)
 		}
 		if text != string(shipped) {
