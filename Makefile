@@ -91,7 +91,8 @@ bench: build test-deps
 	bash scripts/bench-v3-walk.sh 20 3 1000
 	bash scripts/bench-fresh.sh
 
-# Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt) and its
+# Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt, with the reference tree
+# mib/reference.json that `subagent mib` merges with the served tree) and its
 # snmp_exporter generator configuration (MIBs/snmp_exporter/generator.yml)
 # from the reference hierarchy; tests fail while a checked-in file is stale.
 mib:
@@ -193,7 +194,10 @@ LIBDIR      ?= $(PREFIX)/lib
 INCLUDEDIR  ?= $(PREFIX)/include
 DATADIR     ?= $(PREFIX)/share
 MANDIR      ?= $(DATADIR)/man
-MIBDIR      ?= $(DATADIR)/snmp/mibs
+# net-snmp's own MIB directory, on its default search path, wherever
+# PREFIX points (like /etc): under /usr/local the tools would not find the
+# module without -M.
+MIBDIR      ?= /usr/share/snmp/mibs
 UNITDIR     ?= $(PREFIX)/lib/systemd/system
 SYSUSERSDIR ?= $(PREFIX)/lib/sysusers.d
 BASHCOMPDIR ?= $(DATADIR)/bash-completion/completions
@@ -274,6 +278,9 @@ endef
 SED_PATHS = sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@LIBDIR@|$(LIBDIR)|g' -e 's|@INCLUDEDIR@|$(INCLUDEDIR)|g' \
 	-e 's|@BINDIR@|$(BINDIR)|g' -e 's|@SYSCONFDIR@|$(SYSCONFDIR)|g' -e 's|@VERSION@|$(VERSION)|g'
 HEADERS := libspmi/include/spmi_dds.h libarm/arm.h
+# The SMIv2 base modules SUBAGENT-MIB imports, the project's own, for hosts
+# without the IETF ones; net-snmp prefers those where installed (docs/MIB.md).
+MIB_BASE := $(wildcard MIBs/00-subagent-*.txt)
 # <sys/Spmidef.h>, the SPMI guide's consumer header, where the tree has it.
 SYS_HEADERS := $(wildcard libspmi/include/sys/*.h)
 
@@ -295,7 +302,7 @@ install: dist
 	done
 	$(INSTALL) -m 0644 $(HEADERS) $(DESTDIR)$(INCLUDEDIR)/
 	$(if $(SYS_HEADERS),$(INSTALL) -d $(DESTDIR)$(INCLUDEDIR)/sys && $(INSTALL) -m 0644 $(SYS_HEADERS) $(DESTDIR)$(INCLUDEDIR)/sys/)
-	$(INSTALL) -m 0644 MIBs/SUBAGENT-MIB.txt $(DESTDIR)$(MIBDIR)/SUBAGENT-MIB.txt
+	$(INSTALL) -m 0644 MIBs/SUBAGENT-MIB.txt $(MIB_BASE) $(DESTDIR)$(MIBDIR)/
 	$(INSTALL) -m 0644 $(DIST)/man/*.1.gz $(DESTDIR)$(MANDIR)/man1/
 	$(INSTALL) -m 0644 $(DIST)/completions/subagent $(DESTDIR)$(BASHCOMPDIR)/subagent
 	$(INSTALL) -m 0644 $(DIST)/completions/_subagent $(DESTDIR)$(ZSHCOMPDIR)/_subagent
@@ -317,7 +324,7 @@ uninstall: $(DIST)/subagent.yaml
 	done
 	rm -f $(DESTDIR)$(LIBDIR)/pkgconfig/libspmi.pc $(DESTDIR)$(LIBDIR)/pkgconfig/libarm.pc
 	rm -f $(addprefix $(DESTDIR)$(INCLUDEDIR)/,$(notdir $(HEADERS))) $(addprefix $(DESTDIR)$(INCLUDEDIR)/sys/,$(notdir $(SYS_HEADERS)))
-	rm -f $(DESTDIR)$(MIBDIR)/SUBAGENT-MIB.txt
+	rm -f $(DESTDIR)$(MIBDIR)/SUBAGENT-MIB.txt $(addprefix $(DESTDIR)$(MIBDIR)/,$(notdir $(MIB_BASE)))
 	rm -f $(DESTDIR)$(MANDIR)/man1/subagent.1.gz $(DESTDIR)$(MANDIR)/man1/subagent-*.1.gz
 	rm -f $(DESTDIR)$(BASHCOMPDIR)/subagent $(DESTDIR)$(ZSHCOMPDIR)/_subagent $(DESTDIR)$(FISHCOMPDIR)/subagent.fish
 	rm -f $(DESTDIR)$(UNITDIR)/subagent.service $(DESTDIR)$(SYSUSERSDIR)/subagent.conf

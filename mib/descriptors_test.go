@@ -2,6 +2,7 @@ package mib_test
 
 import (
 	"fmt"
+	"os"
 	"regexp"
 	"strings"
 	"testing"
@@ -149,4 +150,22 @@ func TestImportedNamesAreAvoided(t *testing.T) {
 	mibtest.Require(t, "smilint")
 	file, dirs := writeModule(t, m)
 	mibtest.LintClean(t, file, dirs)
+}
+
+// docs/MIB.md's example of a path that cannot become a descriptor is the
+// generator's message for that tree, as the command prints it.
+func TestMIBDocDescriptorErrorIsTheGenerators(t *testing.T) {
+	b, err := os.ReadFile("../docs/MIB.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, after, _ := strings.Cut(string(b), "\n## Descriptors\n")
+	_, block, _ := strings.Cut(after, "```\n")
+	block, _, _ = strings.Cut(block, "```")
+	lines, p, r := chain([]string{"A", "B", "C", "D", "E"}, repeat("4294967295", 5))
+	lines = append(lines, p+"x "+r+".4294967294", p+"X "+r+".4294967295")
+	_, err = mib.Generate(treeOf(t, lines...), mib.Options{})
+	if err == nil || strings.TrimSpace(block) != "subagent: "+err.Error() {
+		t.Errorf("docs/MIB.md shows\n%s\nthe generator says\nsubagent: %v", strings.TrimSpace(block), err)
+	}
 }

@@ -89,6 +89,13 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Add(reg.Provider()) // before RTime/LAN, as the daemon adds them
 	h.Add(rtimelan.Provider{M: mon})
 	h.Add(hotset.Provider{E: eng})
+	// DDS/ without suppliers: every daemon serves the context.
+	srv, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(t.TempDir(), "dds.sock")})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { srv.Close() })
+	h.Add(srv.Provider())
 	// The notification log with one entry of one VarBind, so that its
 	// entry and VarBind tables are declared.
 	notes, err := notiflog.Open("", 0, 0, nil, nil)
@@ -108,13 +115,13 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Refresh()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
-		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") ||
+		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") || it.Path == "DDS/" ||
 			strings.HasPrefix(it.Path, directory.Name+"/") {
 			out = append(out, it)
 		}
 	}
 	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
-		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path"} {
+		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}
@@ -219,24 +226,35 @@ func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
 	return out
 }
 
+// The shipped module and the reference tree built into the command (which
+// `subagent mib` merges with the served tree) are both current.
 func TestShippedModuleIsCurrent(t *testing.T) {
-	m, err := mib.Generate(referenceTree(t), mib.Options{})
+	tree := referenceTree(t)
+	m, err := mib.Generate(tree, mib.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ref, err := mib.EncodeReference(tree)
 	if err != nil {
 		t.Fatal(err)
 	}
 	if *update || os.Getenv("MIB_UPDATE") != "" {
-		if err := os.WriteFile(shippedFile, m.Text, 0o644); err != nil {
-			t.Fatal(err)
+		for f, b := range map[string][]byte{shippedFile: m.Text, mib.ReferenceFile: ref} {
+			if err := os.WriteFile(f, b, 0o644); err != nil {
+				t.Fatal(err)
+			}
+			t.Logf("wrote %s", f)
 		}
-		t.Logf("wrote %s", shippedFile)
 		return
 	}
-	have, err := os.ReadFile(shippedFile)
-	if err != nil {
-		t.Fatalf("%v; generate it with make mib", err)
-	}
-	if !bytes.Equal(have, m.Text) {
-		t.Fatalf("%s is stale (%s); regenerate it with make mib", shippedFile, firstDiff(have, m.Text))
+	for f, want := range map[string][]byte{shippedFile: m.Text, mib.ReferenceFile: ref} {
+		have, err := os.ReadFile(f)
+		if err != nil {
+			t.Fatalf("%v; generate it with make mib", err)
+		}
+		if !bytes.Equal(have, want) {
+			t.Fatalf("%s is stale (%s); regenerate it with make mib", f, firstDiff(have, want))
+		}
 	}
 }
 

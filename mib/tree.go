@@ -14,22 +14,22 @@ import (
 // the generator's neutral input: a snapshot and the daemon's peek answer
 // both convert to it.
 type Item struct {
-	Path     string           // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic
-	Descr    string           // the node's description
-	Rel      asn1tree.OID     // relative dotted-decimal identifier
-	Inst     ddswire.InstFreq // instantiability of a context (SiNoInst for instances)
-	Instance bool             // a context created by instantiation
-	Named    bool             // its instances keep their names and numbers: declared
-	Rows     bool             // its subcontexts are table rows (spmi.Node.HasRows)
-	RowName  string           // what its rows are called (spmi.CxDesc.RowName)
+	Path     string           `json:",omitempty"` // "CPU/cpu0/" for a context, "CPU/cpu0/idle" for a statistic
+	Descr    string           `json:",omitempty"` // the node's description
+	Rel      asn1tree.OID     `json:",omitempty"` // relative dotted-decimal identifier
+	Inst     ddswire.InstFreq `json:",omitempty"` // instantiability of a context (SiNoInst for instances)
+	Instance bool             `json:",omitempty"` // a context created by instantiation
+	Named    bool             `json:",omitempty"` // its instances keep their names and numbers: declared
+	Rows     bool             `json:",omitempty"` // its subcontexts are table rows (spmi.Node.HasRows)
+	RowName  string           `json:",omitempty"` // what its rows are called (spmi.CxDesc.RowName)
 	// Aggregate: a context summing the instances beside it (CPU/total),
 	// declared with its statistics as scalars, never a table row.
-	Aggregate bool
+	Aggregate bool `json:",omitempty"`
 	// NameIsNumber and DescrStat: its rows' table has no name or no
 	// description column (spmi.RowColumns).
-	NameIsNumber bool
-	DescrStat    string
-	Stat         *spmiwire.StatDesc
+	NameIsNumber bool               `json:",omitempty"`
+	DescrStat    string             `json:",omitempty"`
+	Stat         *spmiwire.StatDesc `json:",omitempty"`
 }
 
 // IsStat reports whether the item is a statistic.

@@ -198,6 +198,10 @@ func layout(libdir, unitdir, zshdir string) map[string]entry {
 		l[libdir+"/"+lib+".so"] = entry{link: lib + ".so.1"}
 		l[libdir+"/"+lib+".a"] = f(0o644)
 	}
+	// The SMIv2 base modules the MIB imports, beside it (docs/MIB.md).
+	for _, mod := range []string{"SNMPv2-SMI", "SNMPv2-TC", "SNMPv2-CONF", "HCNUM-TC"} {
+		l["usr/share/snmp/mibs/00-subagent-"+mod+".txt"] = f(0o644)
+	}
 	// The guide's <sys/Spmidef.h>, only if the tree has one.
 	if _, err := os.Stat(filepath.Join(repo, "libspmi", "include", "sys", "Spmidef.h")); err == nil {
 		l["usr/include/sys/Spmidef.h"] = f(0o644)

@@ -222,7 +222,7 @@ func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
 	// The generated MIB declares both applications' transactions (ARM
 	// applications keep their names and numbers), passes smilint, and
 	// its names are the OIDs the daemon serves.
-	module, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", "--instances")
+	module, text, _, stderr, code := runMIB(t, e, "SUBAGENT-HOST-MIB", "--instances") // one host's module
 	if code != 0 {
 		t.Fatalf("subagent mib: %s", stderr)
 	}
@@ -243,9 +243,9 @@ func TestARMLoadAndSampleThroughGetAndSnmpd(t *testing.T) {
 		if !strings.Contains(text, name+" OBJECT-TYPE") {
 			t.Errorf("the module does not declare %s", name)
 		}
-		mibNames, mibPaths = append(mibNames, "SUBAGENT-MIB::"+name+".0"), append(mibPaths, path)
+		mibNames, mibPaths = append(mibNames, "SUBAGENT-HOST-MIB::"+name+".0"), append(mibPaths, path)
 	}
-	for i, oid := range mibtest.Translate(t, mibtest.NetSNMPEnv(t), dirs, "SUBAGENT-MIB", []string{"-On"}, mibNames) {
+	for i, oid := range mibtest.Translate(t, mibtest.NetSNMPEnv(t), dirs, "SUBAGENT-HOST-MIB", []string{"-On"}, mibNames) {
 		if want := armOID(t, e, mibPaths[i]); strings.TrimPrefix(oid, ".") != want {
 			t.Errorf("%s translates to %s; the daemon serves %s there", mibNames[i], oid, want)
 		}

@@ -30,7 +30,9 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	snmpYml := ex.Generate(t, append(mibtest.BaseDirs(t), mibs), filepath.Join(mibs, "snmp_exporter", "generator.yml"))
+	// MIBs alone, as docs/MIB.md runs the generator: the module and the
+	// base modules it imports.
+	snmpYml := ex.Generate(t, []string{mibs}, filepath.Join(mibs, "snmp_exporter", "generator.yml"))
 
 	agent := fmt.Sprintf("127.0.0.1:%d", snmpdtest.FreeUDPPort(t))
 	e := newEnv(t)

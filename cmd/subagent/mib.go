@@ -14,9 +14,13 @@ func mibCmd() *cobra.Command {
 	cmd := &cobra.Command{
 		Use:   "mib",
 		Short: "Write the SMIv2 MIB module of the tree being served",
-		Long: "Write an SMIv2 MIB module describing the data hierarchy as it is now: the\n" +
-			"running daemon's tree (with its Agent context), or this host's when no daemon\n" +
-			"runs or with --local. Load it with: snmpwalk -M +DIR -m +" + mib.DefaultModule + " ...\n" +
+		Long: "Write an SMIv2 MIB module describing the data hierarchy: the shipped module\n" +
+			"(MIBs/" + mib.DefaultModule + ".txt, the same on every host) plus what the running\n" +
+			"daemon's tree (or this host's, when no daemon runs or with --local) adds to it,\n" +
+			"such as DDS suppliers and ARM applications' metrics. A module that cannot keep\n" +
+			"every shipped object's name and OID (another base OID, an addition taking a\n" +
+			"shipped name) is named " + mib.HostModule + ", as is the module of this host's own\n" +
+			"instances that --instances writes. Load it with: snmpwalk -M +DIR -m MODULE ...\n" +
 			"The base OID is the served tree's; --base-oid given here overrides it.",
 		Args: cobra.NoArgs,
 		RunE: func(cmd *cobra.Command, _ []string) error {
@@ -25,14 +29,18 @@ func mibCmd() *cobra.Command {
 				return err
 			}
 			opts := mib.Options{}
-			opts.Module, _ = cmd.Flags().GetString("module")
+			if cmd.Flags().Changed("module") {
+				opts.Module, _ = cmd.Flags().GetString("module")
+			}
 			opts.Include, _ = cmd.Flags().GetStringArray("include")
 			opts.Instances, _ = cmd.Flags().GetBool("instances")
 			if cmd.Flags().Changed("base-oid") {
 				opts.Base = cfg.Base
 			}
-			if err := mib.ValidModuleName(opts.Module); err != nil {
-				return err
+			if opts.Module != "" {
+				if err := mib.ValidModuleName(opts.Module); err != nil {
+					return err
+				}
 			}
 			r, err := openReader(cmd, cfg)
 			if err != nil {
@@ -47,9 +55,13 @@ func mibCmd() *cobra.Command {
 			if err != nil {
 				return err
 			}
-			m, err := mib.Generate(tree, opts)
+			m, changed, err := mib.GenerateMerged(tree, opts)
 			if err != nil {
 				return err
+			}
+			if len(changed) > 0 && !cmd.Flags().Changed("module") {
+				fmt.Fprintf(cmd.ErrOrStderr(), "subagent: mib: this tree gives %d objects of the shipped module another name or OID (%s, ...); the module is %s\n",
+					len(changed), changed[0], m.Name)
 			}
 			out, _ := cmd.Flags().GetString("output")
 			if out == "" || out == "-" {

@@ -3,6 +3,7 @@ package main
 import (
 	"fmt"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"regexp"
 	"strings"
@@ -170,12 +171,14 @@ func TestMIBCommandOptions(t *testing.T) {
 		{"SUBAGENT-MIB", []string{"--include", "CPU/", "--include", "Mem/Real/%free"},
 			[]string{"\ncpuIdle OBJECT-TYPE", "\ncpuTable OBJECT-TYPE", "\nmemRealPctFree OBJECT-TYPE", "describes only CPU/, Mem/Real/%free."},
 			[]string{"\nmemRealSize ", "\ndisk ", "\nprocPid ", "\ncpuCpu0Idle "}},
-		{"SUBAGENT-MIB", []string{"--base-oid", "1.3.6.1.3.77"},
-			[]string{"::= { experimental 77 }", "\ncpuIdle OBJECT-TYPE"},
+		// Another base: every OID differs from the shipped module's, so
+		// the module has another name.
+		{"SUBAGENT-HOST-MIB", []string{"--base-oid", "1.3.6.1.3.77"},
+			[]string{"SUBAGENT-HOST-MIB DEFINITIONS ::= BEGIN", "::= { experimental 77 }", "\ncpuIdle OBJECT-TYPE"},
 			[]string{"enterprises"}},
-		// The host's own instances as scalars, on request.
-		{"SUBAGENT-MIB", []string{"--instances", "--include", "CPU/"},
-			[]string{"\ncpuCpu0Idle OBJECT-TYPE", "\ncpuTotalUser OBJECT-TYPE", "\ncpuIdle OBJECT-TYPE"},
+		// The host's own instances as scalars, on request: its own module.
+		{"SUBAGENT-HOST-MIB", []string{"--instances", "--include", "CPU/"},
+			[]string{"SUBAGENT-HOST-MIB DEFINITIONS ::= BEGIN", "\ncpuCpu0Idle OBJECT-TYPE", "\ncpuTotalUser OBJECT-TYPE", "\ncpuIdle OBJECT-TYPE"},
 			[]string{"\nmemRealPctFree "}},
 	}
 	var files []string
@@ -240,9 +243,13 @@ func TestMIBBaseFromTheDaemon(t *testing.T) {
 		{nil, "::= { enterprises 99999 3 }"},
 		{[]string{"--base-oid", "1.3.6.1.3.77"}, "::= { experimental 77 }"},
 	} {
-		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", c.args...)
+		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-HOST-MIB", c.args...)
 		if code != 0 || strings.Contains(stderr, "reading this host directly") {
 			t.Fatalf("%v: exit %d, %s", c.args, code, stderr)
+		}
+		// Not the shipped module's OIDs: not its name either.
+		if !strings.Contains(text, "\nSUBAGENT-HOST-MIB DEFINITIONS") || !strings.Contains(stderr, "the module is SUBAGENT-HOST-MIB") {
+			t.Errorf("%v: a module of another base is not named SUBAGENT-HOST-MIB (stderr %q)", c.args, stderr)
 		}
 		if !strings.Contains(text, c.want) || !strings.Contains(text, "\nagent OBJECT-IDENTITY") {
 			t.Errorf("%v: module of the daemon's tree lacks %q", c.args, c.want)
@@ -258,4 +265,63 @@ func grepLines(s, sub string) string {
 		}
 	}
 	return strings.Join(out, "\n")
+}
+
+// `subagent mib` writes the shipped module, byte for byte, whatever the
+// host: the fixture host without swap (the shipped module's pagSpTable
+// and pagSpTotalSize come from the reference tree, not from the host), the
+// same through a daemon serving it, and this machine itself.
+func TestMIBIsTheShippedModuleOnAnyHost(t *testing.T) {
+	shipped, err := os.ReadFile("../../MIBs/SUBAGENT-MIB.txt")
+	if err != nil {
+		t.Fatal(err)
+	}
+	e := newEnv(t)
+	// The fixture's /proc with an empty swap table.
+	proc := filepath.Join(t.TempDir(), "proc")
+	if out, err := exec.Command("cp", "-a", e.proc, proc).CombinedOutput(); err != nil {
+		t.Fatalf("copying the fixture: %v\n%s", err, out)
+	}
+	if err := os.WriteFile(filepath.Join(proc, "swaps"), []byte("Filename\t\t\t\tType\t\tSize\t\tUsed\t\tPriority\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	e.proc = proc
+	if stdout, _, _ := e.run(append([]string{"peek", "--local"}, e.args("PagSp/")...)...); strings.Contains(stdout, "sda3") {
+		t.Fatalf("the fixture without swap still has a paging space:\n%s", stdout)
+	}
+	check := func(what string, args ...string) {
+		t.Helper()
+		_, text, _, stderr, code := runMIB(t, e, "SUBAGENT-MIB", args...)
+		if code != 0 || strings.Contains(stderr, "SUBAGENT-HOST-MIB") {
+			t.Fatalf("%s: exit %d, %s", what, code, stderr)
+		}
+		if text != string(shipped) {
+			t.Errorf("%s: the module is not the shipped one (%d OBJECT-TYPEs, shipped %d):\n%s", what,
+				strings.Count(text, " OBJECT-TYPE\n"), strings.Count(string(shipped), " OBJECT-TYPE\n"), firstLineDiff(string(shipped), text))
+		}
+	}
+	check("fixture without swap, --local", "--local")
+	e.start()
+	check("daemon on the fixture without swap")
+	e.stop()
+	e.proc, e.sys = "/proc", "/sys"
+	check("this machine, --local", "--local")
+}
+
+// firstLineDiff names the first line where b differs from a.
+func firstLineDiff(a, b string) string {
+	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
+	for i := range max(len(la), len(lb)) {
+		var x, y string
+		if i < len(la) {
+			x = la[i]
+		}
+		if i < len(lb) {
+			y = lb[i]
+		}
+		if x != y {
+			return fmt.Sprintf("line %d: shipped %q, written %q", i+1, x, y)
+		}
+	}
+	return "same lines"
 }

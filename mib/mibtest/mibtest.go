@@ -1,8 +1,9 @@
 // Package mibtest runs the real MIB tools on generated modules for tests:
 // libsmi's smilint and net-snmp's snmptranslate, with the IETF modules the
 // generated module imports. Those come from the system when installed,
-// otherwise from stand-ins written for these tests (Debian ships the IETF
-// modules only in the non-free snmp-mibs-downloader).
+// otherwise from the project's own base modules shipped in MIBs/
+// (00-subagent-*.txt; Debian ships the IETF modules only in the non-free
+// snmp-mibs-downloader).
 package mibtest
 
 import (
@@ -11,12 +12,25 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"runtime"
 	"strings"
 	"testing"
 )
 
+// standins holds what only the tests use: NOTIFICATION-LOG-MIB.
+//
 //go:embed standins
 var standins embed.FS
+
+// ShippedDir is the repository's MIBs directory: SUBAGENT-MIB and the
+// project's base modules.
+var ShippedDir = func() string {
+	_, file, _, _ := runtime.Caller(0)
+	return filepath.Join(filepath.Dir(file), "..", "..", "MIBs")
+}()
+
+// ShippedBase names the file in ShippedDir of each imported module.
+func ShippedBase(mod string) string { return "00-subagent-" + mod + ".txt" }
 
 // Imported are the modules a generated module imports.
 var Imported = []string{"SNMPv2-SMI", "SNMPv2-TC", "SNMPv2-CONF", "HCNUM-TC"}
@@ -46,7 +60,7 @@ func Require(t testing.TB, tools ...string) {
 
 // BaseDirs returns a directory of the test's own holding just the
 // imported modules: the system's copies when all of them are installed,
-// otherwise the stand-ins. The tools never see the rest of a system MIB
+// otherwise the project's shipped base modules. The tools never see the rest of a system MIB
 // folder, whose other modules (snmp-mibs-downloader installs about 300,
 // some importing modules kept elsewhere) would make their results depend
 // on the machine.
@@ -87,12 +101,13 @@ func findModule(mod string) string {
 	return ""
 }
 
-// standinDir writes the stand-ins to a temporary directory.
+// standinDir writes the shipped base modules to a temporary directory,
+// named after their modules as libsmi looks them up.
 func standinDir(t testing.TB) string {
 	t.Helper()
 	dir := t.TempDir()
 	for _, mod := range Imported {
-		b, err := standins.ReadFile("standins/" + mod)
+		b, err := os.ReadFile(filepath.Join(ShippedDir, ShippedBase(mod)))
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -100,7 +115,7 @@ func standinDir(t testing.TB) string {
 			t.Fatal(err)
 		}
 	}
-	t.Logf("IETF modules not installed; using the stand-ins of mib/mibtest/standins")
+	t.Logf("IETF modules not installed; using the project's own base modules MIBs/00-subagent-*.txt")
 	return dir
 }
 
