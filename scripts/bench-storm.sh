@@ -21,10 +21,15 @@
 #     (burst + storm seconds / interval, + 1 for the one in progress),
 #     events = received + held back, Hotset/storm/notifyheld =
 #     Agent/traps/suppressed, and the hotsetSuppressed they carried.
+# The same figures over IDLE seconds before the storm (the log already
+# full, no supplier) stand beside them.
 # Usage: scripts/bench-storm.sh [DURATION [NEW [HOT]]] (defaults 120, 20,
 # 100). NOTIFY_BURST and NOTIFY_INTERVAL set hotset.notify_burst and
-# notify_interval (unset: shipped, 10 and 10s); IDLE (default 20) the
-# seconds of the idle GETs; SUBAGENT another daemon binary; KEEP a
+# notify_interval (unset: shipped, 10 and 10s); EXCP the hotset's
+# excp_type (default both; none: evaluated, nothing raised or sent, the
+# comparison without the notification path); IDLE (default 20) the idle
+# seconds; SUBAGENT another daemon binary, LEGACY_LOG=1 for one of
+# before the journal (the log seeded as notifications.json); KEEP a
 # directory to copy the run's files (logs, state) to.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,6 +49,7 @@ command -v snmptrapd >/dev/null || { echo "$0: snmptrapd missing; run 'make test
 source scripts/bench-lib.sh
 tport=$(free_udp_port)
 sport=$(free_udp_port)
+trapoid=$BASE.0.5
 burst=${NOTIFY_BURST:-10}
 ival=${NOTIFY_INTERVAL:-10s}
 {
@@ -54,7 +60,7 @@ ival=${NOTIFY_INTERVAL:-10s}
   [ -z "${NOTIFY_INTERVAL:-}" ] || echo "  notify_interval: $NOTIFY_INTERVAL"
   echo "hotsets:"
   echo "  - {name: storm, stat: DDS/Storm/*/load, maxresp: 1, threshold: 50, frequency: 5m, feed_type: threshold,"
-  echo "     excp_type: both, severity: 1, trap_no: 5}"
+  echo "     excp_type: ${EXCP:-both}, severity: 1, trap_no: 5}"
   echo "traps:"
   echo "  - {address: 127.0.0.1:$tport, version: v2c, community: public}"
 } >"$tmp/storm.yaml"
@@ -62,35 +68,57 @@ ival=${NOTIFY_INTERVAL:-10s}
 # snmptrapd: one line per notification, its VarBinds numeric.
 mkdir -p "$tmp/trapd"
 printf 'disableAuthorization yes\nformat2 TRAP %%v\\n\n' >"$tmp/trapd/snmptrapd.conf"
-snmptrapd -f -C -c "$tmp/trapd/snmptrapd.conf" -M /dev/null -m "" -Lf "$tmp/trapd/trapd.log" -n -On -X -p "$tmp/trapd/pid" "udp:127.0.0.1:$tport" \
-  >"$tmp/trapd/out" 2>&1 &
+snmptrapd -f -C -c "$tmp/trapd/snmptrapd.conf" -M /dev/null -m "" -Lf "$tmp/trapd/trapd.log" -n -On -X -p "$tmp/trapd/pid" \
+  "udp:127.0.0.1:$tport" >"$tmp/trapd/out" 2>&1 &
 pids+=($!)
 for _ in $(seq 100); do grep -q "NET-SNMP version" "$tmp/trapd/trapd.log" 2>/dev/null && break; sleep 0.1; done
 
 mkdir -p "$tmp/state"
-./bin/stormload -seed 10000 -journal "$tmp/state/notifications.journal" -base "$BASE" >/dev/null
+seedfile=$tmp/state/notifications.journal
+[ -z "${LEGACY_LOG:-}" ] || seedfile=$tmp/state/notifications.json
+./bin/stormload -seed 10000 -journal "$seedfile" -base "$BASE" >/dev/null
 "$SUBAGENT" run --config "$tmp/storm.yaml" --listen "127.0.0.1:$sport" --agentx none --run-dir "$tmp/run" \
   --state-dir "$tmp/state" --base-oid "$BASE" --log-level warn 2>"$tmp/subagent.log" &
 pids+=($!); sub=$!
 wait_served "127.0.0.1:$sport" 1.3.6.1.2.1.1.3.0
-sa() { "$SUBAGENT" get --run-dir "$tmp/run" --state-dir "$tmp/state" "$@" 2>/dev/null; }
-val() { sa "$1" | awk '{print $2}'; }
+sa() { "$SUBAGENT" get --run-dir "$tmp/run" --state-dir "$tmp/state" "$@" 2>/dev/null || true; }
+val() { local v; v=$(sa "$1" | awk '{print $2}'); echo "${v:-0}"; } # 0: not served (an older daemon)
 rss() { awk '/VmRSS/{print $2}' "/proc/$sub/status"; }
 wbytes() { awk '/^write_bytes/{print $2}' "/proc/$sub/io"; }
 buckets=(delayle1 delayle5 delayle10 delayle20 delayle50 delayle100 delayle500 delayle1000 delaygt1000)
-counters() { # NAME: the storm's counters now, one per line in $tmp/NAME
+bounds=(1 5 10 20 50 100 500 1000 inf)
+ntraps() { grep -cF "= OID: .$trapoid	" "$tmp/trapd/trapd.log" || true; }
+counters() { # NAME: the counters now, one per line in $tmp/NAME
   {
     echo "wbytes $(wbytes)"
-    for p in NotifLog/logged NotifLog/entries Hotset/storm/events Hotset/storm/notifyheld Agent/traps/suppressed Agent/traps/sent; do
+    for p in NotifLog/logged Hotset/storm/events Hotset/storm/notifyheld Agent/traps/suppressed; do
       echo "$p $(val "$p")"
     done
     for b in "${buckets[@]}"; do echo "$b $(val "Agent/hotsets/$b")"; done
-    echo "traps $(grep -c "14.0.1.0 = STRING: \"\?storm" "$tmp/trapd/trapd.log" || true)"
+    echo "traps $(ntraps)"
   } >"$tmp/$1"
 }
-diffc() { echo $(( $(awk -v k="$1" '$1==k{print $2}' "$tmp/after") - $(awk -v k="$1" '$1==k{print $2}' "$tmp/before") )); }
+diffc() { # FROM TO KEY
+  echo $(($(awk -v k="$3" '$1==k{print $2}' "$tmp/$2") - $(awk -v k="$3" '$1==k{print $2}' "$tmp/$1")))
+}
+pct() { # FROM TO FRACTION: the bucket bound the evaluation at that rank falls in
+  local counts=() n=0 c i want cum=0
+  for b in "${buckets[@]}"; do c=$(diffc "$1" "$2" "$b"); counts+=("$c"); n=$((n + c)); done
+  [ "$n" -gt 0 ] || { echo "n/a"; return; }
+  want=$(awk -v n="$n" -v f="$3" 'BEGIN {r = int(n * f + 0.999999); print (r < 1 ? 1 : r)}')
+  for i in "${!counts[@]}"; do cum=$((cum + counts[i])); [ "$cum" -ge "$want" ] && { echo "<= ${bounds[i]}"; return; }; done
+}
+hist() { # FROM TO: evaluations, then "bound:count" of the buckets used
+  local n=0 c out="" i=0
+  for b in "${buckets[@]}"; do
+    c=$(diffc "$1" "$2" "$b"); n=$((n + c))
+    [ "$c" -gt 0 ] && out="$out ${bounds[i]}:$c"
+    i=$((i + 1))
+  done
+  echo "$n${out:+ (}${out# }${out:+)}"
+}
 getoids="1.3.6.1.2.1.1.3.0,$BASE.12.1.0"
-sleep 2
+counters idle0
 ./bin/stormload -probe "127.0.0.1:$sport" -oids "$getoids" -duration "${IDLE}s" >"$tmp/idle.txt"
 rss_idle=$(rss)
 counters before
@@ -112,52 +140,35 @@ counters after
 rss_end=$(rss)
 
 elapsed=$(echo "$t1 - $t0" | bc)
-logged=$(diffc NotifLog/logged)
-wb=$(diffc wbytes)
-events=$(diffc Hotset/storm/events)
-held=$(diffc Hotset/storm/notifyheld)
-supp=$(diffc Agent/traps/suppressed)
-traps=$(diffc traps)
-carried=$( (grep "14.0.1.0 = STRING: \"\?storm" "$tmp/trapd/trapd.log" || true) | grep -o "14\.0\.12\.0 = Gauge32: [0-9]*" | awk '{s += $4} END {print s + 0}' || true)
-evals=0; counts=()
-for b in "${buckets[@]}"; do c=$(diffc "$b"); counts+=("$c"); evals=$((evals + c)); done
-bounds=(1 5 10 20 50 100 500 1000 inf)
-pct() { # FRACTION: the bucket bound the evaluation at that rank falls in
-  local want cum=0 i
-  want=$(awk -v n="$evals" -v f="$1" 'BEGIN {r = int(n * f + 0.999999); print (r < 1 ? 1 : r)}')
-  for i in "${!counts[@]}"; do cum=$((cum + counts[i])); [ "$cum" -ge "$want" ] && { echo "${bounds[i]}"; return; }; done
-}
+events=$(diffc before after Hotset/storm/events)
+traps=$(diffc before after traps)
+carried=$( (grep -F "= OID: .$trapoid	" "$tmp/trapd/trapd.log" || true) | (grep -o "14\.0\.12\.0 = Gauge32: [0-9]*" || true) | awk '{s += $4} END {print s + 0}')
 ival_s=$(awk -v v="$ival" 'BEGIN {n = v + 0; if (v ~ /ms$/) n /= 1000; else if (v ~ /m$/) n *= 60; print n}')
 bound=$(awk -v b="$burst" -v e="$elapsed" -v i="$ival_s" 'BEGIN {print b + int(e / i) + 1}')
-idle_p50=$(awk '{print $5}' "$tmp/idle.txt"); idle_p99=$(awk '{print $8}' "$tmp/idle.txt")
-storm_p50=$(awk '{print $5}' "$tmp/storm.txt"); storm_p99=$(awk '{print $8}' "$tmp/storm.txt")
-temps=$(find "$tmp/state" -name '*.tmp-*' | wc -l)
+perlog() { local w l; w=$(diffc "$1" "$2" wbytes); l=$(diffc "$1" "$2" NotifLog/logged); echo "$w / $l = $([ "$l" -gt 0 ] && echo $((w / l)) || echo -)"; }
+probe() { awk -v f="$2" '{print $f}' "$tmp/$1.txt"; }
+temps=$(find "$tmp/state" -name '*.tmp*' | wc -l)
 
 echo "alarm storm: ${DUR} s, $HOT standing peer sets, $NEW new peer names/s; log_entries 10000 seeded full;" \
-  "notify_burst $burst, notify_interval $ival; daemon $SUBAGENT"
+  "notify_burst $burst, notify_interval $ival, excp_type ${EXCP:-both}; daemon $SUBAGENT"
 sed 1d "$tmp/stormload.txt"
-printf '%-44s %-22s %s\n' "measure" "value" "target"
-row() { printf '%-44s %-22s %s\n' "$1" "$2" "${3:-}"; }
-row "evaluations in the storm" "$evals" "about $DUR"
-row "evaluation delay by bucket (ms: count)" "$(for i in "${!counts[@]}"; do [ "${counts[i]}" -gt 0 ] && printf '<=%s:%s ' "${bounds[i]}" "${counts[i]}"; done)"
-row "evaluation delay p50" "<= $(pct 0.5) ms"
-row "evaluation delay p99" "<= $(pct 0.99) ms" "< 50 ms"
-row "evaluation delay max (delaymaxms)" "$(val Agent/hotsets/delaymaxms) ms"
-row "evaluation duration max (evalmaxms)" "$(val Agent/hotsets/evalmaxms) ms"
-row "notifications logged (NotifLog/logged)" "$logged"
-row "log entries kept (NotifLog/entries)" "$(val NotifLog/entries)" "10000"
-row "disk bytes written (write_bytes)" "$wb"
-row "bytes written per logged notification" "$(awk -v w="$wb" -v n="$logged" 'BEGIN {print (n > 0 ? int(w / n) : "-")}')" "< 4096"
-row "journal file size" "$(stat -c %s "$tmp/state/notifications.journal")"
-row "temporary files in the state directory" "$temps" "0"
-row "VmRSS idle / max in storm / after (MB)" "$(awk -v a="$rss_idle" -v b="$rss_max" -v c="$rss_end" 'BEGIN {printf "%.1f / %.1f / %.1f", a/1024, b/1024, c/1024}')" "< 100 MB"
-row "GET p50 idle / storm (ms)" "$idle_p50 / $storm_p50"
-row "GET p99 idle / storm (ms)" "$idle_p99 / $storm_p99" "storm <= 2x idle"
-row "GETs idle / storm (errors)" "$(awk '{print $2 " (" $13 ")"}' "$tmp/idle.txt") / $(awk '{print $2 " (" $13 ")"}' "$tmp/storm.txt")"
-row "hotset events (Hotset/storm/events)" "$events"
-row "notifications received by snmptrapd" "$traps" "<= $bound (burst + ${elapsed%.*} s / interval + 1)"
-row "held back (Hotset/storm/notifyheld)" "$held" "events - received = $((events - traps))"
-row "Agent/traps/suppressed" "$supp" "= notifyheld"
-row "hotsetSuppressed carried by those received" "$carried" "<= held; the rest wait for the next"
-grep -q "level=ERROR" "$tmp/subagent.log" && { echo "daemon errors:"; grep "level=ERROR" "$tmp/subagent.log" | head -5; }
+printf '%-40s %-30s %-36s %s\n' "measure" "idle (${IDLE} s)" "storm (${elapsed%.*} s)" "target"
+row() { printf '%-40s %-30s %-36s %s\n' "$1" "$2" "$3" "${4:-}"; }
+row "evaluations (delay bound ms:count)" "$(hist idle0 before)" "$(hist before after)"
+row "evaluation delay p50 (ms)" "$(pct idle0 before 0.5)" "$(pct before after 0.5)"
+row "evaluation delay p99 (ms)" "$(pct idle0 before 0.99)" "$(pct before after 0.99)" "< 50"
+row "evaluation delay, longest since start" "" "$(val Agent/hotsets/delaymaxms) ms (evalmaxms $(val Agent/hotsets/evalmaxms))"
+row "write_bytes / logged = per notification" "$(perlog idle0 before)" "$(perlog before after)" "< 4096"
+row "VmRSS (MB; storm: max, at the end)" "$((rss_idle / 1024))" "$((rss_max / 1024)), $((rss_end / 1024))" "< 100"
+row "GET p50 (ms)" "$(probe idle 5)" "$(probe storm 5)"
+row "GET p99 (ms)" "$(probe idle 8)" "$(probe storm 8)" "storm <= 2 x idle"
+row "GET max (ms), GETs (errors)" "$(probe idle 11), $(probe idle 2) ($(probe idle 13))" "$(probe storm 11), $(probe storm 2) ($(probe storm 13))"
+row "hotset events (Hotset/storm/events)" "" "$events"
+row "hotset traps received by snmptrapd" "" "$traps" "<= $bound (burst + s / interval + 1)"
+row "held back (Hotset/storm/notifyheld)" "" "$(diffc before after Hotset/storm/notifyheld)" "= events - received = $((events - traps))"
+row "Agent/traps/suppressed" "" "$(diffc before after Agent/traps/suppressed)" "= notifyheld"
+row "hotsetSuppressed carried by those" "" "$carried" "<= held; the rest wait"
+row "log: entries kept, journal bytes" "" "$(val NotifLog/entries), $(stat -c %s "$tmp/state/"notifications.* | head -1)" "10000"
+row "temporary files in the state directory" "" "$temps" "0"
+grep "level=ERROR" "$tmp/subagent.log" | head -5 || true
 [ -z "${KEEP:-}" ] || cp -r "$tmp" "$KEEP" # the logs, for a look

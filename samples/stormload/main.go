@@ -15,12 +15,15 @@
 // With -seed N -journal FILE it instead fills the notification log
 // journal FILE with N notifications shaped as the hotset's (the log is
 // then full at log_entries N) and exits: the storm's "log already full".
+// A FILE ending in .json is written as the whole-file log of earlier
+// versions (notifications.json), for the comparison with them.
 //
 //	go run ./samples/stormload -seed 10000 -journal state/notifications.journal
 package main
 
 import (
 	"cmp"
+	"encoding/json"
 	"flag"
 	"fmt"
 	"os"
@@ -172,7 +175,12 @@ func fill(file string, n int, base string) error {
 	if err != nil {
 		return fmt.Errorf("-base: %w", err)
 	}
-	l, err := notiflog.Open(file, n, 0, nil, nil)
+	legacy := strings.HasSuffix(file, ".json") // the whole-file log of earlier versions
+	jf := file
+	if legacy {
+		jf = "" // built in memory, written below
+	}
+	l, err := notiflog.Open(jf, n, 0, nil, nil)
 	if err != nil {
 		return err
 	}
@@ -192,6 +200,19 @@ func fill(file string, n int, base string) error {
 		}
 		idx := l.Add(nt.Uptime, nt.TrapOID(), vals, oids)
 		l.Outcome(idx, "127.0.0.1:162", true, "sent (unconfirmed)")
+	}
+	if legacy {
+		v := l.View()
+		b, err := json.Marshal(struct {
+			Next    uint32           `json:"next"`
+			Entries []notiflog.Entry `json:"entries"`
+		}{v.Next, v.Entries})
+		if err == nil {
+			err = os.WriteFile(file, b, 0o600)
+		}
+		if err != nil {
+			return err
+		}
 	}
 	if err := l.Close(); err != nil {
 		return err
