@@ -91,7 +91,7 @@ ntraps() { grep -cF "= OID: .$trapoid	" "$tmp/trapd/trapd.log" || true; }
 counters() { # NAME: the counters now, one per line in $tmp/NAME
   {
     echo "wbytes $(wbytes)"
-    for p in NotifLog/logged Hotset/storm/events Hotset/storm/notifyheld Agent/traps/suppressed; do
+    for p in NotifLog/logged Hotset/storm/events Hotset/storm/notifyheld Agent/traps/suppressed Agent/traps/dropped Agent/traps/failed; do
       echo "$p $(val "$p")"
     done
     for b in "${buckets[@]}"; do echo "$b $(val "Agent/hotsets/$b")"; done
@@ -165,7 +165,9 @@ row "GET p99 (ms)" "$(probe idle 8)" "$(probe storm 8)" "storm <= 2 x idle"
 row "GET max (ms), GETs (errors)" "$(probe idle 11), $(probe idle 2) ($(probe idle 13))" "$(probe storm 11), $(probe storm 2) ($(probe storm 13))"
 row "hotset events (Hotset/storm/events)" "" "$events"
 row "hotset traps received by snmptrapd" "" "$traps" "<= $bound (burst + s / interval + 1)"
-row "held back (Hotset/storm/notifyheld)" "" "$(diffc before after Hotset/storm/notifyheld)" "= events - received = $((events - traps))"
+dropped=$(($(diffc before after Agent/traps/dropped) + $(diffc before after Agent/traps/failed)))
+row "dropped or failed (Agent/traps, logged)" "" "$dropped" "(queue full: the log says so)"
+row "held back (Hotset/storm/notifyheld)" "" "$(diffc before after Hotset/storm/notifyheld)" "= events - received - dropped = $((events - traps - dropped))"
 row "Agent/traps/suppressed" "" "$(diffc before after Agent/traps/suppressed)" "= notifyheld"
 row "hotsetSuppressed carried by those" "" "$carried" "<= held; the rest wait"
 row "log: entries kept, journal bytes" "" "$(val NotifLog/entries), $(stat -c %s "$tmp/state/"notifications.* | head -1)" "10000"

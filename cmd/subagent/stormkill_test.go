@@ -89,8 +89,9 @@ func journalEntries(t *testing.T, state string) []notiflog.Entry {
 }
 
 // The kill -9 target: a daemon killed (SIGKILL) in a storm of
-// notifications, each logged and sent, N times (SUBAGENT_STORM_KILLS,
-// default 8; 30 by hand) at moments spread over the group commit's
+// notifications, each logged and sent, N times (STORM_KILLS,
+// default 8; 30 by hand; not SUBAGENT_*, which the daemon would read as
+// configuration) at moments spread over the group commit's
 // batches. Every restart succeeds and logs no error (the torn-tail and
 // unclean-stop warnings are the ones expected); the journal opens; every
 // entry that survived one kill survives all later ones unchanged, in
@@ -99,10 +100,10 @@ func journalEntries(t *testing.T, state string) []notiflog.Entry {
 // (NotifLog/next); no temporary file is left in the state directory.
 func TestKillDuringNotificationStorm(t *testing.T) {
 	kills := 8
-	if s := os.Getenv("SUBAGENT_STORM_KILLS"); s != "" {
+	if s := os.Getenv("STORM_KILLS"); s != "" {
 		n, err := strconv.Atoi(s)
 		if err != nil || n < 1 {
-			t.Fatalf("SUBAGENT_STORM_KILLS=%q: want a positive count", s)
+			t.Fatalf("STORM_KILLS=%q: want a positive count", s)
 		}
 		kills = n
 	}
