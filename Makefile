@@ -76,8 +76,9 @@ CLIENT_BENCHPKGS := ./ddsclient/
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then
 # the end-to-end walks through a real snmpd, the standalone responder's
 # SNMPv3 walks beside a native snmpd's, then how fresh the values a
-# manager polls are (scripts/bench-fresh.sh, about 35 minutes). Raw
-# results: bin/bench.txt.
+# manager polls are (scripts/bench-fresh.sh, about 35 minutes), and the
+# alarm storm (scripts/bench-storm.sh, 2.5 minutes). Raw results:
+# bin/bench.txt.
 bench: build test-deps
 	bash scripts/install-bench-deps.sh
 	@mkdir -p bin
@@ -90,6 +91,7 @@ bench: build test-deps
 	bash scripts/bench-v3-walk.sh 50 3
 	bash scripts/bench-v3-walk.sh 20 3 1000
 	bash scripts/bench-fresh.sh
+	bash scripts/bench-storm.sh
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt, with the reference tree
 # mib/reference.json that `subagent mib` merges with the served tree) and its

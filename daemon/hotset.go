@@ -60,6 +60,7 @@ type hotsets struct {
 	masterSent, masterFailed atomic.Uint64
 	suppressed               atomic.Uint64 // notifications the hotsets' rate limits held back
 	evalLast, evalMax        atomic.Int64  // an evaluation's duration (time.Duration), to its events handed on
+	delay                    delayHist     // from when an evaluation was due to its events handed on
 	masterDown               atomic.Bool
 	closed                   traps.Counts // of senders replaced by a reload
 }
@@ -220,30 +221,41 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 	wg.Go(func() { hs.tree.run(ctx, hs) })
 	t := time.NewTimer(0)
 	defer t.Stop()
+	due := time.Now()
 	for {
 		select {
 		case <-ctx.Done():
 			return nil
 		case <-hs.wake:
-			t.Reset(time.Duration(hs.interval.Load()))
+			iv := time.Duration(hs.interval.Load())
+			t.Reset(iv)
+			due = time.Now().Add(iv)
 			continue
 		case <-t.C:
 		}
-		hs.evaluate(h)
+		hs.evaluate(h, due)
 		hs.logErrors()
 		hs.notes.Expire()
-		t.Reset(time.Duration(hs.interval.Load()))
+		iv := time.Duration(hs.interval.Load())
+		t.Reset(iv)
+		due = time.Now().Add(iv)
 	}
 }
 
 // evaluate evaluates the hotsets once and hands their events on,
-// measuring how long that takes (Agent/hotsets).
-func (hs *hotsets) evaluate(h *spmi.Hierarchy) {
+// measuring how long that takes and how late after due it ended
+// (Agent/hotsets).
+func (hs *hotsets) evaluate(h *spmi.Hierarchy, due time.Time) {
 	start := time.Now()
 	for _, ev := range hs.eng.Tick(h) {
 		hs.raise(ev)
 	}
-	d := time.Since(start)
+	end := time.Now()
+	if start.Before(due) { // woken early: counted from its start
+		due = start
+	}
+	hs.delay.add(end.Sub(due))
+	d := end.Sub(start)
 	hs.evalLast.Store(int64(d))
 	if d > time.Duration(hs.evalMax.Load()) { // only run's goroutine stores
 		hs.evalMax.Store(int64(d))
@@ -469,10 +481,10 @@ var (
 	// HotsetsCx (Agent/hotsets, 37): the hotsets' evaluation, which no
 	// destination or disk may slow down.
 	HotsetsCx    = spmi.CxDesc{Name: "hotsets", Descr: "The hotsets' evaluation", ASN: spmi.ASNAgentHotsets}
-	HotsetsStats = []spmiwire.StatDesc{
+	HotsetsStats = append([]spmiwire.StatDesc{
 		{Name: "evalms", Descr: "Last evaluation's duration, its events handed on", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "evalmaxms", Descr: "Longest evaluation since the daemon started", ASN: 2, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
-	}
+	}, delayStats()...)
 )
 
 func (hs *hotsets) agentStats(b *spmi.Builder, agent *spmi.Node) error {
@@ -497,5 +509,5 @@ func (hs *hotsets) agentStats(b *spmi.Builder, agent *spmi.Node) error {
 		return err
 	}
 	ms := func(d int64) spmiwire.Value { return spmiwire.Float(float64(d) / float64(time.Millisecond)) }
-	return b.Stats(cx, HotsetsStats, []spmiwire.Value{ms(hs.evalLast.Load()), ms(hs.evalMax.Load())})
+	return b.Stats(cx, HotsetsStats, append([]spmiwire.Value{ms(hs.evalLast.Load()), ms(hs.evalMax.Load())}, hs.delay.values()...))
 }

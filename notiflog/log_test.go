@@ -1,8 +1,10 @@
 package notiflog
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -143,6 +145,33 @@ func TestProviderServesEntriesAndVars(t *testing.T) {
 		}
 		if got := ans.Value(n).String(); got != want {
 			t.Errorf("%s = %q, want %q", path, got, want)
+		}
+	}
+}
+
+// NotifLog/entry serves the newest TextRows entries alone, while
+// NotifLog/entries counts all of them.
+func TestProviderServesTheNewestEntries(t *testing.T) {
+	l, err := Open("", 0, 0, nil, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	const n = TextRows + 50
+	for range n {
+		add(l, "pumps")
+	}
+	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, time.Now())
+	if err := (Provider{L: l}).Collect(b); err != nil {
+		t.Fatal(err)
+	}
+	snap := b.Finish()
+	if node, err := snap.Lookup("NotifLog/entries"); err != nil || snap.Answer().Value(node).String() != strconv.Itoa(n) {
+		t.Errorf("NotifLog/entries: %v, want %d", err, n)
+	}
+	for idx, want := range map[int]bool{1: false, n - TextRows: false, n - TextRows + 1: true, n: true} {
+		_, err := snap.Lookup(fmt.Sprintf("NotifLog/entry/%d/oid", idx))
+		if (err == nil) != want {
+			t.Errorf("entry %d of %d served: %v, want %v", idx, n, err == nil, want)
 		}
 	}
 }

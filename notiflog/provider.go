@@ -17,7 +17,7 @@ import (
 // (nlmLogVariableTable), indexed by the entry and the VarBind.
 var (
 	logCx    = spmi.CxDesc{Name: "NotifLog", Descr: "Notifications sent; SNMP: NOTIFICATION-LOG-MIB, mib-2 92", ASN: spmi.ASNNotifLog}
-	entryCx  = spmi.CxDesc{Name: "entry", Descr: "The notifications kept, by index", ASN: 20, Inst: ddswire.SiContInst}
+	entryCx  = spmi.CxDesc{Name: "entry", Descr: "The newest notifications kept, by index", ASN: 20, Inst: ddswire.SiContInst}
 	entryTpl = spmi.CxDesc{Descr: "Notification sent", Inst: ddswire.SiNoInst}
 	varCx    = spmi.CxDesc{Name: "var", Descr: "The VarBinds of the notification as sent", ASN: 20, Inst: ddswire.SiContInst}
 	varTpl   = spmi.CxDesc{Descr: "VarBind"}
@@ -49,6 +49,13 @@ var (
 	}
 )
 
+// TextRows is how many of the newest entries NotifLog/entry serves. The
+// text view is for people (subagent peek); managers read every entry in
+// NOTIFICATION-LOG-MIB, which is indexed, not built. Built in the tree,
+// a full log of 10,000 hotset notifications took some 200 MB and was
+// rebuilt at every change (scripts/bench-storm.sh, docs/PERFORMANCE.md).
+const TextRows = 100
+
 // Provider serves the log. Its part of the tree is rebuilt only when the
 // log changes (Shape), so reads cost nothing more.
 type Provider struct{ L *Log }
@@ -75,7 +82,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 	if err != nil {
 		return err
 	}
-	for i := range v.Entries {
+	for i := max(0, len(v.Entries)-TextRows); i < len(v.Entries); i++ {
 		if err := collectEntry(b, ents, &v.Entries[i]); err != nil {
 			return err
 		}
