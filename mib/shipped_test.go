@@ -259,24 +259,7 @@ func TestShippedModuleIsCurrent(t *testing.T) {
 }
 
 // firstDiff names the first line where two texts differ.
-func firstDiff(a, b []byte) string {
-	la, lb := strings.Split(string(a), "\n"), strings.Split(string(b), "\n")
-	for i := 0; i < len(la) || i < len(lb); i++ {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return "line " + itoa(uint32(i+1)) + ": file has " + quote(x) + ", generator writes " + quote(y)
-		}
-	}
-	return "same lines"
-}
-
-func quote(s string) string { return "\"" + s + "\"" }
+func firstDiff(a, b []byte) string { return mibtest.FirstDiff(a, b, "file has", "generator writes") }
 
 // The checked-in file, as a user loads it from MIBs/.
 func TestShippedModuleWithTheTools(t *testing.T) {

@@ -27,18 +27,7 @@ func TestDirectoryFollowsASupplier(t *testing.T) {
 	e := newEnv(t)
 	startConfigured(t, e, s, strings.Replace(directoryYAML, "TRAPD", trapd.Addr, 1))
 	target := "udp:" + s.Addr
-	genOID := base + ".16.1.0"
-	generation := func() int {
-		vars, err := s.Get(genOID)
-		if err != nil || len(vars) != 1 {
-			t.Fatalf("snmpget %s: %v %v", genOID, vars, err)
-		}
-		n, err := strconv.Atoi(vars[0].Value)
-		if err != nil {
-			t.Fatalf("generation %s = %s %q", genOID, vars[0].Type, vars[0].Value)
-		}
-		return n
-	}
+	generation := func() int { return treeGeneration(t, s) }
 	// waitStats polls the directory until path is listed (or not, want).
 	waitStats := func(path string, want bool) map[string]map[string]string {
 		t.Helper()
@@ -111,4 +100,19 @@ func TestDirectoryFollowsASupplier(t *testing.T) {
 	if vbs := trapd.VarBinds(changed); len(vbs) < 2 || !strings.Contains(strings.Join(vbs[len(vbs)-1], "\t"), "-DDS/IBM/Test/") {
 		t.Errorf("the last treeChanged does not name -DDS/IBM/Test/: %q", vbs)
 	}
+}
+
+// treeGeneration reads Directory/generation through snmpd.
+func treeGeneration(t *testing.T, s *snmpdtest.Snmpd) int {
+	t.Helper()
+	genOID := base + ".16.1.0"
+	vars, err := s.Get(genOID)
+	if err != nil || len(vars) != 1 {
+		t.Fatalf("snmpget %s: %v %v", genOID, vars, err)
+	}
+	n, err := strconv.Atoi(vars[0].Value)
+	if err != nil {
+		t.Fatalf("generation %s = %s %q", genOID, vars[0].Type, vars[0].Value)
+	}
+	return n
 }

@@ -297,7 +297,7 @@ func TestMIBIsTheShippedModuleOnAnyHost(t *testing.T) {
 		}
 		if text != string(shipped) {
 			t.Errorf("%s: the module is not the shipped one (%d OBJECT-TYPEs, shipped %d):\n%s", what,
-				strings.Count(text, " OBJECT-TYPE\n"), strings.Count(string(shipped), " OBJECT-TYPE\n"), firstLineDiff(string(shipped), text))
+				strings.Count(text, " OBJECT-TYPE\n"), strings.Count(string(shipped), " OBJECT-TYPE\n"), mibtest.FirstDiff(string(shipped), text, "shipped", "written"))
 		}
 	}
 	check("fixture without swap, --local", "--local")
@@ -306,22 +306,4 @@ func TestMIBIsTheShippedModuleOnAnyHost(t *testing.T) {
 	e.stop()
 	e.proc, e.sys = "/proc", "/sys"
 	check("this machine, --local", "--local")
-}
-
-// firstLineDiff names the first line where b differs from a.
-func firstLineDiff(a, b string) string {
-	la, lb := strings.Split(a, "\n"), strings.Split(b, "\n")
-	for i := range max(len(la), len(lb)) {
-		var x, y string
-		if i < len(la) {
-			x = la[i]
-		}
-		if i < len(lb) {
-			y = lb[i]
-		}
-		if x != y {
-			return fmt.Sprintf("line %d: shipped %q, written %q", i+1, x, y)
-		}
-	}
-	return "same lines"
 }

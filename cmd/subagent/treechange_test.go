@@ -73,19 +73,7 @@ func TestTreeChangesSeenWhenTheyHappen(t *testing.T) {
 	e := newEnv(t)
 	startConfigured(t, e, s, "traps:\n  - {address: "+trapd.Addr+", version: v2c, community: public}\n")
 	target := "udp:" + s.Addr
-	genOID := base + ".16.1.0"
-	generation := func() int {
-		t.Helper()
-		vars, err := s.Get(genOID)
-		if err != nil || len(vars) != 1 {
-			t.Fatalf("snmpget %s: %v %v", genOID, vars, err)
-		}
-		n, err := strconv.Atoi(vars[0].Value)
-		if err != nil {
-			t.Fatalf("generation %s = %s %q", genOID, vars[0].Type, vars[0].Value)
-		}
-		return n
-	}
+	generation := func() int { return treeGeneration(t, s) }
 	g0 := generation()
 
 	start := time.Now()
