@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 // Subagent serves a View to an AgentX master. Create it with New and keep it
@@ -133,8 +134,8 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 	if err != nil {
 		return nil, err
 	}
-	rsp := &responder{scope: a.scope, views: viewCache{src: a.src}, walks: &a.walks, peer: a.sessions.Add(1), ages: &a.ages,
-		writer: a.cfg.Writer, logger: a.log}
+	rsp := &responder{scope: a.scope, moments: snmpreq.Moments[uint64]{Src: a.src, Walks: &a.walks, Ages: &a.ages},
+		peer: a.sessions.Add(1), writer: a.cfg.Writer, logger: a.log}
 	s := newSession(conn, rsp, a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {
