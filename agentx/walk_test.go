@@ -8,8 +8,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/snmpreq"
 	"github.com/perfagent/subagent/asn1tree/walktest"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 // moments is the source of the walk tests: moment n's table is

@@ -19,16 +19,16 @@ type scratch struct {
 	resp        response
 	rules       snmpreq.Scratch
 	next        nextAnswer // GetNext, GetBulk: the response as snmpreq builds it
-	sv          sysView        // the system group before the tree's view
-	fv          filterView     // v3: the subtrees a user may read
-	m           v3msg          // v3: the message's header
-	plain       []byte         // v3: the decrypted scopedPDU, then the response's
-	out         []byte         // v3: the response message
-	vb          []byte         // v3: a Report's varbind
-	rep         []byte         // v3: a Report's PDU
-	iv          [16]byte       // v3: AES IV
-	digest, sum []byte         // v3: HMACs
-	mac         hash.Hash      // v3: the HMAC of macUser
+	sv          sysView    // the system group before the tree's view
+	fv          filterView // v3: the subtrees a user may read
+	m           v3msg      // v3: the message's header
+	plain       []byte     // v3: the decrypted scopedPDU, then the response's
+	out         []byte     // v3: the response message
+	vb          []byte     // v3: a Report's varbind
+	rep         []byte     // v3: a Report's PDU
+	iv          [16]byte   // v3: AES IV
+	digest, sum []byte     // v3: HMACs
+	mac         hash.Hash  // v3: the HMAC of macUser
 	macUser     *user
 	block       cipher.Block // v3: the AES cipher of blockUser
 	blockUser   *user

@@ -19,16 +19,16 @@ var errTooBigToAnswer = errors.New("even a tooBig response exceeds the size limi
 
 // Responder is the standalone SNMP agent. Create it with New, serve with Run.
 type Responder struct {
-	cfg   Config       // as given to New; live holds the current settings
-	addr  *net.UDPAddr // resolved listen address
-	live  atomic.Pointer[settings]
+	cfg  Config       // as given to New; live holds the current settings
+	addr *net.UDPAddr // resolved listen address
+	live atomic.Pointer[settings]
 	// moments: the views, walks (by the manager's address) and data ages.
 	moments snmpreq.Moments[netip.AddrPort]
 	walks   asn1tree.Walks[netip.AddrPort]
-	log   *slog.Logger
-	stats Stats
-	start time.Time        // sysUpTime counts from here
-	now   func() time.Time // time.Now; tests set a clock
+	log     *slog.Logger
+	stats   Stats
+	start   time.Time        // sysUpTime counts from here
+	now     func() time.Time // time.Now; tests set a clock
 
 	engine *engine // SNMPv3; nil without Config.V3
 
