@@ -37,8 +37,9 @@ type Subagent struct {
 }
 
 // New checks cfg and returns a Subagent that answers from view. view is
-// called on the socket reader, once per SNMP request (transactionID), so it
-// must return at once — typically an atomic load of the latest tree.
+// called once per SNMP request (transactionID), apart from the socket
+// reader (package doc): it may wait, but the master gives up on a
+// request after its timeout (net-snmp: 1 s).
 // Without moments to go back to, the requests of one walk may see
 // different snapshots: NewWithSource keeps walks consistent.
 func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
@@ -51,8 +52,9 @@ func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
 // NewWithSource is New answering from src: a new transaction from
 // src(nil), except that one whose GetNext or GetBulk goes on from where a
 // response of the session ended (asn1tree.Walks: all managers behind the
-// master share the session) is answered from that response's moment. src
-// is called like New's view.
+// master share the session) is answered from that response's moment, on
+// the socket reader: src with a moment must return at once. src(nil) is
+// called like New's view.
 func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
 	if src == nil {
 		return nil, errors.New("agentx: NewWithSource needs a view source")
