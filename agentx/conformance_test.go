@@ -20,7 +20,6 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	snmpresponder "github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/snmpreq"
@@ -348,10 +347,7 @@ func startSnmpdTarget(t *testing.T, src *confSource) confTarget {
 		t.Fatal(err)
 	}
 	target := &snmpTarget{g: gosnmpTo(t, addr, confCommunity)}
-	testutil.Eventually(t, "snmpd to serve "+confBase.String(), servedWithin, func() bool {
-		p, err := target.g.Get([]string{cb("1.0").String()})
-		return err == nil && len(p.Variables) == 1 && p.Variables[0].Type == gosnmp.Integer
-	})
+	waitGet(t, target.g, cb("1.0"))
 	return target
 }
 
