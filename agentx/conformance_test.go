@@ -340,7 +340,7 @@ const confCommunity = "conformance"
 func startSnmpdTarget(t *testing.T, src *confSource) confTarget {
 	s := snmpdtest.Start(t, snmpdtest.Options{ExtraConfig: []string{
 		"rocommunity " + confCommunity + " 127.0.0.1 ." + confBase.String()}})
-	startSubagent(t, Config{Address: s.AgentXAddress, ID: asn1tree.MustParse("1.3.6.1.4.1.32473.99"),
+	startSourceOn(t, nil, Config{Address: s.AgentXAddress, ID: asn1tree.MustParse("1.3.6.1.4.1.32473.99"),
 		Description: "conformance", Subtrees: []asn1tree.OID{confBase}}, src.Source)
 	addr, err := net.ResolveUDPAddr("udp", s.Addr)
 	if err != nil {
@@ -349,30 +349,6 @@ func startSnmpdTarget(t *testing.T, src *confSource) confTarget {
 	target := &snmpTarget{g: gosnmpTo(t, addr, confCommunity)}
 	waitGet(t, target.g, cb("1.0"))
 	return target
-}
-
-// startSubagent runs a Subagent until the test ends.
-func startSubagent(t *testing.T, cfg Config, src asn1tree.Source) *Subagent {
-	t.Helper()
-	sa, err := NewWithSource(cfg, src)
-	if err != nil {
-		t.Fatal(err)
-	}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- sa.Run(ctx) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Run: %v", err)
-			}
-		case <-time.After(ioTimeout):
-			t.Errorf("Run did not return within %v", ioTimeout)
-		}
-	})
-	return sa
 }
 
 // wireTarget asks the Subagent with AgentX PDUs, as a master would.

@@ -58,7 +58,7 @@ func TestIntegrationSlowReadDelaysNoOtherPDU(t *testing.T) {
 	entered := make(chan struct{}, 1)
 	release := make(chan struct{})
 	view := slowView{View: tree, slow: slow, entered: entered, release: release}
-	startSubagent(t, Config{Address: s.AgentXAddress, ID: asn1tree.MustParse("1.3.6.1.4.1.32473.99"),
+	startSourceOn(t, nil, Config{Address: s.AgentXAddress, ID: asn1tree.MustParse("1.3.6.1.4.1.32473.99"),
 		Description: "head-of-line", Subtrees: []asn1tree.OID{confBase}},
 		asn1tree.Latest(func() asn1tree.View { return view }))
 	addr, err := net.ResolveUDPAddr("udp", s.Addr)

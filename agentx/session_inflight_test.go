@@ -8,16 +8,24 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 )
 
-// gatedSource is a source whose current moment takes until gate closes
-// (a reading of fresh values) for the calls block says.
-func gatedSource(t *testing.T, block func(call int32) bool, gate <-chan struct{}, calls *atomic.Int32) asn1tree.Source {
+// startGated runs a Subagent on a pipe master whose current moment takes
+// until gate closes (a reading of fresh values) for the calls block says
+// (1 the first); calls counts them.
+func startGated(t *testing.T, block func(call int32) bool) (c *masterConn, gate chan struct{}, calls *atomic.Int32) {
+	m := newPipeMaster(t)
+	cfg := testConfig(m.addr)
+	gate, calls = make(chan struct{}), new(atomic.Int32)
 	tree := testTree(t)()
-	return func(at any) (asn1tree.View, any) {
+	r := startSourceOn(t, m, cfg, func(any) (asn1tree.View, any) {
 		if block(calls.Add(1)) {
 			<-gate
 		}
 		return tree, nil
-	}
+	})
+	c = m.accept()
+	c.handshake(cfg)
+	settled(t, "Connected", r.sa.Connected)
+	return c, gate, calls
 }
 
 // A Get waiting for fresh values is answered apart: the Set phases and
@@ -25,14 +33,7 @@ func gatedSource(t *testing.T, block func(call int32) bool, gate <-chan struct{}
 // Response comes when its values do.
 func TestWaitingReadAnsweredApart(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := newPipeMaster(t)
-		cfg := testConfig(m.addr)
-		gate := make(chan struct{})
-		var calls atomic.Int32
-		r := startSourceOn(t, m, cfg, gatedSource(t, func(n int32) bool { return n == 1 }, gate, &calls))
-		c := m.accept()
-		c.handshake(cfg)
-		settled(t, "Connected", r.sa.Connected)
+		c, gate, _ := startGated(t, func(n int32) bool { return n == 1 })
 
 		get := func(tid, pid uint32) *packet {
 			return &packet{header: header{typ: typeGet, flags: flagNetworkByteOrder, sessionID: c.sessionID,
@@ -75,14 +76,7 @@ func TestWaitingReadAnsweredApart(t *testing.T) {
 // are answered.
 func TestInFlightBounded(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
-		m := newPipeMaster(t)
-		cfg := testConfig(m.addr)
-		gate := make(chan struct{})
-		var calls atomic.Int32
-		r := startSourceOn(t, m, cfg, gatedSource(t, func(int32) bool { return true }, gate, &calls))
-		c := m.accept()
-		c.handshake(cfg)
-		settled(t, "Connected", r.sa.Connected)
+		c, gate, calls := startGated(t, func(int32) bool { return true })
 
 		const n = maxInFlight + 4
 		sent := make(chan error, 1)

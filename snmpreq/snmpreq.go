@@ -7,6 +7,10 @@
 // of its data recorded. The front ends only decode, call it and encode:
 // an Answer is their response under construction, each varbind searched
 // and encoded their way (scope, SNMPv1's Counter64 rule, wire format).
+//
+// agentx/conformance_test.go runs the same cases against both front ends:
+// the responder over UDP, the AgentX subagent behind a real snmpd, and
+// the subagent asked with AgentX GetBulk PDUs (which snmpd never sends).
 package snmpreq
 
 import "github.com/perfagent/subagent/asn1tree"
