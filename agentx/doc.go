@@ -14,8 +14,19 @@
 // It is hand-written because no Go AgentX module is reachable from our module
 // proxy, and because the behaviour around restarts, timeouts and malformed
 // input matters more to us than protocol coverage: the master drops a whole
-// transport after one slow answer, so requests are answered straight from an
-// in-memory view on the socket reader and never wait on anything else.
+// transport after one slow answer. The rules of Get, GetNext and GetBulk
+// are package snmpreq's, shared with the standalone responder.
+//
+// The socket reader answers each PDU in turn from an in-memory view, with
+// one exception: a read that loads the current moment (the first PDU of a
+// transaction that goes on with no walk) may wait for fresh values, up to
+// refresh.snmp_wait and without limit for the first snapshot. Such a PDU
+// is answered by a goroutine of its own, so the PDUs behind it are not
+// delayed, and its Response may come after theirs (RFC 2741 7.1: the master
+// matches Responses by packetID). A session holds at most 16 PDUs at once;
+// with all 16 waiting, the reader waits for one. TestSet, CommitSet,
+// UndoSet and CleanupSet are answered on the reader, in the order they
+// came, and Responses are written whole, one at a time.
 //
 // All the PDUs of one transaction (the master passes one SNMP request on as
 // several) are answered from one view. With NewWithSource, a new

@@ -5,90 +5,100 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
-// responder answers the master's requests for one session. It runs on the
-// session's reader goroutine only and never blocks: every answer comes from
-// the View the cache hands it.
+// responder answers the master's requests for one session, by snmpreq's
+// rules. Sets, Pings and whatever needs no view are answered on the
+// session's reader; so are the reads whose view is at hand (a
+// transaction's next PDU, a walk's next request). A read that must load
+// the current moment, which may wait for fresh values (refresh.snmp_wait;
+// the first snapshot without limit), is answered apart (session.go).
 type responder struct {
 	scope   *scope
+	moments snmpreq.Moments[uint64] // the walks are kept by session (peer)
 	views   viewCache
-	cursors []searchRange // GetBulk scratch, reused
-
-	// walks, when set, keeps walks consistent across transactions: a
-	// new transaction that goes on from where a response of this session
-	// (peer) ended is answered from that response's moment.
-	walks *asn1tree.Walks[uint64]
-	peer  uint64
-	names []asn1tree.OID     // a response's varbind names, reused
-	ages  *asn1tree.DataAges // nil: not kept
+	peer    uint64
+	own     scratch // answer's
 
 	writer  Writer      // nil: every Set is refused
-	pending *pendingSet // the Set between TestSet and its end
+	pending *pendingSet // the Set between TestSet and its end; reader only
 	logger  *slog.Logger
+}
+
+// scratch is the memory answering one read PDU needs, reused by the
+// goroutine that owns it.
+type scratch struct {
+	rules snmpreq.Scratch
+	ans   rangeAnswer
 }
 
 // newResponder answers from the current view of load for each transaction.
 func newResponder(sc *scope, load func() asn1tree.View) *responder {
-	return &responder{scope: sc, views: viewCache{src: asn1tree.Latest(load)}}
+	return &responder{scope: sc, moments: snmpreq.Moments[uint64]{Src: asn1tree.Latest(load)}}
 }
 
-// slot returns the view of req's transaction. A new transaction whose
-// GetNext or GetBulk goes on with a walk gets the walk's moment.
-func (r *responder) slot(req *packet, now time.Time) *viewSlot {
+// op is the PDU's read request kind; 0 for the others.
+func (p *packet) op() snmpreq.Op {
+	switch p.typ {
+	case typeGet:
+		return snmpreq.Get
+	case typeGetNext:
+		return snmpreq.GetNext
+	case typeGetBulk:
+		return snmpreq.GetBulk
+	}
+	return 0
+}
+
+// pass is how a read PDU gets its transaction's view: s is the slot,
+// locked for it unless another PDU of the transaction holds it, and load
+// tells that the view is still to be loaded, at step's moment.
+type pass struct {
+	s      *viewSlot
+	step   asn1tree.Step
+	locked bool
+	load   bool
+}
+
+// ready reports whether the PDU can be answered without waiting.
+func (p *pass) ready() bool { return p.locked && !p.load }
+
+// plan finds req's transaction's slot, or makes one. A new transaction
+// that goes on with a walk loads the walk's moment at once (Src returns
+// it without waiting); one of the current moment is left to take.
+func (r *responder) plan(req *packet, now time.Time) pass {
 	if s := r.views.find(req.transactionID, now); s != nil {
-		return s
+		return pass{s: s, locked: s.use.TryLock()}
 	}
-	var step asn1tree.Step
-	if first := walkStart(req); first != nil && r.walks != nil {
-		step = r.walks.Lookup(r.peer, first)
+	var first asn1tree.OID
+	if sr, ok := snmpreq.First(req.op(), req.ranges, int(req.nonRepeaters)); ok {
+		first = sr.start
 	}
-	return r.views.load(req.transactionID, now, step)
+	p := pass{s: r.views.add(req.transactionID, now), step: r.moments.Lookup(r.peer, first), locked: true, load: true}
+	if !snmpreq.Waits(p.step) {
+		r.take(&p)
+	}
+	return p
 }
 
-// walkStart is the OID that tells which walk a GetNext or GetBulk goes
-// on with: its first search range's start, for a GetBulk the first
-// repeater's where it has one. nil for other PDUs.
-func walkStart(req *packet) asn1tree.OID {
-	switch {
-	case len(req.ranges) == 0:
-		return nil
-	case req.typ == typeGetNext:
-		return req.ranges[0].start
-	case req.typ == typeGetBulk:
-		return req.ranges[min(int(req.nonRepeaters), len(req.ranges)-1)].start
+// take waits for the PDU's turn at its slot and loads the view if due:
+// the wait for fresh values happens here.
+func (r *responder) take(p *pass) {
+	if !p.locked {
+		p.s.use.Lock()
+		p.locked = true
 	}
-	return nil
+	if p.load {
+		p.s.mo = r.moments.Open(p.step)
+		p.load = false
+	}
 }
 
-// ended records where the response of s's transaction ended, and the age
-// of the data it answered from.
-func (r *responder) ended(s *viewSlot, resp *packet, walk bool, now time.Time) {
-	if r.ages != nil {
-		r.ages.Record(s.view, now)
-	}
-	if !walk || r.walks == nil || s.at == nil || len(resp.varbinds) == 0 {
-		return
-	}
-	// An endOfMibView names the range's start, from which no manager goes
-	// on: recorded, it would make the next walk from that start (a table
-	// read again while it was empty) continue this one, at its moment.
-	for i := range resp.varbinds {
-		if resp.varbinds[i].typ != vbEndOfMibView {
-			r.names = append(r.names, resp.varbinds[i].name)
-		}
-	}
-	if len(r.names) == 0 {
-		return
-	}
-	s.step = r.walks.Record(s.step, r.peer, s.at, r.names)
-	clear(r.names) // they may point into the view's memory
-	r.names = r.names[:0]
-}
-
-// answer fills resp with the Response to req and reports whether one is due
-// (CleanupSet gets none). sessionID is the session's own, 0 before Open.
-func (r *responder) answer(req, resp *packet, sessionID uint32, now time.Time) bool {
+// prelude answers whatever PDU is not a read; done is false for a read,
+// which read answers. due is false when no Response is due (CleanupSet).
+// sessionID is the session's own, 0 before Open.
+func (r *responder) prelude(req, resp *packet, sessionID uint32) (done, due bool) {
 	resp.header = header{
 		version:       version1,
 		typ:           typeResponse,
@@ -101,38 +111,67 @@ func (r *responder) answer(req, resp *packet, sessionID uint32, now time.Time) b
 	resp.sysUpTime, resp.resError, resp.resIndex = 0, NoError, 0
 
 	if req.typ == typeCleanupSet {
-		return r.set(req, resp) // RFC 2741 7.2.4.4: no response
+		return true, r.set(req, resp) // RFC 2741 7.2.4.4: no response
 	}
 	if req.sessionID != sessionID {
 		resp.resError = NotOpen
-		return true
+		return true, true
 	}
 	if req.flags&flagNonDefaultContext != 0 && req.typ.hasContext() {
 		resp.resError = UnsupportedContext // we register in the default context only
-		return true
+		return true, true
 	}
 	switch req.typ {
-	case typeGet:
-		s := r.slot(req, now)
-		r.get(req, resp, s.view)
-		r.ended(s, resp, false, now)
-	case typeGetNext:
-		s := r.slot(req, now)
-		for i := range req.ranges {
-			r.next(resp, s.view, &req.ranges[i])
-		}
-		r.ended(s, resp, true, now)
-	case typeGetBulk:
-		s := r.slot(req, now)
-		r.bulk(req, resp, s.view)
-		r.ended(s, resp, true, now)
+	case typeGet, typeGetNext, typeGetBulk:
+		return false, true
 	case typeTestSet, typeCommitSet, typeUndoSet:
-		return r.set(req, resp)
+		return true, r.set(req, resp)
 	case typePing:
 	default:
 		resp.resError = GenErr // a PDU only a master should receive
 	}
+	return true, true
+}
+
+// answer fills resp with the Response to req and reports whether one is
+// due, all on the caller's goroutine.
+func (r *responder) answer(req, resp *packet, sessionID uint32, now time.Time) bool {
+	if done, due := r.prelude(req, resp, sessionID); done {
+		return due
+	}
+	p := r.plan(req, now)
+	r.take(&p)
+	r.read(&r.own, req, resp, p.s, now)
 	return true
+}
+
+// read answers a Get, GetNext or GetBulk from s, whose use it holds and
+// ends, and records the answer (its data's age, where a walk goes on).
+func (r *responder) read(sc *scratch, req, resp *packet, s *viewSlot, now time.Time) {
+	defer r.views.done(s)
+	v := s.mo.View
+	op := req.op()
+	if op == snmpreq.Get {
+		r.get(req, resp, v)
+	} else {
+		sc.ans.reset(r.scope, v, resp, req.ranges)
+		res := sc.rules.Serve(&sc.ans, &snmpreq.Request{Op: op, N: len(req.ranges),
+			NonRepeaters: int(req.nonRepeaters), MaxRepetitions: int(req.maxRepetitions), MaxVarBinds: maxVarBinds})
+		switch res.Err {
+		case snmpreq.TooBig:
+			resp.varbinds, resp.resError = resp.varbinds[:0], TooBig
+		case snmpreq.GenErr, snmpreq.NoSuchName:
+			resp.varbinds, resp.resError, resp.resIndex = resp.varbinds[:0], GenErr, uint16(res.Index+1)
+		}
+	}
+	if resp.resError == NoError {
+		r.views.mu.Lock() // s.mo names the walk the transaction goes on with
+		r.moments.Answered(&s.mo, r.peer, op != snmpreq.Get, sc.rules.Names(), now)
+		r.views.mu.Unlock()
+	}
+	// They may point into the view's memory.
+	sc.rules.Forget()
+	sc.ans.forget()
 }
 
 func (r *responder) get(req, resp *packet, v asn1tree.View) {
@@ -153,57 +192,54 @@ func (r *responder) get(req, resp *packet, v asn1tree.View) {
 	}
 }
 
-// next appends the answer to one SearchRange; endOfMibView carries the
-// range's start as its name (RFC 2741 7.2.3.2).
-func (r *responder) next(resp *packet, v asn1tree.View, sr *searchRange) bool {
-	if o, val, ok := r.scope.search(v, sr.start, sr.include, sr.end); ok {
-		resp.varbinds = append(resp.varbinds, valueVarBind(o, val))
-		return true
-	}
-	resp.varbinds = append(resp.varbinds, varbind{typ: vbEndOfMibView, name: sr.start})
-	return false
+// rangeAnswer is the Response to a GetNext or GetBulk as snmpreq builds
+// it: each SearchRange searched within the scope, endOfMibView carrying
+// the range's start (RFC 2741 7.2.3.2).
+type rangeAnswer struct {
+	scope *scope
+	view  asn1tree.View
+	resp  *packet
+	cur   []searchRange // where each range stands
+	size  int           // of the VarBinds appended
 }
 
-// bulk answers GetBulk (RFC 2741 7.2.3.3): the non-repeaters once, then up
-// to max-repetitions rows of the repeaters, each row continuing after the
-// previous one. It stops early on a row that is all endOfMibView or when
-// another row would exceed maxVarBinds or maxPayload.
-func (r *responder) bulk(req, resp *packet, v asn1tree.View) {
-	nr := min(int(req.nonRepeaters), len(req.ranges))
-	for i := 0; i < nr; i++ {
-		r.next(resp, v, &req.ranges[i])
-	}
-	r.cursors = append(r.cursors[:0], req.ranges[nr:]...)
-	if len(r.cursors) == 0 {
-		return
-	}
-	size := 0
-	for i := range resp.varbinds {
-		size += varbindLen(&resp.varbinds[i])
-	}
-	for rep := 0; rep < int(req.maxRepetitions); rep++ {
-		if len(resp.varbinds)+len(r.cursors) > maxVarBinds {
-			return
-		}
-		rowStart, rowSize, more := len(resp.varbinds), 0, false
-		for j := range r.cursors {
-			c := &r.cursors[j]
-			if r.next(resp, v, c) {
-				more = true
-				c.start, c.include = resp.varbinds[len(resp.varbinds)-1].name, false
-			}
-			rowSize += varbindLen(&resp.varbinds[len(resp.varbinds)-1])
-		}
-		if rep > 0 && size+rowSize > maxPayload-responseFixedLen {
-			resp.varbinds = resp.varbinds[:rowStart]
-			return
-		}
-		size += rowSize
-		if !more {
-			return
-		}
-	}
+func (a *rangeAnswer) reset(sc *scope, v asn1tree.View, resp *packet, ranges []searchRange) {
+	a.scope, a.view, a.resp, a.size = sc, v, resp, 0
+	a.cur = append(a.cur[:0], ranges...)
 }
+
+func (a *rangeAnswer) forget() {
+	a.view, a.resp = nil, nil
+	clear(a.cur)
+}
+
+func (a *rangeAnswer) add(vb varbind) {
+	a.resp.varbinds = append(a.resp.varbinds, vb)
+	a.size += varbindLen(&a.resp.varbinds[len(a.resp.varbinds)-1])
+}
+
+func (a *rangeAnswer) Next(i int) (asn1tree.OID, bool, bool) {
+	c := &a.cur[i]
+	if o, val, ok := a.scope.search(a.view, c.start, c.include, c.end); ok {
+		a.add(valueVarBind(o, val))
+		c.start, c.include = o, false
+		return o, true, true
+	}
+	a.add(varbind{typ: vbEndOfMibView, name: c.start})
+	return nil, false, true
+}
+
+func (a *rangeAnswer) End(i int) { a.add(varbind{typ: vbEndOfMibView, name: a.cur[i].start}) }
+func (a *rangeAnswer) Mark() int { return len(a.resp.varbinds) }
+
+func (a *rangeAnswer) Undo(mark int) {
+	for i := mark; i < len(a.resp.varbinds); i++ {
+		a.size -= varbindLen(&a.resp.varbinds[i])
+	}
+	a.resp.varbinds = a.resp.varbinds[:mark]
+}
+
+func (a *rangeAnswer) Fits() bool { return a.size <= maxPayload-responseFixedLen }
 
 // responseFixedLen is the Response payload before its VarBinds.
 const responseFixedLen = 8

@@ -294,12 +294,16 @@ func TestViewPerTransaction(t *testing.T) {
 	if loads != 2 {
 		t.Errorf("view loaded %d times for 2 transactions", loads)
 	}
+	load := func(tid uint32, now time.Time) {
+		var resp packet
+		r.answer(&packet{header: header{version: 1, typ: typeGet, sessionID: 1, transactionID: tid}}, &resp, 1, now)
+	}
 	for tid := uint32(100); tid < 100+viewCacheSize+1; tid++ {
-		r.views.get(tid, now)
+		load(tid, now)
 	}
 	before := loads
-	r.views.get(5, now) // evicted by the newer transactions
-	r.views.get(6, now.Add(viewCacheTTL))
+	load(5, now) // evicted by the newer transactions
+	load(6, now.Add(viewCacheTTL))
 	if loads != before+2 {
 		t.Errorf("evicted or expired entries were served: %d loads, want %d", loads, before+2)
 	}

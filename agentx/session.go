@@ -15,9 +15,14 @@ import (
 	"time"
 )
 
-// session is one connection to the master. Its reader goroutine answers the
-// master's requests inline and hands Responses to the goroutines waiting in
-// request; writes from both sides are serialized by wmu, which is never held
+// session is one connection to the master. Its reader goroutine hands
+// Responses to the goroutines waiting in request, and answers the master's
+// PDUs in order, except reads that must wait for fresh values: each is
+// answered by a goroutine of its own, so it delays no PDU behind it, and
+// its Response may overtake earlier ones (RFC 2741 7.1: the master matches
+// them by packetID). Set phases stay on the reader, in order. At most
+// maxInFlight PDUs are in hand at once; the reader reads on when one is
+// done. Writes from all sides are serialized by wmu, which is never held
 // while waiting for the master.
 type session struct {
 	conn    net.Conn
@@ -33,6 +38,9 @@ type session struct {
 	packetID  atomic.Uint32
 
 	wmu sync.Mutex
+
+	free    chan *worker   // the PDUs' memory; empty: maxInFlight in hand
+	workers sync.WaitGroup // the reads answered apart
 
 	pmu     sync.Mutex
 	pending map[uint32]chan reply
@@ -58,8 +66,26 @@ func (r reply) result(op string) (*packet, error) {
 }
 
 func newSession(conn net.Conn, r *responder, log *slog.Logger, timeout, pduTimeout time.Duration) *session {
-	return &session{conn: conn, log: log, timeout: timeout, pduTimeout: pduTimeout, resp: r,
-		pending: make(map[uint32]chan reply), done: make(chan struct{})}
+	s := &session{conn: conn, log: log, timeout: timeout, pduTimeout: pduTimeout, resp: r,
+		pending: make(map[uint32]chan reply), done: make(chan struct{}), free: make(chan *worker, maxInFlight)}
+	for range maxInFlight {
+		s.free <- new(worker)
+	}
+	return s
+}
+
+// maxInFlight bounds the PDUs of the master's a session holds at once:
+// the one the reader answers and those waiting for fresh values apart.
+// Each holds a view, and net-snmp's master times a request out after
+// 1 s (agentxTimeout) anyway.
+const maxInFlight = 16
+
+// worker is the memory one PDU of the master's is decoded and answered in.
+type worker struct {
+	d         decoder
+	req, resp packet
+	out       []byte
+	sc        scratch
 }
 
 // close shuts the connection; the reader then returns.
@@ -138,22 +164,21 @@ func (s *session) deliver(h header, body []byte) {
 	ch <- reply{p: p, err: err}
 }
 
-// readLoop reads PDUs until the connection fails. Requests are answered
-// here, from the view, without waiting on anything but the write.
+// readLoop reads PDUs until the connection fails; done is closed once
+// the reads answered apart have ended too.
 func (s *session) readLoop() {
 	defer close(s.done)
 	s.err = s.serve()
 	s.close()
+	s.workers.Wait()
 }
 
 func (s *session) serve() error {
 	br := bufio.NewReaderSize(s.conn, 16<<10)
 	var (
-		hb        [headerLen]byte
-		body, out []byte
-		d         decoder
-		req, resp packet
-		warned    bool
+		hb     [headerLen]byte
+		body   []byte
+		warned bool
 	)
 	for {
 		// Waiting for a PDU is unbounded (Pings watch an idle master); the
@@ -201,8 +226,11 @@ func (s *session) serve() error {
 			s.resp.views.expire(time.Now()) // e.g. at each ping's answer
 			continue
 		}
+		w := <-s.free // blocks while maxInFlight PDUs are in hand
+		req := &w.req
 		req.header = h
-		if err := d.body(&req, body); err != nil {
+		if err := w.d.body(req, body); err != nil {
+			s.free <- w
 			level := slog.LevelDebug
 			if !warned {
 				level, warned = slog.LevelWarn, true
@@ -215,20 +243,54 @@ func (s *session) serve() error {
 			continue
 		}
 		if req.typ == typeClose {
+			s.free <- w
 			return fmt.Errorf("agentx: master closed the session (%s)", req.reason)
 		}
-		if !s.resp.answer(&req, &resp, s.sessionID.Load(), time.Now()) {
-			continue
-		}
-		if out, err = appendPacket(out[:0], &resp); err != nil {
-			// Only size can fail here: say tooBig rather than nothing.
-			resp.varbinds, resp.resError, resp.resIndex = resp.varbinds[:0], TooBig, 0
-			out, _ = appendPacket(out[:0], &resp)
-		}
-		if err := s.write(out); err != nil {
+		if err := s.dispatch(w); err != nil {
 			return err
 		}
 	}
+}
+
+// dispatch answers w's PDU, here or, when it must wait for fresh values,
+// apart; w goes back to s.free when answered.
+func (s *session) dispatch(w *worker) error {
+	now := time.Now()
+	if done, due := s.resp.prelude(&w.req, &w.resp, s.sessionID.Load()); done {
+		var err error
+		if due {
+			err = s.send(w)
+		}
+		s.free <- w
+		return err
+	}
+	p := s.resp.plan(&w.req, now)
+	if p.ready() {
+		s.resp.read(&w.sc, &w.req, &w.resp, p.s, now)
+		err := s.send(w)
+		s.free <- w
+		return err
+	}
+	s.workers.Add(1)
+	go func() {
+		defer s.workers.Done()
+		s.resp.take(&p)
+		s.resp.read(&w.sc, &w.req, &w.resp, p.s, time.Now())
+		s.send(w) // a failed write closes the connection: the reader returns
+		s.free <- w
+	}()
+	return nil
+}
+
+// send writes w's Response.
+func (s *session) send(w *worker) error {
+	var err error
+	if w.out, err = appendPacket(w.out[:0], &w.resp); err != nil {
+		// Only size can fail here: say tooBig rather than nothing.
+		w.resp.varbinds, w.resp.resError, w.resp.resIndex = w.resp.varbinds[:0], TooBig, 0
+		w.out, _ = appendPacket(w.out[:0], &w.resp)
+	}
+	return s.write(w.out)
 }
 
 // writeError answers a request that got no further than its header.

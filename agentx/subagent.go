@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 // Subagent serves a View to an AgentX master. Create it with New and keep it
@@ -36,8 +37,9 @@ type Subagent struct {
 }
 
 // New checks cfg and returns a Subagent that answers from view. view is
-// called on the socket reader, once per SNMP request (transactionID), so it
-// must return at once — typically an atomic load of the latest tree.
+// called once per SNMP request (transactionID), apart from the socket
+// reader (package doc): it may wait, but the master gives up on a
+// request after its timeout (net-snmp: 1 s).
 // Without moments to go back to, the requests of one walk may see
 // different snapshots: NewWithSource keeps walks consistent.
 func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
@@ -50,8 +52,9 @@ func New(cfg Config, view func() asn1tree.View) (*Subagent, error) {
 // NewWithSource is New answering from src: a new transaction from
 // src(nil), except that one whose GetNext or GetBulk goes on from where a
 // response of the session ended (asn1tree.Walks: all managers behind the
-// master share the session) is answered from that response's moment. src
-// is called like New's view.
+// master share the session) is answered from that response's moment, on
+// the socket reader: src with a moment must return at once. src(nil) is
+// called like New's view.
 func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
 	if src == nil {
 		return nil, errors.New("agentx: NewWithSource needs a view source")
@@ -133,8 +136,8 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 	if err != nil {
 		return nil, err
 	}
-	rsp := &responder{scope: a.scope, views: viewCache{src: a.src}, walks: &a.walks, peer: a.sessions.Add(1), ages: &a.ages,
-		writer: a.cfg.Writer, logger: a.log}
+	rsp := &responder{scope: a.scope, moments: snmpreq.Moments[uint64]{Src: a.src, Walks: &a.walks, Ages: &a.ages},
+		peer: a.sessions.Add(1), writer: a.cfg.Writer, logger: a.log}
 	s := newSession(conn, rsp, a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {

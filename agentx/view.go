@@ -2,9 +2,11 @@ package agentx
 
 import (
 	"sort"
+	"sync"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 // region is one registration: the subtree, or with a range (rangeSub > 0)
@@ -206,14 +208,6 @@ func (s *scope) search(v asn1tree.View, start asn1tree.OID, include bool, end as
 	return nil, asn1tree.Value{}, false
 }
 
-// release tells a View that holds resources for its answer (an
-// spmi.Answer pinning suppliers' values) that nothing reads it any more.
-func release(v asn1tree.View) {
-	if r, ok := v.(interface{ Release() }); ok {
-		r.Release()
-	}
-}
-
 // viewCacheSize covers the SNMP requests in flight at once: the master keeps
 // one transactionID per manager request across all its AgentX passes.
 const (
@@ -221,65 +215,80 @@ const (
 	viewCacheTTL  = 5 * time.Second
 )
 
+// viewSlot is the moment one transaction is answered from. use is held
+// by the PDU answering from it (the first one while it loads), so the
+// PDUs of one transaction take turns and see one loaded view.
 type viewSlot struct {
+	use  sync.Mutex
 	tid  uint32
-	view asn1tree.View
-	at   any           // the moment view shows; nil: none the source can return to
-	step asn1tree.Step // the walk the transaction goes on with
-	// loaded is when the view was loaded: the TTL counts from there.
+	mo   snmpreq.Moment // loaded under use
+	refs int            // guarded by viewCache.mu: the cache's and each PDU's
+	// loaded is when the slot was made: the TTL counts from there.
 	loaded time.Time
-	used   bool
 }
 
-// viewCache hands every PDU of one transactionID the same View. It belongs
-// to the session's reader goroutine and needs no lock.
+// viewCache hands every PDU of one transactionID the same moment. The
+// session's reader and the PDUs answered apart share it.
 type viewCache struct {
-	src   asn1tree.Source
-	slots [viewCacheSize]viewSlot
+	mu    sync.Mutex
+	slots [viewCacheSize]*viewSlot
 	next  int
+}
+
+// drop takes one reference off s; the last releases its view. c.mu is held.
+func (c *viewCache) drop(s *viewSlot) {
+	if s.refs--; s.refs == 0 {
+		s.mo.Release()
+	}
+}
+
+// done ends a PDU's use of s.
+func (c *viewCache) done(s *viewSlot) {
+	s.use.Unlock()
+	c.mu.Lock()
+	c.drop(s)
+	c.mu.Unlock()
 }
 
 // expire drops the views of transactions older than the TTL, so that a
 // session the master has stopped querying does not keep old snapshots
 // (and a tree suppliers have since left) alive.
 func (c *viewCache) expire(now time.Time) {
-	for i := range c.slots {
-		if s := &c.slots[i]; s.used && now.Sub(s.loaded) >= viewCacheTTL {
-			release(s.view)
-			*s = viewSlot{}
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for i, s := range c.slots {
+		if s != nil && now.Sub(s.loaded) >= viewCacheTTL {
+			c.drop(s)
+			c.slots[i] = nil
 		}
 	}
 }
 
-// find returns the slot of transaction tid, nil when it has none.
+// find returns the slot of transaction tid, referenced for the caller,
+// or nil when it has none.
 func (c *viewCache) find(tid uint32, now time.Time) *viewSlot {
-	for i := range c.slots {
-		s := &c.slots[i]
-		if s.used && s.tid == tid && now.Sub(s.loaded) < viewCacheTTL {
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	for _, s := range c.slots {
+		if s != nil && s.tid == tid && now.Sub(s.loaded) < viewCacheTTL {
+			s.refs++
 			return s
 		}
 	}
 	return nil
 }
 
-// load gives transaction tid a view of the moment step says (nil: the
-// current one), in the slot of the oldest transaction.
-func (c *viewCache) load(tid uint32, now time.Time, step asn1tree.Step) *viewSlot {
-	v, at := c.src(step.At())
-	s := &c.slots[c.next]
-	if s.view != nil {
-		release(s.view) // its transaction is over: the session answers in order
+// add makes transaction tid a slot, locked and referenced for the caller
+// to load, in the place of the oldest transaction's.
+func (c *viewCache) add(tid uint32, now time.Time) *viewSlot {
+	s := &viewSlot{tid: tid, loaded: now, refs: 2}
+	s.use.Lock()
+	c.mu.Lock()
+	defer c.mu.Unlock()
+	if old := c.slots[c.next]; old != nil {
+		c.drop(old) // a PDU still answering from it keeps it until done
 	}
-	*s = viewSlot{tid: tid, view: v, at: at, step: step, loaded: now, used: true}
+	c.slots[c.next] = s
 	c.next = (c.next + 1) % len(c.slots)
 	return s
-}
-
-// get returns the view of transaction tid, loading one of the current
-// moment for a new transaction.
-func (c *viewCache) get(tid uint32, now time.Time) asn1tree.View {
-	if s := c.find(tid, now); s != nil {
-		return s.view
-	}
-	return c.load(tid, now, asn1tree.Step{}).view
 }

@@ -20,17 +20,20 @@ func (v releasedView) Release() { *v.released++ }
 // idle session keeps no snapshot alive; younger ones stay.
 func TestViewCacheExpires(t *testing.T) {
 	n := 0
-	c := viewCache{src: asn1tree.Latest(func() asn1tree.View { return releasedView{released: &n} })}
+	r := newResponder(subtreeScope(testSubtrees...), func() asn1tree.View { return releasedView{released: &n} })
 	t0 := time.Now()
-	c.get(1, t0)
-	c.get(2, t0.Add(viewCacheTTL-time.Second))
+	for tid, at := range map[uint32]time.Time{1: t0, 2: t0.Add(viewCacheTTL - time.Second)} {
+		var resp packet
+		r.answer(&packet{header: header{version: 1, typ: typeGet, sessionID: 1, transactionID: tid}}, &resp, 1, at)
+	}
+	c := &r.views
 	c.expire(t0.Add(viewCacheTTL))
 	if n != 1 {
 		t.Fatalf("%d views released, want the expired one", n)
 	}
 	used := 0
 	for _, s := range c.slots {
-		if s.used {
+		if s != nil {
 			used++
 			if s.tid != 2 {
 				t.Fatalf("kept transaction %d, want 2", s.tid)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/asn1tree/walktest"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 // moments is the source of the walk tests: moment n's table is
@@ -80,7 +81,7 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 			synctest.Test(t, func(t *testing.T) {
 				src := moments()
 				var walks asn1tree.Walks[uint64]
-				r := &responder{scope: subtreeScope(testSubtrees...), views: viewCache{src: src.Source(t)}, walks: &walks, peer: 1}
+				r := walkResponder(subtreeScope(testSubtrees...), src.Source(t), &walks, 1)
 				w := &walker{t: t, r: r}
 				other := func() {
 					w.tid++ // another manager, behind the same master
@@ -105,7 +106,7 @@ func TestWalkAnsweredFromOneMoment(t *testing.T) {
 				if p.varbinds[0].num != cur {
 					t.Fatalf("the walk goes on from moment %d, want %d", p.varbinds[0].num, cur)
 				}
-				r2 := &responder{scope: r.scope, views: viewCache{src: r.views.src}, walks: &walks, peer: 2}
+				r2 := walkResponder(r.scope, r.moments.Src, &walks, 2)
 				p = ask(t, r2, &packet{header: header{version: 1, typ: typeGetNext, transactionID: w.tid + 1}, ranges: []searchRange{{start: p.varbinds[0].name}}})
 				if p.varbinds[0].num != cur+1 {
 					t.Errorf("another session's request from moment %d, want the fresh %d", p.varbinds[0].num, cur+1)
@@ -160,7 +161,7 @@ func TestEndOfMibViewContinuesNoWalk(t *testing.T) {
 	synctest.Test(t, func(t *testing.T) {
 		src := moments()
 		var walks asn1tree.Walks[uint64]
-		r := &responder{scope: subtreeScope(testSubtrees...), views: viewCache{src: src.Source(t)}, walks: &walks, peer: 1}
+		r := walkResponder(subtreeScope(testSubtrees...), src.Source(t), &walks, 1)
 		past := b("31") // after everything served
 		for i, req := range []*packet{
 			{header: header{version: 1, typ: typeGetNext, transactionID: 1}, ranges: []searchRange{{start: past}}},
@@ -179,4 +180,9 @@ func TestEndOfMibViewContinuesNoWalk(t *testing.T) {
 			time.Sleep(100 * time.Millisecond)
 		}
 	})
+}
+
+// walkResponder is a session's responder keeping walks as peer.
+func walkResponder(sc *scope, src asn1tree.Source, walks *asn1tree.Walks[uint64], peer uint64) *responder {
+	return &responder{scope: sc, moments: snmpreq.Moments[uint64]{Src: src, Walks: walks}, peer: peer}
 }

@@ -4,73 +4,61 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
-// getBulk answers a GetBulk (RFC 3416 4.2.3): N non-repeaters, then up to
-// M repetitions of the R repeaters, cut to the varbind cap and the size
-// limit.
-func getBulk(view asn1tree.View, q *request, s *scratch, maxRepetitions int) (int, int) {
-	w := &s.resp
-	l := len(q.names)
-	n := min(max(int(q.a), 0), l)
-	m := max(int(q.b), 0)
-	for i, name := range q.names[:n] {
-		o, v, ok := view.Search(name, false, nil)
-		if !ok {
-			w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
-		} else if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
-			return fail(q, w, gosnmp.GenErr, i)
-		} else {
-			s.names = append(s.names, o)
-		}
-		if !w.fits(0, 0) {
-			return tooBig(w)
-		}
+// nextAnswer is the response to a GetNext or GetBulk as snmpreq builds
+// it: each search from where its varbind stands, encoded at once.
+type nextAnswer struct {
+	view asn1tree.View
+	w    *response
+	cur  []asn1tree.OID // where each request varbind stands
+	v1   bool
+}
+
+func (a *nextAnswer) Next(i int) (asn1tree.OID, bool, bool) {
+	name := a.cur[i]
+	o, v, found := next(a.view, name, a.v1)
+	if !found {
+		a.w.buf = appendException(a.w.buf, name, gosnmp.EndOfMibView)
+		return nil, false, true
 	}
-	if n == l || m == 0 {
-		return 0, 0
+	var ok bool
+	if a.w.buf, ok = appendVarBind(a.w.buf, o, &v); !ok {
+		return nil, true, false
 	}
-	// The cap may cut the response, but never inside the first repetition.
-	limit := max(maxRepetitions, l)
-	count := n
-	s.cur = append(s.cur[:0], q.names[n:]...)
-	s.ended = s.ended[:0]
-	for range s.cur {
-		s.ended = append(s.ended, false)
-	}
-	for range m {
-		allEnded := true
-		for j, name := range s.cur {
-			if count == limit {
-				return 0, 0
-			}
-			mark, named := w.mark(), len(s.names)
-			if s.ended[j] {
-				w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
-			} else if o, v, ok := view.Search(name, false, nil); !ok {
-				s.ended[j] = true
-				w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
-			} else {
-				allEnded = false
-				s.cur[j] = o
-				if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
-					return fail(q, w, gosnmp.GenErr, n+j)
-				}
-				s.names = append(s.names, o)
-			}
-			if !w.fits(0, 0) {
-				w.undo(mark)
-				s.names = s.names[:named]
-				if count == 0 {
-					return tooBig(w)
-				}
-				return 0, 0
-			}
-			count++
-		}
-		if allEnded {
-			break
-		}
+	a.cur[i] = o
+	return o, true, true
+}
+
+func (a *nextAnswer) End(i int) {
+	a.w.buf = appendException(a.w.buf, a.cur[i], gosnmp.EndOfMibView)
+}
+
+func (a *nextAnswer) Mark() int     { return a.w.mark() }
+func (a *nextAnswer) Undo(mark int) { a.w.undo(mark) }
+func (a *nextAnswer) Fits() bool    { return a.w.fits(0, 0) }
+
+func (a *nextAnswer) forget() {
+	a.view = nil
+	clear(a.cur)
+}
+
+// serve answers a GetNext or GetBulk by snmpreq's rules; maxRepetitions
+// caps a GetBulk's varbinds.
+func (s *scratch) serve(view asn1tree.View, q *request, maxRepetitions int) (int, int) {
+	a := &s.next
+	a.view, a.w, a.v1 = view, &s.resp, q.version == int(gosnmp.Version1)
+	a.cur = append(a.cur[:0], q.names...)
+	res := s.rules.Serve(a, &snmpreq.Request{Op: q.op(), N: len(q.names), NonRepeaters: int(q.a),
+		MaxRepetitions: int(q.b), V1: a.v1, MaxVarBinds: maxRepetitions})
+	switch res.Err {
+	case snmpreq.TooBig:
+		return tooBig(a.w)
+	case snmpreq.GenErr:
+		return fail(q, a.w, gosnmp.GenErr, res.Index)
+	case snmpreq.NoSuchName:
+		return fail(q, a.w, gosnmp.NoSuchName, res.Index)
 	}
 	return 0, 0
 }

@@ -45,12 +45,13 @@
 //     to sysServices, sysORLastChange and one sysORTable entry) is served
 //     in front of the tree, merged in OID order, for managers' discovery;
 //     sysUpTime counts from New. Under AgentX the master serves its own.
-//   - GetBulk follows RFC 3416 4.2.3: negative non-repeaters and
-//     max-repetitions count as zero; a response holds at most
-//     Config.MaxRepetitions varbinds, but always one whole repetition; it
-//     stops after a repetition that is all endOfMibView; repetitions that
-//     would exceed the message size are cut off. Only when the
-//     non-repeaters (or the first varbind) do not fit is the answer tooBig.
+//   - GetBulk follows RFC 3416 4.2.3 as package snmpreq has it for both
+//     front ends: negative non-repeaters and max-repetitions count as zero;
+//     a response holds at most Config.MaxRepetitions varbinds, but always
+//     one whole repetition; it stops after a repetition that is all
+//     endOfMibView; varbinds that would exceed the message size are cut
+//     off after the last that fits. Only when the non-repeaters (or the
+//     first varbind) do not fit is the answer tooBig.
 //   - A Get, GetNext or Set response bigger than the size limit becomes
 //     tooBig with error-index 0 and no varbinds; if even that does not fit,
 //     the request is dropped and counted in SilentDrops.

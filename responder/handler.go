@@ -9,6 +9,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 // scratch is the memory one request needs, reused from request to request
@@ -16,32 +17,23 @@ import (
 type scratch struct {
 	req         request
 	resp        response
-	cur         []asn1tree.OID // GetBulk: where each repeater stands
-	ended       []bool         // GetBulk: the repeater reached endOfMibView
-	sv          sysView        // the system group before the tree's view
-	fv          filterView     // v3: the subtrees a user may read
-	m           v3msg          // v3: the message's header
-	plain       []byte         // v3: the decrypted scopedPDU, then the response's
-	out         []byte         // v3: the response message
-	vb          []byte         // v3: a Report's varbind
-	rep         []byte         // v3: a Report's PDU
-	iv          [16]byte       // v3: AES IV
-	digest, sum []byte         // v3: HMACs
-	mac         hash.Hash      // v3: the HMAC of macUser
+	rules       snmpreq.Scratch
+	next        nextAnswer // GetNext, GetBulk: the response as snmpreq builds it
+	sv          sysView    // the system group before the tree's view
+	fv          filterView // v3: the subtrees a user may read
+	m           v3msg      // v3: the message's header
+	plain       []byte     // v3: the decrypted scopedPDU, then the response's
+	out         []byte     // v3: the response message
+	vb          []byte     // v3: a Report's varbind
+	rep         []byte     // v3: a Report's PDU
+	iv          [16]byte   // v3: AES IV
+	digest, sum []byte     // v3: HMACs
+	mac         hash.Hash  // v3: the HMAC of macUser
 	macUser     *user
 	block       cipher.Block // v3: the AES cipher of blockUser
 	blockUser   *user
 	why         error          // why the last packet got no answer, for the log
 	from        netip.AddrPort // the manager: walks are told apart by its address
-	names       []asn1tree.OID // the response's varbind names, where a walk goes on (none of an endOfMibView)
-}
-
-// emptyView serves when the view function returns nil.
-type emptyView struct{}
-
-func (emptyView) Get(asn1tree.OID) (asn1tree.Value, bool) { return asn1tree.Value{}, false }
-func (emptyView) Search(asn1tree.OID, bool, asn1tree.OID) (asn1tree.OID, asn1tree.Value, bool) {
-	return nil, asn1tree.Value{}, false
 }
 
 // handle answers one datagram; nil means no answer (s.why says why).
@@ -85,24 +77,16 @@ func (r *Responder) handle(pkt []byte, s *scratch) []byte {
 // its PDU, of at most max octets, with what u may read.
 func (r *Responder) answer(q *request, s *scratch, set *settings, u *user, max int) []byte {
 	st := &r.stats
-	first := walkStart(q)
-	var step asn1tree.Step
-	if first != nil {
-		step = r.walks.Lookup(s.from, first)
-	}
-	view, at := r.src(step.At())
-	if view == nil {
-		view, at = emptyView{}, nil
-	}
+	op := q.op()
+	first, _ := snmpreq.First(op, q.names, int(q.a))
+	mo := r.moments.Open(r.moments.Lookup(s.from, first))
 	// The values are encoded when the switch below ends: what the view
 	// pinned for them (suppliers' values) can then be reused.
-	if rel, ok := view.(interface{ Release() }); ok {
-		defer rel.Release()
-	}
+	defer mo.Release()
 	// The scratch outlives the request: it must not keep the snapshot
 	// (and a tree suppliers may since have left) alive.
 	defer s.forget()
-	data := view
+	view := mo.View
 	if set.sys != nil {
 		s.sv = sysView{sys: set.sys, mgmt: mgmtView{r}, main: view, ticks: ticks(r.start, r.now())}
 		view = &s.sv
@@ -119,48 +103,43 @@ func (r *Responder) answer(q *request, s *scratch, set *settings, u *user, max i
 	case gosnmp.GetRequest:
 		st.InGetRequests.Add(1)
 		status, index = get(view, q, w)
-	case gosnmp.GetNextRequest:
-		st.InGetNexts.Add(1)
-		status, index = getNext(view, q, s)
-	case gosnmp.GetBulkRequest:
-		st.InGetBulks.Add(1)
-		status, index = getBulk(view, q, s, set.maxRepetitions)
+	case gosnmp.GetNextRequest, gosnmp.GetBulkRequest:
+		if op == snmpreq.GetNext {
+			st.InGetNexts.Add(1)
+		} else {
+			st.InGetBulks.Add(1)
+		}
+		status, index = s.serve(view, q, set.maxRepetitions)
 	default:
 		st.InSetRequests.Add(1)
 		status, index = refuseSet(q, w)
 	}
 	out, status := r.finish(w, status, index, s)
 	if out != nil && status == 0 {
-		if first != nil && len(s.names) > 0 {
-			r.walks.Record(step, s.from, at, s.names)
-		}
-		st.DataAge.Record(data, r.now())
+		r.moments.Answered(&mo, s.from, first != nil, s.rules.Names(), r.now())
 	}
 	return out
 }
 
-// walkStart is the OID that tells which walk a GetNext or GetBulk goes
-// on with: its first, for a GetBulk its first repeater's where it has
-// one. nil for other requests.
-func walkStart(q *request) asn1tree.OID {
-	switch {
-	case len(q.names) == 0:
-		return nil
-	case q.pduType == gosnmp.GetNextRequest:
-		return q.names[0]
-	case q.pduType == gosnmp.GetBulkRequest:
-		return q.names[min(max(int(q.a), 0), len(q.names)-1)]
+// op is the request's kind for snmpreq (0 for a Set).
+func (q *request) op() snmpreq.Op {
+	switch q.pduType {
+	case gosnmp.GetRequest:
+		return snmpreq.Get
+	case gosnmp.GetNextRequest:
+		return snmpreq.GetNext
+	case gosnmp.GetBulkRequest:
+		return snmpreq.GetBulk
 	}
-	return nil
+	return 0
 }
 
 // forget drops what the scratch refers to of the request's view.
 func (s *scratch) forget() {
 	s.sv = sysView{}
 	s.fv = filterView{}
-	clear(s.names)
-	s.names = s.names[:0]
-	clear(s.cur)
+	s.rules.Forget()
+	s.next.forget()
 }
 
 // finish sends tooBig in place of a response over the size limit; it
@@ -241,29 +220,6 @@ func next(view asn1tree.View, name asn1tree.OID, v1 bool) (asn1tree.OID, asn1tre
 		o, v, ok = view.Search(o, false, nil)
 	}
 	return o, v, ok
-}
-
-func getNext(view asn1tree.View, q *request, s *scratch) (int, int) {
-	w := &s.resp
-	v1 := q.version == int(gosnmp.Version1)
-	for i, name := range q.names {
-		o, v, ok := next(view, name, v1)
-		switch {
-		case !ok && v1:
-			return fail(q, w, gosnmp.NoSuchName, i)
-		case !ok:
-			w.buf = appendException(w.buf, name, gosnmp.EndOfMibView)
-		default:
-			if w.buf, ok = appendVarBind(w.buf, o, &v); !ok {
-				return fail(q, w, gosnmp.GenErr, i)
-			}
-			s.names = append(s.names, o)
-		}
-		if len(w.buf)-w.head > w.max {
-			return tooBig(w)
-		}
-	}
-	return 0, 0
 }
 
 // refuseSet answers a Set on this read-only agent; without varbinds there

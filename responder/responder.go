@@ -12,21 +12,23 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/snmpreq"
 )
 
 var errTooBigToAnswer = errors.New("even a tooBig response exceeds the size limit")
 
 // Responder is the standalone SNMP agent. Create it with New, serve with Run.
 type Responder struct {
-	cfg   Config       // as given to New; live holds the current settings
-	addr  *net.UDPAddr // resolved listen address
-	live  atomic.Pointer[settings]
-	src   asn1tree.Source
-	walks asn1tree.Walks[netip.AddrPort] // by the manager's address
-	log   *slog.Logger
-	stats Stats
-	start time.Time        // sysUpTime counts from here
-	now   func() time.Time // time.Now; tests set a clock
+	cfg  Config       // as given to New; live holds the current settings
+	addr *net.UDPAddr // resolved listen address
+	live atomic.Pointer[settings]
+	// moments: the views, walks (by the manager's address) and data ages.
+	moments snmpreq.Moments[netip.AddrPort]
+	walks   asn1tree.Walks[netip.AddrPort]
+	log     *slog.Logger
+	stats   Stats
+	start   time.Time        // sysUpTime counts from here
+	now     func() time.Time // time.Now; tests set a clock
 
 	engine *engine // SNMPv3; nil without Config.V3
 
@@ -68,13 +70,14 @@ func NewWithSource(cfg Config, src asn1tree.Source, log *slog.Logger) (*Responde
 		log = slog.New(slog.DiscardHandler)
 	}
 	r := &Responder{
-		cfg: cfg, addr: addr, src: src, start: time.Now(), now: time.Now,
+		cfg: cfg, addr: addr, start: time.Now(), now: time.Now,
 		log: log.With("component", "responder"), ready: make(chan struct{}),
 	}
 	set, err := newSettings(cfg)
 	if err != nil {
 		return nil, fmt.Errorf("responder: %w", err)
 	}
+	r.moments = snmpreq.Moments[netip.AddrPort]{Src: src, Walks: &r.walks, Ages: &r.stats.DataAge}
 	r.live.Store(set)
 	if cfg.V3 != nil {
 		r.engine = newEngine(cfg.V3)
