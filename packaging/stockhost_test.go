@@ -20,6 +20,7 @@ func TestREADMEOnAStockDebianRoot(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a Debian root with debootstrap (minutes): skipped under -short")
 	}
+	t.Parallel() // minutes of download and build, beside the package's other tests
 	if os.Geteuid() != 0 {
 		t.Fatal("scripts/stock-host.sh needs root (debootstrap, chroot, namespaces); run it as root (CI does)")
 	}
