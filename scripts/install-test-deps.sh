@@ -12,7 +12,7 @@
 # succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
-packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt strace iproute2"
+packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt strace iproute2 debootstrap"
 # collectd-core alone starts no daemon (its service needs
 # /etc/collectd/collectd.conf, which the collectd package ships); the
 # snmp plugin's libnetsnmp comes with snmp above.
@@ -50,6 +50,7 @@ check_all() {
 	check snmptt snmptt
 	check strace strace
 	check ip iproute2
+	check debootstrap debootstrap
 }
 
 check_all

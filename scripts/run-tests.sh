@@ -42,7 +42,7 @@ watcher=$!
 trap 'kill $watcher 2>/dev/null || true; rm -rf "$seen"' EXIT
 
 step "go test -race: the daemon's module (about 5 minutes; snmpd, snmptrapd and snmp_exporter run on loopback)"
-phase "the daemon's module (go test -race ./...)" "$GO" test -race -count=1 -timeout 20m ./...
+phase "the daemon's module (go test -race ./...)" "$GO" test -race -count=1 -timeout 30m ./...
 step "go test -race: the client module (client/)"
 clientTests() { (cd client && "$GO" test -race -count=1 -timeout 10m ./...); }
 phase "the client module (cd client && go test -race ./...)" clientTests

@@ -32,9 +32,11 @@ func TestHotsetsDocSNMPWritesRunAsWritten(t *testing.T) {
 		}
 	}
 	conf = append(conf, "agentXSocket unix:$HARNESS_DIR/master")
-	// net-snmp's tools keep their state in the test's directory, not /var/lib/snmp.
+	// net-snmp's tools keep their state in the test's directory, not
+	// /var/lib/snmp, and read the host's /etc/snmp/snmp.conf as a user's
+	// shell does (Debian's "mibs :" loads no module the command does not name).
 	before := "mkdir -p \"$HARNESS_DIR/snmpvar\" \"$HARNESS_DIR/clientvar\"\n" +
-		"export SNMP_PERSISTENT_DIR=\"$HARNESS_DIR/clientvar\" SNMPCONFPATH=\"$HARNESS_DIR/clientvar\"\ncat >\"$HARNESS_DIR/snmpd.conf\" <<EOF\n" + strings.Join(conf, "\n") + "\nEOF\n" +
+		"export SNMP_PERSISTENT_DIR=\"$HARNESS_DIR/clientvar\" SNMPCONFPATH=\"/etc/snmp:$HARNESS_DIR/clientvar\"\ncat >\"$HARNESS_DIR/snmpd.conf\" <<EOF\n" + strings.Join(conf, "\n") + "\nEOF\n" +
 		tools.Snmpd + " -f -Lf \"$HARNESS_DIR/snmpd.log\" -C -c \"$HARNESS_DIR/snmpd.conf\" -p \"$HARNESS_DIR/snmpd.pid\" -I -smux &\n" +
 		"for i in $(seq 600); do [ -S \"$HARNESS_DIR/master\" ] && break; sleep 0.1; done\n"
 	// After the daemon: its subtree registered with snmpd.
@@ -45,10 +47,16 @@ func TestHotsetsDocSNMPWritesRunAsWritten(t *testing.T) {
 		text = append(text, b.Text)
 	}
 	joined := docexamples.Block{File: blocks[0].File, Line: blocks[0].Line, Text: wait + strings.Join(text, "")}
-	out, stderr := runBeside(t, joined, beside{listen: "none", before: before, daemonArgs: "--agentx unix:$HARNESS_DIR/master"})
-	row := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.1\.1\.11\.7\.115\.110\.109\.112\.104\.111\.116 = INTEGER: `
+	out, stderr := runBeside(t, joined, beside{listen: "none", before: before, daemonArgs: "--agentx unix:$HARNESS_DIR/master", installMIB: true})
+	// By number: created; by name, from the installed module: listed, then destroyed.
+	created := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.1\.1\.11\.7\.115\.110\.109\.112\.104\.111\.116 = INTEGER: 4`
+	listed := `"?snmphot"?\s+Disk/\*/busy\s+3\s+80\b.*\bactive\b`
+	destroyed := `SUBAGENT-MIB::hotsetDefRowStatus\."snmphot" = INTEGER: destroy\(6\)`
 	host := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.2\.1\.4\.9\.49\.50\.55\.46\.48\.46\.48\.46\.57 = INTEGER: 4`
-	for _, want := range []string{row + "4", row + "6", host} {
+	if strings.Contains(stderr, "Cannot find module") || strings.Contains(stderr, "Unknown Object Identifier") {
+		t.Errorf("the named commands did not find the installed module:\n%s", stderr)
+	}
+	for _, want := range []string{created, listed, destroyed, host} {
 		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
 			t.Errorf("the blocks' output lacks %s:\n%s\n%s", want, out, stderr)
 		}

@@ -32,6 +32,10 @@ type beside struct {
 	files      map[string]string
 	before     string
 	daemonArgs string
+	// installMIB runs the block in a mount namespace of its own too, with
+	// the shipped MIBs/*.txt beside net-snmp's own in /usr/share/snmp/mibs,
+	// as the package and `make install` put them.
+	installMIB bool
 }
 
 // besideDaemonOn is besideDaemon for any block, with the daemon's
@@ -86,7 +90,16 @@ func runBeside(t *testing.T, block docexamples.Block, o beside) (string, string)
 	defer cancel()
 	argv := []string{"bash", "-e", "-c", script}
 	if isolated {
-		argv = []string{"unshare", "--net", "bash", "-e", "-c", "ip link set lo up\n" + script}
+		prefix := "ip link set lo up\n"
+		argv = []string{"unshare", "--net"}
+		if o.installMIB {
+			argv = append(argv, "--mount", "--propagation", "private")
+			prefix += "mkdir \"$HARNESS_DIR/mibs\"\ncp -a /usr/share/snmp/mibs/. MIBs/*.txt \"$HARNESS_DIR/mibs/\"\n" +
+				"mount --bind \"$HARNESS_DIR/mibs\" /usr/share/snmp/mibs\n"
+		}
+		argv = append(argv, "bash", "-e", "-c", prefix+script)
+	} else if o.installMIB {
+		t.Fatal("installMIB needs the block's own namespaces (a fixed listen address)")
 	}
 	cmd := exec.CommandContext(ctx, argv[0], argv[1:]...)
 	cmd.Dir = dir
