@@ -84,6 +84,8 @@ type SNMP struct {
 	SNMPSystem `mapstructure:",squash"` // the system group (config/snmp.go)
 	// Users are the SNMPv3 users (config/snmpusers.go).
 	Users []SNMPUser `mapstructure:"users"`
+	// Throttle bounds the SNMPv3 failures answered per source (config/snmp.go).
+	Throttle SNMPThrottle `mapstructure:"throttle"`
 }
 
 // AgentXSession configures the AgentX session.
@@ -312,6 +314,7 @@ func (c *Config) finish() error {
 		bad("snmp.community", "must not be empty without snmp.users (\"\" turns SNMPv1/v2c off where SNMPv3 users are configured)")
 	}
 	c.SNMP.checkUsers(bad)
+	c.SNMP.Throttle.check(bad)
 	if c.SNMP.MaxRepetitions < 1 || c.SNMP.MaxRepetitions > 10000 {
 		bad("snmp.max_repetitions", "%d is not from 1 to 10000", c.SNMP.MaxRepetitions)
 	}

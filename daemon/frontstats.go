@@ -29,7 +29,8 @@ var (
 	// ResponderAgeStats follow ResponderStats.
 	ResponderAgeStats = dataAgeStats(7)
 	// ResponderUSMStats follow them: the usmStats counters (RFC 3414),
-	// what SNMPv3 requests were refused for.
+	// what SNMPv3 requests were refused for, and what the per-source
+	// failure limits left unanswered.
 	ResponderUSMStats = []spmiwire.StatDesc{
 		{Name: "unsupseclevels", Descr: "SNMPv3 messages at a level the user lacks", ASN: 9, Max: 10, Val: ddswire.SiCounter},
 		{Name: "notintimewindows", Descr: "SNMPv3 messages outside the 150 s time window", ASN: 10, Max: 10, Val: ddswire.SiCounter},
@@ -37,6 +38,7 @@ var (
 		{Name: "unknownengineids", Descr: "SNMPv3 messages for another engine ID (discovery)", ASN: 12, Max: 10, Val: ddswire.SiCounter},
 		{Name: "wrongdigests", Descr: "SNMPv3 messages with a wrong digest (password)", ASN: 13, Max: 10, Val: ddswire.SiCounter},
 		{Name: "decrypterrors", Descr: "SNMPv3 messages that could not be decrypted", ASN: 14, Max: 10, Val: ddswire.SiCounter},
+		{Name: "throttled", Descr: "SNMPv3 messages dropped by per-source limits (snmp.throttle)", ASN: 15, Max: 10, Val: ddswire.SiCounter},
 	}
 )
 
@@ -100,6 +102,7 @@ func ResponderExtra(counts func() responder.Counts) Extra {
 		return b.Stats(cx, ResponderUSMStats, []spmiwire.Value{
 			spmiwire.Uint(c.UnsupportedSecLevels), spmiwire.Uint(c.NotInTimeWindows), spmiwire.Uint(c.UnknownUserNames),
 			spmiwire.Uint(c.UnknownEngineIDs), spmiwire.Uint(c.WrongDigests), spmiwire.Uint(c.DecryptionErrors),
+			spmiwire.Uint(c.Throttled),
 		})
 	}
 }

@@ -12,6 +12,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/usm"
 )
 
 var errTooBigToAnswer = errors.New("even a tooBig response exceeds the size limit")
@@ -29,6 +30,9 @@ type Responder struct {
 	now   func() time.Time // time.Now; tests set a clock
 
 	engine *engine // SNMPv3; nil without Config.V3
+	// fails and discoveries throttle the SNMPv3 failures of each source
+	// (Config.AuthFailures, Config.Discoveries).
+	fails, discoveries *usm.Throttle
 
 	running atomic.Bool
 	pre     atomic.Pointer[net.UDPConn] // bound by Bind, taken by Run
@@ -79,6 +83,7 @@ func NewWithSource(cfg Config, src asn1tree.Source, log *slog.Logger) (*Responde
 	if cfg.V3 != nil {
 		r.engine = newEngine(cfg.V3)
 	}
+	r.fails, r.discoveries = usm.NewThrottle(cfg.AuthFailures), usm.NewThrottle(cfg.Discoveries)
 	return r, nil
 }
 

@@ -40,6 +40,11 @@ type Stats struct {
 	DecryptionErrors       atomic.Uint64
 	OutReports             atomic.Uint64 // Reports sent for the counters above
 	OutAuthorizationErrors atomic.Uint64 // below a user's minimum level
+	// Throttled are SNMPv3 messages not answered for their source's
+	// failure limits (Config.AuthFailures, Config.Discoveries): failures
+	// over them (counted in usmStats too), and requests of a source that
+	// has spent them.
+	Throttled atomic.Uint64
 	// DataAge is how old the data of the answers was, for views that
 	// tell (asn1tree.DataTimer).
 	DataAge asn1tree.DataAges
@@ -54,7 +59,7 @@ type Counts struct {
 	UnknownSecurityModels, InvalidMsgs, UnknownPDUHandlers, UnknownContexts   uint64
 	UnsupportedSecLevels, NotInTimeWindows, UnknownUserNames                  uint64
 	UnknownEngineIDs, WrongDigests, DecryptionErrors                          uint64
-	OutReports, OutAuthorizationErrors                                        uint64
+	OutReports, OutAuthorizationErrors, Throttled                             uint64
 	// The age of the last answer's data, and the largest of the last 30
 	// to 60 seconds.
 	DataAge, MaxDataAge time.Duration
@@ -79,5 +84,6 @@ func (s *Stats) Snapshot() Counts {
 		UnknownUserNames: s.UnknownUserNames.Load(), UnknownEngineIDs: s.UnknownEngineIDs.Load(),
 		WrongDigests: s.WrongDigests.Load(), DecryptionErrors: s.DecryptionErrors.Load(),
 		OutReports: s.OutReports.Load(), OutAuthorizationErrors: s.OutAuthorizationErrors.Load(),
+		Throttled: s.Throttled.Load(),
 	}
 }

@@ -184,6 +184,7 @@ func warnMD5(c *config.Config, log *slog.Logger) {
 func responderConfig(c *config.Config, eng usm.Engine) (responder.Config, error) {
 	rc := responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
 		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c)}
+	rc.AuthFailures, rc.Discoveries = c.SNMP.Throttle.Limits()
 	if eng.ID == nil {
 		if len(c.SNMP.Users) > 0 {
 			return responder.Config{}, errors.New("snmp.users: SNMPv3 is off since the start, which could not read or write the engine's state (see the log); fix the state directory and restart")

@@ -1,0 +1,154 @@
+package responder
+
+import (
+	"bytes"
+	"net"
+	"net/netip"
+	"testing"
+	"time"
+
+	"github.com/gosnmp/gosnmp"
+
+	"github.com/perfagent/subagent/usm"
+)
+
+// The handler drops what a source's failure limits drop: counted in
+// usmStats and Throttled; a right password from a spent source gets no
+// answer either (no guess is told right), another source does.
+func TestV3ThrottleHandler(t *testing.T) {
+	c := testCreds("u", "SHA256", "AES")
+	r, clock := v3Responder(t, testUser(t, c))
+	wrong := c
+	wrong.AuthPass = "not-the-password"
+	bad := v3Packet(t, wrong, 7, 0, gosnmp.GetRequest, base+".1.0")
+	good := v3Packet(t, c, 7, 0, gosnmp.GetRequest, base+".1.0")
+	attacker := netip.MustParseAddrPort("127.0.0.1:4000")
+	other := netip.MustParseAddrPort("[::1]:4000")
+	send := func(from netip.AddrPort, pkt []byte) bool {
+		s := scratch{from: from}
+		return r.handle(bytes.Clone(pkt), &s) != nil
+	}
+	lim := usm.DefaultFailureLimits
+	answered := 0
+	for range 1000 {
+		if send(attacker, bad) {
+			answered++
+		}
+	}
+	if answered != lim.Burst {
+		t.Errorf("%d of 1000 wrong digests answered at once, want the burst %d", answered, lim.Burst)
+	}
+	if n := r.stats.WrongDigests.Load(); n != 1000 {
+		t.Errorf("usmStatsWrongDigests %d, want 1000", n)
+	}
+	if n := r.stats.Throttled.Load(); n != uint64(1000-answered) {
+		t.Errorf("Throttled %d, want %d", n, 1000-answered)
+	}
+	if send(attacker, good) {
+		t.Error("the right password from the spent source was answered")
+	}
+	if !send(other, good) {
+		t.Error("another source was not answered")
+	}
+	// A minute refills PerMinute failures, at most the burst.
+	clock.advance(time.Minute)
+	if !send(attacker, good) {
+		t.Error("the attacker's source still spent a minute later")
+	}
+	// Discoveries have limits of their own.
+	probe := &gosnmp.SnmpPacket{Version: gosnmp.Version3, MsgFlags: gosnmp.NoAuthNoPriv | gosnmp.Reportable,
+		SecurityModel: gosnmp.UserSecurityModel, SecurityParameters: &gosnmp.UsmSecurityParameters{Logger: gosnmp.NewLogger(nil)},
+		PDUType: gosnmp.GetRequest, MsgID: 5, RequestID: 77, MsgMaxSize: 65507}
+	disc, err := probe.MarshalMsg()
+	if err != nil {
+		t.Fatal(err)
+	}
+	answered = 0
+	for range 1000 {
+		if send(attacker, disc) {
+			answered++
+		}
+	}
+	if want := usm.DefaultDiscoveryLimits.Burst; answered != want {
+		t.Errorf("%d of 1000 discoveries answered at once, want the burst %d", answered, want)
+	}
+	if n := r.stats.UnknownEngineIDs.Load(); n != 1000 {
+		t.Errorf("usmStatsUnknownEngineIDs %d, want 1000", n)
+	}
+}
+
+// Over UDP: a wrong-digest flood from 127.0.0.1 gets at most the burst
+// plus PerMinute a minute of answers, all counted in
+// usmStatsWrongDigests, while a manager at 127.0.0.2 is answered all the
+// time. The test's clock moves a minute between rounds.
+func TestV3ThrottleFloodOverUDP(t *testing.T) {
+	c := testCreds("nms", "SHA256", "AES")
+	r, clock := v3Responder(t, testUser(t, c))
+	_, addr := runResponder(t, r)
+	to := net.UDPAddrFromAddrPort(netip.MustParseAddrPort(addr))
+	legit := gosnmpClientFrom(t, "127.0.0.2:0", addr, c)
+	if _, err := legit.Get([]string{base + ".1.0"}); err != nil {
+		t.Skipf("no manager at 127.0.0.2 (loopback without 127.0.0.0/8?): %v", err)
+	}
+	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer conn.Close()
+	wrong := c
+	wrong.AuthPass = "guess-0001"
+	bad := v3Packet(t, wrong, 7, 0, gosnmp.GetRequest, base+".1.0")
+	// A v2c Get answered after the batch before it: one goroutine
+	// answers in order, so every Report of the batch has come before.
+	sync := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetRequest, 0, 0, base+".1.0")
+	lim := usm.DefaultFailureLimits
+	const rounds, batches, batch = 3, 10, 50
+	buf := make([]byte, 65536)
+	sent, reports := 0, 0
+	for round := range rounds {
+		if round > 0 {
+			clock.advance(time.Minute)
+		}
+		got := 0
+		for range batches {
+			for range batch {
+				if _, err := conn.WriteToUDP(bad, to); err != nil {
+					t.Fatal(err)
+				}
+			}
+			sent += batch
+			if _, err := conn.WriteToUDP(sync, to); err != nil {
+				t.Fatal(err)
+			}
+			for {
+				conn.SetReadDeadline(time.Now().Add(10 * time.Second))
+				n, err := conn.Read(buf)
+				if err != nil {
+					t.Fatalf("no answer to the v2c Get after a batch: %v", err)
+				}
+				if bytes.Contains(buf[:n], []byte("public")) { // the v2c answer
+					break
+				}
+				got++
+			}
+			if _, err := legit.Get([]string{base + ".1.0"}); err != nil {
+				t.Fatalf("round %d: the manager at 127.0.0.2 got no answer: %v", round, err)
+			}
+		}
+		// A minute refills PerMinute, but a source holds at most the burst.
+		if got > lim.Burst {
+			t.Errorf("round %d: %d of %d wrong digests answered, over the limits %+v", round, got, batches*batch, lim)
+		}
+		if got == 0 {
+			t.Errorf("round %d: no wrong digest answered; the limit leaves the burst", round)
+		}
+		reports += got
+	}
+	if n := r.stats.WrongDigests.Load(); n != uint64(sent) {
+		t.Errorf("usmStatsWrongDigests %d, want every one of the %d sent", n, sent)
+	}
+	if n := r.stats.Throttled.Load(); n != uint64(sent-reports) {
+		t.Errorf("Throttled %d, want %d (sent %d, answered %d)", n, sent-reports, sent, reports)
+	}
+	t.Logf("%d wrong digests in %d rounds a minute apart: %d answered; the manager at 127.0.0.2 answered %d times", sent, rounds, reports, rounds*batches+1)
+}
