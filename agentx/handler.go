@@ -1,10 +1,10 @@
 package agentx
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // responder answers the master's requests for one session. It runs on the
@@ -23,9 +23,9 @@ type responder struct {
 	names []asn1tree.OID     // a response's varbind names, reused
 	ages  *asn1tree.DataAges // nil: not kept
 
-	writer  Writer      // nil: every Set is refused
-	pending *pendingSet // the Set between TestSet and its end
-	logger  *slog.Logger
+	writer  Writer       // nil: every Set is refused
+	pending *pendingSet  // the Set between TestSet and its end
+	setLog  *foldlog.Log // failed Sets; nil: not logged
 }
 
 // newResponder answers from the current view of load for each transaction.

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // Subagent serves a View to an AgentX master. Create it with New and keep it
@@ -25,6 +26,7 @@ type Subagent struct {
 	sessions         atomic.Uint64          // sessions opened: each one's number among the walks
 	ages             asn1tree.DataAges
 	log              *slog.Logger
+	setLog           *foldlog.Log // failed Sets, folded across sessions
 	running          atomic.Bool
 	// dial connects to the master; tests replace it with an in-memory
 	// pipe whose deadlines run on their own clock.
@@ -64,7 +66,7 @@ func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
 	regs := cfg.registrations()
 	d := &net.Dialer{Timeout: cfg.RequestTimeout}
 	return &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
-		src: src, log: cfg.Logger, dial: d.DialContext, up: make(chan struct{})}, nil
+		src: src, log: cfg.Logger, setLog: foldlog.New(cfg.Logger, slog.LevelInfo), dial: d.DialContext, up: make(chan struct{})}, nil
 }
 
 // DataAge returns how old the data of the answers was, for views that
@@ -134,7 +136,7 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 		return nil, err
 	}
 	rsp := &responder{scope: a.scope, views: viewCache{src: a.src}, walks: &a.walks, peer: a.sessions.Add(1), ages: &a.ages,
-		writer: a.cfg.Writer, logger: a.log}
+		writer: a.cfg.Writer, setLog: a.setLog}
 	s := newSession(conn, rsp, a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {
