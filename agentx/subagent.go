@@ -65,9 +65,15 @@ func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
 	network, address, _ := ParseAddress(cfg.Address)
 	regs := cfg.registrations()
 	d := &net.Dialer{Timeout: cfg.RequestTimeout}
-	return &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
-		src: src, log: cfg.Logger, setLog: foldlog.New(cfg.Logger, slog.LevelInfo), dial: d.DialContext, up: make(chan struct{})}, nil
+	a := &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
+		src: src, log: cfg.Logger, setLog: foldlog.New(cfg.Logger, slog.LevelInfo), dial: d.DialContext, up: make(chan struct{})}
+	a.walks.Budget = cfg.WalkBudget
+	return a, nil
 }
+
+// WalkFallbacks is how many walks fell back to the current moment for
+// the walks' memory budget (Config.WalkBudget).
+func (a *Subagent) WalkFallbacks() uint64 { return a.walks.FellBack() }
 
 // DataAge returns how old the data of the answers was, for views that
 // tell (asn1tree.DataTimer): the last answer's, and the largest of the

@@ -10,6 +10,7 @@ import (
 
 	"github.com/spf13/pflag"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/usm"
 )
 
@@ -86,6 +87,7 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"snmp:\n  throttle:\n    failures_per_minute: 0\n": "snmp.throttle.failures_per_minute: 0 is not from 1 to 60000",
 		"snmp:\n  throttle:\n    discovery_burst: 20000\n": "snmp.throttle.discovery_burst: 20000 is not from 1 to 10000",
 		"snmp:\n  throttle:\n    sources: 2\n":             "snmp.throttle.sources: 2 is not from 16 to 1048576",
+		"refresh:\n  walk_memory_mb: 0\n":                  "refresh.walk_memory_mb: 0 is not from 1 to 65536",
 		"refresh:\n  snmp_wait: 2s\n":                      "refresh.snmp_wait",
 		"agentx_session:\n  timeout: 0s\n":                 "agentx_session.timeout",
 		"host:\n  statfs_timeout: -1s\n":                   "host.statfs_timeout",
@@ -230,8 +232,9 @@ func TestUnknownFlagSaysTheNearest(t *testing.T) {
 	}
 }
 
-// The built-in throttle settings are usm's defaults, which the docs state.
-func TestThrottleDefaults(t *testing.T) {
+// The built-in throttle settings and walk budget are usm's and asn1tree's
+// defaults, which the docs state.
+func TestThrottleAndWalkDefaults(t *testing.T) {
 	c, err := load(t, "")
 	if err != nil {
 		t.Fatal(err)
@@ -239,5 +242,8 @@ func TestThrottleDefaults(t *testing.T) {
 	f, d := c.SNMP.Throttle.Limits()
 	if f != usm.DefaultFailureLimits || d != usm.DefaultDiscoveryLimits {
 		t.Errorf("snmp.throttle: %+v %+v, usm's defaults %+v %+v", f, d, usm.DefaultFailureLimits, usm.DefaultDiscoveryLimits)
+	}
+	if got := int64(c.Refresh.WalkMemoryMB) << 20; got != asn1tree.DefaultWalkBudget {
+		t.Errorf("refresh.walk_memory_mb: %d bytes, asn1tree's default %d", got, asn1tree.DefaultWalkBudget)
 	}
 }

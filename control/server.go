@@ -82,7 +82,7 @@ type Server struct {
 	refusals *unixsock.RefusalLog
 	failures *foldlog.Log     // failed changes of admins, at INFO
 	now      func() time.Time // the failures' clock; nil: time.Now
-	owners   *unixsock.Allow // nil: unixsock.Owners(); tests make themselves a reader
+	owners   *unixsock.Allow  // nil: unixsock.Owners(); tests make themselves a reader
 }
 
 // Serve answers on l until ctx is done.

@@ -43,6 +43,10 @@ type Config struct {
 	// Reports. Zero fields: usm.DefaultFailureLimits and
 	// usm.DefaultDiscoveryLimits. New sets them; Update keeps them.
 	AuthFailures, Discoveries usm.Limits
+	// WalkBudget is the bytes the walks' moments may keep alive together
+	// (asn1tree.Walks.Budget); 0: asn1tree.DefaultWalkBudget. New sets
+	// it; Update keeps it.
+	WalkBudget int64
 }
 
 // withDefaults fills zero fields and checks the rest.
