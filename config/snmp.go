@@ -30,21 +30,26 @@ type SNMPThrottle struct {
 
 // check validates the limits, naming the key at fault.
 func (t SNMPThrottle) check(bad func(key, format string, args ...any)) {
-	for _, f := range []struct {
-		key    string
-		v, max int
-	}{
-		{"snmp.throttle.failures_per_minute", t.FailuresPerMinute, usm.MaxPerMinute},
-		{"snmp.throttle.failure_burst", t.FailureBurst, usm.MaxBurst},
-		{"snmp.throttle.discoveries_per_minute", t.DiscoveriesPerMinute, usm.MaxPerMinute},
-		{"snmp.throttle.discovery_burst", t.DiscoveryBurst, usm.MaxBurst},
-	} {
-		if f.v < 1 || f.v > f.max {
-			bad(f.key, "%d is not from 1 to %d", f.v, f.max)
+	CheckRanges(bad,
+		Range{Key: "snmp.throttle.failures_per_minute", V: t.FailuresPerMinute, Min: 1, Max: usm.MaxPerMinute},
+		Range{Key: "snmp.throttle.failure_burst", V: t.FailureBurst, Min: 1, Max: usm.MaxBurst},
+		Range{Key: "snmp.throttle.discoveries_per_minute", V: t.DiscoveriesPerMinute, Min: 1, Max: usm.MaxPerMinute},
+		Range{Key: "snmp.throttle.discovery_burst", V: t.DiscoveryBurst, Min: 1, Max: usm.MaxBurst},
+		Range{Key: "snmp.throttle.sources", V: t.Sources, Min: usm.MinSources, Max: usm.MaxSources})
+}
+
+// Range is a whole-number setting, its value and its bounds.
+type Range struct {
+	Key         string
+	V, Min, Max int
+}
+
+// CheckRanges tells bad of each value outside its bounds.
+func CheckRanges(bad func(key, format string, args ...any), rs ...Range) {
+	for _, r := range rs {
+		if r.V < r.Min || r.V > r.Max {
+			bad(r.Key, "%d is not from %d to %d", r.V, r.Min, r.Max)
 		}
-	}
-	if t.Sources < usm.MinSources || t.Sources > usm.MaxSources {
-		bad("snmp.throttle.sources", "%d is not from %d to %d", t.Sources, usm.MinSources, usm.MaxSources)
 	}
 }
 

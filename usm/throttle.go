@@ -94,29 +94,30 @@ func sourceKey(a netip.Addr) netip.Addr {
 	return a
 }
 
-// interval is the time one failure takes to refill.
-func (t *Throttle) interval() time.Duration { return time.Minute / time.Duration(t.lim.PerMinute) }
-
-// debt is how far b's full lies after now (0: full).
-func debt(b bucket, now time.Time) time.Duration { return max(b.full.Sub(now), 0) }
+// next is where b's full goes with one more failure at now, and whether
+// that failure is within the burst.
+func (t *Throttle) next(b bucket, now time.Time) (time.Time, bool) {
+	iv := time.Minute / time.Duration(t.lim.PerMinute)
+	d := max(b.full.Sub(now), 0) + iv
+	return now.Add(d), d <= time.Duration(t.lim.Burst)*iv
+}
 
 // Fail charges a failure to a at now. It reports whether the failure is
-// within a's limit (answer it); false: over it (drop the answer).
+// within a's limit (answer it); false: over it (drop the answer, and
+// charge nothing: that would only delay the refill).
 func (t *Throttle) Fail(a netip.Addr, now time.Time) bool {
 	k := sourceKey(a)
-	iv := t.interval()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b, ok := t.m[k]
 	if !ok {
 		t.makeRoom(now)
 	}
-	d := debt(b, now) + iv
-	if d > time.Duration(t.lim.Burst)*iv {
-		return false // over: charging it would only delay the refill
+	full, within := t.next(b, now)
+	if within {
+		t.m[k] = bucket{full: full}
 	}
-	t.m[k] = bucket{full: now.Add(d)}
-	return true
+	return within
 }
 
 // Spent reports whether a has no failure left at now: its requests that
@@ -124,11 +125,11 @@ func (t *Throttle) Fail(a netip.Addr, now time.Time) bool {
 // password from the one answer it gets.
 func (t *Throttle) Spent(a netip.Addr, now time.Time) bool {
 	k := sourceKey(a)
-	iv := t.interval()
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	b, ok := t.m[k]
-	return ok && debt(b, now)+iv > time.Duration(t.lim.Burst)*iv
+	_, within := t.next(b, now)
+	return ok && !within
 }
 
 // Len is the number of sources remembered.
@@ -144,7 +145,7 @@ func (t *Throttle) makeRoom(now time.Time) {
 		return
 	}
 	for k, b := range t.m {
-		if debt(b, now) == 0 {
+		if !b.full.After(now) { // full again
 			delete(t.m, k)
 		}
 	}
