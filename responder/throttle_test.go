@@ -79,15 +79,22 @@ func TestV3ThrottleHandler(t *testing.T) {
 	}
 }
 
-// Over UDP: a wrong-digest flood from 127.0.0.1 gets at most the burst
-// plus PerMinute a minute of answers, all counted in
-// usmStatsWrongDigests, while a manager at 127.0.0.2 is answered all the
-// time. The test's clock moves a minute between rounds.
-func TestV3ThrottleFloodOverUDP(t *testing.T) {
+// flood is a running v3 responder, its manager at 127.0.0.2 (answered
+// once), and an attacker's socket at 127.0.0.1 with a wrong-digest request.
+type flood struct {
+	r     *Responder
+	clock *testClock
+	legit *gosnmp.GoSNMP
+	conn  *net.UDPConn
+	to    *net.UDPAddr
+	bad   []byte
+}
+
+func newFlood(t *testing.T) flood {
+	t.Helper()
 	c := testCreds("nms", "SHA256", "AES")
 	r, clock := v3Responder(t, testUser(t, c))
 	_, addr := runResponder(t, r)
-	to := net.UDPAddrFromAddrPort(netip.MustParseAddrPort(addr))
 	legit := gosnmpClientFrom(t, "127.0.0.2:0", addr, c)
 	if _, err := legit.Get([]string{base + ".1.0"}); err != nil {
 		t.Skipf("no manager at 127.0.0.2 (loopback without 127.0.0.0/8?): %v", err)
@@ -96,10 +103,20 @@ func TestV3ThrottleFloodOverUDP(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	defer conn.Close()
+	t.Cleanup(func() { conn.Close() })
 	wrong := c
 	wrong.AuthPass = "guess-0001"
-	bad := v3Packet(t, wrong, 7, 0, gosnmp.GetRequest, base+".1.0")
+	return flood{r: r, clock: clock, legit: legit, conn: conn, to: net.UDPAddrFromAddrPort(netip.MustParseAddrPort(addr)),
+		bad: v3Packet(t, wrong, 7, 0, gosnmp.GetRequest, base+".1.0")}
+}
+
+// Over UDP: a wrong-digest flood from 127.0.0.1 gets at most the burst
+// plus PerMinute a minute of answers, all counted in
+// usmStatsWrongDigests, while a manager at 127.0.0.2 is answered all the
+// time. The test's clock moves a minute between rounds.
+func TestV3ThrottleFloodOverUDP(t *testing.T) {
+	f := newFlood(t)
+	r, clock, legit, conn, to, bad := f.r, f.clock, f.legit, f.conn, f.to, f.bad
 	// A v2c Get answered after the batch before it: one goroutine
 	// answers in order, so every Report of the batch has come before.
 	sync := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetRequest, 0, 0, base+".1.0")
@@ -180,23 +197,9 @@ func TestV3ThrottleFloodLatency(t *testing.T) {
 	if testing.Short() {
 		t.Skip("floods the responder for a few seconds")
 	}
-	c := testCreds("nms", "SHA256", "AES")
-	r, _ := v3Responder(t, testUser(t, c))
-	_, addr := runResponder(t, r)
-	to := net.UDPAddrFromAddrPort(netip.MustParseAddrPort(addr))
-	legit := gosnmpClientFrom(t, "127.0.0.2:0", addr, c)
-	if _, err := legit.Get([]string{base + ".1.0"}); err != nil {
-		t.Skipf("no manager at 127.0.0.2 (loopback without 127.0.0.0/8?): %v", err)
-	}
+	f := newFlood(t)
+	r, legit, conn, to, bad := f.r, f.legit, f.conn, f.to, f.bad
 	quiet, nq := p99Get(t, legit)
-	conn, err := net.ListenUDP("udp", &net.UDPAddr{IP: net.IPv4(127, 0, 0, 1)})
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer conn.Close()
-	wrong := c
-	wrong.AuthPass = "guess-0001"
-	bad := v3Packet(t, wrong, 7, 0, gosnmp.GetRequest, base+".1.0")
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	// 10,000 a second, in bursts of 100: an unbounded flood would fill
