@@ -45,6 +45,9 @@ type Config struct {
 	// BackoffMin and BackoffMax bound the delay between reconnect
 	// attempts, which doubles from min to max. 0 means 100 ms and 5 s.
 	BackoffMin, BackoffMax time.Duration
+	// WalkBudget is the bytes the walks' moments may keep alive together
+	// (asn1tree.Walks.Budget); 0: asn1tree.DefaultWalkBudget.
+	WalkBudget int64
 	// Logger receives one line per state change. nil means slog.Default().
 	Logger *slog.Logger
 	// Writer takes the Set transactions for the registered subtrees; nil

@@ -1,10 +1,10 @@
 package agentx
 
 import (
-	"log/slog"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/snmpreq"
 )
 
@@ -21,9 +21,9 @@ type responder struct {
 	peer    uint64
 	own     scratch // answer's
 
-	writer  Writer      // nil: every Set is refused
-	pending *pendingSet // the Set between TestSet and its end; reader only
-	logger  *slog.Logger
+	writer  Writer       // nil: every Set is refused
+	pending *pendingSet  // the Set between TestSet and its end; reader only
+	setLog  *foldlog.Log // failed Sets; nil: not logged
 }
 
 // scratch is the memory answering one read PDU needs, reused by the

@@ -4,6 +4,7 @@ import (
 	"fmt"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // Writer takes the master's Set transactions (RFC 2741 7.2.4) for the
@@ -118,14 +119,14 @@ func (r *responder) set(req, resp *packet) bool {
 		default:
 			p.committed = true
 			if err := p.change.Commit(); err != nil {
-				r.log("agentx: CommitSet failed", err)
+				r.logSet("agentx: CommitSet failed", CommitFailed.String(), err)
 				resp.resError = CommitFailed
 			}
 		}
 	case typeUndoSet:
 		if p != nil && p.tid == req.transactionID && p.change != nil && p.committed {
 			if err := p.change.Undo(); err != nil {
-				r.log("agentx: UndoSet failed", err)
+				r.logSet("agentx: UndoSet failed", UndoFailed.String(), err)
 				resp.resError = UndoFailed
 			}
 		}
@@ -166,7 +167,7 @@ func (r *responder) testSet(req *packet, p *pendingSet) (ErrorCode, uint16) {
 		if serr.Index < 1 || serr.Index > len(vbs) {
 			serr.Index = 1 // the master makes an index out of range genErr
 		}
-		r.log("agentx: TestSet refused", serr)
+		r.logSet("agentx: TestSet refused", serr.Code.String(), serr)
 		return serr.Code, uint16(serr.Index)
 	}
 	p.change = ch
@@ -181,8 +182,11 @@ func (r *responder) endSet() {
 	r.pending = nil
 }
 
-func (r *responder) log(msg string, err error) {
-	if r.logger != nil {
-		r.logger.Info(msg, "err", err)
+// logSet logs a Set that failed, folded by the error-status answered
+// (foldlog: a flood of refused SETs logs a line a minute per status, with
+// their count); the last error in full as err.
+func (r *responder) logSet(msg, status string, err error) {
+	if r.setLog != nil {
+		r.setLog.Note(foldlog.Source{}, msg, status, "err", foldlog.Text(err.Error()))
 	}
 }

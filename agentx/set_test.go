@@ -3,11 +3,17 @@ package agentx
 import (
 	"errors"
 	"fmt"
+	"log/slog"
+	"regexp"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/testutil"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // memWriter is a Writer over a map of integers under testBase: an
@@ -248,4 +254,58 @@ func TestSetCleanedUpWhenSessionEnds(t *testing.T) {
 	if w.state() != "1=1" {
 		t.Errorf("cells %s", w.state())
 	}
+}
+
+// 10,000 refused SETs, 100 a second of the test's clock, for three
+// reasons, log a few lines per reason; the counts of the lines add up to
+// every refusal once a minute has passed and each reason came again.
+func TestRefusedSetsLogFolded(t *testing.T) {
+	lb := &testutil.Buffer{}
+	fl := foldlog.New(slog.New(slog.NewTextHandler(lb, nil)), slog.LevelInfo)
+	now := time.Unix(1000, 0)
+	fl.Now = func() time.Time { return now }
+	r := &responder{scope: subtreeScope(testSubtrees...), writer: &memWriter{cells: map[uint32]int64{}}, setLog: fl}
+	bad := []varbind{
+		{typ: vbInteger, name: b("3.1"), num: 101},     // wrongValue
+		{typ: vbOctetString, name: b("3.1"), str: "x"}, // wrongType
+		{typ: vbInteger, name: b("3.12"), num: 1},      // noCreation
+	}
+	tid := uint32(0)
+	refuse := func(vb varbind) {
+		tid++
+		var resp packet
+		r.set(&packet{header: header{typ: typeTestSet, transactionID: tid}, varbinds: []varbind{vb}}, &resp)
+		if resp.resError == NoError {
+			t.Fatalf("%s accepted", vb.name)
+		}
+		r.set(&packet{header: header{typ: typeCleanupSet, transactionID: tid}}, &resp)
+	}
+	const n = 10000
+	for i := range n {
+		refuse(bad[i%len(bad)])
+		now = now.Add(10 * time.Millisecond)
+	}
+	now = now.Add(time.Minute)
+	for _, vb := range bad {
+		refuse(vb)
+	}
+	out := lb.String()
+	lines := strings.Count(out, "agentx: TestSet refused")
+	if lines == 0 || lines >= 100 {
+		t.Fatalf("%d refused SETs logged %d lines, want 1 to 99:\n%s", n+len(bad), lines, testutil.Tail(out, 5))
+	}
+	total := 0
+	for _, m := range regexp.MustCompile(`count=(\d+)`).FindAllStringSubmatch(out, -1) {
+		k, _ := strconv.Atoi(m[1])
+		total += k
+	}
+	if total != n+len(bad) {
+		t.Errorf("the lines count %d refusals, want %d:\n%s", total, n+len(bad), out)
+	}
+	for _, code := range []ErrorCode{WrongValue, WrongType, NoCreation} {
+		if !strings.Contains(out, "reason="+code.String()+" ") {
+			t.Errorf("no line for %s:\n%s", code, out)
+		}
+	}
+	t.Logf("%d refused SETs in %v: %d lines", n+len(bad), time.Duration(n)*10*time.Millisecond+time.Minute, lines)
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/snmpreq"
 )
 
@@ -26,6 +27,7 @@ type Subagent struct {
 	sessions         atomic.Uint64          // sessions opened: each one's number among the walks
 	ages             asn1tree.DataAges
 	log              *slog.Logger
+	setLog           *foldlog.Log // failed Sets, folded across sessions
 	running          atomic.Bool
 	// dial connects to the master; tests replace it with an in-memory
 	// pipe whose deadlines run on their own clock.
@@ -66,9 +68,15 @@ func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
 	network, address, _ := ParseAddress(cfg.Address)
 	regs := cfg.registrations()
 	d := &net.Dialer{Timeout: cfg.RequestTimeout}
-	return &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
-		src: src, log: cfg.Logger, dial: d.DialContext, up: make(chan struct{})}, nil
+	a := &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
+		src: src, log: cfg.Logger, setLog: foldlog.New(cfg.Logger, slog.LevelInfo), dial: d.DialContext, up: make(chan struct{})}
+	a.walks.Budget = cfg.WalkBudget
+	return a, nil
 }
+
+// WalkFallbacks is how many walks fell back to the current moment for
+// the walks' memory budget (Config.WalkBudget).
+func (a *Subagent) WalkFallbacks() uint64 { return a.walks.FellBack() }
 
 // DataAge returns how old the data of the answers was, for views that
 // tell (asn1tree.DataTimer): the last answer's, and the largest of the
@@ -137,7 +145,7 @@ func (a *Subagent) runSession(ctx context.Context) (established *time.Time, err 
 		return nil, err
 	}
 	rsp := &responder{scope: a.scope, moments: snmpreq.Moments[uint64]{Src: a.src, Walks: &a.walks, Ages: &a.ages},
-		peer: a.sessions.Add(1), writer: a.cfg.Writer, logger: a.log}
+		peer: a.sessions.Add(1), writer: a.cfg.Writer, setLog: a.setLog}
 	s := newSession(conn, rsp, a.log, a.cfg.RequestTimeout, a.cfg.pduTimeout())
 	go s.readLoop()
 	defer func() {

@@ -4,6 +4,7 @@ import (
 	"encoding/binary"
 	"hash/maphash"
 	"sync"
+	"sync/atomic"
 	"time"
 )
 
@@ -24,6 +25,9 @@ const (
 	DefaultWalkGap  = 5 * time.Second
 	DefaultWalkHold = 60 * time.Second
 	DefaultWalkMax  = 256
+	// DefaultWalkBudget is the default of Walks.Budget: 6 moments of a
+	// 100,000-statistic tree (spmi.Snapshot.Bytes estimates 4.6 MiB).
+	DefaultWalkBudget = 32 << 20
 	// MaxWalkEnds is how many of a response's last varbind names are kept:
 	// a row of up to 128 columns.
 	MaxWalkEnds = 128
@@ -52,7 +56,14 @@ const (
 // same table in step), the one answered last is continued.
 //
 // Bounds: at most Max walks are remembered, the least recently answered
-// making room for a new one. A walk keeps its moment and the 64-bit hashes
+// making room for a new one. The moments they keep alive take at most
+// Budget bytes together, as the moments tell (Pinned; one moment kept by
+// several walks counts once, moments that do not tell count nothing): a
+// walk whose moment would take the total over Budget makes the oldest
+// walks (by their first request) fall back to the current moment: they
+// go on, answered from whatever moment is current at each of their
+// requests, and are counted (FellBack). The walk being answered keeps its
+// moment even when that alone exceeds Budget. A walk keeps its moment and the 64-bit hashes
 // (not the OIDs) of at most 2×MaxWalkEnds names, 2 KiB. A walk idle for
 // longer than Gap, or older than Hold, is forgotten within Gap more, with
 // its moment, even when no request comes. A hash collision could only
@@ -66,6 +77,9 @@ type Walks[P comparable] struct {
 	Gap  time.Duration // default DefaultWalkGap
 	Hold time.Duration // default DefaultWalkHold
 	Max  int           // default DefaultWalkMax
+	// Budget is the bytes the walks' moments may keep alive together;
+	// default DefaultWalkBudget.
+	Budget int64
 
 	mu     sync.Mutex
 	seed   maphash.Seed
@@ -74,7 +88,27 @@ type Walks[P comparable] struct {
 	serial uint64    // of the last walk started
 	timer  *time.Timer
 	armed  bool
+	pins   map[any]*pin // the moments kept, by Pinned's key
+	pinned int64        // their bytes
+	fell   atomic.Uint64
 }
+
+// Pinned is implemented by moments that know what they keep alive: key
+// is what moments of the same data share (counted once), bytes an
+// estimate of its size.
+type Pinned interface {
+	Pinned() (key any, bytes int64)
+}
+
+// pin is one kept moment's key: its bytes and the walks keeping it.
+type pin struct {
+	bytes int64
+	walks int
+}
+
+// current marks a walk that fell back to the current moment: it holds no
+// moment of its own.
+type current struct{}
 
 type walk[P comparable] struct {
 	peer        P
@@ -82,6 +116,7 @@ type walk[P comparable] struct {
 	serial      uint64
 	first, last time.Time // the first request, the last response
 	ends, prev  []uint64  // hashes of where the last two responses ended
+	fell        bool      // fell back to the current moment once (counted)
 }
 
 // Step is a request's place among the walks: the moment to answer it from
@@ -98,6 +133,12 @@ func (s Step) At() any { return s.at }
 func (w *Walks[P]) gap() time.Duration  { return cmpOr(w.Gap, DefaultWalkGap) }
 func (w *Walks[P]) hold() time.Duration { return cmpOr(w.Hold, DefaultWalkHold) }
 func (w *Walks[P]) max() int            { return cmpOr(w.Max, DefaultWalkMax) }
+func (w *Walks[P]) budget() int64 {
+	if w.Budget <= 0 {
+		return DefaultWalkBudget
+	}
+	return w.Budget
+}
 
 func cmpOr[T time.Duration | int](v, def T) T {
 	if v <= 0 {
@@ -114,8 +155,72 @@ func (w *Walks[P]) expired(e *walk[P], now time.Time) bool {
 // drop frees e's slot and what it holds (the moment above all).
 func (w *Walks[P]) drop(e *walk[P]) {
 	var zero P
-	e.peer, e.at, e.serial = zero, nil, 0
+	w.keep(e, nil)
+	e.peer, e.serial, e.fell = zero, 0, false
 	e.ends, e.prev = e.ends[:0], e.prev[:0]
+}
+
+// keep makes at e's moment, counting what the moments pin. w.mu is held.
+func (w *Walks[P]) keep(e *walk[P], at any) {
+	if p, ok := e.at.(Pinned); ok {
+		k, _ := p.Pinned()
+		if c := w.pins[k]; c != nil {
+			if c.walks--; c.walks == 0 {
+				w.pinned -= c.bytes
+				delete(w.pins, k)
+			}
+		}
+	}
+	e.at = at
+	if p, ok := at.(Pinned); ok {
+		k, n := p.Pinned()
+		c := w.pins[k]
+		if c == nil {
+			if w.pins == nil {
+				w.pins = map[any]*pin{}
+			}
+			c = &pin{bytes: n}
+			w.pins[k] = c
+			w.pinned += n
+		}
+		c.walks++
+	}
+}
+
+// fitBudget makes the oldest walks other than keep fall back to the
+// current moment while the moments exceed Budget. w.mu is held.
+func (w *Walks[P]) fitBudget(keep *walk[P]) {
+	for w.pinned > w.budget() {
+		var old *walk[P]
+		for i := range w.walks {
+			e := &w.walks[i]
+			if _, ok := e.at.(Pinned); !ok || e == keep {
+				continue
+			}
+			if old == nil || e.first.Before(old.first) {
+				old = e
+			}
+		}
+		if old == nil {
+			return
+		}
+		w.keep(old, current{})
+		if !old.fell {
+			old.fell = true
+			w.fell.Add(1)
+		}
+	}
+}
+
+// FellBack is how many walks fell back to the current moment for the
+// budget since w was made.
+func (w *Walks[P]) FellBack() uint64 { return w.fell.Load() }
+
+// PinnedBytes is what the walks' moments keep alive, as they tell.
+func (w *Walks[P]) PinnedBytes() int64 {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	return w.pinned
 }
 
 // Lookup finds the walk that a GetNext or GetBulk from peer whose first
@@ -144,7 +249,11 @@ func (w *Walks[P]) Lookup(peer P, first OID) Step {
 		return Step{}
 	}
 	e := &w.walks[best]
-	return Step{at: e.at, slot: best, serial: e.serial}
+	at := e.at
+	if _, ok := at.(current); ok {
+		at = nil
+	}
+	return Step{at: at, slot: best, serial: e.serial}
 }
 
 func has(hs []uint64, h uint64) bool {
@@ -181,7 +290,9 @@ func (w *Walks[P]) Record(s Step, peer P, at any, names []OID) Step {
 		w.serial++
 		e.peer, e.serial, e.first = peer, w.serial, now
 	}
-	e.at, e.last = at, now
+	w.keep(e, at)
+	e.last = now
+	w.fitBudget(e)
 	e.prev, e.ends = e.ends, e.prev[:0]
 	if cap(e.ends) < len(names) {
 		e.ends = make([]uint64, 0, len(names)) // at most MaxWalkEnds

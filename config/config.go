@@ -84,6 +84,8 @@ type SNMP struct {
 	SNMPSystem `mapstructure:",squash"` // the system group (config/snmp.go)
 	// Users are the SNMPv3 users (config/snmpusers.go).
 	Users []SNMPUser `mapstructure:"users"`
+	// Throttle bounds the SNMPv3 failures answered per source (config/snmp.go).
+	Throttle SNMPThrottle `mapstructure:"throttle"`
 }
 
 // AgentXSession configures the AgentX session.
@@ -102,6 +104,9 @@ type Refresh struct {
 	SNMPWait time.Duration  `mapstructure:"snmp_wait"`
 	Apart    []RefreshApart `mapstructure:"apart"`
 	WarmFor  time.Duration  `mapstructure:"warm_for"`
+	// WalkMemoryMB bounds the snapshots the walks of one front end keep
+	// alive together, in MiB (asn1tree.Walks.Budget).
+	WalkMemoryMB int `mapstructure:"walk_memory_mb"`
 }
 
 // RefreshApart gives a top-level context that is costly to read an age of
@@ -312,6 +317,7 @@ func (c *Config) finish() error {
 		bad("snmp.community", "must not be empty without snmp.users (\"\" turns SNMPv1/v2c off where SNMPv3 users are configured)")
 	}
 	c.SNMP.checkUsers(bad)
+	c.SNMP.Throttle.check(bad)
 	if c.SNMP.MaxRepetitions < 1 || c.SNMP.MaxRepetitions > 10000 {
 		bad("snmp.max_repetitions", "%d is not from 1 to 10000", c.SNMP.MaxRepetitions)
 	}
@@ -339,6 +345,9 @@ func (c *Config) finish() error {
 	}
 	if c.Refresh.SNMPWait > 900*time.Millisecond {
 		bad("refresh.snmp_wait", "%v is above 900ms; the AgentX master gives up after 1s", c.Refresh.SNMPWait)
+	}
+	if m := c.Refresh.WalkMemoryMB; m < 1 || m > 65536 {
+		bad("refresh.walk_memory_mb", "%d is not from 1 to 65536 (MiB)", m)
 	}
 	if w := c.Refresh.WarmFor; w < time.Second || w > 24*time.Hour {
 		bad("refresh.warm_for", "%v is not from 1s to 24h", w)

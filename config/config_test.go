@@ -9,6 +9,9 @@ import (
 	"time"
 
 	"github.com/spf13/pflag"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/usm"
 )
 
 func load(t *testing.T, yaml string, args ...string) (*Config, error) {
@@ -73,18 +76,22 @@ func TestPrecedenceFileEnvFlag(t *testing.T) {
 
 func TestBadValuesNameTheKey(t *testing.T) {
 	cases := map[string]string{
-		"base_oid: 1.3.x\n":                "base_oid",
-		"nosuchkey: 1\n":                   "unknown key nosuchkey",
-		"snmp:\n  bogus: 1\n":              "unknown key snmp.bogus",
-		"agentx_session:\n  priority: 0\n": "agentx_session.priority",
-		"refresh:\n  min_age: soon\n":      "min_age",
-		"log:\n  level: loud\n":            "log.level",
-		"run_dir: relative/dir\n":          "run_dir",
-		"snmp:\n  max_msg_size: 100\n":     "snmp.max_msg_size",
-		"refresh:\n  snmp_wait: 2s\n":      "refresh.snmp_wait",
-		"agentx_session:\n  timeout: 0s\n": "agentx_session.timeout",
-		"host:\n  statfs_timeout: -1s\n":   "host.statfs_timeout",
-		"listen: nowhere\n":                "listen",
+		"base_oid: 1.3.x\n":                                "base_oid",
+		"nosuchkey: 1\n":                                   "unknown key nosuchkey",
+		"snmp:\n  bogus: 1\n":                              "unknown key snmp.bogus",
+		"agentx_session:\n  priority: 0\n":                 "agentx_session.priority",
+		"refresh:\n  min_age: soon\n":                      "min_age",
+		"log:\n  level: loud\n":                            "log.level",
+		"run_dir: relative/dir\n":                          "run_dir",
+		"snmp:\n  max_msg_size: 100\n":                     "snmp.max_msg_size",
+		"snmp:\n  throttle:\n    failures_per_minute: 0\n": "snmp.throttle.failures_per_minute: 0 is not from 1 to 60000",
+		"snmp:\n  throttle:\n    discovery_burst: 20000\n": "snmp.throttle.discovery_burst: 20000 is not from 1 to 10000",
+		"snmp:\n  throttle:\n    sources: 2\n":             "snmp.throttle.sources: 2 is not from 16 to 1048576",
+		"refresh:\n  walk_memory_mb: 0\n":                  "refresh.walk_memory_mb: 0 is not from 1 to 65536",
+		"refresh:\n  snmp_wait: 2s\n":                      "refresh.snmp_wait",
+		"agentx_session:\n  timeout: 0s\n":                 "agentx_session.timeout",
+		"host:\n  statfs_timeout: -1s\n":                   "host.statfs_timeout",
+		"listen: nowhere\n":                                "listen",
 	}
 	for yaml, want := range cases {
 		_, err := load(t, yaml)
@@ -222,5 +229,21 @@ func TestUnknownFlagSaysTheNearest(t *testing.T) {
 	}
 	if err := FlagError(fs, fs.Parse([]string{"--community", "x"})); err != nil {
 		t.Errorf("a known flag: %v", err)
+	}
+}
+
+// The built-in throttle settings and walk budget are usm's and asn1tree's
+// defaults, which the docs state.
+func TestThrottleAndWalkDefaults(t *testing.T) {
+	c, err := load(t, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, d := c.SNMP.Throttle.Limits()
+	if f != usm.DefaultFailureLimits || d != usm.DefaultDiscoveryLimits {
+		t.Errorf("snmp.throttle: %+v %+v, usm's defaults %+v %+v", f, d, usm.DefaultFailureLimits, usm.DefaultDiscoveryLimits)
+	}
+	if got := int64(c.Refresh.WalkMemoryMB) << 20; got != asn1tree.DefaultWalkBudget {
+		t.Errorf("refresh.walk_memory_mb: %d bytes, asn1tree's default %d", got, asn1tree.DefaultWalkBudget)
 	}
 }

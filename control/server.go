@@ -16,6 +16,7 @@ import (
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/internal/unixsock"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -79,7 +80,9 @@ type Server struct {
 
 	users    *users
 	refusals *unixsock.RefusalLog
-	owners   *unixsock.Allow // nil: unixsock.Owners(); tests make themselves a reader
+	failures *foldlog.Log     // failed changes of admins, at INFO
+	now      func() time.Time // the failures' clock; nil: time.Now
+	owners   *unixsock.Allow  // nil: unixsock.Owners(); tests make themselves a reader
 }
 
 // Serve answers on l until ctx is done.
@@ -93,6 +96,10 @@ func (s *Server) Serve(ctx context.Context, l *unixsock.Listener) error {
 	}
 	s.users = newUsers(s.Access.Budget, owners)
 	s.refusals = unixsock.NewRefusalLog(s.Log)
+	s.failures = foldlog.New(s.Log, slog.LevelInfo)
+	if s.now != nil {
+		s.failures.Now = s.now
+	}
 	admins := owners.With(s.Access.Admins.UIDs, s.Access.Admins.GIDs)
 	return l.Serve(ctx, func(ctx context.Context, c *net.UnixConn, p unixsock.Peer) {
 		s.serveConn(c, caller{Peer: p, admin: admins.Admits(p)}, l)
@@ -204,8 +211,9 @@ func (s *Server) answer(req *spmiwire.Request, who caller, ses *session) spmiwir
 }
 
 // change creates or deletes a context: only admins may, and every change
-// is logged with who asked; refusals a line a minute at most per user
-// and operation, paths cut to unixsock.MaxLogText bytes.
+// is logged with who asked; refusals and failures a line a minute at
+// most per user, operation and error code (foldlog), paths cut to
+// unixsock.MaxLogText bytes.
 func (s *Server) change(req *spmiwire.Request, who caller) spmiwire.Response {
 	path := unixsock.LogText(req.Path)
 	if !who.admin {
@@ -220,8 +228,10 @@ func (s *Server) change(req *spmiwire.Request, who caller) spmiwire.Response {
 		err = s.H.Delete(req.Path)
 	}
 	if err != nil {
-		s.Log.Info("control: change failed", "op", req.Op, "path", path, "uid", who.UID, "pid", who.PID, "err", unixsock.LogText(err.Error()))
-		return spmiwire.Response{Err: asSpmiError(err)}
+		se := asSpmiError(err)
+		s.failures.Note(unixsock.PeerSource(who.Peer), "control: change failed", req.Op+": "+se.Code.Name(),
+			"op", req.Op, "path", path, "err", unixsock.LogText(err.Error()))
+		return spmiwire.Response{Err: se}
 	}
 	s.Log.Info("control: changed", "op", req.Op, "path", path, "uid", who.UID, "pid", who.PID)
 	return spmiwire.Response{}

@@ -14,8 +14,9 @@ import (
 var (
 	AgentXCx   = spmi.CxDesc{Name: "agentx", Descr: "AgentX session with the master agent", ASN: spmi.ASNAgentX}
 	AgentXStat = spmiwire.StatDesc{Name: "connected", Descr: "1 while registered with the master agent", ASN: 1, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool}
-	// AgentXAgeStats follow connected.
+	// AgentXAgeStats follow connected, then AgentXWalkStat.
 	AgentXAgeStats = dataAgeStats(2)
+	AgentXWalkStat = walkFallbackStat(4)
 
 	ResponderCx    = spmi.CxDesc{Name: "snmp", Descr: "Standalone SNMP responder", ASN: spmi.ASNAgentSNMP}
 	ResponderStats = []spmiwire.StatDesc{
@@ -29,7 +30,8 @@ var (
 	// ResponderAgeStats follow ResponderStats.
 	ResponderAgeStats = dataAgeStats(7)
 	// ResponderUSMStats follow them: the usmStats counters (RFC 3414),
-	// what SNMPv3 requests were refused for.
+	// what SNMPv3 requests were refused for, and what the per-source
+	// failure limits left unanswered.
 	ResponderUSMStats = []spmiwire.StatDesc{
 		{Name: "unsupseclevels", Descr: "SNMPv3 messages at a level the user lacks", ASN: 9, Max: 10, Val: ddswire.SiCounter},
 		{Name: "notintimewindows", Descr: "SNMPv3 messages outside the 150 s time window", ASN: 10, Max: 10, Val: ddswire.SiCounter},
@@ -37,8 +39,18 @@ var (
 		{Name: "unknownengineids", Descr: "SNMPv3 messages for another engine ID (discovery)", ASN: 12, Max: 10, Val: ddswire.SiCounter},
 		{Name: "wrongdigests", Descr: "SNMPv3 messages with a wrong digest (password)", ASN: 13, Max: 10, Val: ddswire.SiCounter},
 		{Name: "decrypterrors", Descr: "SNMPv3 messages that could not be decrypted", ASN: 14, Max: 10, Val: ddswire.SiCounter},
+		{Name: "throttled", Descr: "SNMPv3 messages dropped by per-source limits (snmp.throttle)", ASN: 15, Max: 10, Val: ddswire.SiCounter},
 	}
+	// ResponderWalkStat follows them.
+	ResponderWalkStat = walkFallbackStat(16)
 )
+
+// walkFallbackStat counts the walks a front end answered from the current
+// moment, not their own, for refresh.walk_memory_mb.
+func walkFallbackStat(asn uint32) spmiwire.StatDesc {
+	return spmiwire.StatDesc{Name: "walkfallbacks", Descr: "Walks moved to the current snapshot (refresh.walk_memory_mb)",
+		ASN: asn, Max: 10, Val: ddswire.SiCounter}
+}
 
 // dataAgeStats describe the age of the data a front end answered from
 // (collected values; the oldest one an answer read), numbered from asn.
@@ -55,14 +67,15 @@ func ageValues(last, largest time.Duration) []spmiwire.Value {
 	return []spmiwire.Value{spmiwire.Uint(uint64(last.Milliseconds())), spmiwire.Uint(uint64(largest.Milliseconds()))}
 }
 
-// AgentXExtra is AgentXStats without data ages: they read 0.
+// AgentXExtra is AgentXStats without data ages and walks: they read 0.
 func AgentXExtra(connected func() bool) Extra {
-	return AgentXStats(connected, func() (last, largest time.Duration) { return 0, 0 })
+	return AgentXStats(connected, func() (last, largest time.Duration) { return 0, 0 }, func() uint64 { return 0 })
 }
 
-// AgentXStats reports whether the AgentX session is registered and how old
-// the data of its answers was (agentx.Subagent.DataAge).
-func AgentXStats(connected func() bool, dataAge func() (last, largest time.Duration)) Extra {
+// AgentXStats reports whether the AgentX session is registered, how old
+// the data of its answers was (agentx.Subagent.DataAge) and how many walks
+// fell back to the current moment (agentx.Subagent.WalkFallbacks).
+func AgentXStats(connected func() bool, dataAge func() (last, largest time.Duration), fellBack func() uint64) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &AgentXCx)
 		if err != nil {
@@ -75,7 +88,10 @@ func AgentXStats(connected func() bool, dataAge func() (last, largest time.Durat
 		if err := b.Stat(cx, &AgentXStat, spmiwire.Uint(v)); err != nil {
 			return err
 		}
-		return b.Stats(cx, AgentXAgeStats, ageValues(dataAge()))
+		if err := b.Stats(cx, AgentXAgeStats, ageValues(dataAge())); err != nil {
+			return err
+		}
+		return b.Stat(cx, &AgentXWalkStat, spmiwire.Uint(fellBack()))
 	}
 }
 
@@ -97,9 +113,13 @@ func ResponderExtra(counts func() responder.Counts) Extra {
 		if err := b.Stats(cx, ResponderAgeStats, ageValues(c.DataAge, c.MaxDataAge)); err != nil {
 			return err
 		}
-		return b.Stats(cx, ResponderUSMStats, []spmiwire.Value{
+		if err := b.Stats(cx, ResponderUSMStats, []spmiwire.Value{
 			spmiwire.Uint(c.UnsupportedSecLevels), spmiwire.Uint(c.NotInTimeWindows), spmiwire.Uint(c.UnknownUserNames),
 			spmiwire.Uint(c.UnknownEngineIDs), spmiwire.Uint(c.WrongDigests), spmiwire.Uint(c.DecryptionErrors),
-		})
+			spmiwire.Uint(c.Throttled),
+		}); err != nil {
+			return err
+		}
+		return b.Stat(cx, &ResponderWalkStat, spmiwire.Uint(c.WalkFallbacks))
 	}
 }

@@ -17,6 +17,7 @@ import (
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/settable"
@@ -56,6 +57,9 @@ type hotsets struct {
 	table *settable.Table    // hotsetDefTable, for max_snmp_rows; set by initWritable
 
 	errs map[string]string // last error logged by hotset name; only run's goroutine uses it
+	// refused logs the rows refused over SNMP, folded: a manager's flood
+	// of SETs logs a line a minute.
+	refused *foldlog.Log
 
 	masterSent, masterFailed atomic.Uint64
 	suppressed               atomic.Uint64 // notifications the hotsets' rate limits held back
@@ -85,6 +89,7 @@ func (d *Daemon) initHotsets() error {
 		return err
 	}
 	hs.eng, hs.notes, hs.log, hs.engine = eng, notes, log, d.engine
+	hs.refused = foldlog.New(log, slog.LevelWarn)
 	hs.base, hs.start = d.cfg.Base, time.Now()
 	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), trapDests(d.cfg), make(chan masterNote, 64)
 	hs.interval.Store(int64(d.cfg.Hotset.Interval))

@@ -138,19 +138,11 @@ func ddsLimits(l config.DDSLimits) ddswire.Limits {
 // checkDDSLimits checks the limits against the wire format's ceilings.
 func checkDDSLimits(d config.DDSLimits, bad func(key, format string, args ...any)) {
 	c := ddswire.Ceilings()
-	for _, f := range []struct {
-		key   string
-		v, mx int
-	}{
-		{"dds.max_contexts", d.MaxContexts, c.MaxContexts},
-		{"dds.max_templates", d.MaxTemplates, c.MaxTemplates},
-		{"dds.max_stats", d.MaxStats, c.MaxStats},
-		{"dds.max_stats_total", d.MaxStatsTotal, c.MaxStatsTotal},
-	} {
-		if f.v < 1 || f.v > f.mx {
-			bad(f.key, "%d is not from 1 to %d", f.v, f.mx)
-		}
-	}
+	config.CheckRanges(bad,
+		config.Range{Key: "dds.max_contexts", V: d.MaxContexts, Min: 1, Max: c.MaxContexts},
+		config.Range{Key: "dds.max_templates", V: d.MaxTemplates, Min: 1, Max: c.MaxTemplates},
+		config.Range{Key: "dds.max_stats", V: d.MaxStats, Min: 1, Max: c.MaxStats},
+		config.Range{Key: "dds.max_stats_total", V: d.MaxStatsTotal, Min: 1, Max: c.MaxStatsTotal})
 	if a := d.MaxArea; a < 8 || a > int(c.MaxArea) || a%8 != 0 {
 		bad("dds.max_area", "%d is not a multiple of 8 from 8 to %d (bytes)", a, c.MaxArea)
 	}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/settable"
@@ -155,7 +156,8 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 		return nil
 	}
 	if _, err := hotset.Probe(d, snap); err != nil {
-		s.d.hot.log.Warn("hotset row refused: its statistic matches nothing", "hotset", d.Name, "stat", d.Path(), "err", err)
+		s.d.hot.refused.Note(foldlog.Source{}, "hotset row refused: its statistic matches nothing", "no such statistic",
+			"hotset", foldlog.Text(d.Name), "stat", foldlog.Text(d.Path()), "err", foldlog.Text(err.Error()))
 		return err
 	}
 	return nil

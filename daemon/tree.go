@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"fmt"
+	"log/slog"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/directory"
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/traps"
 )
@@ -116,7 +118,12 @@ func (d *Daemon) initDirectory(hs *hotsets) error {
 	hs.tree = newTreeNotes(d.cfg.Hotset.TreeChangedInterval)
 	d.dir = directory.New(d.h.Current, hs.tree.changed)
 	log := d.log.With("part", "directory")
-	if err := d.dir.Keep(filepath.Join(d.cfg.StateDir, directory.StoreFile), func(err error) { log.Warn("tree generation not saved", "err", err) }); err != nil {
+	// Folded by the error's kind: a full disk logs a line a minute.
+	failed := foldlog.New(log, slog.LevelWarn)
+	notSaved := func(err error) {
+		failed.Note(foldlog.Source{}, "tree generation not saved", foldlog.Kind(err), "err", foldlog.Text(err.Error()))
+	}
+	if err := d.dir.Keep(filepath.Join(d.cfg.StateDir, directory.StoreFile), notSaved); err != nil {
 		return fmt.Errorf("tree generation: %w", err)
 	}
 	d.h.Add(d.dir.Provider())

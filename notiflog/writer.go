@@ -7,12 +7,12 @@ import (
 	"slices"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"golang.org/x/sys/unix"
 
 	"github.com/perfagent/subagent/client/trustdir"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // CommitDelay is the longest a change waits for its batch's write and
@@ -340,7 +340,7 @@ func (j *journal) report(op string, err error) {
 	l := j.l
 	msg, kind := "", ""
 	if err != nil {
-		kind = errKind(err)
+		kind = foldlog.Kind(err)
 		msg = op + " " + j.file + ": " + kind
 	}
 	l.mu.Lock()
@@ -354,19 +354,6 @@ func (j *journal) report(op string, err error) {
 	default:
 		l.log.Warn("notification log not saved; its changes since are lost if the daemon stops", "file", j.file, "err", kind)
 	}
-}
-
-// errKind is what went wrong, without the file names.
-func errKind(err error) string {
-	var errno syscall.Errno
-	if errors.As(err, &errno) {
-		return errno.Error()
-	}
-	var pe *fs.PathError
-	if errors.As(err, &pe) {
-		return pe.Err.Error()
-	}
-	return err.Error()
 }
 
 // Close writes what is pending and stops the writer. The log can still

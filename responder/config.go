@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"net"
 	"strconv"
+
+	"github.com/perfagent/subagent/usm"
 )
 
 // Defaults and limits of Config.
@@ -34,6 +36,17 @@ type Config struct {
 	System *System
 	// V3, when set, answers SNMPv3 with USM (v3config.go).
 	V3 *V3
+	// AuthFailures bound, per source address, the SNMPv3 authentication
+	// failures answered (wrong digests, unknown users, levels a user
+	// lacks, decryption errors); a source past them is not answered at
+	// all, even when right. Discoveries bound the unknownEngineIDs
+	// Reports. Zero fields: usm.DefaultFailureLimits and
+	// usm.DefaultDiscoveryLimits. New sets them; Update keeps them.
+	AuthFailures, Discoveries usm.Limits
+	// WalkBudget is the bytes the walks' moments may keep alive together
+	// (asn1tree.Walks.Budget); 0: asn1tree.DefaultWalkBudget. New sets
+	// it; Update keeps it.
+	WalkBudget int64
 }
 
 // withDefaults fills zero fields and checks the rest.
@@ -46,6 +59,14 @@ func (c Config) withDefaults() (Config, error) {
 	}
 	if c.MaxMsgSize == 0 {
 		c.MaxMsgSize = DefaultMaxMsgSize
+	}
+	c.AuthFailures = c.AuthFailures.WithDefaults(usm.DefaultFailureLimits)
+	c.Discoveries = c.Discoveries.WithDefaults(usm.DefaultDiscoveryLimits)
+	if err := c.AuthFailures.Check(); err != nil {
+		return c, fmt.Errorf("auth failure limits: %w", err)
+	}
+	if err := c.Discoveries.Check(); err != nil {
+		return c, fmt.Errorf("discovery limits: %w", err)
 	}
 	if c.Community == "" && c.V3 == nil {
 		return c, errors.New("community must not be empty without SNMPv3 users")

@@ -15,6 +15,11 @@
 //     (authNoPriv) so that the manager can trust the time it learns.
 //     Discovery is the unknownEngineIDs Report. A message that fails
 //     authentication never gets a value.
+//   - Failures are throttled per source address (usm.Throttle,
+//     Config.AuthFailures and Config.Discoveries): past its limits a
+//     failure is counted but not answered, and a source that has spent
+//     its failures gets no answer to authenticated requests either, so a
+//     password guesser cannot tell a right guess (Stats.Throttled).
 //   - contextEngineID empty or this engine's, contextName "" only; other
 //     values are dropped and counted (snmpUnknownPDUHandlers,
 //     snmpUnknownContexts).

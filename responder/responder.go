@@ -13,6 +13,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/snmpreq"
+	"github.com/perfagent/subagent/usm"
 )
 
 var errTooBigToAnswer = errors.New("even a tooBig response exceeds the size limit")
@@ -31,6 +32,9 @@ type Responder struct {
 	now     func() time.Time // time.Now; tests set a clock
 
 	engine *engine // SNMPv3; nil without Config.V3
+	// fails and discoveries throttle the SNMPv3 failures of each source
+	// (Config.AuthFailures, Config.Discoveries).
+	fails, discoveries *usm.Throttle
 
 	running atomic.Bool
 	pre     atomic.Pointer[net.UDPConn] // bound by Bind, taken by Run
@@ -82,6 +86,8 @@ func NewWithSource(cfg Config, src asn1tree.Source, log *slog.Logger) (*Responde
 	if cfg.V3 != nil {
 		r.engine = newEngine(cfg.V3)
 	}
+	r.fails, r.discoveries = usm.NewThrottle(cfg.AuthFailures), usm.NewThrottle(cfg.Discoveries)
+	r.walks.Budget, r.stats.walks = cfg.WalkBudget, &r.walks
 	return r, nil
 }
 

@@ -1,6 +1,7 @@
 package responder
 
 import (
+	"net/netip"
 	"sync/atomic"
 	"time"
 
@@ -40,9 +41,15 @@ type Stats struct {
 	DecryptionErrors       atomic.Uint64
 	OutReports             atomic.Uint64 // Reports sent for the counters above
 	OutAuthorizationErrors atomic.Uint64 // below a user's minimum level
+	// Throttled are SNMPv3 messages not answered for their source's
+	// failure limits (Config.AuthFailures, Config.Discoveries): failures
+	// over them (counted in usmStats too), and requests of a source that
+	// has spent them.
+	Throttled atomic.Uint64
 	// DataAge is how old the data of the answers was, for views that
 	// tell (asn1tree.DataTimer).
 	DataAge asn1tree.DataAges
+	walks   *asn1tree.Walks[netip.AddrPort] // for WalkFallbacks; set by New
 }
 
 // Counts is a copy of Stats at one moment.
@@ -54,7 +61,10 @@ type Counts struct {
 	UnknownSecurityModels, InvalidMsgs, UnknownPDUHandlers, UnknownContexts   uint64
 	UnsupportedSecLevels, NotInTimeWindows, UnknownUserNames                  uint64
 	UnknownEngineIDs, WrongDigests, DecryptionErrors                          uint64
-	OutReports, OutAuthorizationErrors                                        uint64
+	OutReports, OutAuthorizationErrors, Throttled                             uint64
+	// WalkFallbacks are the walks that fell back to the current moment
+	// for the walks' memory budget (Config.WalkBudget).
+	WalkFallbacks uint64
 	// The age of the last answer's data, and the largest of the last 30
 	// to 60 seconds.
 	DataAge, MaxDataAge time.Duration
@@ -63,8 +73,12 @@ type Counts struct {
 // Snapshot copies the counters (each read atomically, not all at once).
 func (s *Stats) Snapshot() Counts {
 	age, maxAge := s.DataAge.Get(time.Now())
+	var fell uint64
+	if s.walks != nil {
+		fell = s.walks.FellBack()
+	}
 	return Counts{
-		DataAge: age, MaxDataAge: maxAge,
+		DataAge: age, MaxDataAge: maxAge, WalkFallbacks: fell,
 		InPkts: s.InPkts.Load(), InBadVersions: s.InBadVersions.Load(),
 		InBadCommunityNames: s.InBadCommunityNames.Load(), InASNParseErrs: s.InASNParseErrs.Load(),
 		InNotRequests: s.InNotRequests.Load(), InGetRequests: s.InGetRequests.Load(),
@@ -79,5 +93,6 @@ func (s *Stats) Snapshot() Counts {
 		UnknownUserNames: s.UnknownUserNames.Load(), UnknownEngineIDs: s.UnknownEngineIDs.Load(),
 		WrongDigests: s.WrongDigests.Load(), DecryptionErrors: s.DecryptionErrors.Load(),
 		OutReports: s.OutReports.Load(), OutAuthorizationErrors: s.OutAuthorizationErrors.Load(),
+		Throttled: s.Throttled.Load(),
 	}
 }

@@ -32,6 +32,7 @@ var (
 	errContext       = errors.New("unknown context")
 	errContextEngine = errors.New("contextEngineID is not this engine's")
 	errVersionOff    = errors.New("SNMPv1/v2c turned off (no community)")
+	errThrottled     = errors.New("SNMPv3 failures of this source over its limit (snmp.throttle)")
 )
 
 // timeWindow is how far, in seconds, a message's time may be from the
@@ -212,18 +213,23 @@ func (r *Responder) handleV3(pkt []byte, s *scratch, set *settings) []byte {
 	}
 	e := r.engine
 	if string(m.engineID) != string(e.id) {
-		return r.report(s, set, &st.UnknownEngineIDs, oidUnknownEngineIDs, nil, errUnknownEngine)
+		return r.refuse(s, set, r.discoveries, &st.UnknownEngineIDs, oidUnknownEngineIDs, errUnknownEngine)
 	}
 	u := set.users[string(m.user)]
 	if u == nil {
-		return r.report(s, set, &st.UnknownUserNames, oidUnknownUserNames, nil, errUnknownUser)
+		return r.refuse(s, set, r.fails, &st.UnknownUserNames, oidUnknownUserNames, errUnknownUser)
 	}
 	if m.level() > u.level {
-		return r.report(s, set, &st.UnsupportedSecLevels, oidUnsupportedSecLevels, nil, errSecLevel)
+		return r.refuse(s, set, r.fails, &st.UnsupportedSecLevels, oidUnsupportedSecLevels, errSecLevel)
 	}
 	if m.level()&1 != 0 {
 		if !r.verify(pkt, m, u, s) {
-			return r.report(s, set, &st.WrongDigests, oidWrongDigests, nil, errWrongDigest)
+			return r.refuse(s, set, r.fails, &st.WrongDigests, oidWrongDigests, errWrongDigest)
+		}
+		if r.fails.Spent(s.from.Addr(), r.now()) {
+			st.Throttled.Add(1)
+			s.why = errThrottled
+			return nil
 		}
 		now := int64(r.engineTime())
 		if e.boots == usm.MaxBoots || uint32(m.boots) != e.boots ||
@@ -234,7 +240,7 @@ func (r *Responder) handleV3(pkt []byte, s *scratch, set *settings) []byte {
 	scoped := m.data
 	if m.level()&2 != 0 {
 		if len(m.priv) != 8 {
-			return r.report(s, set, &st.DecryptionErrors, oidDecryptionErrors, nil, errDecrypt)
+			return r.refuse(s, set, r.fails, &st.DecryptionErrors, oidDecryptionErrors, errDecrypt)
 		}
 		s.plain = append(s.plain[:0], m.data...)
 		cfb(s.aesOf(u), aesIV(&s.iv, uint32(m.boots), uint32(m.time), m.priv), s.plain, true)
@@ -242,7 +248,8 @@ func (r *Responder) handleV3(pkt []byte, s *scratch, set *settings) []byte {
 		// AES blocks, as DES needs (RFC 3414 8.1.1.2), and net-snmp accepts that.
 		tag, v, _, ok := tlv(s.plain)
 		if !ok || tag != byte(gosnmp.Sequence) {
-			st.InASNParseErrs.Add(1) // a wrong key or AES variant reads as garbage
+			st.InASNParseErrs.Add(1)             // a wrong key or AES variant reads as garbage
+			r.fails.Fail(s.from.Addr(), r.now()) // a guess of the privacy password
 			s.why = errParse
 			return nil
 		}

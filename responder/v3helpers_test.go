@@ -144,6 +144,12 @@ func reportOf(t testing.TB, p *gosnmp.SnmpPacket) (string, uint) {
 // gosnmpClient is a gosnmp v3 manager of addr (host:port) as c.
 func gosnmpClient(t testing.TB, addr string, c usm.Credentials) *gosnmp.GoSNMP {
 	t.Helper()
+	return gosnmpClientFrom(t, "", addr, c)
+}
+
+// gosnmpClientFrom is gosnmpClient sending from local (host:port; "": any).
+func gosnmpClientFrom(t testing.TB, local, addr string, c usm.Credentials) *gosnmp.GoSNMP {
+	t.Helper()
 	host, port, err := net.SplitHostPort(addr)
 	if err != nil {
 		t.Fatal(err)
@@ -161,7 +167,7 @@ func gosnmpClient(t testing.TB, addr string, c usm.Credentials) *gosnmp.GoSNMP {
 	}
 	g := &gosnmp.GoSNMP{Target: host, Port: p, Version: gosnmp.Version3, SecurityModel: gosnmp.UserSecurityModel,
 		MsgFlags: levelFlags(c), SecurityParameters: sp, Timeout: 5 * time.Second, Retries: 0,
-		MaxRepetitions: 50, Transport: "udp"}
+		MaxRepetitions: 50, Transport: "udp", LocalAddr: local}
 	if err := g.Connect(); err != nil {
 		t.Fatal(err)
 	}

@@ -7,6 +7,7 @@ import (
 	"github.com/gosnmp/gosnmp"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/usm"
 )
 
 // tlvLen is the size of a BER element with n octets of contents.
@@ -52,6 +53,18 @@ func (r *Responder) report(s *scratch, set *settings, c *atomic.Uint64, oid asn1
 	}
 	r.stats.OutReports.Add(1)
 	return r.wrapV3(s, level, u, s.rep, min(int(m.maxSize), set.maxMsgSize))
+}
+
+// refuse is report (at noAuthNoPriv) for a failure throttled per source
+// (usm.Throttle): always counted, answered only within lim.
+func (r *Responder) refuse(s *scratch, set *settings, lim *usm.Throttle, c *atomic.Uint64, oid asn1tree.OID, why error) []byte {
+	if !lim.Fail(s.from.Addr(), r.now()) {
+		c.Add(1)
+		r.stats.Throttled.Add(1)
+		s.why = errThrottled
+		return nil
+	}
+	return r.report(s, set, c, oid, nil, why)
 }
 
 // plainRequestID is the request-id of a plaintext scopedPDU, 0 when it

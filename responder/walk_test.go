@@ -248,3 +248,26 @@ func TestEndOfMibViewContinuesNoWalk(t *testing.T) {
 		}
 	})
 }
+
+// Past the walks' budget the older walk goes on from the current moment,
+// and Counts says so.
+func TestWalkFallsBackPastTheBudget(t *testing.T) {
+	src := moments()
+	src.Bytes = 20 << 20
+	r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0", WalkBudget: 30 << 20}, src.Source(t), nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := netip.MustParseAddrPort("127.0.0.1:1000"), netip.MustParseAddrPort("127.0.0.1:2000")
+	start := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base+".2")
+	pa := askFrom(t, r, a, start)
+	askFrom(t, r, b, start)
+	if n := r.Stats().Snapshot().WalkFallbacks; n != 1 {
+		t.Fatalf("two walks of 20 MiB in a budget of 30: %d fell back, want 1", n)
+	}
+	// a's walk goes on, from a new current moment (the third).
+	askFrom(t, r, a, reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, strings.TrimPrefix(pa.Variables[0].Name, ".")))
+	if n := current(src); n != 3 {
+		t.Errorf("a's next request made moment %d, want 3 (the current one)", n)
+	}
+}

@@ -15,9 +15,13 @@ import (
 
 // Moment is a handle a Moments gives out.
 type Moment struct {
-	N  uint64
-	At time.Time // when its data was "collected"
+	N     uint64
+	At    time.Time // when its data was "collected"
+	Bytes int64     // what it tells the walks it keeps alive (Moments.Bytes)
 }
+
+// Pinned implements asn1tree.Pinned: each moment is data of its own.
+func (m *Moment) Pinned() (any, int64) { return m, m.Bytes }
 
 // Moments makes a new moment each time it is asked for the current one.
 // Moment n's table (Table.<column>.<row> for each of Cols) has the rows
@@ -28,6 +32,7 @@ type Moments struct {
 	Table asn1tree.OID
 	Cols  []uint32
 	Extra []asn1tree.Entry[asn1tree.Value]
+	Bytes int64 // each moment's size for the walks' budget; 0: nothing
 
 	mu    sync.Mutex
 	n     uint64
@@ -52,7 +57,7 @@ func (s *Moments) Source(t testing.TB) asn1tree.Source {
 			s.mu.Lock()
 			s.n++
 			s.fresh++
-			m = &Moment{N: s.n, At: time.Now()}
+			m = &Moment{N: s.n, At: time.Now(), Bytes: s.Bytes}
 			s.mu.Unlock()
 		}
 		e := slices.Clone(s.Extra)

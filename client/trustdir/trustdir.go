@@ -164,8 +164,9 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 			break
 		}
 	}
+	pattern := filepath.Join(dir, "."+base+".tmp-*")
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, &fs.PathError{Op: "open", Path: tmp, Err: err})
+		return fmt.Errorf("writing %s: %w", path, &fs.PathError{Op: "open", Path: pattern, Err: err})
 	}
 	f := os.NewFile(uintptr(fd), tmp)
 	defer func() {
@@ -184,13 +185,28 @@ func WriteFile(path string, data []byte, perm os.FileMode) (err error) {
 		err = os.Rename(tmp, path)
 	}
 	if err != nil {
-		return fmt.Errorf("writing %s: %w", path, err)
+		return fmt.Errorf("writing %s: %w", path, unnamed(err, tmp, pattern))
 	}
 	if err := syncDir(dir); err != nil {
 		// The rename happened; only its durability is in doubt.
 		return fmt.Errorf("writing %s: syncing the directory: %w", path, err)
 	}
 	return nil
+}
+
+// unnamed is err naming the temporary file by its pattern: a failure
+// repeated (a full disk) then reads the same each time, and the log
+// lines that quote it fold. err is this call's own.
+func unnamed(err error, tmp, pattern string) error {
+	var pe *fs.PathError
+	if errors.As(err, &pe) && pe.Path == tmp {
+		pe.Path = pattern
+	}
+	var le *os.LinkError
+	if errors.As(err, &le) && le.Old == tmp {
+		le.Old = pattern
+	}
+	return err
 }
 
 func syncDir(dir string) error {

@@ -286,3 +286,26 @@ func TestReadFile(t *testing.T) {
 	wantErr(t, err, big, "more than")
 	wantErr(t, func() error { _, err := ReadFile(dir); return err }(), dir, "not a regular file")
 }
+
+// A failed write names the temporary file by its pattern, never its
+// random name: the same failure reads the same each time (log lines
+// quoting it fold).
+func TestWriteFileErrorsAreStable(t *testing.T) {
+	dir := t.TempDir()
+	over := filepath.Join(dir, "sub") // a directory: the rename fails
+	if err := os.Mkdir(over, 0o700); err != nil {
+		t.Fatal(err)
+	}
+	for _, path := range []string{over, filepath.Join(dir, "missing", "f")} {
+		e1, e2 := WriteFile(path, []byte("x"), 0o600), WriteFile(path, []byte("x"), 0o600)
+		if e1 == nil || e2 == nil {
+			t.Fatalf("%s: writes succeeded: %v %v", path, e1, e2)
+		}
+		if e1.Error() != e2.Error() || !strings.Contains(e1.Error(), ".tmp-*") {
+			t.Errorf("%s: errors differ or name a random file:\n%v\n%v", path, e1, e2)
+		}
+	}
+	if ents, _ := os.ReadDir(dir); len(ents) != 1 {
+		t.Errorf("temporary files left: %v", ents)
+	}
+}

@@ -58,13 +58,14 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			BackoffMax:    s.MaxBackoff,
 			Logger:        log.With("frontend", "agentx"),
 			Writer:        w,
+			WalkBudget:    int64(cfg.Refresh.WalkMemoryMB) << 20,
 		}, src)
 		if err != nil {
 			return err
 		}
 		d.AddFrontend(agentxFrontend{sub})
 		d.SetMasterNotify(sub.Notify) // hotset notifications go through the master too
-		d.AddAgentStats(daemon.AgentXStats(sub.Connected, sub.DataAge))
+		d.AddAgentStats(daemon.AgentXStats(sub.Connected, sub.DataAge, sub.WalkFallbacks))
 	}
 	if cfg.Listen != "none" {
 		return addResponder(d, cfg, src, log)
@@ -77,6 +78,10 @@ type moment struct {
 	snap *spmi.Snapshot
 	nlm  asn1tree.View
 }
+
+// Pinned tells the walks what m keeps alive: its snapshot, which the
+// moments of other requests share (asn1tree.Walks.Budget).
+func (m *moment) Pinned() (any, int64) { return m.snap.Pinned() }
 
 // nlmRegistrations register NOTIFICATION-LOG-MIB with the master: the
 // whole module, and above snmpd's own priority the parts snmpd 5.9
@@ -184,6 +189,8 @@ func warnMD5(c *config.Config, log *slog.Logger) {
 func responderConfig(c *config.Config, eng usm.Engine) (responder.Config, error) {
 	rc := responder.Config{Listen: c.Listen, Community: c.SNMP.Community,
 		MaxRepetitions: c.SNMP.MaxRepetitions, MaxMsgSize: c.SNMP.MaxMsgSize, System: systemGroup(c)}
+	rc.AuthFailures, rc.Discoveries = c.SNMP.Throttle.Limits()
+	rc.WalkBudget = int64(c.Refresh.WalkMemoryMB) << 20
 	if eng.ID == nil {
 		if len(c.SNMP.Users) > 0 {
 			return responder.Config{}, errors.New("snmp.users: SNMPv3 is off since the start, which could not read or write the engine's state (see the log); fix the state directory and restart")

@@ -149,7 +149,7 @@ func TestRefusalLogCountsAndRepeatsAfterAMinute(t *testing.T) {
 	lb := &testutil.Buffer{}
 	r := newRefusalLog(slog.New(slog.NewTextHandler(lb, nil)), "t")
 	now := time.Unix(1000, 0)
-	r.now = func() time.Time { return now }
+	r.fold.Now = func() time.Time { return now }
 	for range 10 {
 		r.note(Peer{UID: 7, PID: 1}, "bad")
 	}
