@@ -406,7 +406,7 @@ func (c *Config) finish() error {
 	}
 	c.State.check(bad)
 	c.RTimeLAN.check(bad)
-	c.ARM.check(bad)
+	c.ARM.check(c.State.MaxNamesPerContext, bad)
 	c.checkHotsets(bad)
 	c.Control.check(bad)
 	switch c.Views {

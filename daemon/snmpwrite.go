@@ -150,6 +150,10 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 	if err != nil {
 		return err
 	}
+	// A hotset without a number would be left out of the tree.
+	if err := s.d.num.Room(hotset.Parent, d.Name); err != nil {
+		return fmt.Errorf("%w: %w", settable.ErrFull, err)
+	}
 	snap := s.d.h.Current() // never waits: the master allows a second
 	if snap == nil {
 		return nil
@@ -164,6 +168,10 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 func (s hotsetRows) Put(r *settable.Row) error {
 	d, err := rowDef(r)
 	if err != nil {
+		return err
+	}
+	// Numbered now (Check found room): the row is served once active.
+	if _, err := s.d.num.Assign(hotset.Parent, d.Name, nil); err != nil {
 		return err
 	}
 	return s.d.hot.putSNMP(d.Name, &snmpHot{def: d, storage: r.Storage}, s.d.num)

@@ -1,6 +1,7 @@
 package hotset
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -98,12 +99,22 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	for _, v := range views {
-		if err := collectSet(b, top, v); err != nil {
+		err := collectSet(b, top, v)
+		if errors.Is(err, spmi.ErrNumberingFull) {
+			// This hotset only: the others are served. Its row was refused
+			// (SNMP SET, start, reload) before it could get here.
+			b.Fail("Hotset numbering", err)
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// Parent is the path hotsets are numbered under.
+const Parent = "Hotset"
 
 func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 	d, r := v.Def, v.Result
