@@ -468,7 +468,7 @@ func TestApplicationNamesPerUser(t *testing.T) {
 		clk.Advance(time.Minute) // idle: dropped, the names stay in their grace period
 		armtest.CollectNum(t, reg, num, clk.Now())
 	}
-	if got := len(num.Marked(rtimearm.Root, "uid 65534")); got != 12 {
+	if got := len(num.Share(rtimearm.Root, "uid 65534")); got != 12 {
 		t.Errorf("uid 65534 holds %d names, want its share of 12", got)
 	}
 	s := armtest.CollectNum(t, reg, num, clk.Now())

@@ -2,6 +2,7 @@ package spmi
 
 import (
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/perfagent/subagent/client/spmiwire"
@@ -75,7 +76,9 @@ func (n *Numbering) seenLocked(parent, name string) {
 
 // Sweep is the life cycle of names: live holds, by parent, the names
 // whose objects exist now (the contexts and instances of the tree). A
-// name with a record (a row a manager created) counts as live. A name
+// name with a record (a row a manager created) or a mark (a host created
+// by reference) counts as live: its owner made it to last, and it lasts
+// while its part of the tree is off. A name
 // not live starts its grace period; one whose grace period has passed is
 // released: its number, marks and place in the limits are freed, and a
 // later object of that name gets the lowest free number again. It
@@ -86,7 +89,7 @@ func (n *Numbering) Sweep(live map[string]map[string]bool, now time.Time) (relea
 	n.swept = now
 	for parent, c := range n.m {
 		for name, k := range c.names {
-			if live[parent][name] || n.recs[parent][name] != "" {
+			if live[parent][name] || n.keptLocked(parent, name) {
 				n.seenLocked(parent, name)
 				continue
 			}
@@ -106,6 +109,30 @@ func (n *Numbering) Sweep(live map[string]map[string]bool, now time.Time) (relea
 		}
 	}
 	return released
+}
+
+// shareMark prefixes the marks of AssignShare's owners: they count names,
+// they do not keep them.
+const shareMark = "share "
+
+// keptLocked tells whether name has a record or a mark other than an
+// owner's share.
+func (n *Numbering) keptLocked(parent, name string) bool {
+	if n.recs[parent][name] != "" {
+		return true
+	}
+	for mark, set := range n.marks[parent] {
+		if set[name] && !strings.HasPrefix(mark, shareMark) {
+			return true
+		}
+	}
+	return false
+}
+
+// Share lists the names under parent counted against owner's share
+// (AssignShare), sorted.
+func (n *Numbering) Share(parent, owner string) []string {
+	return n.Marked(parent, shareMark+owner)
 }
 
 // releaseLocked forgets name and what the numbering keeps with it.
@@ -148,14 +175,14 @@ func (n *Numbering) AssignShare(parent, name string, taken func(uint32) bool, ow
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	if _, ok := n.m[parent].lookup(name); !ok {
-		if held := len(n.marks[parent][owner]); held >= share {
+		if held := len(n.marks[parent][shareMark+owner]); held >= share {
 			return 0, fmt.Errorf("%w: cannot number %s/%s: %s holds %d names of %s, the limit (%s); names whose objects are gone are released after state.name_grace",
 				ErrShareFull, parent, name, owner, held, parent, key)
 		}
 	}
 	k, fresh, err := n.assignLocked(parent, name, taken)
 	if err == nil && fresh {
-		n.markLocked(parent, owner, name, true)
+		n.markLocked(parent, shareMark+owner, name, true)
 	}
 	return k, err
 }

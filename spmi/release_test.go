@@ -123,7 +123,8 @@ func TestNumberingChurnReturnsToStartAfterGrace(t *testing.T) {
 
 // A name gone from the tree keeps its number for the grace period, also
 // across a restart (the file says since when it is gone), and a name with
-// a record (a row a manager created) is never released.
+// a record (a row a manager created) or a mark (a host created by
+// reference) is never released.
 func TestNumberingGraceSurvivesRestart(t *testing.T) {
 	file := filepath.Join(t.TempDir(), "numbering.json")
 	t0 := time.Unix(1_800_000_000, 0)
@@ -135,6 +136,8 @@ func TestNumberingGraceSurvivesRestart(t *testing.T) {
 		}
 	}
 	n.SetRecord("X", "row", `{"stat":"CPU/*/idle"}`)
+	n.Assign("X", "host", nil)
+	n.Mark("X", "referenced", "host", true)
 	n.Sweep(map[string]map[string]bool{"X": {"a": true}}, t0) // b gone from t0
 	if err := n.Save(); err != nil {
 		t.Fatal(err)
@@ -156,6 +159,9 @@ func TestNumberingGraceSurvivesRestart(t *testing.T) {
 	if _, ok := r.Lookup("X", "row"); !ok {
 		t.Error("the row with a record was released")
 	}
+	if _, ok := r.Lookup("X", "host"); !ok {
+		t.Error("the host with a mark was released")
+	}
 }
 
 // At the cap, Room refuses only a new name, and AssignShare keeps one
@@ -174,7 +180,7 @@ func TestNumberingRoomAndShares(t *testing.T) {
 	if k, err := n.AssignShare("RTime/ARM", "root", func(k uint32) bool { return k < 5 }, "uid 0", 2, "arm.max_names_per_uid"); err != nil || k != 5 {
 		t.Errorf("root's name: %d %v, want 5", k, err)
 	}
-	if got := n.Marked("RTime/ARM", "uid 0"); len(got) != 1 {
+	if got := n.Share("RTime/ARM", "uid 0"); len(got) != 1 {
 		t.Errorf("uid 0 is charged for %v, want root only", got)
 	}
 	n.Assign("RTime/ARM", "y", nil)
