@@ -1,7 +1,6 @@
 package hotset
 
 import (
-	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -99,11 +98,10 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	for _, v := range views {
+		// Only this hotset is left out: its row was refused (SNMP SET,
+		// start, reload) before it could get here.
 		err := collectSet(b, top, v)
-		if errors.Is(err, spmi.ErrNumberingFull) {
-			// This hotset only: the others are served. Its row was refused
-			// (SNMP SET, start, reload) before it could get here.
-			b.Fail("Hotset numbering", err)
+		if b.Unnumbered("Hotset numbering", err) {
 			continue
 		}
 		if err != nil {

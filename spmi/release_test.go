@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"strings"
 	"sync"
 	"testing"
 	"testing/synctest"
@@ -40,8 +41,7 @@ func (c *churn) Collect(b *Builder) error {
 	}
 	for _, name := range c.names {
 		cx, err := b.Instance(disk, &diskCx, name, "", 0)
-		if errors.Is(err, ErrNumberingFull) {
-			b.Fail("Disk numbering", err) // this name only
+		if b.Unnumbered("Disk numbering", err) {
 			continue
 		}
 		if err != nil {
@@ -199,4 +199,30 @@ func fileSize(t *testing.T, file string) int64 {
 		t.Fatal(err)
 	}
 	return fi.Size()
+}
+
+// At the cap only the instance that cannot be numbered is left out: the
+// instances after it in the provider's order are served, and the refusal
+// is a failure of the provider's source naming the setting.
+func TestNumberingCapLeavesOutOnlyTheUnnumbered(t *testing.T) {
+	num := NewNumbering("")
+	num.SetMaxNames(3)
+	num.Assign("Disk", "sda", func(k uint32) bool { return k == 1 })
+	num.Assign("Disk", "sdb", func(k uint32) bool { return k == 1 })
+	p := &churn{}
+	p.set("new1", "new2", "sda", "sdb")
+	h := NewHierarchy(Config{Base: testBase, Numbering: num})
+	h.Add(p)
+	s := h.Refresh()
+	for _, name := range []string{"new1", "sda", "sdb"} {
+		if _, err := s.Lookup("Disk/" + name + "/busy"); err != nil {
+			t.Errorf("%s not served: %v", name, err)
+		}
+	}
+	if _, err := s.Lookup("Disk/new2/"); err == nil {
+		t.Error("new2 served beyond the cap")
+	}
+	if err := s.Failures["Disk numbering"]; !errors.Is(err, ErrNumberingFull) || !strings.Contains(err.Error(), "state.max_names_per_context") {
+		t.Errorf("failure %v, want the cap's, naming the setting", err)
+	}
 }
