@@ -66,6 +66,7 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 				t.Fatalf("destroy %s: %v", name, serr)
 			}
 		}
+		atCap := fileBytes(t, d.num.File())
 		if created != 48 || refused != 52 {
 			t.Errorf("%d rows created, %d refused; want 48 (50 names, 2 configured), 52", created, refused)
 		}
@@ -93,7 +94,9 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 		if n := len(d.num.Names("Hotset")); n != 2 {
 			t.Errorf("Hotset numbers %d names after the grace period, want the 2 configured", n)
 		}
-		if b := fileBytes(t, d.num.File()); b != startBytes {
+		b := fileBytes(t, d.num.File())
+		t.Logf("numbering.json: %d bytes at the start, %d at the cap (%d rows created, %d refused), %d after the grace period", startBytes, atCap, created, refused, b)
+		if b != startBytes {
 			t.Errorf("numbering.json is %d bytes after the grace period, %d at the start", b, startBytes)
 		}
 		if a, b := hotsetNames(t, start), hotsetNames(t, end); !slices.Equal(a, b) {
@@ -134,4 +137,19 @@ func hotsetNames(t *testing.T, s *spmi.Snapshot) []string {
 	}
 	slices.Sort(out)
 	return out
+}
+
+// Configured hotsets beyond the cap stop the start with an error naming
+// the first that cannot be numbered.
+func TestNameCapConfiguredHotsetsAtStart(t *testing.T) {
+	c := fixtureConfig(t)
+	c.State.MaxNamesPerContext = 1
+	c.Hotsets = []config.HotsetConf{
+		{Name: "conf1", Stat: "Disk/*/busy", FeedType: "always", ExcpType: "none"},
+		{Name: "conf2", Stat: "Disk/*/busy", FeedType: "always", ExcpType: "none"},
+	}
+	_, err := New(c, slog.New(slog.DiscardHandler))
+	if err == nil || !strings.Contains(err.Error(), `hotset "conf2"`) || !strings.Contains(err.Error(), "state.max_names_per_context") {
+		t.Fatalf("start with 2 hotsets and a cap of 1: %v, want an error naming conf2 and the setting", err)
+	}
 }

@@ -381,6 +381,9 @@ func (n *Numbering) Save() error {
 		return nil
 	}
 	b, err := n.encodeLocked()
+	if err == nil {
+		n.size = len(b) // records replaced or removed, marks cleared, names released
+	}
 	n.dirty = false
 	n.mu.Unlock()
 	if err == nil {

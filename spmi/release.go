@@ -70,8 +70,7 @@ func (n *Numbering) seenLocked(parent, name string) {
 	if len(n.gone[parent]) == 0 {
 		delete(n.gone, parent)
 	}
-	n.size -= entryLen(name)
-	n.dirty = true
+	n.dirty = true // the size shrinks at the next measure (measureLocked)
 }
 
 // Sweep is the life cycle of names: live holds, by parent, the names
@@ -105,10 +104,20 @@ func (n *Numbering) Sweep(live map[string]map[string]bool, now time.Time) (relea
 		}
 		if len(c.names) == 0 {
 			delete(n.m, parent)
-			n.size -= jsonLen(parent) + 16
 		}
 	}
+	if released > 0 {
+		n.measureLocked()
+	}
 	return released
+}
+
+// measureLocked sets size to what the saved file takes now: the estimate
+// only grows between two measures, so that it stays above the file.
+func (n *Numbering) measureLocked() {
+	if b, err := n.encodeLocked(); err == nil {
+		n.size = len(b)
+	}
 }
 
 // shareMark prefixes the marks of AssignShare's owners: they count names,
@@ -141,12 +150,8 @@ func (n *Numbering) releaseLocked(parent string, c *numbered, name string, k uin
 	delete(c.names, name)
 	delete(c.used, k)
 	c.floor = min(c.floor, k)
-	n.size -= entryLen(name)
 	for _, set := range n.marks[parent] {
-		if set[name] {
-			delete(set, name)
-			n.size -= entryLen(name)
-		}
+		delete(set, name)
 	}
 	n.dirty = true
 }

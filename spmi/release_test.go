@@ -100,6 +100,7 @@ func TestNumberingChurnReturnsToStartAfterGrace(t *testing.T) {
 		if got := num.Names("Disk"); len(got) != 2 || got["sdb"] != sdb {
 			t.Errorf("after the grace period Disk numbers %v, want sda and sdb (%d) only", got, sdb)
 		}
+		t.Logf("numbering.json: %d bytes at the start, %d during the churn, %d after the grace period", startBytes, grown, fileSize(t, file))
 		if b := fileSize(t, file); b != startBytes {
 			t.Errorf("numbering.json is %d bytes after the grace period, %d at the start (%d during the churn)", b, startBytes, grown)
 		}
