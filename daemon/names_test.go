@@ -3,7 +3,6 @@ package daemon
 import (
 	"fmt"
 	"log/slog"
-	"os"
 	"slices"
 	"strings"
 	"testing"
@@ -11,6 +10,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/agentx"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/spmi"
 )
@@ -37,7 +37,7 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 		}
 		w := d.WritableTables()
 		start := d.h.Refresh()
-		startBytes := fileBytes(t, d.num.File())
+		startBytes := testutil.FileSize(t, d.num.File())
 		served := func(s *spmi.Snapshot, names ...string) {
 			t.Helper()
 			for _, n := range names {
@@ -66,7 +66,7 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 				t.Fatalf("destroy %s: %v", name, serr)
 			}
 		}
-		atCap := fileBytes(t, d.num.File())
+		atCap := testutil.FileSize(t, d.num.File())
 		if created != 48 || refused != 52 {
 			t.Errorf("%d rows created, %d refused; want 48 (50 names, 2 configured), 52", created, refused)
 		}
@@ -94,7 +94,7 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 		if n := len(d.num.Names("Hotset")); n != 2 {
 			t.Errorf("Hotset numbers %d names after the grace period, want the 2 configured", n)
 		}
-		b := fileBytes(t, d.num.File())
+		b := testutil.FileSize(t, d.num.File())
 		t.Logf("numbering.json: %d bytes at the start, %d at the cap (%d rows created, %d refused), %d after the grace period", startBytes, atCap, created, refused, b)
 		if b != startBytes {
 			t.Errorf("numbering.json is %d bytes after the grace period, %d at the start", b, startBytes)
@@ -111,15 +111,6 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 		time.Sleep(time.Second)
 		served(d.h.Refresh(), "atop", "conf1", "conf2", "again")
 	})
-}
-
-func fileBytes(t *testing.T, file string) int64 {
-	t.Helper()
-	fi, err := os.Stat(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
 }
 
 // hotsetNames are the hotsets s serves.

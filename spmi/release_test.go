@@ -3,7 +3,6 @@ package spmi
 import (
 	"errors"
 	"fmt"
-	"os"
 	"path/filepath"
 	"strings"
 	"sync"
@@ -12,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/client/testutil"
 )
 
 // churn is a provider whose Disk context holds the names it is told:
@@ -68,7 +68,7 @@ func TestNumberingChurnReturnsToStartAfterGrace(t *testing.T) {
 		h := NewHierarchy(Config{Base: testBase, Numbering: num})
 		h.Add(p)
 		start := h.Refresh()
-		startBytes := fileSize(t, file)
+		startBytes := testutil.FileSize(t, file)
 		startOIDs := start.ViewLen()
 		sdb, _ := num.Lookup("Disk", "sdb")
 
@@ -78,7 +78,7 @@ func TestNumberingChurnReturnsToStartAfterGrace(t *testing.T) {
 			h.Refresh()
 			time.Sleep(time.Second)
 		}
-		grown := fileSize(t, file)
+		grown := testutil.FileSize(t, file)
 		if len(num.Names("Disk")) <= 3 || grown <= startBytes {
 			t.Fatalf("during the churn: %d names, %d bytes (start %d): the grace period kept nothing", len(num.Names("Disk")), grown, startBytes)
 		}
@@ -100,8 +100,8 @@ func TestNumberingChurnReturnsToStartAfterGrace(t *testing.T) {
 		if got := num.Names("Disk"); len(got) != 2 || got["sdb"] != sdb {
 			t.Errorf("after the grace period Disk numbers %v, want sda and sdb (%d) only", got, sdb)
 		}
-		t.Logf("numbering.json: %d bytes at the start, %d during the churn, %d after the grace period", startBytes, grown, fileSize(t, file))
-		if b := fileSize(t, file); b != startBytes {
+		t.Logf("numbering.json: %d bytes at the start, %d during the churn, %d after the grace period", startBytes, grown, testutil.FileSize(t, file))
+		if b := testutil.FileSize(t, file); b != startBytes {
 			t.Errorf("numbering.json is %d bytes after the grace period, %d at the start (%d during the churn)", b, startBytes, grown)
 		}
 		if n := end.ViewLen(); n != startOIDs {
@@ -191,15 +191,6 @@ func TestNumberingRoomAndShares(t *testing.T) {
 	if err := n.Room("RTime/ARM", "x1"); err != nil {
 		t.Errorf("Room of a name numbered: %v", err)
 	}
-}
-
-func fileSize(t *testing.T, file string) int64 {
-	t.Helper()
-	fi, err := os.Stat(file)
-	if err != nil {
-		t.Fatal(err)
-	}
-	return fi.Size()
 }
 
 // At the cap only the instance that cannot be numbered is left out: the
