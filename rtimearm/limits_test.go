@@ -445,7 +445,7 @@ func TestApplicationsNumberedBeforeAnUpgradeKeepTheirNumbers(t *testing.T) {
 // (eight a process, four processes one after the other, each application
 // dropped once idle) gets its share of the names, 12, and its other
 // applications are refused and counted; root's application is then
-// numbered and served.
+// numbered and served. After the grace period the names are released.
 func TestApplicationNamesPerUser(t *testing.T) {
 	testutil.RequireRoot(t)
 	num := spmi.NewNumbering("")
@@ -484,5 +484,18 @@ func TestApplicationNamesPerUser(t *testing.T) {
 	}
 	if _, ok := num.Lookup(rtimearm.Root, "RootApp"); !ok {
 		t.Error("root's application has no number")
+	}
+	// After the grace period the names of the applications gone are
+	// released, and uid 65534 has its whole share again.
+	num.SetGrace(10 * time.Minute)
+	live := map[string]map[string]bool{rtimearm.Root: {"RootApp": true}, rtimearm.Root + "/RootApp": {"t": true}}
+	t0 := clk.Now()
+	num.Sweep(live, t0)
+	num.Sweep(live, t0.Add(10*time.Minute))
+	if got := num.Share(rtimearm.Root, "uid 65534"); len(got) != 0 {
+		t.Errorf("after the grace period uid 65534 holds %v", got)
+	}
+	if names := num.Names(rtimearm.Root); len(names) != 1 {
+		t.Errorf("RTime/ARM numbers %v after the grace period, want RootApp only", names)
 	}
 }
