@@ -108,13 +108,19 @@ func (d *Daemon) initHotsets() error {
 // take is a start or reload error naming it, never a hotset left out of
 // the tree.
 func numberHotsets(num *spmi.Numbering, defs []hotset.Def, assign bool) error {
-	for _, d := range defs {
-		err := num.Room(hotset.Parent, d.Name)
-		if err == nil && assign {
-			_, err = num.Assign(hotset.Parent, d.Name, nil)
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	if err := num.RoomFor(hotset.Parent, names...); err != nil {
+		return fmt.Errorf("configured hotsets: %w", err)
+	}
+	for _, name := range names {
+		if !assign {
+			break
 		}
-		if err != nil {
-			return fmt.Errorf("hotset %q: %w", d.Name, err)
+		if _, err := num.Assign(hotset.Parent, name, nil); err != nil {
+			return fmt.Errorf("hotset %q: %w", name, err)
 		}
 	}
 	return nil

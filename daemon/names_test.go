@@ -76,7 +76,7 @@ func TestNameCapAndGraceHotsets(t *testing.T) {
 		// A configured hotset added at the top: the reload says which.
 		c2 := *c
 		c2.Hotsets = append([]config.HotsetConf{{Name: "atop", Stat: "Disk/*/busy", FeedType: "always", ExcpType: "none"}}, c.Hotsets...)
-		if err := d.Reload(&c2); err == nil || !strings.Contains(err.Error(), `hotset "atop"`) {
+		if err := d.Reload(&c2); err == nil || !strings.Contains(err.Error(), "Hotset/atop") {
 			t.Errorf("reload with a hotset beyond the cap: %v, want an error naming it", err)
 		}
 		time.Sleep(time.Second)
@@ -140,7 +140,7 @@ func TestNameCapConfiguredHotsetsAtStart(t *testing.T) {
 		{Name: "conf2", Stat: "Disk/*/busy", FeedType: "always", ExcpType: "none"},
 	}
 	_, err := New(c, slog.New(slog.DiscardHandler))
-	if err == nil || !strings.Contains(err.Error(), `hotset "conf2"`) || !strings.Contains(err.Error(), "state.max_names_per_context") {
+	if err == nil || !strings.Contains(err.Error(), "Hotset/conf2") || !strings.Contains(err.Error(), "state.max_names_per_context") {
 		t.Fatalf("start with 2 hotsets and a cap of 1: %v, want an error naming conf2 and the setting", err)
 	}
 }

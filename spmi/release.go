@@ -160,14 +160,35 @@ func (n *Numbering) releaseLocked(parent string, c *numbered, name string, k uin
 // an error wrapping ErrNumberingFull that names the limit. It assigns
 // nothing: callers that must refuse a request before anything changes
 // (an SNMP SET's test) ask it first.
-func (n *Numbering) Room(parent, name string) error {
+func (n *Numbering) Room(parent, name string) error { return n.RoomFor(parent, name) }
+
+// RoomFor is Room for several names together: those without a number
+// all fit, or the error names the first that does not.
+func (n *Numbering) RoomFor(parent string, names ...string) error {
 	parent = spmiwire.CleanPath(parent)
 	n.mu.Lock()
 	defer n.mu.Unlock()
-	if _, ok := n.m[parent].lookup(name); ok {
-		return nil
+	c := n.m[parent]
+	held, size := 0, n.size
+	if c != nil {
+		held = len(c.names)
 	}
-	return n.roomLocked(parent, name)
+	seen := map[string]bool{}
+	for _, name := range names {
+		if _, ok := c.lookup(name); ok || seen[name] {
+			continue
+		}
+		seen[name] = true
+		if held >= n.max {
+			return fmt.Errorf("%w: cannot number %s/%s: %s would have more than %d names with numbers, the limit (state.max_names_per_context); names whose objects are gone are released after state.name_grace",
+				ErrNumberingFull, parent, name, parent, n.max)
+		}
+		if size += entryLen(name); size+jsonLen(parent)+16 > maxFileBytes {
+			return n.roomLocked(parent, name) // its error names the file's bound
+		}
+		held++
+	}
+	return nil
 }
 
 // AssignShare is Assign for a name counted against owner's share of

@@ -191,6 +191,17 @@ func TestNumberingRoomAndShares(t *testing.T) {
 	if err := n.Room("RTime/ARM", "x1"); err != nil {
 		t.Errorf("Room of a name numbered: %v", err)
 	}
+	// Together: one place left for two new names refuses the second.
+	m := NewNumbering("")
+	m.SetMaxNames(3)
+	m.Assign("Hotset", "a", nil)
+	m.Assign("Hotset", "b", nil)
+	if err := m.RoomFor("Hotset", "a", "new1", "new1", "b"); err != nil {
+		t.Errorf("one new name (twice) and two numbered with room for one: %v", err)
+	}
+	if err := m.RoomFor("Hotset", "new1", "new2"); !errors.Is(err, ErrNumberingFull) || !strings.Contains(err.Error(), "Hotset/new2") {
+		t.Errorf("two new names with room for one: %v, want an error naming new2", err)
+	}
 }
 
 // At the cap only the instance that cannot be numbered is left out: the
