@@ -18,12 +18,15 @@ type ARM struct {
 	MaxProcesses    int           `mapstructure:"max_processes"`
 	// Per user (of the process that registered a name first): no local
 	// user may take every place (docs/ARM.md).
-	MaxApplicationsPerUID int           `mapstructure:"max_applications_per_uid"`
-	MaxTransactionsPerUID int           `mapstructure:"max_transactions_per_uid"`
-	MaxProcessesPerUID    int           `mapstructure:"max_processes_per_uid"`
-	AppIdle               time.Duration `mapstructure:"app_idle"`
-	AllowUIDs             []int         `mapstructure:"allow_uids"`
-	AllowGIDs             []int         `mapstructure:"allow_gids"`
+	MaxApplicationsPerUID int `mapstructure:"max_applications_per_uid"`
+	MaxTransactionsPerUID int `mapstructure:"max_transactions_per_uid"`
+	MaxProcessesPerUID    int `mapstructure:"max_processes_per_uid"`
+	// Names of applications one user may hold in the numbering: in the
+	// tree or in their grace period (state.name_grace).
+	MaxApplicationNamesPerUID int           `mapstructure:"max_application_names_per_uid"`
+	AppIdle                   time.Duration `mapstructure:"app_idle"`
+	AllowUIDs                 []int         `mapstructure:"allow_uids"`
+	AllowGIDs                 []int         `mapstructure:"allow_gids"`
 
 	// Hellos of one user on arm.sock: this many at once, then this many a
 	// second (each may cost a ring).
@@ -38,7 +41,9 @@ const (
 	armMaxTrans = 65536
 )
 
-func (a *ARM) check(bad func(key, format string, args ...any)) {
+// check validates the arm settings; maxNames is state.max_names_per_context,
+// which bounds a user's share of the applications' names.
+func (a *ARM) check(maxNames int, bad func(key, format string, args ...any)) {
 	if a.Weight < 0 || a.Weight > 99 {
 		bad("arm.weight", "%d is not a percentage from 0 to 99", a.Weight)
 	}
@@ -78,6 +83,9 @@ func (a *ARM) check(bad func(key, format string, args ...any)) {
 		if f.v < 1 || f.v > f.total {
 			bad(f.key, "%d is not from 1 to %s (%d)", f.v, f.totalKey, f.total)
 		}
+	}
+	if n := a.MaxApplicationNamesPerUID; n < 1 || n > maxNames {
+		bad("arm.max_application_names_per_uid", "%d is not from 1 to state.max_names_per_context (%d)", n, maxNames)
 	}
 	if a.AppIdle < time.Minute || a.AppIdle > 30*24*time.Hour {
 		bad("arm.app_idle", "%v is not from 1m to 720h", a.AppIdle)

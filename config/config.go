@@ -56,6 +56,7 @@ type Config struct {
 	Views         string        `mapstructure:"views"`
 	SNMP          SNMP          `mapstructure:"snmp"`
 	AgentXSession AgentXSession `mapstructure:"agentx_session"`
+	SNMPSet       SNMPSet       `mapstructure:"snmp_set"`
 	Refresh       Refresh       `mapstructure:"refresh"`
 	Host          Host          `mapstructure:"host"`
 	Control       Control       `mapstructure:"control"`
@@ -414,8 +415,9 @@ func (c *Config) finish() error {
 		checkIDs(bad, key+".gids", r.GIDs)
 	}
 	c.State.check(bad)
+	c.SNMPSet.check(bad)
 	c.RTimeLAN.check(bad)
-	c.ARM.check(bad)
+	c.ARM.check(c.State.MaxNamesPerContext, bad)
 	c.checkHotsets(bad)
 	c.Control.check(bad)
 	switch c.Views {

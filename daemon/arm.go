@@ -26,7 +26,8 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 	reg := rtimearm.NewRegistry(rtimearm.Limits{
 		MaxApps: a.MaxApplications, MaxTrans: a.MaxTransactions, MaxProcs: a.MaxProcesses,
 		MaxAppsPerUID: a.MaxApplicationsPerUID, MaxTransPerUID: a.MaxTransactionsPerUID, MaxProcsPerUID: a.MaxProcessesPerUID,
-		AppIdle: a.AppIdle, HelloRate: float64(a.HelloRatePerUID), HelloBurst: a.HelloBurstPerUID,
+		MaxAppNamesPerUID: a.MaxApplicationNamesPerUID,
+		AppIdle:           a.AppIdle, HelloRate: float64(a.HelloRatePerUID), HelloBurst: a.HelloBurstPerUID,
 	}, a.Weight, a.Window, d.num, d.log)
 	g := armring.Geometry{Slots: uint32(a.RingSlots), Apps: uint32(a.ProcessApps), Trans: uint32(a.ProcessTrans)}
 	srv, err := rtimearm.NewServer(rtimearm.ServerConfig{

@@ -226,7 +226,9 @@ type Binder interface {
 // with its error; everything started is stopped before Run returns.
 //
 // Everything that can refuse the start comes first: the directories,
-// another daemon on the control socket, the DDS and ARM sockets, the
+// another daemon on the control socket or on the state directory (its
+// lock; the temporary files of saves a crash interrupted are removed
+// once it is held), the DDS and ARM sockets, the
 // front ends' sockets. A refused start leaves no trace: what it made is
 // removed, and nothing is written. Then, when the start can no longer
 // fail, the engine's boots and merged state files are written, right
@@ -268,6 +270,11 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 		return err
 	}
 	made = append(made, m...)
+	unlock, err := lockStateDir(d.cfg.StateDir)
+	if err != nil {
+		return err
+	}
+	defer unlock()
 
 	serveDDS, closeDDS, err := d.startDDS()
 	if err != nil {
@@ -291,6 +298,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			undo = append(undo, release)
 		}
 	}
+	removeSaveTemps(d.cfg.StateDir, d.log)
 	if d.migrate != nil {
 		if err := d.migrate(); err != nil {
 			return err

@@ -38,6 +38,7 @@ type hotsets struct {
 	notes    *notiflog.Log // every notification sent, on every path
 	tree     *treeNotes    // the directory's tree changed notifications
 	log      *slog.Logger
+	num      *spmi.Numbering // numbers the hotsets (numberHotsets)
 	base     asn1tree.OID
 	start    time.Time
 	interval atomic.Int64 // time.Duration
@@ -76,7 +77,10 @@ func (d *Daemon) initHotsets() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	hs := &hotsets{conf: defs, snmp: loadSNMPHotsets(d.num, d.log)}
+	if err := numberHotsets(d.num, defs, true); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	hs := &hotsets{conf: defs, snmp: loadSNMPHotsets(d.num, d.log), num: d.num}
 	eng, err := hotset.New(hs.allLocked(), d.cfg.Hotset.Exceptions, nil)
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -104,6 +108,29 @@ func (d *Daemon) initHotsets() error {
 	return nil
 }
 
+// numberHotsets gives every configured hotset its number (assign), or
+// only checks that each has or may get one: a hotset the numbering cannot
+// take is a start or reload error naming it, never a hotset left out of
+// the tree.
+func numberHotsets(num *spmi.Numbering, defs []hotset.Def, assign bool) error {
+	names := make([]string, len(defs))
+	for i, d := range defs {
+		names[i] = d.Name
+	}
+	if err := num.RoomFor(hotset.Parent, names...); err != nil {
+		return fmt.Errorf("configured hotsets: %w", err)
+	}
+	for _, name := range names {
+		if !assign {
+			break
+		}
+		if _, err := num.Assign(hotset.Parent, name, nil); err != nil {
+			return fmt.Errorf("hotset %q: %w", name, err)
+		}
+	}
+	return nil
+}
+
 // SetMasterNotify makes the hotsets' notifications go through the AgentX
 // master as well (which delivers them to its own trap sinks).
 func (d *Daemon) SetMasterNotify(f MasterNotify) {
@@ -118,6 +145,9 @@ func (hs *hotsets) check(c *config.Config) error {
 		return err
 	}
 	if _, err := hotset.New(defs, c.Hotset.Exceptions, nil); err != nil {
+		return err
+	}
+	if err := numberHotsets(hs.num, defs, false); err != nil {
 		return err
 	}
 	ds := trapDests(c)
@@ -152,11 +182,14 @@ func (hs *hotsets) apply(c *config.Config) error {
 	var errs []error
 	defs, _ := hotsetDefs(c) // checked
 	kept := 0
-	err := hs.define(func() func() {
-		old := hs.conf
-		hs.conf = defs // a configured name hides a row created over SNMP
-		return func() { hs.conf, kept = old, len(old) }
-	})
+	err := numberHotsets(hs.num, defs, true) // room checked: a SET may have taken it since
+	if err == nil {
+		err = hs.define(func() func() {
+			old := hs.conf
+			hs.conf = defs // a configured name hides a row created over SNMP
+			return func() { hs.conf, kept = old, len(old) }
+		})
+	}
 	if err != nil {
 		errs = append(errs, fmt.Errorf("hotsets not reloaded, the %d configured before stay: %w", kept, err))
 	}

@@ -38,6 +38,7 @@ func loadNumbering(c *config.Config, log *slog.Logger) (num *spmi.Numbering, mig
 		return nil, nil, nil, err
 	}
 	num.SetMaxNames(c.State.MaxNamesPerContext)
+	num.SetGrace(c.State.NameGrace)
 	var merged []string
 	armFile := filepath.Join(c.StateDir, ARMNumberingFile)
 	old, err := spmi.LoadNumbering(armFile)

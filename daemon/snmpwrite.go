@@ -151,6 +151,10 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 	if err != nil {
 		return err
 	}
+	// A hotset without a number would be left out of the tree.
+	if err := s.d.num.Room(hotset.Parent, d.Name); err != nil {
+		return fmt.Errorf("%w: %w", settable.ErrFull, err)
+	}
 	snap := s.d.h.Current() // never waits: the master allows a second
 	if snap == nil {
 		return nil
@@ -166,6 +170,10 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 func (s hotsetRows) Put(r *settable.Row) error {
 	d, err := rowDef(r)
 	if err != nil {
+		return err
+	}
+	// Numbered now (Check found room): the row is served once active.
+	if _, err := s.d.num.Assign(hotset.Parent, d.Name, nil); err != nil {
 		return err
 	}
 	return s.d.hot.putSNMP(d.Name, &snmpHot{def: d, storage: r.Storage}, s.d.num)
@@ -340,10 +348,11 @@ func (d *Daemon) initWritable() {
 		CheckKey: func(name string) error {
 			return (&hotset.Def{Name: name, GrandParent: "x", Stat: "x", Feed: hotset.FeedAlways}).Validate()
 		},
-		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows}
+		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 	d.hot.table = hot
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt.Columns), Added: tableCols(lt.Added),
-		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30} // rtime_lan.max_hosts bounds them
+		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30, // rtime_lan.max_hosts bounds them
+		MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)
 }
 

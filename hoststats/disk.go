@@ -78,6 +78,9 @@ func (p *diskProvider) Collect(b *spmi.Builder) error {
 		}
 		s := seen{name: name, descr: fmt.Sprintf("Block device %s (%d:%d)", name, d.MajorNumber, d.MinorNumber)}
 		in, err := b.Instance(cx, &diskInstCx, s.name, s.descr, 0)
+		if b.Unnumbered(p.src, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}

@@ -89,6 +89,9 @@ func (p *fsProvider) Collect(b *spmi.Builder) error {
 			continue
 		}
 		in, err := b.Instance(cx, &fsInstCx, names[i], m.point, 0)
+		if b.Unnumbered(p.src, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}

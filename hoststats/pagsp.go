@@ -91,6 +91,9 @@ func (p *pagSpProvider) Collect(b *spmi.Builder) error {
 			continue
 		}
 		in, err := b.Instance(cx, &pagSpInstCx, names[i], files[i], 0)
+		if b.Unnumbered(p.src, err) {
+			continue
+		}
 		if err != nil {
 			return err
 		}

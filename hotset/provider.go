@@ -98,12 +98,21 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	for _, v := range views {
-		if err := collectSet(b, top, v); err != nil {
+		// Only this hotset is left out: its row was refused (SNMP SET,
+		// start, reload) before it could get here.
+		err := collectSet(b, top, v)
+		if b.Unnumbered("Hotset numbering", err) {
+			continue
+		}
+		if err != nil {
 			return err
 		}
 	}
 	return nil
 }
+
+// Parent is the path hotsets are numbered under.
+const Parent = "Hotset"
 
 func collectSet(b *spmi.Builder, top *spmi.Node, v View) error {
 	d, r := v.Def, v.Result

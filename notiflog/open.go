@@ -238,18 +238,8 @@ func (l *Log) readLegacy(file string) error {
 // removeTemps removes the temporary files trustdir.WriteFile leaves when
 // a crash interrupts it (".<base>.tmp-<random>").
 func removeTemps(dir string, log *slog.Logger, bases ...string) {
-	des, err := os.ReadDir(dir)
-	if err != nil {
-		return // Open's read names the problem
-	}
-	for _, de := range des {
-		for _, base := range bases {
-			if strings.HasPrefix(de.Name(), "."+base+".tmp-") {
-				p := filepath.Join(dir, de.Name())
-				if err := os.Remove(p); err == nil {
-					log.Info("notification log: removed a temporary file of an interrupted write", "file", p)
-				}
-			}
-		}
+	removed, _ := trustdir.RemoveTemps(dir, bases...) // Open's read names a problem with dir
+	for _, p := range removed {
+		log.Info("notification log: removed a temporary file of an interrupted write", "file", p)
 	}
 }

@@ -205,32 +205,11 @@ func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 	testutil.RequireRoot(t)
 	lim := rtimearm.Limits{MaxApps: 6, MaxTrans: 12, MaxProcs: 4, MaxAppsPerUID: 3, MaxTransPerUID: 4, MaxProcsPerUID: 2}
 	fx := serverWith(t, lim, nil)
-	os.Chmod(filepath.Dir(fx.Socket), 0o755)
-	testutil.Traversable(t, filepath.Dir(fx.Socket))
-	testutil.Traversable(t, filepath.Dir(os.Args[0]))
 	const helpers = 4 // enough to fill every total
 	var results []string
 	for i := range helpers {
-		c := testutil.AsNobody(t, os.Args[0])
-		c.Env = append(os.Environ(), fmt.Sprintf("%s=%s N%d 3 2", clientEnv, fx.Socket, i))
-		stdin, err := c.StdinPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		out, err := c.StdoutPipe()
-		if err != nil {
-			t.Fatal(err)
-		}
-		c.Stderr = os.Stderr
-		if err := c.Start(); err != nil {
-			t.Fatal(err)
-		}
-		t.Cleanup(func() { stdin.Close(); c.Wait() })
-		line, err := bufio.NewReader(out).ReadString('\n')
-		if err != nil {
-			t.Fatalf("helper %d: %v", i, err)
-		}
-		results = append(results, strings.TrimSpace(line))
+		line, _ := asNobody(t, fx, fmt.Sprintf("N%d 3 2", i))
+		results = append(results, line)
 	}
 	connected := strings.Count(strings.Join(results, "\n"), "connected true")
 	if connected != lim.MaxProcsPerUID {
@@ -273,6 +252,37 @@ func TestOneUserCannotTakeEveryPlace(t *testing.T) {
 	if got := fx.Stat("RTime/ARM/RootApp/t/count").Uint64(); got != 5 {
 		t.Fatalf("root's count %d, want 5", got)
 	}
+}
+
+// asNobody runs the test binary as uid 65534 registering with fx as spec
+// says ("<prefix> <apps> <trans per app>", runClient); it returns the
+// line the client printed and a stop that ends its registration.
+func asNobody(t *testing.T, fx *armtest.Daemon, spec string) (line string, stop func()) {
+	t.Helper()
+	os.Chmod(filepath.Dir(fx.Socket), 0o755)
+	testutil.Traversable(t, filepath.Dir(fx.Socket))
+	testutil.Traversable(t, filepath.Dir(os.Args[0]))
+	c := testutil.AsNobody(t, os.Args[0])
+	c.Env = append(os.Environ(), fmt.Sprintf("%s=%s %s", clientEnv, fx.Socket, spec))
+	stdin, err := c.StdinPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	out, err := c.StdoutPipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	c.Stderr = os.Stderr
+	if err := c.Start(); err != nil {
+		t.Fatal(err)
+	}
+	stop = func() { stdin.Close(); c.Wait() }
+	t.Cleanup(stop)
+	line, err = bufio.NewReader(out).ReadString('\n')
+	if err != nil {
+		t.Fatalf("client %s: %v", spec, err)
+	}
+	return strings.TrimSpace(line), stop
 }
 
 func oidOf(t *testing.T, s *spmi.Snapshot, path string) string {
@@ -428,5 +438,64 @@ func TestApplicationsNumberedBeforeAnUpgradeKeepTheirNumbers(t *testing.T) {
 		if got, want := oidOf(t, s, "RTime/ARM/"+a), fmt.Sprintf("%s.%d", base, 6+i); got != want {
 			t.Errorf("RTime/ARM/%s at %s, numbered %s before the upgrade", a, got, want)
 		}
+	}
+}
+
+// At a numbering cap of 50 names, uid 65534 making up application names
+// (eight a process, four processes one after the other, each application
+// dropped once idle) gets its share of the names, 12, and its other
+// applications are refused and counted; root's application is then
+// numbered and served. After the grace period the names are released.
+func TestApplicationNamesPerUser(t *testing.T) {
+	testutil.RequireRoot(t)
+	num := spmi.NewNumbering("")
+	num.SetMaxNames(50)
+	lim := rtimearm.Limits{MaxApps: 100, MaxTrans: 400, MaxAppsPerUID: 25, MaxTransPerUID: 100, AppIdle: time.Minute, MaxAppNamesPerUID: 12}
+	reg := rtimearm.NewRegistry(lim, 75, time.Minute, num, nil)
+	var clk rtimearm.Clock
+	clk.Set(time.Date(2026, 1, 1, 0, 0, 0, 0, time.UTC))
+	rtimearm.SetNow(reg, clk.Now)
+	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 8, Trans: 16}, Registry: reg})
+	for i := range 4 {
+		line, stop := asNobody(t, fx, fmt.Sprintf("X%d 8 1", i))
+		if line != "connected true" {
+			t.Fatalf("round %d: %s", i, line)
+		}
+		stop()
+		testutil.Eventually(t, "the process to leave", 5*time.Second, func() bool {
+			return armtest.Stat(t, armtest.CollectNum(t, reg, num, clk.Now()), "RTime/ARM/procs").Uint64() == 0
+		})
+		clk.Advance(time.Minute) // idle: dropped, the names stay in their grace period
+		armtest.CollectNum(t, reg, num, clk.Now())
+	}
+	if got := len(num.Share(rtimearm.Root, "uid 65534")); got != 12 {
+		t.Errorf("uid 65534 holds %d names, want its share of 12", got)
+	}
+	s := armtest.CollectNum(t, reg, num, clk.Now())
+	if errs := armtest.Stat(t, s, "RTime/ARM/errors").Uint64(); errs < 32-12 {
+		t.Errorf("RTime/ARM/errors %d, want at least the %d applications refused", errs, 32-12)
+	}
+	ag := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
+	defer ag.Close()
+	h := ag.App("Root App", "").Transaction("t", "").Start()
+	h.Stop(arm.Good)
+	if got := fx.Stat("RTime/ARM/RootApp/t/count").Uint64(); got != 1 {
+		t.Fatalf("root's count %d, want 1", got)
+	}
+	if _, ok := num.Lookup(rtimearm.Root, "RootApp"); !ok {
+		t.Error("root's application has no number")
+	}
+	// After the grace period the names of the applications gone are
+	// released, and uid 65534 has its whole share again.
+	num.SetGrace(10 * time.Minute)
+	live := map[string]map[string]bool{rtimearm.Root: {"RootApp": true}, rtimearm.Root + "/RootApp": {"t": true}}
+	t0 := clk.Now()
+	num.Sweep(live, t0)
+	num.Sweep(live, t0.Add(10*time.Minute))
+	if got := num.Share(rtimearm.Root, "uid 65534"); len(got) != 0 {
+		t.Errorf("after the grace period uid 65534 holds %v", got)
+	}
+	if names := num.Names(rtimearm.Root); len(names) != 1 {
+		t.Errorf("RTime/ARM numbers %v after the grace period, want RootApp only", names)
 	}
 }

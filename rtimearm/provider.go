@@ -1,7 +1,6 @@
 package rtimearm
 
 import (
-	"errors"
 	"fmt"
 	"strings"
 	"time"
@@ -87,8 +86,7 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 	now := b.Now()
 	for _, a := range r.sortedApps() {
 		an, err := b.Instance(arm, &appCx, a.key, a.descr, 0)
-		if errors.Is(err, spmi.ErrNumberingFull) {
-			b.Fail(Root+" numbering", err) // this application only
+		if b.Unnumbered(Root+" numbering", err) { // this application only
 			continue
 		}
 		if err != nil {

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"log/slog"
+	"math"
 	"sort"
 	"sync"
 	"time"
@@ -23,6 +24,9 @@ type Limits struct {
 	MaxApps, MaxTrans, MaxProcs                   int // in total; MaxProcs 0 is 256
 	MaxAppsPerUID, MaxTransPerUID, MaxProcsPerUID int // of one user; 0 is the total
 	MaxPerPID                                     int // rings of one process; 0 is DefaultPerPID
+	// MaxAppNamesPerUID bounds the application names one user holds in
+	// the numbering, live or in their grace period; 0 is no share.
+	MaxAppNamesPerUID int
 	// AppIdle drops an application no live process holds once it has been
 	// idle this long (its numbers are kept); 0 never does.
 	AppIdle time.Duration
@@ -197,12 +201,46 @@ func (r *Registry) appFor(p *proc, a *armring.App) (*app, error) {
 		r.unuse(p.uid)
 		return nil, &limitError{"arm.max_applications_per_uid", fmt.Sprintf("application %q: uid %d has %d applications, the limit (arm.max_applications_per_uid)", a.Key, p.uid, r.lim.MaxAppsPerUID)}
 	}
+	if err := r.numberApp(p, a.Key); err != nil {
+		r.unuse(p.uid)
+		return nil, err
+	}
 	u.apps++
 	x := &app{key: a.Key, descr: a.Descr, uid: p.uid, trans: map[string]*tran{}}
 	r.apps[a.Key] = x
 	r.log.Info("arm: new application", "app", a.Key, "pid", p.pid, "uid", p.uid)
 	r.shaped()
 	return x, nil
+}
+
+// numberApp gives a new application its number now, counted against its
+// user's share of the names (Limits.MaxAppNamesPerUID): at the numbering's
+// limits it is refused here, with the setting's name, rather than left
+// out of the tree.
+func (r *Registry) numberApp(p *proc, key string) error {
+	share := r.lim.MaxAppNamesPerUID
+	if share <= 0 {
+		share = math.MaxInt
+	}
+	_, err := r.num.AssignShare(Root, key, ownStat, fmt.Sprintf("uid %d", p.uid), share, "arm.max_application_names_per_uid")
+	switch {
+	case errors.Is(err, spmi.ErrShareFull):
+		return &limitError{"arm.max_application_names_per_uid", fmt.Sprintf("application %q: %v", key, err)}
+	case err != nil:
+		return &limitError{"state.max_names_per_context", fmt.Sprintf("application %q: %v", key, err)}
+	}
+	return nil
+}
+
+// ownStat tells the numbers of RTime/ARM's own statistics, which no
+// application may take.
+func ownStat(k uint32) bool {
+	for _, d := range armStats {
+		if d.ASN == k {
+			return true
+		}
+	}
+	return false
 }
 
 func (r *Registry) tranFor(p *proc, ap *app, t *armring.Tran) (*tran, error) {

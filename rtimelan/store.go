@@ -26,8 +26,9 @@ const referenced = "referenced"
 
 // Store is what survives a restart, kept in the daemon's numbering under
 // Path: the ASN.1 number of every instance name ever monitored, and the
-// hosts created by reference (a mark). A number is never given to
-// another name, so a manager's OIDs stay valid.
+// hosts created by reference (a mark, which keeps them numbered). A
+// number goes to another name only after its host has been gone for
+// state.name_grace (spmi.Numbering.Sweep).
 type Store struct {
 	num *spmi.Numbering
 }

@@ -41,32 +41,58 @@ type Table struct {
 	CheckKey func(name string) error // a name that may be an index
 	MaxKey   int                     // longest index name
 	Src      Source
-	// MaxRows bounds the rows managers hold (all but ReadOnly ones,
-	// rows waiting in notReady or notInService included). Once serving,
-	// change it with SetMaxRows.
+	// MaxRows bounds the active rows managers hold (all but ReadOnly
+	// ones). Once serving, change it with SetMaxRows.
 	MaxRows int
+	// MaxWaiting bounds, apart, the rows waiting in notReady or
+	// notInService: rows that wait cannot take the places of active ones.
+	// 0 means DefaultMaxWaiting. Once serving, change it with SetWaiting.
+	MaxWaiting int
 	// PendingTTL is how long a row may stay notReady or notInService
-	// before it is dropped (RFC 2579: a few minutes). 0 means 5 minutes.
+	// before it is dropped (RFC 2579: a few minutes). 0 means
+	// DefaultPendingTTL.
 	PendingTTL time.Duration
 
 	mu      sync.Mutex
 	pending map[string]pendingRow // rows not active, held here
 }
 
-// SetMaxRows changes MaxRows and returns the rows managers hold now:
-// beyond a lowered limit they are kept, and no row is created until
+// Defaults of MaxWaiting and PendingTTL (snmp_set.max_waiting_rows,
+// snmp_set.waiting_lifetime).
+const (
+	DefaultMaxWaiting = 10
+	DefaultPendingTTL = time.Minute
+)
+
+// SetMaxRows changes MaxRows and returns the active rows managers hold
+// now: beyond a lowered limit they are kept, and no row is created until
 // fewer remain.
 func (t *Table) SetMaxRows(n int) (held int) {
 	t.mu.Lock()
 	defer t.mu.Unlock()
 	t.MaxRows = n
-	t.reapLocked(time.Now())
 	for _, r := range t.Src.Rows() {
 		if r.Storage != ReadOnly {
 			held++
 		}
 	}
-	return held + len(t.pending)
+	return held
+}
+
+// SetWaiting changes MaxWaiting and PendingTTL (0: their defaults); rows
+// waiting beyond a lowered limit are kept until they expire.
+func (t *Table) SetWaiting(n int, ttl time.Duration) {
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	t.MaxWaiting, t.PendingTTL = n, ttl
+	t.reapLocked(time.Now())
+}
+
+func (t *Table) maxWaiting() int {
+	if t.MaxWaiting <= 0 {
+		return DefaultMaxWaiting
+	}
+	return t.MaxWaiting
 }
 
 type pendingRow struct {
@@ -172,33 +198,43 @@ func (t *Table) test(vbs []agentx.VarBind, idx []int, now time.Time) (*tableChan
 		rows[name] = append(rows[name], vb{index: i, col: col, val: v.Value})
 	}
 	active := map[string]*Row{}
-	held := 0
+	held, waiting := 0, len(t.pending)
 	for _, r := range t.Src.Rows() {
 		active[r.Name] = r.clone()
 		if r.Storage != ReadOnly {
 			held++
 		}
 	}
-	held += len(t.pending)
 	ch := &tableChange{t: t}
 	for _, name := range order {
 		op, serr := t.testRow(name, rows[name], active[name])
 		if serr != nil {
 			return nil, serr
 		}
-		switch was := op.old != nil || op.oldPending != nil; {
-		case was && op.row == nil:
-			held--
-		case !was && op.row != nil:
-			held++
-			if held > t.MaxRows {
-				return nil, agentx.Refuse(agentx.ResourceUnavailable, rows[name][0].index,
-					"%s: row %q would pass the limit of %d rows created over SNMP", t.Name, name, t.MaxRows)
-			}
+		// Active rows and waiting ones have limits of their own: a row
+		// counts where the SET leaves it.
+		wasActive, wasWaiting := op.old != nil, op.oldPending != nil
+		isActive, isWaiting := op.row != nil && op.active, op.row != nil && !op.active
+		held += b2i(isActive) - b2i(wasActive)
+		waiting += b2i(isWaiting) - b2i(wasWaiting)
+		switch at := rows[name][0].index; {
+		case isActive && !wasActive && held > t.MaxRows:
+			return nil, agentx.Refuse(agentx.ResourceUnavailable, at,
+				"%s: row %q would pass the limit of %d rows created over SNMP", t.Name, name, t.MaxRows)
+		case isWaiting && !wasWaiting && waiting > t.maxWaiting():
+			return nil, agentx.Refuse(agentx.ResourceUnavailable, at,
+				"%s: row %q would pass the limit of %d rows waiting in notReady or notInService (snmp_set.max_waiting_rows)", t.Name, name, t.maxWaiting())
 		}
 		ch.ops = append(ch.ops, op)
 	}
 	return ch, nil
+}
+
+func b2i(b bool) int {
+	if b {
+		return 1
+	}
+	return 0
 }
 
 // testRow works out what the VarBinds of one row do to it.
@@ -334,7 +370,7 @@ func (t *Table) missing(r *Row) string {
 func (t *Table) expired(p pendingRow, now time.Time) bool {
 	ttl := t.PendingTTL
 	if ttl <= 0 {
-		ttl = 5 * time.Minute
+		ttl = DefaultPendingTTL
 	}
 	return now.Sub(p.since) > ttl
 }

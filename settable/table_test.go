@@ -165,26 +165,69 @@ func TestRefusals(t *testing.T) {
 	}
 }
 
-// Rows created over SNMP are bounded (rows waiting count too); the
-// configured ones do not count; a source that is full says so.
+// Active rows created over SNMP are bounded; the configured ones do not
+// count; a source that is full says so.
 func TestRowLimit(t *testing.T) {
 	tb, src := testTable()
 	w := NewWriter(nil, tb)
-	if serr := set(t, w, cell(tb, colStat, "a", asn1tree.Str("Disk/*/busy")), cell(tb, colStatus, "a", asn1tree.Int(CreateAndGo))); serr != nil {
-		t.Fatal(serr)
+	for _, name := range []string{"a", "b"} {
+		if serr := set(t, w, cell(tb, colStat, name, asn1tree.Str("Disk/*/busy")), cell(tb, colStatus, name, asn1tree.Int(CreateAndGo))); serr != nil {
+			t.Fatal(serr)
+		}
 	}
-	if serr := set(t, w, cell(tb, colStatus, "b", asn1tree.Int(CreateAndWait))); serr != nil {
-		t.Fatal(serr)
-	}
-	if serr := set(t, w, cell(tb, colStatus, "c", asn1tree.Int(CreateAndWait))); serr == nil || serr.Code != agentx.ResourceUnavailable {
+	if serr := set(t, w, cell(tb, colStat, "c", asn1tree.Str("Disk/*/busy")), cell(tb, colStatus, "c", asn1tree.Int(CreateAndGo))); serr == nil || serr.Code != agentx.ResourceUnavailable {
 		t.Fatalf("a third row with a limit of 2: %v, want resourceUnavailable", serr)
+	}
+	// A row waiting counts apart; made active it counts with the others.
+	if serr := set(t, w, cell(tb, colStat, "w", asn1tree.Str("Disk/*/busy")), cell(tb, colStatus, "w", asn1tree.Int(CreateAndWait))); serr != nil {
+		t.Fatalf("a row waiting beside 2 active ones: %v", serr)
+	}
+	if serr := set(t, w, cell(tb, colStatus, "w", asn1tree.Int(Active))); serr == nil || serr.Code != agentx.ResourceUnavailable {
+		t.Fatalf("activating a third row: %v, want resourceUnavailable", serr)
 	}
 	if serr := set(t, w, cell(tb, colStatus, "b", asn1tree.Int(Destroy))); serr != nil {
 		t.Fatal(serr)
 	}
+	if serr := set(t, w, cell(tb, colStatus, "w", asn1tree.Int(Active))); serr != nil {
+		t.Fatalf("activating w once b is gone: %v", serr)
+	}
 	src.full = true
 	if serr := set(t, w, cell(tb, colStat, "c", asn1tree.Str("Disk/*/busy")), cell(tb, colStatus, "c", asn1tree.Int(CreateAndGo))); serr == nil || serr.Code != agentx.ResourceUnavailable {
 		t.Fatalf("a full source: %v, want resourceUnavailable", serr)
+	}
+}
+
+// One manager holding the most rows waiting (notReady and notInService)
+// gets resourceUnavailable for one more, while another manager's
+// createAndGo still succeeds: rows waiting cannot take the active rows'
+// places. A row waiting that becomes active frees its waiting place.
+func TestWaitingRowsHaveTheirOwnLimit(t *testing.T) {
+	tb, src := testTable()
+	tb.MaxRows, tb.MaxWaiting = 3, 4
+	w := NewWriter(nil, tb)
+	for i := range 4 {
+		vbs := []agentx.VarBind{cell(tb, colStatus, fmt.Sprint("wait", i), asn1tree.Int(CreateAndWait))}
+		if i%2 == 1 { // notInService: complete
+			vbs = append(vbs, cell(tb, colStat, fmt.Sprint("wait", i), asn1tree.Str("Disk/*/busy")))
+		}
+		if serr := set(t, w, vbs...); serr != nil {
+			t.Fatalf("waiting row %d: %v", i, serr)
+		}
+	}
+	if serr := set(t, w, cell(tb, colStatus, "wait4", asn1tree.Int(CreateAndWait))); serr == nil || serr.Code != agentx.ResourceUnavailable {
+		t.Fatalf("a fifth row waiting with max 4: %v, want resourceUnavailable", serr)
+	}
+	if serr := set(t, w, cell(tb, colStat, "other", asn1tree.Str("Disk/*/busy")), cell(tb, colStatus, "other", asn1tree.Int(CreateAndGo))); serr != nil {
+		t.Fatalf("another manager's createAndGo beside 4 rows waiting: %v", serr)
+	}
+	if serr := set(t, w, cell(tb, colStatus, "wait1", asn1tree.Int(Active))); serr != nil {
+		t.Fatalf("activating a row waiting: %v", serr)
+	}
+	if serr := set(t, w, cell(tb, colStatus, "wait4", asn1tree.Int(CreateAndWait))); serr != nil {
+		t.Fatalf("a row waiting once one became active: %v", serr)
+	}
+	if _, ok := src.m["wait1"]; !ok || len(tb.pending) != 4 {
+		t.Errorf("active %v, waiting %d, want wait1 active and 4 waiting", src.Rows(), len(tb.pending))
 	}
 }
 

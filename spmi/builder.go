@@ -1,6 +1,7 @@
 package spmi
 
 import (
+	"errors"
 	"slices"
 	"sort"
 	"time"
@@ -162,6 +163,18 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 		return nil, err
 	}
 	return n, nil
+}
+
+// Unnumbered tells whether err refused an instance its number
+// (ErrNumberingFull, a limit of the numbering) and then records it as a
+// failure of source: the provider leaves that instance out and goes on
+// with the next, so only the instance that cannot be numbered is missing.
+func (b *Builder) Unnumbered(source string, err error) bool {
+	if !errors.Is(err, ErrNumberingFull) {
+		return false
+	}
+	b.Fail(source, err)
+	return true
 }
 
 // Stat adds a statistic with its current value to a context.

@@ -4,6 +4,8 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 // group is the providers of one top-level context, collected together
@@ -234,11 +236,37 @@ func (h *Hierarchy) publish(gs []*group, parts []*part, now time.Time) *Snapshot
 		h.log.Info("the tree shrank; its memory goes back to the system", "statistics", s.NumStats, "largest", h.peak)
 		h.peak = s.NumStats
 	}
+	complete := len(all) == len(h.groups)
 	h.mu.Unlock()
+	if complete && h.cfg.Numbering.SweepDue(now) {
+		// Only with every group read: a group not read yet is not gone.
+		if n := h.cfg.Numbering.Sweep(liveNames(all), now); n > 0 {
+			h.log.Info("instance numbering: names gone for state.name_grace released", "names", n, "grace", h.cfg.Numbering.Grace())
+		}
+	}
 	if err := h.cfg.Numbering.Save(); err != nil {
 		h.mu.Lock()
 		h.logOnce("numbering", err)
 		h.mu.Unlock()
 	}
 	return s
+}
+
+// liveNames lists, by parent, the contexts and instances of parts: the
+// names whose objects exist (Numbering.Sweep).
+func liveNames(parts []*part) map[string]map[string]bool {
+	live := map[string]map[string]bool{}
+	for _, p := range parts {
+		for _, n := range p.paths {
+			if n.Parent == nil {
+				continue
+			}
+			parent := spmiwire.CleanPath(n.Parent.Path)
+			if live[parent] == nil {
+				live[parent] = map[string]bool{}
+			}
+			live[parent][n.Name] = true
+		}
+	}
+	return live
 }

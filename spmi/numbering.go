@@ -11,6 +11,7 @@ import (
 	"slices"
 	"sort"
 	"sync"
+	"time"
 
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/client/trustdir"
@@ -32,9 +33,10 @@ var maxFileBytes = trustdir.MaxFileSize - trustdir.MaxFileSize/16
 // Numbering keeps every persisted ASN.1 number of the daemon: instances
 // whose number no rule gives (disks, file systems, swap devices, ARM
 // applications, hotsets), ARM transactions, RTime/LAN hosts. Numbers are
-// kept by the path of the context whose children they number. A number
-// is never given to another name, and the assignments are saved so that
-// the OIDs a manager knows stay valid across restarts.
+// kept by the path of the context whose children they number, and saved
+// so that the OIDs a manager knows stay valid across restarts. A name
+// whose object is gone keeps its number for a grace period, then is
+// released (release.go); until then no other name gets its number.
 //
 // Names may carry marks (RTime/LAN marks the hosts created by
 // reference), saved with the numbers.
@@ -48,6 +50,12 @@ type Numbering struct {
 	max    int                                   // names per context
 	size   int                                   // the saved file's bytes, estimated from above
 	dirty  bool
+
+	// The life cycle of names (release.go): names not seen in the tree
+	// since gone's time are released once grace has passed.
+	grace time.Duration
+	gone  map[string]map[string]int64 // parent -> name -> unix seconds, last seen
+	swept time.Time                   // the last Sweep
 
 	// write is trustdir.WriteFile: file and directory synced (a seam for tests).
 	write func(path string, data []byte, perm os.FileMode) error
@@ -69,12 +77,16 @@ type numberingFile struct {
 	// Records keep a short text per name (rows managers created over
 	// SNMP, records.go); version 2 readers of older daemons ignore them.
 	Records map[string]map[string]string `json:"records,omitempty"`
+	// Gone holds, for the names in their grace period, when they were
+	// last seen (unix seconds): a restart does not start their grace
+	// again. Older daemons ignore it.
+	Gone map[string]map[string]int64 `json:"gone,omitempty"`
 }
 
 // NewNumbering returns an empty numbering saved to file ("" keeps it in memory).
 func NewNumbering(file string) *Numbering {
 	return &Numbering{file: file, m: map[string]*numbered{}, marks: map[string]map[string]map[string]bool{},
-		max: DefaultMaxNames, write: trustdir.WriteFile}
+		max: DefaultMaxNames, write: trustdir.WriteFile, grace: DefaultNameGrace, gone: map[string]map[string]int64{}}
 }
 
 // LoadNumbering reads the numbering saved in file (version 1 or 2); a
@@ -113,6 +125,11 @@ func LoadNumbering(file string) (*Numbering, error) {
 	for parent, recs := range f.Records {
 		for name, rec := range recs {
 			n.setRecordLocked(spmiwire.CleanPath(parent), name, rec)
+		}
+	}
+	for parent, names := range f.Gone {
+		for name, at := range names {
+			n.goneLocked(spmiwire.CleanPath(parent), name, at)
 		}
 	}
 	n.dirty = false
@@ -175,29 +192,37 @@ func (n *Numbering) Put(parent, name string, k uint32) error {
 }
 
 // Assign returns the number of instance name under parent, giving it the
-// lowest number that no other name of that parent ever had and that taken
-// does not report as used. A new name is refused (ErrNumberingFull) when
+// lowest number that no other name of that parent has (names released
+// after their grace period, release.go, free theirs) and that taken does
+// not report as used. A new name is refused (ErrNumberingFull) when
 // the parent numbers as many names as SetMaxNames allows, or when the
 // saved file would grow beyond what can be read back.
 func (n *Numbering) Assign(parent, name string, taken func(uint32) bool) (uint32, error) {
 	parent = spmiwire.CleanPath(parent)
 	n.mu.Lock()
 	defer n.mu.Unlock()
+	k, _, err := n.assignLocked(parent, name, taken)
+	return k, err
+}
+
+// assignLocked is Assign; fresh tells a name numbered now.
+func (n *Numbering) assignLocked(parent, name string, taken func(uint32) bool) (k uint32, fresh bool, err error) {
 	if k, ok := n.m[parent].lookup(name); ok {
-		return k, nil
+		n.seenLocked(parent, name) // back within its grace period: same number
+		return k, false, nil
 	}
 	if err := n.roomLocked(parent, name); err != nil {
-		return 0, err
+		return 0, false, err
 	}
 	c := n.context(parent)
-	k := c.floor
+	k = c.floor
 	for c.used[k] != "" || (taken != nil && taken(k)) {
 		k++
 	}
 	if err := n.put(parent, name, k); err != nil {
-		return 0, err // not reached: k is free
+		return 0, false, err // not reached: k is free
 	}
-	return k, nil
+	return k, true, nil
 }
 
 func (c *numbered) lookup(name string) (uint32, bool) {
@@ -210,7 +235,7 @@ func (c *numbered) lookup(name string) (uint32, bool) {
 
 func (n *Numbering) roomLocked(parent, name string) error {
 	if c := n.m[parent]; c != nil && len(c.names) >= n.max {
-		return fmt.Errorf("%w: cannot number %s/%s: %s has %d names with numbers, the limit (state.max_names_per_context); numbers are never given to other names, so raise the limit to add more",
+		return fmt.Errorf("%w: cannot number %s/%s: %s has %d names with numbers, the limit (state.max_names_per_context); names whose objects are gone are released after state.name_grace",
 			ErrNumberingFull, parent, name, parent, len(c.names))
 	}
 	if n.size+entryLen(name)+jsonLen(parent)+16 > maxFileBytes {
@@ -356,6 +381,9 @@ func (n *Numbering) Save() error {
 		return nil
 	}
 	b, err := n.encodeLocked()
+	if err == nil {
+		n.size = len(b) // records replaced or removed, marks cleared, names released
+	}
 	n.dirty = false
 	n.mu.Unlock()
 	if err == nil {
@@ -404,6 +432,15 @@ func (n *Numbering) encodeLocked() ([]byte, error) {
 		}
 		f.Records[parent] = recs
 	}
+	for parent, names := range n.gone {
+		if len(names) == 0 {
+			continue
+		}
+		if f.Gone == nil {
+			f.Gone = map[string]map[string]int64{}
+		}
+		f.Gone[parent] = names
+	}
 	var buf bytes.Buffer
 	e := json.NewEncoder(&buf)
 	e.SetEscapeHTML(false)
@@ -432,7 +469,7 @@ func (n *Numbering) Detached() *Numbering {
 	n.mu.Lock()
 	defer n.mu.Unlock()
 	c := NewNumbering("")
-	c.max = n.max
+	c.max, c.grace = n.max, n.grace
 	for p, x := range n.m {
 		for name, k := range x.names {
 			c.put(p, name, k)
@@ -448,6 +485,11 @@ func (n *Numbering) Detached() *Numbering {
 	for p, recs := range n.recs {
 		for name, rec := range recs {
 			c.setRecordLocked(p, name, rec)
+		}
+	}
+	for p, names := range n.gone {
+		for name, at := range names {
+			c.goneLocked(p, name, at)
 		}
 	}
 	c.dirty = false

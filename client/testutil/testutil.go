@@ -114,6 +114,16 @@ func Tail(s string, n int) string {
 	return s[i+1:]
 }
 
+// FileSize is the size of file; the test fails if it cannot be read.
+func FileSize(t testing.TB, file string) int64 {
+	t.Helper()
+	fi, err := os.Stat(file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return fi.Size()
+}
+
 // CopyTree copies the directory src to dst, symbolic links as links, for
 // tests that change a fixture (a /proc whose processes come and go).
 func CopyTree(t testing.TB, src, dst string) {

@@ -141,7 +141,7 @@ var tempName = func(dir, base string) (string, error) {
 	if _, err := rand.Read(b[:]); err != nil {
 		return "", err
 	}
-	return filepath.Join(dir, "."+base+".tmp-"+hex.EncodeToString(b[:])), nil
+	return filepath.Join(dir, "."+base+tempSuffix+hex.EncodeToString(b[:])), nil
 }
 
 // WriteFile replaces path with data: a new file in the same directory,
