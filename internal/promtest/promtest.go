@@ -153,3 +153,30 @@ func get(u string) ([]byte, error) {
 	}
 	return b, err
 }
+
+// TargetErrors returns each scrape target's last error that has one
+// (instance -> error), to say why a target is down.
+func (s *Server) TargetErrors() (map[string]string, error) {
+	body, err := get("http://" + s.Addr + "/api/v1/targets?state=active")
+	if err != nil {
+		return nil, err
+	}
+	var r struct {
+		Data struct {
+			ActiveTargets []struct {
+				Labels    map[string]string
+				LastError string
+			}
+		}
+	}
+	if err := json.Unmarshal(body, &r); err != nil {
+		return nil, err
+	}
+	out := map[string]string{}
+	for _, tg := range r.Data.ActiveTargets {
+		if tg.LastError != "" {
+			out[tg.Labels["instance"]] = tg.LastError
+		}
+	}
+	return out, nil
+}
