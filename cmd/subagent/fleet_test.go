@@ -155,20 +155,35 @@ func TestFleetThroughPrometheus(t *testing.T) {
 		}
 		return m
 	}
-	// Every host scraped, and rates over a full window.
-	deadline := time.Now().Add(3 * time.Minute)
-	for len(instances(query(`up{job="subagent"} == 1`))) != fleetHosts {
-		if time.Now().After(deadline) {
-			errs, err := prom.TargetErrors()
-			t.Fatalf("not every host up within 3 minutes: up %v\ntarget errors %v %v\nexporter log:\n%s",
-				instances(query(`up{job="subagent"}`)), errs, err, testutil.Tail(exLog.String(), 20))
+	// waitHosts waits until expr has every host, or fails saying which
+	// are missing and why their scrapes fail.
+	waitHosts := func(what, expr string, within time.Duration) {
+		t.Helper()
+		deadline := time.Now().Add(within)
+		for {
+			got := instances(query(expr))
+			if len(got) == fleetHosts {
+				return
+			}
+			if time.Now().After(deadline) {
+				var missing []string
+				for _, h := range hosts {
+					if got[h.addr] == 0 {
+						missing = append(missing, h.addr)
+					}
+				}
+				errs, err := prom.TargetErrors()
+				t.Fatalf("%s: %d hosts within %v, missing %v\nscrapes in the window: %v\nscrape durations: %v\ntarget errors %v %v\nexporter log:\n%s",
+					what, len(got), within, missing, query(`count_over_time(up{job="subagent"}[`+fleetWindow+`])`),
+					query(`scrape_duration_seconds{job="subagent"}`), errs, err, testutil.Tail(exLog.String(), 20))
+			}
+			time.Sleep(fleetInterval / 2)
 		}
-		time.Sleep(fleetInterval)
 	}
+	// Every host scraped, and rates over a full window.
+	waitHosts("every host up", `up{job="subagent"} == 1`, 3*time.Minute)
 	time.Sleep(13 * fleetInterval) // a window of scrapes after the first
-	testutil.Eventually(t, "CPU busy of every host", time.Minute, func() bool {
-		return len(instances(query(`instance:subagent_cpu_busy:percent`))) == fleetHosts
-	})
+	waitHosts("CPU busy of every host", `instance:subagent_cpu_busy:percent`, time.Minute)
 
 	checkFleetSeries(t, prom, hosts)
 	// get --interval on every host while the cost is measured.

@@ -145,23 +145,7 @@ func moveCounters(t *testing.T, hosts []*fleetHost) {
 		}
 	}
 	write()
-	done := make(chan struct{})
-	var wg sync.WaitGroup
-	wg.Add(1)
-	go func() {
-		defer wg.Done()
-		tick := time.NewTicker(100 * time.Millisecond)
-		defer tick.Stop()
-		for {
-			select {
-			case <-done:
-				return
-			case <-tick.C:
-				write()
-			}
-		}
-	}()
-	t.Cleanup(func() { close(done); wg.Wait() })
+	every(t, 100*time.Millisecond, write, func() {})
 }
 
 // bump returns lines with the fields rates names (index -> per second)
