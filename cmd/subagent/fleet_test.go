@@ -28,6 +28,8 @@ const (
 	fleetInterval = 10 * time.Second
 	fleetWindow   = "2m"
 	fleetWindowS  = 120.0
+	// get --interval's, within the 30 s that env.run allows a command.
+	getInterval = 20 * time.Second
 )
 
 // What deploy/ holds, as the fleet test installs it: the same files, the
@@ -116,7 +118,7 @@ func TestFleetThroughPrometheus(t *testing.T) {
 	for n := range fleetHosts {
 		hosts = append(hosts, startFleetHost(t, n, n == 0))
 	}
-	moveCounters(t, hosts)
+	lag := moveCounters(t, hosts)
 	// targets.example.yml's shape: host 0 in a group of its own with auth.
 	targets := fmt.Sprintf("- targets: [%s]\n  labels:\n    auth: subagent_v3\n- targets: [", hosts[0].addr)
 	for i, h := range hosts[1:] {
@@ -189,9 +191,9 @@ func TestFleetThroughPrometheus(t *testing.T) {
 	// get --interval on every host while the cost is measured.
 	getPaths := []string{"CPU/total/user", "CPU/total/kern", "CPU/total/idle", "CPU/total/wait", "Disk/sda/busy", "Disk/sda/rblk", "LAN/eth0/ibyte"}
 	ratesDone := make(chan []map[string]float64)
-	go func() { ratesDone <- getRates(t, hosts, 30*time.Second, getPaths...) }()
+	go func() { ratesDone <- getRates(t, hosts, getInterval, getPaths...) }()
 	measureFleet(t, prom, hosts, web)
-	checkFleetValues(t, prom, hosts, <-ratesDone)
+	checkFleetValues(t, prom, hosts, <-ratesDone, lag())
 	checkCentral(t, central, hosts)
 
 	// A stopped daemon: its host fires SubagentDown, and only it.
@@ -276,25 +278,24 @@ func fleetValue(t *testing.T, prom *promtest.Server, expr string, h *fleetHost) 
 func within(got, want, rel float64) bool { return math.Abs(got-want) <= rel*math.Abs(want)+1e-9 }
 
 // The rules' values are what the host shows: levels equal to `subagent
-// get`, rates within 2 % of `subagent get --interval 30s` (rates, the
-// host's counters' reads) and of the rate the host's counters move at,
-// plus what timing explains: a scrape's values are read anywhere within
-// its walk, not at the scrape's timestamp, so each end of a rate's window
-// may be off by up to the longest walk; a get's reads by up to min_age
-// and the 100 ms the counters move in (0.4 s of 30 s: 1.3 % each end).
-func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, rates []map[string]float64) {
+// get`; rates within 2 % of the rate the host's counters move at, as
+// `subagent get --interval 20s` on the host is, plus what timing
+// explains: a value is read up to min_age (300 ms) after the counters'
+// last rewrite, which is up to lag (the longest gap between two) old; a
+// scrape's values are read anywhere within its walk, not at the scrape's
+// timestamp. Each end of a rate's window is off by up to that much.
+func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, rates []map[string]float64, lag time.Duration) {
 	t.Helper()
 	walk := 0.0
 	if r, err := prom.Query(`max(max_over_time(scrape_duration_seconds{job="subagent"}[` + fleetWindow + `]))`); err == nil && len(r) == 1 {
 		walk = r[0].Value
 	}
-	tolProm, tolGet := 0.02+2*walk/fleetWindowS, 0.02+2*0.4/30
-	t.Logf("rates: Prometheus within %.1f %% (longest walk %.2f s over a %s window), get within %.1f %%", 100*tolProm, walk, fleetWindow, 100*tolGet)
+	old := 0.3 + lag.Seconds()
+	tolProm, tolGet := 0.02+2*(walk+old)/fleetWindowS, 0.02+2*old/getInterval.Seconds()
+	t.Logf("rates: Prometheus within %.1f %% (longest walk %.2f s, values up to %.2f s old, over a %s window), get within %.1f %%",
+		100*tolProm, walk, old, fleetWindow, 100*tolGet)
 	for i, h := range hosts {
-		g := rates[i]
-		if g == nil {
-			continue
-		}
+		g := rates[i] // nil when get failed (an error already)
 		all := g["CPU/total/user"] + g["CPU/total/kern"] + g["CPU/total/idle"] + g["CPU/total/wait"]
 		for _, c := range []struct {
 			expr      string
@@ -310,7 +311,7 @@ func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, r
 			if !ok {
 				continue
 			}
-			if !within(v, c.want, tolProm) || !within(c.get, c.want, tolGet) {
+			if !within(v, c.want, tolProm) || g != nil && !within(c.get, c.want, tolGet) {
 				t.Errorf("host %d %s = %v; subagent get --interval: %v; the host's rate %v", h.n, c.expr, v, c.get, c.want)
 			}
 		}
@@ -330,8 +331,9 @@ func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, r
 				t.Errorf("host %d %s = %v, subagent get: %v", h.n, c.expr, v, c.want)
 			}
 		}
-		// RTime/LAN to 127.0.0.1 answers within milliseconds, every echo.
-		if v, ok := fleetValue(t, prom, `lan_host:subagent_rtime_lan_loss:ratio{rTimeLANName="127.0.0.1"}`, h); ok && v != 0 {
+		// RTime/LAN to 127.0.0.1 answers within milliseconds, every echo
+		// but one now and then on a loaded machine (the 500 ms timeout).
+		if v, ok := fleetValue(t, prom, `lan_host:subagent_rtime_lan_loss:ratio{rTimeLANName="127.0.0.1"}`, h); ok && v > 0.05 {
 			t.Errorf("host %d: echo loss to 127.0.0.1 %v", h.n, v)
 		}
 		if v, ok := fleetValue(t, prom, `lan_host:subagent_rtime_lan_response:seconds{rTimeLANName="127.0.0.1"}`, h); ok && (v <= 0 || v > 0.1) {

@@ -74,9 +74,9 @@ func startFleetHost(t *testing.T, n int, v3 bool) *fleetHost {
 // moveCounters rewrites every host's /proc/stat, /proc/diskstats and
 // /proc/net/dev every 100 ms until the test ends, their counters the
 // fixture's plus the host's rates times the time since start. A reader
-// sees a value at most 100 ms old: over a rate's 10 s or more, 1 % or
-// less.
-func moveCounters(t *testing.T, hosts []*fleetHost) {
+// sees a value as old as the longest gap between two rewrites, which the
+// returned function tells (100 ms, more when the machine is loaded).
+func moveCounters(t *testing.T, hosts []*fleetHost) func() time.Duration {
 	t.Helper()
 	type file struct {
 		path string
@@ -99,7 +99,15 @@ func moveCounters(t *testing.T, hosts []*fleetHost) {
 		all = append(all, hostFiles{h, read(h, "stat"), read(h, "diskstats"), read(h, "net/dev")})
 	}
 	start := time.Now()
+	var mu sync.Mutex
+	last, gap := start, time.Duration(0)
 	write := func() {
+		mu.Lock()
+		if d := time.Since(last); d > gap {
+			gap = d
+		}
+		last = time.Now()
+		mu.Unlock()
 		secs := time.Since(start).Seconds()
 		for _, hf := range all {
 			h := hf.h
@@ -146,6 +154,11 @@ func moveCounters(t *testing.T, hosts []*fleetHost) {
 	}
 	write()
 	every(t, 100*time.Millisecond, write, func() {})
+	return func() time.Duration {
+		mu.Lock()
+		defer mu.Unlock()
+		return gap
+	}
 }
 
 // bump returns lines with the fields rates names (index -> per second)
