@@ -294,6 +294,8 @@ func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, r
 	tolProm, tolGet := 0.02+2*(walk+old)/fleetWindowS, 0.02+2*old/getInterval.Seconds()
 	t.Logf("rates: Prometheus within %.1f %% (longest walk %.2f s, values up to %.2f s old, over a %s window), get within %.1f %%",
 		100*tolProm, walk, old, fleetWindow, 100*tolGet)
+	worst := 0.0
+	defer func() { t.Logf("rates: Prometheus's furthest from the host's: %.2f %%", 100*worst) }()
 	for i, h := range hosts {
 		g := rates[i] // nil when get failed (an error already)
 		all := g["CPU/total/user"] + g["CPU/total/kern"] + g["CPU/total/idle"] + g["CPU/total/wait"]
@@ -311,6 +313,7 @@ func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, r
 			if !ok {
 				continue
 			}
+			worst = math.Max(worst, math.Abs(v-c.want)/c.want)
 			if !within(v, c.want, tolProm) || g != nil && !within(c.get, c.want, tolGet) {
 				t.Errorf("host %d %s = %v; subagent get --interval: %v; the host's rate %v", h.n, c.expr, v, c.get, c.want)
 			}
@@ -426,7 +429,7 @@ func measureFleet(t *testing.T, prom *promtest.Server, hosts []*fleetHost, expor
 		}
 	}
 	sort.Strings(names)
-	t.Logf("per host: scrape %.1f ms (max %.1f), SNMP walk %.1f ms, %.0f samples (%.0f stored), %d bytes, daemon CPU %.2f ms per walk (%.2f s over %v, %d hosts, walked every %v and every 15 s, RTime/LAN and the counters' moves included)",
+	t.Logf("per host: scrape %.1f ms (max %.1f), SNMP walk %.1f ms, %.0f samples (%.0f stored), %d bytes, daemon CPU %.2f ms per walk (%.2f s over %v, %d hosts, walked every %v and every 15 s; its idle cost, RTime/LAN's pings each second included)",
 		1000*one(`avg(scrape_duration_seconds{job="subagent"})`), 1000*one(`max(scrape_duration_seconds{job="subagent"})`),
 		1000*one(`avg(snmp_scrape_duration_seconds)`), one(`avg(scrape_samples_scraped{job="subagent"})`),
 		one(`avg(scrape_samples_post_metric_relabeling{job="subagent"})`),
