@@ -1,6 +1,7 @@
 package deploy
 
 import (
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -23,10 +24,53 @@ func TestPromtoolChecks(t *testing.T) {
 		{"check", "rules", "rules.yml", "alerts.yml"},
 		{"test", "rules", "tests/rules_test.yml"},
 	} {
-		out, err := promtest.Run(t, "prometheus", promtool, args...)
-		if err != nil || strings.Contains(out, "FAILED") {
-			t.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+		if err := promtoolOK(t, "prometheus", promtool, args...); err != nil {
+			t.Error(err)
 		}
+	}
+}
+
+// promtoolOK runs promtool in dir and says what it reported when it
+// failed.
+func promtoolOK(t *testing.T, dir, promtool string, args ...string) error {
+	t.Helper()
+	out, err := promtest.Run(t, dir, promtool, args...)
+	if err != nil || strings.Contains(out, "FAILED") {
+		return fmt.Errorf("promtool %s: %v\n%s", strings.Join(args, " "), err, out)
+	}
+	return nil
+}
+
+// The check above fails when promtool does: a unit test expecting the
+// wrong value, and a rule that does not parse.
+func TestPromtoolFailuresFail(t *testing.T) {
+	promtool := promtest.Tool(t, "promtool")
+	dir := t.TempDir()
+	rules, err := os.ReadFile("prometheus/rules.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	tests, err := os.ReadFile("prometheus/tests/rules_test.yml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	wrong := strings.Replace(string(tests), "value: 6144000000", "value: 6144000001", 1)
+	if wrong == string(tests) {
+		t.Fatal("rules_test.yml has no memory used of 6144000000 to spoil")
+	}
+	wrong = strings.ReplaceAll(wrong, "../rules.yml", "rules.yml")
+	wrong = strings.ReplaceAll(wrong, "../alerts.yml", "rules.yml")
+	for name, body := range map[string]string{"rules.yml": string(rules), "t.yml": wrong,
+		"bad.yml": strings.Replace(string(rules), "expr: fsPctUsed", "expr: fsPctUsed +", 1)} {
+		if err := os.WriteFile(filepath.Join(dir, name), []byte(body), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := promtoolOK(t, dir, promtool, "test", "rules", "t.yml"); err == nil || !strings.Contains(err.Error(), "6.144000001E+09") {
+		t.Errorf("a wrong expectation passed: %v", err)
+	}
+	if err := promtoolOK(t, dir, promtool, "check", "rules", "bad.yml"); err == nil {
+		t.Error("a rule that does not parse passed")
 	}
 }
 
