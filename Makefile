@@ -37,7 +37,7 @@ test: test-deps check-fmt vet staticcheck
 	@GO=$(GO) bash scripts/run-tests.sh
 
 test-deps:
-	@echo "==> test-deps: Debian packages of the tests (net-snmp, smitools, gcc; collectd-core where it installs)"
+	@echo "==> test-deps: Debian packages of the tests (net-snmp, smitools, gcc, prometheus; collectd-core where it installs)"
 	bash scripts/install-test-deps.sh
 	@echo "==> test-deps: packaging tools (dpkg-dev, lintian, systemd, man-db)"
 	sh scripts/install-pkg-deps.sh

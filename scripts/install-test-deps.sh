@@ -4,7 +4,10 @@
 # third SNMPv3 manager for the responder's tests) and SNMPTT (the trap
 # translator TestSnmpttTranslatesNotifications feeds from snmptrapd's
 # traphandle; it brings the Net-SNMP Perl module), strace (the numbering
-# file's fsync order) and iproute2 (RTime/LAN's network namespaces); then, if it
+# file's fsync order), iproute2 (RTime/LAN's network namespaces),
+# debootstrap (the README's first day on a stock Debian root,
+# scripts/stock-host.sh) and Prometheus with promtool (deploy/prometheus: promtool's checks and the
+# fleet test, which start their own Prometheus on loopback); then, if it
 # can, collectd with its snmp plugin (collectd-core) for the collectd test.
 # Quiet and successful when everything is already there; as root it
 # installs the missing Debian packages, otherwise it prints the command and
@@ -12,7 +15,7 @@
 # succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
-packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt strace iproute2 debootstrap"
+packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt strace iproute2 debootstrap prometheus"
 # collectd-core alone starts no daemon (its service needs
 # /etc/collectd/collectd.conf, which the collectd package ships); the
 # snmp plugin's libnetsnmp comes with snmp above.
@@ -51,6 +54,8 @@ check_all() {
 	check strace strace
 	check ip iproute2
 	check debootstrap debootstrap
+	check prometheus prometheus
+	check promtool prometheus
 }
 
 check_all
@@ -63,11 +68,12 @@ echo "install-test-deps: missing:$missing" >&2
 . "$(dirname "$0")/apt-lib.sh"
 apt_install install-test-deps $packages
 
-# The snmpd, snmptrapd and snmptt packages may start system daemons; the
-# tests run their own on temporary sockets and ports (snmptt standalone,
-# from a traphandle), so stop and disable those. None of this may fail:
+# The snmpd, snmptrapd, snmptt and prometheus packages may start system
+# daemons; the tests run their own on temporary sockets and ports (snmptt
+# standalone, from a traphandle; Prometheus on 127.0.0.1 with a temporary
+# storage directory), so stop and disable those. None of this may fail:
 # containers often have no init system at all.
-for svc in snmpd snmptrapd snmptt; do
+for svc in snmpd snmptrapd snmptt prometheus; do
 	if [ -d /run/systemd/system ] && command -v systemctl >/dev/null 2>&1; then
 		systemctl disable --now "$svc" >/dev/null 2>&1 || true
 	else

@@ -154,13 +154,17 @@ func TestPrometheusThroughSnmpExporter(t *testing.T) {
 	}
 }
 
-// startExporter runs snmp_exporter on snmpYml until the test ends and
-// returns its address and its log.
-func startExporter(t *testing.T, ex mibtest.Exporter, snmpYml string) (string, *testutil.Buffer) {
+// startExporter runs snmp_exporter on snmpYml (and more config files:
+// auths) until the test ends and returns its address and its log.
+func startExporter(t *testing.T, ex mibtest.Exporter, snmpYml string, more ...string) (string, *testutil.Buffer) {
 	t.Helper()
 	web := freeTCPAddr(t)
 	log := &testutil.Buffer{}
-	cmd := exec.Command(ex.Exporter, "--config.file="+snmpYml, "--web.listen-address="+web)
+	args := []string{"--config.file=" + snmpYml, "--web.listen-address=" + web}
+	for _, f := range more {
+		args = append(args, "--config.file="+f)
+	}
+	cmd := exec.Command(ex.Exporter, args...)
 	cmd.Stdout, cmd.Stderr = log, log
 	// The exporter dies with the test binary, whatever ends it.
 	cmd.SysProcAttr = &syscall.SysProcAttr{Pdeathsig: syscall.SIGKILL}

@@ -42,18 +42,22 @@ func pumpSupplier(t *testing.T, e *env) (*client.Supplier, []*client.Gauge, []*c
 // stampEverySecond calls stamp every second, as live suppliers stamp
 // SiShT, until the test ends; then exit, once no stamp is under way (no
 // Stamp once Exit begins).
-func stampEverySecond(t *testing.T, stamp, exit func()) {
+func stampEverySecond(t *testing.T, stamp, exit func()) { every(t, time.Second, stamp, exit) }
+
+// every calls f every period until the test ends; then exit, once no f
+// is under way.
+func every(t *testing.T, period time.Duration, f, exit func()) {
 	done, stopped := make(chan struct{}), make(chan struct{})
 	go func() {
 		defer close(stopped)
-		tick := time.NewTicker(time.Second)
+		tick := time.NewTicker(period)
 		defer tick.Stop()
 		for {
 			select {
 			case <-done:
 				return
 			case <-tick.C:
-				stamp()
+				f()
 			}
 		}
 	}()
