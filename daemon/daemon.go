@@ -121,6 +121,7 @@ type Daemon struct {
 	// OnReady, when set, is called once Run serves (sd_notify READY=1).
 	OnReady func()
 
+	reloading sync.Mutex // held by Reload
 	mu        sync.Mutex
 	frontends []Frontend
 	reloaders []Reloader

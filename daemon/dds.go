@@ -45,7 +45,7 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, closeSrv func(),
 		return nil, nil, fmt.Errorf("dds socket: %w", err)
 	}
 	d.h.Add(srv.Provider())
-	d.AddAgentStats(DDSExtra(srv.Stats))
+	d.AddAgentStats(ddsStats(srv.Stats))
 	d.log.Info("dds socket ready", "path", cfg.Socket)
 	return func(ctx context.Context) error {
 		go func() { <-ctx.Done(); srv.Close() }()
@@ -62,8 +62,8 @@ var (
 	}
 )
 
-// DDSExtra reports the supplier server's statistics.
-func DDSExtra(stats func() dds.Stats) Extra {
+// ddsStats reports the supplier server's statistics.
+func ddsStats(stats func() dds.Stats) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &DDSCx)
 		if err != nil {

@@ -99,9 +99,9 @@ func (d *Daemon) initHotsets() error {
 	return nil
 }
 
-// SetMasterNotify makes the hotsets' notifications go through the AgentX
+// setMasterNotify makes the hotsets' notifications go through the AgentX
 // master as well (which delivers them to its own trap sinks).
-func (d *Daemon) SetMasterNotify(f MasterNotify) {
+func (d *Daemon) setMasterNotify(f MasterNotify) {
 	d.hot.mu.Lock()
 	defer d.hot.mu.Unlock()
 	d.hot.master = f
