@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"path/filepath"
+	"sync"
 
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/ddswire"
@@ -48,10 +49,12 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),
 		"ring_bytes_max", uint64(a.MaxProcesses)*g.FileLen(), "ring_bytes_per_uid_max", uint64(a.MaxProcessesPerUID)*g.FileLen())
 	return func(ctx context.Context) error {
-		go func() {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() {
 			reg.DrainEvery(ctx, a.DrainInterval)
 			srv.Close()
-		}()
+		})
 		return srv.Serve()
 	}, func() { srv.Close() }, nil
 }

@@ -351,6 +351,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	}
 	cancel()
 	wg.Wait()
+	d.h.Close() // nothing asks any more: the readings under way end, memory is no longer returned
 	d.log.Info("stopped")
 	return runErr
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
@@ -48,7 +49,9 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, closeSrv func(),
 	d.AddAgentStats(ddsStats(srv.Stats))
 	d.log.Info("dds socket ready", "path", cfg.Socket)
 	return func(ctx context.Context) error {
-		go func() { <-ctx.Done(); srv.Close() }()
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { <-ctx.Done(); srv.Close() })
 		return srv.Serve()
 	}, func() { srv.Close() }, nil
 }

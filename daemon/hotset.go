@@ -62,7 +62,8 @@ type hotsets struct {
 	evalLast, evalMax        atomic.Int64  // an evaluation's duration (time.Duration), to its events handed on
 	delay                    delayHist     // from when an evaluation was due to its events handed on
 	masterDown               atomic.Bool
-	closed                   traps.Counts // of senders replaced by a reload
+	closed                   traps.Counts   // of senders replaced by a reload
+	closing                  sync.WaitGroup // senders replaced, closing (apply); run waits for them
 }
 
 // initHotsets adds the Hotset context (empty without hotsets, so that a
@@ -181,7 +182,8 @@ func (hs *hotsets) apply(c *config.Config) error {
 		hs.mu.Lock()
 		hs.closed = add(hs.closed, old.Counts())
 		hs.mu.Unlock()
-		go old.Close() // an inform in flight may take its timeout
+		hs.closing.Go(old.Close) // an inform in flight may take its timeout; run waits
+
 	}
 	select {
 	case hs.wake <- struct{}{}:
@@ -212,6 +214,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		s := hs.sender
 		hs.mu.Unlock()
 		s.Close()
+		hs.closing.Wait()
 	}()
 	// Waited for before the sender and the log close (deferred earlier):
 	// both send notifications, and the directory's writes its file.

@@ -98,7 +98,9 @@ func (h *Hierarchy) startReading() chan struct{} {
 	if h.flight == nil {
 		done := make(chan struct{})
 		h.flight = done
+		h.bg.Add(1)
 		go func() {
+			defer h.bg.Done()
 			h.collect(collectRequest)
 			h.flightMu.Lock()
 			h.flight = nil

@@ -162,8 +162,10 @@ func (h *Hierarchy) collectApart(g *group) chan struct{} {
 	done := make(chan struct{})
 	g.building = done
 	g.inflight.Store(true)
+	h.bg.Add(1)
 	h.mu.Unlock()
 	go func() {
+		defer h.bg.Done()
 		now := time.Now()
 		pt := h.collectGroup(g, now, nil)
 		h.publish([]*group{g}, []*part{pt}, now)

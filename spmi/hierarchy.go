@@ -88,7 +88,8 @@ type Hierarchy struct {
 
 	snap  atomic.Pointer[Snapshot]
 	mem   memoryReturner
-	stale atomic.Bool // Invalidate was called since the last request refresh began
+	bg    sync.WaitGroup // readings in their own goroutine (startReading, collectApart)
+	stale atomic.Bool    // Invalidate was called since the last request refresh began
 
 	flightMu sync.Mutex
 	flight   chan struct{} // closed when the request refresh in flight ends
