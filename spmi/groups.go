@@ -1,6 +1,11 @@
 package spmi
 
 import (
+	"errors"
+	"fmt"
+	"maps"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -120,22 +125,11 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 	if cur != nil && !cur.time.Before(now) && (g.stable == nil || cur.shape == g.stable.Shape()) {
 		return cur
 	}
-	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, now)
-	b.SetViews(h.cfg.Views)
-	b.memo = memo
 	var shape any
 	if g.stable != nil {
 		shape = g.stable.Shape()
 	}
-	durs := make(map[string]time.Duration, len(provs))
-	for _, p := range provs {
-		t0 := time.Now()
-		b.SetProvider(p.Name())
-		if err := p.Collect(b); err != nil {
-			b.Fail(p.Name(), err)
-		}
-		durs[p.Name()] = time.Since(t0)
-	}
+	b, durs := h.build(provs, now, memo)
 	pt := b.finishPart(shape)
 	pt.name, pt.g, pt.time = g.name, g, now
 	g.took.Store(int64(time.Since(now)))
@@ -148,6 +142,77 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 	}
 	h.statsMu.Unlock()
 	return pt
+}
+
+// build collects provs into a new builder. A provider that panics is
+// disabled (Disabled) and the group read again without it, so that what
+// it added before it panicked is not served; a disabled provider is a
+// failing source from then on.
+func (h *Hierarchy) build(provs []Provider, now time.Time, memo map[string]shared) (*Builder, map[string]time.Duration) {
+again:
+	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, now)
+	b.SetViews(h.cfg.Views)
+	b.memo = memo
+	disabled := h.Disabled()
+	durs := make(map[string]time.Duration, len(provs))
+	for _, p := range provs {
+		name := p.Name()
+		if why, ok := disabled[name]; ok {
+			b.Fail(name, errors.New(why))
+			continue
+		}
+		t0 := time.Now()
+		b.SetProvider(name)
+		panicked, err := collectGuarded(p, b)
+		if panicked {
+			h.disable(name, err)
+			goto again
+		}
+		if err != nil {
+			b.Fail(name, err)
+		}
+		durs[name] = time.Since(t0)
+	}
+	return b, durs
+}
+
+// collectGuarded calls p.Collect, turning a panic into an error.
+func collectGuarded(p Provider, b *Builder) (panicked bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked, err = true, fmt.Errorf("%v\n%s", r, debug.Stack())
+		}
+	}()
+	return false, p.Collect(b)
+}
+
+// maxReason bounds the reason a provider was disabled (a DisplayString).
+const maxReason = 255
+
+// disable stops collecting the provider name, for the reason err (a
+// panic with its stack, which is logged; the reason kept is its first line).
+func (h *Hierarchy) disable(name string, err error) {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	why := "disabled after a panic: " + msg
+	if len(why) > maxReason {
+		why = strings.ToValidUTF8(why[:maxReason], "")
+	}
+	h.statsMu.Lock()
+	if h.disabled == nil {
+		h.disabled = map[string]string{}
+	}
+	h.disabled[name] = why
+	h.statsMu.Unlock()
+	h.log.Error("statistics provider disabled after a panic; the others serve on (restart the daemon to try it again)",
+		"provider", name, "panic", err.Error())
+}
+
+// Disabled are the providers disabled after a panic, with the reason, by
+// provider name.
+func (h *Hierarchy) Disabled() map[string]string {
+	h.statsMu.Lock()
+	defer h.statsMu.Unlock()
+	return maps.Clone(h.disabled)
 }
 
 // collectApart reads g in its own goroutine and publishes it when done;

@@ -83,8 +83,9 @@ type Hierarchy struct {
 
 	// statsMu is separate from mu so that providers may read the
 	// statistics of the previous refresh while a refresh runs.
-	statsMu sync.Mutex
-	stats   RefreshStats
+	statsMu  sync.Mutex
+	stats    RefreshStats
+	disabled map[string]string // providers that panicked, with the reason (disable)
 
 	snap  atomic.Pointer[Snapshot]
 	mem   memoryReturner
