@@ -26,13 +26,14 @@ var (
 	agentStats = []spmiwire.StatDesc{
 		{Name: "uptime", Descr: "Seconds since the daemon started", ASN: 1, Max: 86400, Val: ddswire.SiQuantity, Units: "seconds"},
 		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: ddswire.SiQuantity, Units: "statistics"},
-		{Name: "refreshes", Descr: "Refreshes of the tree", ASN: 3, Max: 10, Val: ddswire.SiCounter},
+		{Name: "refreshes", Descr: "Snapshots published: readings of any context, apart too", ASN: 3, Max: 10, Val: ddswire.SiCounter},
 		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: ddswire.SiCounter},
 		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: ddswire.SiQuantity, Units: "sources"},
 		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: ddswire.SiQuantity},
 		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: ddswire.SiQuantity, Units: "goroutines"},
+		{Name: "requested", Descr: "Readings requests started: values older than their age", ASN: 10, Max: 10, Val: ddswire.SiCounter},
 	}
 	provStats = []spmiwire.StatDesc{
 		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
@@ -105,6 +106,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 		spmiwire.Uint(uint64(a.pid)),
 		spmiwire.Text(Version),
 		spmiwire.Uint(uint64(runtime.NumGoroutine())),
+		spmiwire.Uint(st.Requested),
 	}
 	if err := b.Stats(cx, agentStats, vals); err != nil {
 		return err

@@ -7,6 +7,8 @@ import (
 	"log/slog"
 	"os"
 	"strings"
+	"sync"
+	"time"
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
@@ -56,14 +58,18 @@ func (d *Daemon) addFrontends() error {
 	// authenticates nothing).
 	// The notification log is served as NOTIFICATION-LOG-MIB (mib-2 92)
 	// beside them, its tree kept by the walk with the snapshot.
+	// One wait in all: for the values read with requests, then for the
+	// contexts read apart that the answer finds too old (spmi/fresh.go).
 	w := d.writer
 	nlm := d.notificationLogMIB()
+	wait := cfg.Refresh.SNMPWait
 	src := func(at any) (asn1tree.View, any) {
+		start := time.Now()
 		m, _ := at.(*moment)
 		if m == nil {
-			m = &moment{snap: h.FreshWithin(cfg.Refresh.SNMPWait), nlm: nlm.View()}
+			m = &moment{snap: h.FreshWithin(wait), nlm: nlm.View()}
 		}
-		return asn1tree.Join(asn1tree.Join(m.snap.View(), w.View()), m.nlm), m
+		return asn1tree.Join(asn1tree.Join(m.answer(wait-time.Since(start)), w.View()), m.nlm), m
 	}
 	if cfg.AgentX != "none" {
 		s := cfg.AgentXSession
@@ -97,8 +103,26 @@ func (d *Daemon) addFrontends() error {
 
 // moment is what one request, or one walk, is answered from.
 type moment struct {
+	nlm asn1tree.View
+
+	mu   sync.Mutex
 	snap *spmi.Snapshot
-	nlm  asn1tree.View
+	last *spmi.Answer
+}
+
+// answer answers from the moment's snapshot: the one its last answer
+// moved to if it did (it waited for a context read apart), so that the
+// rest of a walk sees the reading its first request waited for.
+func (m *moment) answer(wait time.Duration) *spmi.Answer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.last != nil {
+		if s := m.last.Moved(); s != nil {
+			m.snap = s
+		}
+	}
+	m.last = m.snap.AnswerWithin(max(wait, 0))
+	return m.last
 }
 
 // nlmRegistrations register NOTIFICATION-LOG-MIB with the master: the

@@ -39,18 +39,6 @@ type group struct {
 // apart tells whether the group is collected apart from requests.
 func (g *group) apart() bool { return g.maxAge > 0 && g.stable == nil }
 
-// readCost is how many times its reading's duration a context read apart
-// waits before it is read again: its background reading takes at most
-// 1/readCost of one core (5 %), and a context cheap to read on this host
-// (Proc with 300 processes, 15 ms) is as fresh as min_age allows.
-const readCost = 20
-
-// age is how old a group read apart may get before it is read again:
-// readCost times its last reading, from minAge to its maxAge.
-func (g *group) age(minAge time.Duration) time.Duration {
-	return min(max(readCost*time.Duration(g.took.Load()), minAge), g.maxAge)
-}
-
 // collectMode says which groups a collection reads.
 type collectMode int
 
@@ -132,7 +120,11 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 	b, durs := h.build(provs, now, memo)
 	pt := b.finishPart(shape)
 	pt.name, pt.g, pt.time = g.name, g, now
-	g.took.Store(int64(time.Since(now)))
+	var took time.Duration // the providers' reading, not the part's build nor a wait for collectMu
+	for _, d := range durs {
+		took += d
+	}
+	g.took.Store(int64(took))
 	h.statsMu.Lock()
 	if h.stats.ProviderDur == nil {
 		h.stats.ProviderDur = map[string]time.Duration{}
