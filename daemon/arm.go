@@ -44,8 +44,8 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 	if d.dir != nil {
 		reg.SetOnShape(d.dir.Look) // a new application or transaction: the directory looks at once
 	}
-	d.AddAgentStats(armStats(reg.RingUse))
-	d.AddReloader(Reloader{Name: "arm", Apply: func(c *config.Config) error { reg.SetWeight(c.ARM.Weight); return nil }})
+	d.addAgentStats(armStats(reg.RingUse))
+	d.addReloader(Reloader{Name: "arm", Apply: func(c *config.Config) error { reg.SetWeight(c.ARM.Weight); return nil }})
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),
 		"ring_bytes_max", uint64(a.MaxProcesses)*g.FileLen(), "ring_bytes_per_uid_max", uint64(a.MaxProcessesPerUID)*g.FileLen())
 	return func(ctx context.Context) error {

@@ -202,15 +202,15 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 // Hierarchy is the tree the daemon serves.
 func (d *Daemon) Hierarchy() *spmi.Hierarchy { return d.h }
 
-// AddFrontend adds a front end started by Run.
-func (d *Daemon) AddFrontend(f Frontend) {
+// addFrontend adds a front end started by Run.
+func (d *Daemon) addFrontend(f Frontend) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.frontends = append(d.frontends, f)
 }
 
-// AddAgentStats adds statistics of a front end to the Agent context.
-func (d *Daemon) AddAgentStats(e Extra) { d.agent.addExtra(e) }
+// addAgentStats adds statistics of a front end to the Agent context.
+func (d *Daemon) addAgentStats(e Extra) { d.agent.addExtra(e) }
 
 // Discard removes what New made (private directories) when Run is not
 // called: the start failed before it.

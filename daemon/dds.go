@@ -46,7 +46,7 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, closeSrv func(),
 		return nil, nil, fmt.Errorf("dds socket: %w", err)
 	}
 	d.h.Add(srv.Provider())
-	d.AddAgentStats(ddsStats(srv.Stats))
+	d.addAgentStats(ddsStats(srv.Stats))
 	d.log.Info("dds socket ready", "path", cfg.Socket)
 	return func(ctx context.Context) error {
 		var wg sync.WaitGroup

@@ -28,7 +28,7 @@ func NewServing(c *config.Config, log *slog.Logger, level *slog.LevelVar) (*Daem
 		return nil, err
 	}
 	if level != nil {
-		d.AddReloader(Reloader{Name: PartLog, Apply: func(c *config.Config) error { level.Set(LogLevel(c)); return nil }})
+		d.addReloader(Reloader{Name: PartLog, Apply: func(c *config.Config) error { level.Set(LogLevel(c)); return nil }})
 	}
 	if err := d.addFrontends(); err != nil {
 		d.Discard() // a refused start leaves nothing (New wrote nothing)
@@ -91,9 +91,9 @@ func (d *Daemon) addFrontends() error {
 		if err != nil {
 			return err
 		}
-		d.AddFrontend(agentxFrontend{sub})
+		d.addFrontend(agentxFrontend{sub})
 		d.setMasterNotify(sub.Notify) // hotset notifications go through the master too
-		d.AddAgentStats(agentXStats(sub.Connected, sub.DataAge))
+		d.addAgentStats(agentXStats(sub.Connected, sub.DataAge))
 	}
 	if cfg.Listen != "none" {
 		return d.addResponder(src)
@@ -167,10 +167,10 @@ func (d *Daemon) addResponder(src asn1tree.Source) error {
 	if err != nil {
 		return err
 	}
-	d.AddFrontend(r)
+	d.addFrontend(r)
 	p := &responderPart{r: r, eng: eng, log: log, users: v3Users(rc)}
-	d.AddReloader(Reloader{Name: PartResponder, Check: p.check, Apply: p.apply})
-	d.AddAgentStats(responderStats(r.Stats().Snapshot))
+	d.addReloader(Reloader{Name: PartResponder, Check: p.check, Apply: p.apply})
+	d.addAgentStats(responderStats(r.Stats().Snapshot))
 	return nil
 }
 

@@ -105,8 +105,8 @@ func responderStats(counts func() responder.Counts) Extra {
 // configuration may add (the front ends, DDS, ARM), so that the tree
 // shows all of them whatever runs: the MIB's reference tree.
 func (d *Daemon) AddReferenceStats() {
-	d.AddAgentStats(agentXStats(func() bool { return false }, func() (last, largest time.Duration) { return 0, 0 }))
-	d.AddAgentStats(responderStats(func() responder.Counts { return responder.Counts{} }))
-	d.AddAgentStats(ddsStats(func() dds.Stats { return dds.Stats{} }))
-	d.AddAgentStats(armStats(func() rtimearm.RingUse { return rtimearm.RingUse{} }))
+	d.addAgentStats(agentXStats(func() bool { return false }, func() (last, largest time.Duration) { return 0, 0 }))
+	d.addAgentStats(responderStats(func() responder.Counts { return responder.Counts{} }))
+	d.addAgentStats(ddsStats(func() dds.Stats { return dds.Stats{} }))
+	d.addAgentStats(armStats(func() rtimearm.RingUse { return rtimearm.RingUse{} }))
 }

@@ -95,8 +95,8 @@ func (d *Daemon) initHotsets() error {
 	if err := d.initDirectory(hs); err != nil {
 		return err
 	}
-	d.AddAgentStats(hs.agentStats)
-	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
+	d.addAgentStats(hs.agentStats)
+	d.addReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil
 }
 

@@ -66,8 +66,8 @@ func reloadPart(key string) string {
 	return ""
 }
 
-// AddReloader registers a part to reload. Call it before Run.
-func (d *Daemon) AddReloader(r Reloader) {
+// addReloader registers a part to reload. Call it before Run.
+func (d *Daemon) addReloader(r Reloader) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reloaders = append(d.reloaders, r)

@@ -42,7 +42,7 @@ func (d *Daemon) initRTimeLAN(rtlErr error) {
 	}
 	r := &rtimeLAN{set: RTimeLANSettings(d.cfg.RTimeLAN), store: store}
 	d.rtl = r
-	d.AddReloader(Reloader{
+	d.addReloader(Reloader{
 		Name: "rtime_lan",
 		Check: func(c *config.Config) error {
 			if !c.RTimeLAN.Enabled {
