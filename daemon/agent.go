@@ -2,6 +2,7 @@ package daemon
 
 import (
 	"runtime"
+	"sort"
 	"strings"
 	"sync"
 	"time"
@@ -25,21 +26,40 @@ var (
 	agentStats = []spmiwire.StatDesc{
 		{Name: "uptime", Descr: "Seconds since the daemon started", ASN: 1, Max: 86400, Val: ddswire.SiQuantity, Units: "seconds"},
 		{Name: "stats", Descr: "Statistics in the tree at the previous refresh", ASN: 2, Max: 100000, Val: ddswire.SiQuantity, Units: "statistics"},
-		{Name: "refreshes", Descr: "Refreshes of the tree", ASN: 3, Max: 10, Val: ddswire.SiCounter},
+		{Name: "refreshes", Descr: "Snapshots published: readings of any context, apart too", ASN: 3, Max: 10, Val: ddswire.SiCounter},
 		{Name: "readerrors", Descr: "Sources that failed, summed over refreshes", ASN: 4, Max: 10, Val: ddswire.SiCounter},
 		{Name: "failing", Descr: "Sources failing at the previous refresh", ASN: 5, Max: 10, Val: ddswire.SiQuantity, Units: "sources"},
 		{Name: "refreshms", Descr: "Duration of the previous refresh (ms)", ASN: 6, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "pid", Descr: "Process ID of the daemon", ASN: 7, Max: 4194304, Val: ddswire.SiQuantity},
 		{Name: "version", Descr: "Version of the daemon", ASN: 8, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 		{Name: "goroutines", Descr: "Goroutines of the daemon", ASN: 9, Max: 1000, Val: ddswire.SiQuantity, Units: "goroutines"},
+		{Name: "requested", Descr: "Readings requests started: values older than their age", ASN: 10, Max: 10, Val: ddswire.SiCounter},
 	}
 	provStats = []spmiwire.StatDesc{
 		{Name: "collectms", Descr: "Duration of the provider's previous collection (ms)", ASN: 1, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "agems", Descr: "Age of the values served now (ms); 0: read when asked for", ASN: 2, Max: 60000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "maxagems", Descr: "Age the values may reach before they are read again (ms)", ASN: 3, Max: 60000, Val: ddswire.SiQuantity, Units: "milliseconds"},
 		{Name: "apart", Descr: "1: read apart from requests, which never wait for it", ASN: 4, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
+		{Name: "disabled", Descr: "Why it is no longer read (a panic); empty while it serves", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
 	}
 )
+
+// whyDisabled is why the providers named name, or under it (RTime/ARM
+// for RTime), were disabled; "" when none was.
+func whyDisabled(disabled map[string]string, name string) string {
+	var why []string
+	for p, w := range disabled {
+		if p == name || strings.HasPrefix(p, name+"/") {
+			why = append(why, p+": "+w)
+		}
+	}
+	sort.Strings(why)
+	s := strings.Join(why, "; ")
+	if len(s) > 255 { // a DisplayString
+		s = strings.ToValidUTF8(s[:255], "")
+	}
+	return s
+}
 
 // Extra adds statistics of another part of the daemon (the SNMP front
 // ends) under the Agent context.
@@ -86,6 +106,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 		spmiwire.Uint(uint64(a.pid)),
 		spmiwire.Text(Version),
 		spmiwire.Uint(uint64(runtime.NumGoroutine())),
+		spmiwire.Uint(st.Requested),
 	}
 	if err := b.Stats(cx, agentStats, vals); err != nil {
 		return err
@@ -101,6 +122,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 		ages[g.Context] = g
 	}
 	ms := func(d time.Duration) spmiwire.Value { return spmiwire.Float(float64(d) / float64(time.Millisecond)) }
+	disabled := a.h.Disabled()
 	// Providers are numbered by their place in the daemon's list, which is
 	// fixed for a given configuration.
 	for i, name := range a.names() {
@@ -108,7 +130,7 @@ func (a *agentProvider) Collect(b *spmi.Builder) error {
 		if err != nil {
 			return err
 		}
-		vals := []spmiwire.Value{spmiwire.NoValue, spmiwire.NoValue, spmiwire.NoValue, spmiwire.NoValue}
+		vals := []spmiwire.Value{spmiwire.NoValue, spmiwire.NoValue, spmiwire.NoValue, spmiwire.NoValue, spmiwire.Text(whyDisabled(disabled, name))}
 		if d, ok := st.ProviderDur[name]; ok {
 			vals[0] = ms(d)
 		}

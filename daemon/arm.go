@@ -3,6 +3,7 @@ package daemon
 import (
 	"context"
 	"path/filepath"
+	"sync"
 
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/ddswire"
@@ -44,15 +45,17 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 	if d.dir != nil {
 		reg.SetOnShape(d.dir.Look) // a new application or transaction: the directory looks at once
 	}
-	d.AddAgentStats(ARMExtra(reg.RingUse))
-	d.AddReloader(Reloader{Name: "arm", Apply: func(c *config.Config) error { reg.SetWeight(c.ARM.Weight); return nil }})
+	d.addAgentStats(armStats(reg.RingUse))
+	d.addReloader(Reloader{Name: "arm", Apply: func(c *config.Config) error { reg.SetWeight(c.ARM.Weight); return nil }})
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),
 		"ring_bytes_max", uint64(a.MaxProcesses)*g.FileLen(), "ring_bytes_per_uid_max", uint64(a.MaxProcessesPerUID)*g.FileLen())
 	return func(ctx context.Context) error {
-		go func() {
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() {
 			reg.DrainEvery(ctx, a.DrainInterval)
 			srv.Close()
-		}()
+		})
 		return srv.Serve()
 	}, func() { srv.Close() }, nil
 }
@@ -68,8 +71,8 @@ var (
 	}
 )
 
-// ARMExtra reports the ARM server's statistics.
-func ARMExtra(use func() rtimearm.RingUse) Extra {
+// armStats reports the ARM server's statistics.
+func armStats(use func() rtimearm.RingUse) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &ARMCx)
 		if err != nil {

@@ -121,6 +121,7 @@ type Daemon struct {
 	// OnReady, when set, is called once Run serves (sd_notify READY=1).
 	OnReady func()
 
+	reloading sync.Mutex // held by Reload
 	mu        sync.Mutex
 	frontends []Frontend
 	reloaders []Reloader
@@ -201,15 +202,15 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 // Hierarchy is the tree the daemon serves.
 func (d *Daemon) Hierarchy() *spmi.Hierarchy { return d.h }
 
-// AddFrontend adds a front end started by Run.
-func (d *Daemon) AddFrontend(f Frontend) {
+// addFrontend adds a front end started by Run.
+func (d *Daemon) addFrontend(f Frontend) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.frontends = append(d.frontends, f)
 }
 
-// AddAgentStats adds statistics of a front end to the Agent context.
-func (d *Daemon) AddAgentStats(e Extra) { d.agent.addExtra(e) }
+// addAgentStats adds statistics of a front end to the Agent context.
+func (d *Daemon) addAgentStats(e Extra) { d.agent.addExtra(e) }
 
 // Discard removes what New made (private directories) when Run is not
 // called: the start failed before it.
@@ -358,6 +359,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	}
 	cancel()
 	wg.Wait()
+	d.h.Close() // nothing asks any more: the readings under way end, memory is no longer returned
 	d.log.Info("stopped")
 	return runErr
 }

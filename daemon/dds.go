@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"log/slog"
+	"sync"
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
@@ -45,10 +46,12 @@ func (d *Daemon) startDDS() (serve func(context.Context) error, closeSrv func(),
 		return nil, nil, fmt.Errorf("dds socket: %w", err)
 	}
 	d.h.Add(srv.Provider())
-	d.AddAgentStats(DDSExtra(srv.Stats))
+	d.addAgentStats(ddsStats(srv.Stats))
 	d.log.Info("dds socket ready", "path", cfg.Socket)
 	return func(ctx context.Context) error {
-		go func() { <-ctx.Done(); srv.Close() }()
+		var wg sync.WaitGroup
+		defer wg.Wait()
+		wg.Go(func() { <-ctx.Done(); srv.Close() })
 		return srv.Serve()
 	}, func() { srv.Close() }, nil
 }
@@ -62,8 +65,8 @@ var (
 	}
 )
 
-// DDSExtra reports the supplier server's statistics.
-func DDSExtra(stats func() dds.Stats) Extra {
+// ddsStats reports the supplier server's statistics.
+func ddsStats(stats func() dds.Stats) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &DDSCx)
 		if err != nil {

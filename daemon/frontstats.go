@@ -5,7 +5,9 @@ import (
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/dds"
 	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -67,15 +69,10 @@ func ageValues(last, largest time.Duration) []spmiwire.Value {
 	return []spmiwire.Value{spmiwire.Uint(uint64(last.Milliseconds())), spmiwire.Uint(uint64(largest.Milliseconds()))}
 }
 
-// AgentXExtra is AgentXStats without data ages and walks: they read 0.
-func AgentXExtra(connected func() bool) Extra {
-	return AgentXStats(connected, func() (last, largest time.Duration) { return 0, 0 }, func() uint64 { return 0 })
-}
-
-// AgentXStats reports whether the AgentX session is registered, how old
+// agentXStats reports whether the AgentX session is registered, how old
 // the data of its answers was (agentx.Subagent.DataAge) and how many walks
 // fell back to the current moment (agentx.Subagent.WalkFallbacks).
-func AgentXStats(connected func() bool, dataAge func() (last, largest time.Duration), fellBack func() uint64) Extra {
+func agentXStats(connected func() bool, dataAge func() (last, largest time.Duration), fellBack func() uint64) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &AgentXCx)
 		if err != nil {
@@ -95,9 +92,9 @@ func AgentXStats(connected func() bool, dataAge func() (last, largest time.Durat
 	}
 }
 
-// ResponderExtra reports the standalone responder's counters, how old
+// responderStats reports the standalone responder's counters, how old
 // the data of its answers was, and its usmStats.
-func ResponderExtra(counts func() responder.Counts) Extra {
+func responderStats(counts func() responder.Counts) Extra {
 	return func(b *spmi.Builder, agent *spmi.Node) error {
 		cx, err := b.Context(agent, &ResponderCx)
 		if err != nil {
@@ -122,4 +119,14 @@ func ResponderExtra(counts func() responder.Counts) Extra {
 		}
 		return b.Stat(cx, &ResponderWalkStat, spmiwire.Uint(c.WalkFallbacks))
 	}
+}
+
+// AddReferenceStats adds, at zero, the Agent statistics of the parts a
+// configuration may add (the front ends, DDS, ARM), so that the tree
+// shows all of them whatever runs: the MIB's reference tree.
+func (d *Daemon) AddReferenceStats() {
+	d.addAgentStats(agentXStats(func() bool { return false }, func() (last, largest time.Duration) { return 0, 0 }, func() uint64 { return 0 }))
+	d.addAgentStats(responderStats(func() responder.Counts { return responder.Counts{} }))
+	d.addAgentStats(ddsStats(func() dds.Stats { return dds.Stats{} }))
+	d.addAgentStats(armStats(func() rtimearm.RingUse { return rtimearm.RingUse{} }))
 }

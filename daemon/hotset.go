@@ -67,7 +67,8 @@ type hotsets struct {
 	evalLast, evalMax        atomic.Int64  // an evaluation's duration (time.Duration), to its events handed on
 	delay                    delayHist     // from when an evaluation was due to its events handed on
 	masterDown               atomic.Bool
-	closed                   traps.Counts // of senders replaced by a reload
+	closed                   traps.Counts   // of senders replaced by a reload
+	closing                  sync.WaitGroup // senders replaced, closing (apply); run waits for them
 }
 
 // initHotsets adds the Hotset context (empty without hotsets, so that a
@@ -103,8 +104,8 @@ func (d *Daemon) initHotsets() error {
 	if err := d.initDirectory(hs); err != nil {
 		return err
 	}
-	d.AddAgentStats(hs.agentStats)
-	d.AddReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
+	d.addAgentStats(hs.agentStats)
+	d.addReloader(Reloader{Name: "hotsets", Check: hs.check, Apply: hs.apply})
 	return nil
 }
 
@@ -131,9 +132,9 @@ func numberHotsets(num *spmi.Numbering, defs []hotset.Def, assign bool) error {
 	return nil
 }
 
-// SetMasterNotify makes the hotsets' notifications go through the AgentX
+// setMasterNotify makes the hotsets' notifications go through the AgentX
 // master as well (which delivers them to its own trap sinks).
-func (d *Daemon) SetMasterNotify(f MasterNotify) {
+func (d *Daemon) setMasterNotify(f MasterNotify) {
 	d.hot.mu.Lock()
 	defer d.hot.mu.Unlock()
 	d.hot.master = f
@@ -219,7 +220,8 @@ func (hs *hotsets) apply(c *config.Config) error {
 		hs.mu.Lock()
 		hs.closed = add(hs.closed, old.Counts())
 		hs.mu.Unlock()
-		go old.Close() // an inform in flight may take its timeout
+		hs.closing.Go(old.Close) // an inform in flight may take its timeout; run waits
+
 	}
 	select {
 	case hs.wake <- struct{}{}:
@@ -250,6 +252,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 		s := hs.sender
 		hs.mu.Unlock()
 		s.Close()
+		hs.closing.Wait()
 	}()
 	// Waited for before the sender and the log close (deferred earlier):
 	// both send notifications, and the directory's writes its file.

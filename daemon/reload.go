@@ -21,7 +21,7 @@ type Reloader struct {
 	Apply func(*config.Config) error
 }
 
-// Reloader names of the parts registered outside this package.
+// Reloader names of parts that tests register too.
 const (
 	PartResponder = "responder"
 	PartLog       = "log"
@@ -66,8 +66,8 @@ func reloadPart(key string) string {
 	return ""
 }
 
-// AddReloader registers a part to reload. Call it before Run.
-func (d *Daemon) AddReloader(r Reloader) {
+// addReloader registers a part to reload. Call it before Run.
+func (d *Daemon) addReloader(r Reloader) {
 	d.mu.Lock()
 	defer d.mu.Unlock()
 	d.reloaders = append(d.reloaders, r)
@@ -78,6 +78,8 @@ func (d *Daemon) AddReloader(r Reloader) {
 // Settings that need a restart and differ from the running ones are named
 // in a warning.
 func (d *Daemon) Reload(c *config.Config) error {
+	d.reloading.Lock() // one at a time: a part's Apply takes what its Check prepared
+	defer d.reloading.Unlock()
 	d.mu.Lock()
 	rs := append([]Reloader(nil), d.reloaders...)
 	start, last := d.loaded, d.applied

@@ -16,9 +16,9 @@ func TestReloadAppliesAllOrNothing(t *testing.T) {
 	d := &Daemon{log: slog.New(slog.DiscardHandler)}
 	var applied []string
 	refuse := false
-	d.AddReloader(Reloader{Name: "a", Check: func(*config.Config) error { return nil },
+	d.addReloader(Reloader{Name: "a", Check: func(*config.Config) error { return nil },
 		Apply: func(*config.Config) error { applied = append(applied, "a"); return nil }})
-	d.AddReloader(Reloader{Name: "b", Check: func(*config.Config) error {
+	d.addReloader(Reloader{Name: "b", Check: func(*config.Config) error {
 		if refuse {
 			return errors.New("bad interval")
 		}
@@ -131,7 +131,7 @@ func TestReloadNamesKeysNeedingRestart(t *testing.T) {
 	}
 	c = &loaded
 	var community string
-	d.AddReloader(Reloader{Name: PartResponder, Apply: func(c *config.Config) error { community = c.SNMP.Community; return nil }})
+	d.addReloader(Reloader{Name: PartResponder, Apply: func(c *config.Config) error { community = c.SNMP.Community; return nil }})
 	const warn = `level=WARN msg="reload: these settings need a restart to take effect"`
 
 	n := *c
@@ -192,8 +192,8 @@ func TestReloadNamesKeysAPartCouldNotApply(t *testing.T) {
 	d := &Daemon{log: slog.New(slog.NewTextHandler(logs, nil))}
 	c := fixtureConfig(t)
 	d.cfg = c
-	d.AddReloader(Reloader{Name: PartResponder, Apply: func(*config.Config) error { return errors.New("port busy") }})
-	d.AddReloader(Reloader{Name: PartLog, Apply: func(*config.Config) error { return nil }})
+	d.addReloader(Reloader{Name: PartResponder, Apply: func(*config.Config) error { return errors.New("port busy") }})
+	d.addReloader(Reloader{Name: PartLog, Apply: func(*config.Config) error { return nil }})
 	n := *c
 	n.SNMP.Community = "fresh"
 	n.Log.Level = "debug"

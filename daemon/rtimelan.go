@@ -12,11 +12,15 @@ import (
 // rtimeLAN is the network response time part (RTime/LAN): its state is
 // loaded in New, its sockets are opened in Run.
 type rtimeLAN struct {
-	mu    sync.Mutex
-	set   rtimelan.Settings // the latest settings, reloads included
-	store *rtimelan.Store
-	m     *rtimelan.Monitor // nil until Run opened the sockets
-	open  rtimelan.Opener   // nil: icmp.ListenPacket
+	// change orders the settings' changes and the monitor's start, which
+	// save the hosts (disk I/O); mu, which the host table's readers take,
+	// is never held across them.
+	change sync.Mutex
+	mu     sync.Mutex
+	set    rtimelan.Settings // the latest settings, reloads included
+	store  *rtimelan.Store
+	m      *rtimelan.Monitor // nil until Run opened the sockets
+	open   rtimelan.Opener   // nil: icmp.ListenPacket
 }
 
 // initRTimeLAN takes the hosts kept in the daemon's numbering and
@@ -38,7 +42,7 @@ func (d *Daemon) initRTimeLAN(rtlErr error) {
 	}
 	r := &rtimeLAN{set: RTimeLANSettings(d.cfg.RTimeLAN), store: store}
 	d.rtl = r
-	d.AddReloader(Reloader{
+	d.addReloader(Reloader{
 		Name: "rtime_lan",
 		Check: func(c *config.Config) error {
 			if !c.RTimeLAN.Enabled {
@@ -47,11 +51,15 @@ func (d *Daemon) initRTimeLAN(rtlErr error) {
 			return rtimelan.Check(RTimeLANSettings(c.RTimeLAN))
 		},
 		Apply: func(c *config.Config) error {
+			r.change.Lock()
+			defer r.change.Unlock()
+			s := RTimeLANSettings(c.RTimeLAN)
 			r.mu.Lock()
-			defer r.mu.Unlock()
-			r.set = RTimeLANSettings(c.RTimeLAN)
-			if r.m != nil {
-				r.m.Apply(r.set)
+			r.set = s
+			m := r.m
+			r.mu.Unlock()
+			if m != nil {
+				m.Apply(s)
 			}
 			return nil
 		},
@@ -74,10 +82,12 @@ func (d *Daemon) startRTimeLAN() func(context.Context) error {
 	if v6err != nil {
 		d.log.Warn("RTime/LAN measures IPv4 hosts only", "err", v6err)
 	}
+	r.change.Lock()
+	m := rtimelan.NewMonitor(r.set, r.store, p, nil, d.log) // r.set changes under change too
 	r.mu.Lock()
-	r.m = rtimelan.NewMonitor(r.set, r.store, p, nil, d.log)
-	m := r.m
+	r.m = m
 	r.mu.Unlock()
+	r.change.Unlock()
 	d.h.Add(rtimelan.Provider{M: m})
 	d.log.Info("RTime/LAN measuring", "hosts", m.Hosts(), "ipv4", kind(p.V4), "ipv6", kind(p.V6))
 	return func(ctx context.Context) error { m.Run(ctx); return nil }

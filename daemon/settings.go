@@ -78,7 +78,7 @@ func Check(c *config.Config) error {
 }
 
 // placeholder stands for a password that a file holds, so that the rest
-// is checked before the daemon reads the file (ResponderUsers).
+// is checked before the daemon reads the file (responderUsers).
 const placeholder = "password-in-a-file"
 
 // userCredentials are u's as usm validates them; passwords in files are

@@ -85,11 +85,6 @@ func (e *engineState) saveLocked() error {
 	return nil
 }
 
-// Engine is the daemon's SNMPv3 engine, for the responder (its V3); the
-// traps are sent from the same one. An error says why SNMPv3 is off
-// until a restart (the state file could not be read or written).
-func (d *Daemon) Engine() (usm.Engine, error) { return d.engine.get() }
-
 // needsEngine tells whether a configuration asks for the engine: the
 // responder listens, or a destination sends SNMPv3.
 func needsEngine(c *config.Config) bool {
@@ -177,9 +172,9 @@ func parseEngine(data []byte) (id []byte, boots uint32, err error) {
 	return id, boots, nil
 }
 
-// ResponderUsers turns snmp.users into the responder's users with keys
+// responderUsers turns snmp.users into the responder's users with keys
 // localized to engineID, reading the password files. Errors name the key.
-func ResponderUsers(c *config.Config, engineID []byte) ([]responder.User, error) {
+func responderUsers(c *config.Config, engineID []byte) ([]responder.User, error) {
 	out := make([]responder.User, 0, len(c.SNMP.Users))
 	for i, su := range c.SNMP.Users {
 		key := fmt.Sprintf("snmp.users[%d]", i)
@@ -254,9 +249,9 @@ func readPassword(path string) (string, error) {
 	return p, nil
 }
 
-// UserChanges tells what replacing the users old by new changes, by name
+// userChanges tells what replacing the users old by new changes, by name
 // only (keys are never logged).
-func UserChanges(old, new []responder.User) (added, removed, changed []string) {
+func userChanges(old, new []responder.User) (added, removed, changed []string) {
 	byName := map[string]responder.User{}
 	for _, u := range old {
 		byName[u.Name] = u

@@ -82,18 +82,18 @@ func TestResponderUsersPasswordFiles(t *testing.T) {
 		os.Remove(f)
 		os.WriteFile(f, []byte(k.data), k.mode)
 		os.Chmod(f, k.mode)
-		if _, err := ResponderUsers(c, id); err == nil || !strings.Contains(err.Error(), "snmp.users[0].auth_password_file: ") ||
+		if _, err := responderUsers(c, id); err == nil || !strings.Contains(err.Error(), "snmp.users[0].auth_password_file: ") ||
 			!strings.Contains(err.Error(), k.want) {
 			t.Errorf("%q %v: %v", k.data, k.mode, err)
 		}
 	}
 	os.Chmod(f, 0o600)
 	os.WriteFile(f, []byte("long-enough\n"), 0o600)
-	u, err := ResponderUsers(c, id)
+	u, err := responderUsers(c, id)
 	if err != nil || len(u) != 1 || len(u[0].Keys.AuthKey) != 20 {
 		t.Fatalf("%+v %v", u, err)
 	}
-	added, removed, changed := UserChanges(nil, u)
+	added, removed, changed := userChanges(nil, u)
 	if len(added) != 1 || removed != nil || changed != nil {
 		t.Errorf("changes %v %v %v", added, removed, changed)
 	}
@@ -127,7 +127,7 @@ func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 	if err := d.Reload(&n); err != nil {
 		t.Fatal(err)
 	}
-	e1, err := d.Engine()
+	e1, err := d.engine.get()
 	data, _ := os.ReadFile(path)
 	if err != nil || e1.Boots != 1 || !strings.Contains(string(data), "boots 1\n") {
 		t.Fatalf("after the reload adding a v3 destination: %+v %v, file %q", e1, err, data)
@@ -135,7 +135,7 @@ func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 	if err := d.Reload(&n); err != nil {
 		t.Fatal(err)
 	}
-	e2, _ := d.Engine()
+	e2, _ := d.engine.get()
 	data, _ = os.ReadFile(path)
 	if !bytes.Equal(e1.ID, e2.ID) || e2.Boots != 1 || !e2.Start.Equal(e1.Start) || !strings.Contains(string(data), "boots 1\n") {
 		t.Errorf("a second reload started the engine again: %+v, file %q", e2, data)
@@ -150,14 +150,14 @@ func TestEngineStartedOnceWhenNeeded(t *testing.T) {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(path)
-	if e, _ := d2.Engine(); e.Boots != 2 || !bytes.Equal(e.ID, e1.ID) || !strings.Contains(string(data), "boots 1\n") {
+	if e, _ := d2.engine.get(); e.Boots != 2 || !bytes.Equal(e.ID, e1.ID) || !strings.Contains(string(data), "boots 1\n") {
 		t.Errorf("second start before Run counts it: %+v, file %q; want boots 2 in memory, 1 on disk", e, data)
 	}
 	if err := d2.engine.serve(); err != nil {
 		t.Fatal(err)
 	}
 	data, _ = os.ReadFile(path)
-	if e, _ := d2.Engine(); e.Boots != 2 || !strings.Contains(string(data), "boots 2\n") {
+	if e, _ := d2.engine.get(); e.Boots != 2 || !strings.Contains(string(data), "boots 2\n") {
 		t.Errorf("second start counted: %+v, file %q", e, data)
 	}
 

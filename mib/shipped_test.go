@@ -24,7 +24,6 @@ import (
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
 	"github.com/perfagent/subagent/notiflog"
-	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/rtimelan"
@@ -210,10 +209,7 @@ func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
 	}
 	// Both front ends, as a daemon runs with them: their statistics exist
 	// whatever their values.
-	d.AddAgentStats(daemon.AgentXExtra(func() bool { return false }))
-	d.AddAgentStats(daemon.ResponderExtra(func() responder.Counts { return responder.Counts{} }))
-	d.AddAgentStats(daemon.DDSExtra(func() dds.Stats { return dds.Stats{} }))
-	d.AddAgentStats(daemon.ARMExtra(func() rtimearm.RingUse { return rtimearm.RingUse{} }))
+	d.AddReferenceStats()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(d.Hierarchy().Refresh()).Items {
 		if strings.HasPrefix(it.Path, "Agent/") {

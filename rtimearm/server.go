@@ -43,6 +43,9 @@ type Server struct {
 	nmu      sync.Mutex // OnChange, at most once per notifyEvery
 	notified time.Time
 	pending  bool
+	later    *time.Timer   // the pending call; stopped by Close
+	called   chan struct{} // closed when later's call ended or was dropped
+	stopped  bool          // Close was called: no OnChange any more
 }
 
 // notifyEvery bounds how often OnChange is called: each call makes the
@@ -105,6 +108,7 @@ func (s *Server) Serve() error {
 // Close stops accepting and drops every process (their records left in
 // the rings are drained first).
 func (s *Server) Close() error {
+	s.stopNotify()
 	s.closing.Store(true)
 	s.once.Do(func() { close(s.done) })
 	return s.ln.Close()
@@ -195,21 +199,39 @@ func (s *Server) notify() {
 	}
 	s.nmu.Lock()
 	defer s.nmu.Unlock()
-	if s.pending {
+	if s.pending || s.stopped {
 		return
 	}
 	if wait := time.Until(s.notified.Add(notifyEvery)); wait > 0 {
 		s.pending = true
-		time.AfterFunc(wait, func() {
+		called := make(chan struct{})
+		s.called = called
+		s.later = time.AfterFunc(wait, func() {
+			defer close(called)
 			s.nmu.Lock()
+			stopped := s.stopped
 			s.pending, s.notified = false, time.Now()
 			s.nmu.Unlock()
-			s.cfg.OnChange()
+			if !stopped {
+				s.cfg.OnChange()
+			}
 		})
 		return
 	}
 	s.notified = time.Now()
 	s.cfg.OnChange()
+}
+
+// stopNotify ends the notifications: a pending one is dropped, or waited
+// for when it is being made, so that none comes after Close.
+func (s *Server) stopNotify() {
+	s.nmu.Lock()
+	s.stopped = true
+	later, called := s.later, s.called
+	s.nmu.Unlock()
+	if later != nil && !later.Stop() {
+		<-called
+	}
 }
 
 // attach creates the process's file and adds it to the registry, or

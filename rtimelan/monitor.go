@@ -81,6 +81,13 @@ type Monitor struct {
 	log   *slog.Logger
 	kick  chan struct{}
 
+	// change serialises the changes of the host set (Apply, create,
+	// Remove), each with its save: saves happen in the order of the
+	// changes. It is held across the save (disk I/O, fsync), which mu,
+	// which every reply and every read takes, never is.
+	change sync.Mutex
+	save   func() error // store.Save; a seam for tests
+
 	mu        sync.Mutex
 	set       Settings
 	store     *Store
@@ -107,7 +114,7 @@ func NewMonitor(s Settings, store *Store, tr Transport, clock Clock, log *slog.L
 	m := &Monitor{
 		tr: tr, clock: clock, log: log, kick: make(chan struct{}, 1),
 		store: store, hosts: map[string]*host{}, sched: NewScheduler(s.Interval, s.MaxRate),
-		match: NewMatcher(nonce, 2*time.Minute),
+		match: NewMatcher(nonce, 2*time.Minute), save: store.Save,
 		resolve: func(ctx context.Context, h string) ([]netip.Addr, error) {
 			return net.DefaultResolver.LookupNetIP(ctx, "ip", h)
 		},
@@ -143,6 +150,18 @@ func refused(s Settings, name string) bool {
 // next cycle on, the weight from the next reply, and the host list at
 // once. Hosts that stay keep their statistics.
 func (m *Monitor) Apply(s Settings) {
+	m.change.Lock()
+	defer m.change.Unlock()
+	m.applyHosts(s)
+	// One save for every change above; none when nothing changed.
+	if err := m.save(); err != nil {
+		m.log.Error("RTime/LAN: cannot save the hosts; their numbers may change at the next start", "err", err)
+	}
+	m.wake()
+}
+
+// applyHosts is Apply but for the save.
+func (m *Monitor) applyHosts(s Settings) {
 	m.mu.Lock()
 	defer m.mu.Unlock()
 	m.set = s
@@ -180,11 +199,6 @@ func (m *Monitor) Apply(s Settings) {
 		}
 		m.hosts[name] = &host{name: name, host: hv, asn: k, configured: configured[name]}
 	}
-	// One save for every change above; none when nothing changed.
-	if err := m.store.Save(); err != nil {
-		m.log.Error("RTime/LAN: cannot save the hosts; their numbers may change at the next start", "err", err)
-	}
-	m.wake()
 }
 
 func (m *Monitor) wake() {
@@ -219,28 +233,45 @@ func (m *Monitor) CanCreate(name string) error {
 	return m.checkCreateLocked(name)
 }
 
+// create measures name once its number (and its mark, when kept) are
+// saved; the host set changes only under change, so that what was
+// checked holds until the host is added.
 func (m *Monitor) create(name string, keep bool) (bool, error) {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.change.Lock()
+	defer m.change.Unlock()
 	name = CanonicalHost(name)
-	if _, ok := m.hosts[name]; ok {
-		return false, nil
-	}
-	if err := m.checkCreateLocked(name); err != nil {
+	k, err := m.number(name)
+	if err != nil || k == 0 {
 		return false, err
 	}
-	k, err := m.store.Number(name)
-	if err != nil {
-		return false, fmt.Errorf("cannot add host %q: %w", name, err)
-	}
 	m.store.SetReferenced(name, keep)
-	if err := m.store.Save(); err != nil {
+	if err := m.save(); err != nil {
 		m.store.SetReferenced(name, false)
 		return false, fmt.Errorf("cannot add host %q: %w", name, err)
 	}
+	m.mu.Lock()
 	m.hosts[name] = &host{name: name, host: name, asn: k, volatile: !keep}
+	m.mu.Unlock()
 	m.log.Info("RTime/LAN: measuring a host created by reference", "host", name, "asn", k, "kept", keep)
 	return true, nil
+}
+
+// number checks that name may be created and gives its number; 0 when
+// it is measured already.
+func (m *Monitor) number(name string) (uint32, error) {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if _, ok := m.hosts[name]; ok {
+		return 0, nil
+	}
+	if err := m.checkCreateLocked(name); err != nil {
+		return 0, err
+	}
+	k, err := m.store.Number(name)
+	if err != nil {
+		return 0, fmt.Errorf("cannot add host %q: %w", name, err)
+	}
+	return k, nil
 }
 
 func (m *Monitor) checkCreateLocked(name string) error {
@@ -265,22 +296,27 @@ func (m *Monitor) checkCreateLocked(name string) error {
 // Remove stops measuring a host created by reference. Its number stays
 // reserved for it.
 func (m *Monitor) Remove(name string) error {
-	m.mu.Lock()
-	defer m.mu.Unlock()
+	m.change.Lock()
+	defer m.change.Unlock()
 	name = InstanceName(name)
+	m.mu.Lock()
 	h, ok := m.hosts[name]
+	configured := ok && h.configured
+	m.mu.Unlock()
 	switch {
 	case !ok:
 		return fmt.Errorf("no host %q under RTime/LAN", name)
-	case h.configured:
+	case configured:
 		return fmt.Errorf("host %q is in rtime_lan.hosts: remove it there and reload (SIGHUP)", name)
 	}
 	m.store.SetReferenced(name, false)
-	if err := m.store.Save(); err != nil {
+	if err := m.save(); err != nil {
 		m.store.SetReferenced(name, true)
 		return fmt.Errorf("cannot remove host %q: %w", name, err)
 	}
+	m.mu.Lock()
 	delete(m.hosts, name)
+	m.mu.Unlock()
 	return nil
 }
 

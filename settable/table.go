@@ -53,6 +53,10 @@ type Table struct {
 	// DefaultPendingTTL.
 	PendingTTL time.Duration
 
+	// change orders commits and undos, which change the source (Put and
+	// Remove may save to disk): mu, which readers take (entries), is
+	// never held across the source's changes.
+	change  sync.Mutex
 	mu      sync.Mutex
 	pending map[string]pendingRow // rows not active, held here
 }
@@ -390,46 +394,73 @@ type tableChange struct {
 	ops []*rowOp
 }
 
+// commit applies the ops. A row leaves pending before it reaches the
+// source and the source before it enters pending, so that a reader
+// never sees it twice (briefly, not at all).
 func (c *tableChange) commit(now time.Time) error {
 	t := c.t
-	t.mu.Lock()
-	defer t.mu.Unlock()
-	if t.pending == nil {
-		t.pending = map[string]pendingRow{}
-	}
+	t.change.Lock()
+	defer t.change.Unlock()
 	for _, op := range c.ops {
 		op.done = true
+		held := t.takePending(op.name)
 		switch {
 		case op.active:
 			if err := t.Src.Put(op.row); err != nil {
+				t.putPending(op.name, held)
 				return fmt.Errorf("%s: row %q: %w", t.Name, op.name, err)
 			}
-			delete(t.pending, op.name)
 		default:
 			if op.old != nil {
 				if err := t.Src.Remove(op.name); err != nil {
+					t.putPending(op.name, held)
 					return fmt.Errorf("%s: row %q: %w", t.Name, op.name, err)
 				}
 			}
-			delete(t.pending, op.name)
 			if op.row != nil {
-				t.pending[op.name] = pendingRow{row: op.row, since: now}
+				t.putPending(op.name, &pendingRow{row: op.row, since: now})
 			}
 		}
 	}
 	return nil
 }
 
-func (c *tableChange) undo() error {
-	t := c.t
+// takePending removes name's pending row and returns it (nil: none).
+func (t *Table) takePending(name string) *pendingRow {
 	t.mu.Lock()
 	defer t.mu.Unlock()
+	p, ok := t.pending[name]
+	if !ok {
+		return nil
+	}
+	delete(t.pending, name)
+	return &p
+}
+
+// putPending holds p as name's pending row (nil: none).
+func (t *Table) putPending(name string, p *pendingRow) {
+	if p == nil {
+		return
+	}
+	t.mu.Lock()
+	defer t.mu.Unlock()
+	if t.pending == nil {
+		t.pending = map[string]pendingRow{}
+	}
+	t.pending[name] = *p
+}
+
+func (c *tableChange) undo() error {
+	t := c.t
+	t.change.Lock()
+	defer t.change.Unlock()
 	var errs []error
 	for i := len(c.ops) - 1; i >= 0; i-- {
 		op := c.ops[i]
 		if !op.done {
 			continue
 		}
+		t.takePending(op.name)
 		var err error
 		switch {
 		case op.old != nil:
@@ -440,10 +471,7 @@ func (c *tableChange) undo() error {
 		if err != nil {
 			errs = append(errs, err)
 		}
-		delete(t.pending, op.name)
-		if op.oldPending != nil {
-			t.pending[op.name] = *op.oldPending
-		}
+		t.putPending(op.name, op.oldPending)
 		op.done = false
 	}
 	return errors.Join(errs...)

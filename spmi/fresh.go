@@ -4,6 +4,7 @@ import (
 	"context"
 	"time"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/spmiwire"
 )
 
@@ -98,7 +99,10 @@ func (h *Hierarchy) startReading() chan struct{} {
 	if h.flight == nil {
 		done := make(chan struct{})
 		h.flight = done
+		h.requested()
+		h.bg.Add(1)
 		go func() {
+			defer h.bg.Done()
 			h.collect(collectRequest)
 			h.flightMu.Lock()
 			h.flight = nil
@@ -229,8 +233,110 @@ func (h *Hierarchy) readApart(g *group, p *part, now time.Time) {
 		g.read.Store(ns)
 	}
 	if now.Sub(p.time) >= g.age(h.cfg.MinAge) && !g.inflight.Load() {
+		h.requested()
 		h.collectApart(g)
 	}
+}
+
+// requested counts a reading a request started (RefreshStats.Requested).
+func (h *Hierarchy) requested() {
+	h.statsMu.Lock()
+	h.stats.Requested++
+	h.statsMu.Unlock()
+}
+
+// An answer waits for a context read apart, as requests wait for the
+// others, when the part it would serve is older than MinAge and
+//   - lacks the instance asked for (a process newer than its reading:
+//     missing), or
+//   - sat unread (not warm: read at Run's interval only) or is older than
+//     its MaxAge (cold): the first walk after a pause reads what it walks.
+// It waits at most its wait in all (Snapshot.AnswerWithin: the SNMP
+// front ends' refresh.snmp_wait), and from then on serves the snapshot
+// with the new reading.
+
+// missing tells whether a request for an instance that p lacks waits for
+// p's group to be read again.
+func (r *Answer) missing(p *part) bool {
+	return p != nil && p.g != nil && p.g.apart() && r.clock().Sub(p.time) >= p.g.h.cfg.MinAge
+}
+
+// cold tells whether the answer waits for p's group to be read again
+// before it serves p's values.
+func (r *Answer) cold(p *part) bool {
+	if !r.missing(p) {
+		return false
+	}
+	now := r.clock()
+	return !p.g.h.warm(p.g, now) || now.Sub(p.time) > p.g.maxAge
+}
+
+// reread reads p's group again and waits for it, within what is left of
+// the answer's RequestWait; it tells whether the answer moved to a
+// snapshot with a newer part of the group.
+func (r *Answer) reread(p *part) bool {
+	g := p.g
+	h := g.h
+	left := r.wait - r.waited
+	if left <= 0 {
+		return false
+	}
+	start := time.Now()
+	if !g.inflight.Load() {
+		h.requested()
+	}
+	done := h.collectApart(g)
+	t := time.NewTimer(left)
+	select {
+	case <-done:
+	case <-t.C:
+	}
+	t.Stop()
+	r.waited += time.Since(start)
+	s := h.snap.Load()
+	if len(p.top.Children) == 0 {
+		return false
+	}
+	if np := s.route[p.top.Children[0].Name]; np == nil || !np.time.After(p.time) {
+		return false
+	}
+	r.s, r.last, r.touched = s, nil, nil
+	r.moved.Store(s)
+	return true
+}
+
+// ownerOf is the part of s that serves name, or would serve it if it
+// had it: the part of the top-level context name is under (base.<asn>...
+// for scalars, base.<TablesArc+depth>.<k>.<asn>... for tables); nil
+// when none.
+func (s *Snapshot) ownerOf(name asn1tree.OID) *part {
+	if !name.HasPrefix(s.Base) || len(name) == len(s.Base) {
+		return nil
+	}
+	rel := name[len(s.Base):]
+	asn := rel[0]
+	if asn >= TablesArc && asn <= TablesArc+MaxTableDepth {
+		if len(rel) < 3 || rel[1] == 0 {
+			return nil
+		}
+		asn = rel[2]
+	}
+	if c := s.Top.childASN(asn); c != nil {
+		return s.route[c.Name]
+	}
+	return nil
+}
+
+// readCost is how many times its reading's duration a context read apart
+// waits before it is read again: its background reading takes at most
+// 1/readCost of one core (5 %), and a context cheap to read on this host
+// (Proc with 300 processes, 15 ms) is as fresh as min_age allows.
+const readCost = 20
+
+// age is how old a group read apart may get before it is read again:
+// readCost times its last reading, from minAge to its maxAge.
+func (g *group) age(minAge time.Duration) time.Duration {
+	return min(max(readCost*time.Duration(g.took.Load()), minAge), g.maxAge)
 }
 
 // readMark is how precisely the last read of a group is kept: answers

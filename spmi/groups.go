@@ -1,6 +1,11 @@
 package spmi
 
 import (
+	"errors"
+	"fmt"
+	"maps"
+	"runtime/debug"
+	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -35,18 +40,6 @@ type group struct {
 
 // apart tells whether the group is collected apart from requests.
 func (g *group) apart() bool { return g.maxAge > 0 && g.stable == nil }
-
-// readCost is how many times its reading's duration a context read apart
-// waits before it is read again: its background reading takes at most
-// 1/readCost of one core (5 %), and a context cheap to read on this host
-// (Proc with 300 processes, 15 ms) is as fresh as min_age allows.
-const readCost = 20
-
-// age is how old a group read apart may get before it is read again:
-// readCost times its last reading, from minAge to its maxAge.
-func (g *group) age(minAge time.Duration) time.Duration {
-	return min(max(readCost*time.Duration(g.took.Load()), minAge), g.maxAge)
-}
 
 // collectMode says which groups a collection reads.
 type collectMode int
@@ -122,25 +115,18 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 	if cur != nil && !cur.time.Before(now) && (g.stable == nil || cur.shape == g.stable.Shape()) {
 		return cur
 	}
-	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, now)
-	b.SetViews(h.cfg.Views)
-	b.memo = memo
 	var shape any
 	if g.stable != nil {
 		shape = g.stable.Shape()
 	}
-	durs := make(map[string]time.Duration, len(provs))
-	for _, p := range provs {
-		t0 := time.Now()
-		b.SetProvider(p.Name())
-		if err := p.Collect(b); err != nil {
-			b.Fail(p.Name(), err)
-		}
-		durs[p.Name()] = time.Since(t0)
-	}
+	b, durs := h.build(provs, now, memo)
 	pt := b.finishPart(shape)
 	pt.name, pt.g, pt.time = g.name, g, now
-	g.took.Store(int64(time.Since(now)))
+	var took time.Duration // the providers' reading, not the part's build nor a wait for collectMu
+	for _, d := range durs {
+		took += d
+	}
+	g.took.Store(int64(took))
 	h.statsMu.Lock()
 	if h.stats.ProviderDur == nil {
 		h.stats.ProviderDur = map[string]time.Duration{}
@@ -150,6 +136,77 @@ func (h *Hierarchy) collectGroup(g *group, now time.Time, memo map[string]shared
 	}
 	h.statsMu.Unlock()
 	return pt
+}
+
+// build collects provs into a new builder. A provider that panics is
+// disabled (Disabled) and the group read again without it, so that what
+// it added before it panicked is not served; a disabled provider is a
+// failing source from then on.
+func (h *Hierarchy) build(provs []Provider, now time.Time, memo map[string]shared) (*Builder, map[string]time.Duration) {
+again:
+	b := NewBuilder(h.cfg.Base, h.cfg.Numbering, now)
+	b.SetViews(h.cfg.Views)
+	b.memo = memo
+	disabled := h.Disabled()
+	durs := make(map[string]time.Duration, len(provs))
+	for _, p := range provs {
+		name := p.Name()
+		if why, ok := disabled[name]; ok {
+			b.Fail(name, errors.New(why))
+			continue
+		}
+		t0 := time.Now()
+		b.SetProvider(name)
+		panicked, err := collectGuarded(p, b)
+		if panicked {
+			h.disable(name, err)
+			goto again
+		}
+		if err != nil {
+			b.Fail(name, err)
+		}
+		durs[name] = time.Since(t0)
+	}
+	return b, durs
+}
+
+// collectGuarded calls p.Collect, turning a panic into an error.
+func collectGuarded(p Provider, b *Builder) (panicked bool, err error) {
+	defer func() {
+		if r := recover(); r != nil {
+			panicked, err = true, fmt.Errorf("%v\n%s", r, debug.Stack())
+		}
+	}()
+	return false, p.Collect(b)
+}
+
+// maxReason bounds the reason a provider was disabled (a DisplayString).
+const maxReason = 255
+
+// disable stops collecting the provider name, for the reason err (a
+// panic with its stack, which is logged; the reason kept is its first line).
+func (h *Hierarchy) disable(name string, err error) {
+	msg, _, _ := strings.Cut(err.Error(), "\n")
+	why := "disabled after a panic: " + msg
+	if len(why) > maxReason {
+		why = strings.ToValidUTF8(why[:maxReason], "")
+	}
+	h.statsMu.Lock()
+	if h.disabled == nil {
+		h.disabled = map[string]string{}
+	}
+	h.disabled[name] = why
+	h.statsMu.Unlock()
+	h.log.Error("statistics provider disabled after a panic; the others serve on (restart the daemon to try it again)",
+		"provider", name, "panic", err.Error())
+}
+
+// Disabled are the providers disabled after a panic, with the reason, by
+// provider name.
+func (h *Hierarchy) Disabled() map[string]string {
+	h.statsMu.Lock()
+	defer h.statsMu.Unlock()
+	return maps.Clone(h.disabled)
 }
 
 // collectApart reads g in its own goroutine and publishes it when done;
@@ -164,8 +221,10 @@ func (h *Hierarchy) collectApart(g *group) chan struct{} {
 	done := make(chan struct{})
 	g.building = done
 	g.inflight.Store(true)
+	h.bg.Add(1)
 	h.mu.Unlock()
 	go func() {
+		defer h.bg.Done()
 		now := time.Now()
 		pt := h.collectGroup(g, now, nil)
 		h.publish([]*group{g}, []*part{pt}, now)

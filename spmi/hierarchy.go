@@ -40,9 +40,10 @@ type Config struct {
 	// MaxAge gives top-level contexts that are costly to read (Proc with
 	// thousands of processes) an age of their own: they are read apart,
 	// in the background, while they are being read (and for WarmFor after
-	// the last read), and no request waits for them. They are read again
-	// every 20 times their last reading's duration (at most 5 % of a
-	// core), from MinAge to MaxAge.
+	// the last read), and a request waits for them only as fresh.go says
+	// (an answer that finds them too old). They are read again every 20
+	// times their last reading's duration (at most 5 % of a core), from
+	// MinAge to MaxAge.
 	MaxAge map[string]time.Duration
 	// WarmFor is how long after its last read a context with its own
 	// MaxAge is kept that fresh (0: 10 minutes); after that it is read at
@@ -61,7 +62,8 @@ type Config struct {
 
 // RefreshStats describe the refreshes a Hierarchy has done.
 type RefreshStats struct {
-	Refreshes   uint64        // snapshots published
+	Refreshes   uint64        // snapshots published: every reading of any context, apart ones included
+	Requested   uint64        // readings requests started: values older than MinAge, a context read apart found too old
 	ReadErrors  uint64        // source failures, summed over the collections
 	LastTook    time.Duration // the last reading of the contexts read with requests (collect)
 	ProviderDur map[string]time.Duration
@@ -83,12 +85,14 @@ type Hierarchy struct {
 
 	// statsMu is separate from mu so that providers may read the
 	// statistics of the previous refresh while a refresh runs.
-	statsMu sync.Mutex
-	stats   RefreshStats
+	statsMu  sync.Mutex
+	stats    RefreshStats
+	disabled map[string]string // providers that panicked, with the reason (disable)
 
 	snap  atomic.Pointer[Snapshot]
 	mem   memoryReturner
-	stale atomic.Bool // Invalidate was called since the last request refresh began
+	bg    sync.WaitGroup // readings in their own goroutine (startReading, collectApart)
+	stale atomic.Bool    // Invalidate was called since the last request refresh began
 
 	flightMu sync.Mutex
 	flight   chan struct{} // closed when the request refresh in flight ends

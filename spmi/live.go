@@ -2,6 +2,7 @@ package spmi
 
 import (
 	"sort"
+	"sync/atomic"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
@@ -60,6 +61,9 @@ type Answer struct {
 	now     time.Time
 	touched *part
 	oldest  time.Time
+	wait    time.Duration // the most it waits for readings of contexts read apart (reread)
+	waited  time.Duration
+	moved   atomic.Pointer[Snapshot] // the snapshot reread moved to, for Moved
 	// The last entry Search returned: a walk's next Search starts from it
 	// without seeking.
 	last  asn1tree.OID
@@ -74,6 +78,11 @@ type pinned struct {
 
 // Answer starts an answer from the snapshot.
 func (s *Snapshot) Answer() *Answer { return &Answer{s: s} }
+
+// AnswerWithin is an Answer that waits at most wait in all for the
+// contexts read apart that it finds too old (fresh.go), as a request
+// waits for the others (Hierarchy.FreshWithin).
+func (s *Snapshot) AnswerWithin(wait time.Duration) *Answer { return &Answer{s: s, wait: wait} }
 
 // clock is when the answer began, taken the first time it is needed.
 func (r *Answer) clock() time.Time {
@@ -107,6 +116,11 @@ func (r *Answer) touch(p *part) {
 
 // Snapshot is the snapshot read.
 func (r *Answer) Snapshot() *Snapshot { return r.s }
+
+// Moved is the last snapshot the answer moved to when it waited for a
+// context read apart (fresh.go), nil when it did not move; unlike
+// Snapshot, it may be called while another goroutine answers.
+func (r *Answer) Moved() *Snapshot { return r.moved.Load() }
 
 // Value is the value of statistic n: its own, or for a live statistic the
 // one its source's pin holds.
@@ -159,6 +173,13 @@ func (r *Answer) resolve(e ref) asn1tree.Value {
 func (r *Answer) Get(oid asn1tree.OID) (asn1tree.Value, bool) {
 	e, p, ok := r.s.view.get(oid)
 	if !ok {
+		if o := r.s.ownerOf(oid); r.missing(o) && r.reread(o) {
+			e, p, ok = r.s.view.get(oid)
+		}
+	} else if p != r.touched && r.cold(p) && r.reread(p) {
+		e, p, ok = r.s.view.get(oid)
+	}
+	if !ok {
 		return asn1tree.Value{}, false
 	}
 	r.touch(p)
@@ -183,6 +204,11 @@ func (r *Answer) Search(start asn1tree.OID, include bool, end asn1tree.OID) (asn
 		o := r.oid(p)
 		if len(end) > 0 && asn1tree.Compare(o, end) >= 0 {
 			return nil, asn1tree.Value{}, false
+		}
+		if pt := rs[p.i].p; pt != r.touched && r.cold(pt) && r.reread(pt) {
+			rs = r.s.view // from start again: the new reading may have entries before o
+			p = rs.seek(start, include)
+			continue
 		}
 		r.touch(rs[p.i].p)
 		if v := r.resolve(rs[p.i].p.view[p.k]); v.Kind != asn1tree.NoValue {

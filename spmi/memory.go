@@ -23,6 +23,9 @@ type memoryReturner struct {
 	watch   []weak.Pointer[part] // parts gone, until collected
 	until   time.Time
 	running bool
+	closed  bool          // close was called: no loop starts any more
+	quit    chan struct{} // closed by close; made by the first request
+	wg      sync.WaitGroup
 	returns atomic.Int32 // times memory was returned, for tests
 }
 
@@ -33,23 +36,53 @@ func (m *memoryReturner) request(gone []*part) {
 		m.watch = append(m.watch, weak.Make(p))
 	}
 	m.until = time.Now().Add(returnFor)
-	start := !m.running
-	m.running = true
+	start := !m.running && !m.closed
+	if start {
+		m.running = true
+		if m.quit == nil {
+			m.quit = make(chan struct{})
+		}
+		m.wg.Add(1)
+	}
+	quit := m.quit
 	m.mu.Unlock()
 	if start {
-		go m.loop()
+		go m.loop(quit)
 	}
 }
 
-func (m *memoryReturner) loop() {
+// close stops the loop and waits for it to end; later requests return
+// no memory.
+func (m *memoryReturner) close() {
+	m.mu.Lock()
+	if !m.closed && m.quit != nil {
+		close(m.quit)
+	}
+	m.closed = true
+	m.mu.Unlock()
+	m.wg.Wait()
+}
+
+func (m *memoryReturner) loop(quit chan struct{}) {
+	defer m.wg.Done()
 	m.free()
-	time.Sleep(returnAgain)
+	wait := returnAgain
 	for {
+		t := time.NewTimer(wait)
+		select {
+		case <-quit:
+			t.Stop()
+			m.mu.Lock()
+			m.watch, m.running = nil, false
+			m.mu.Unlock()
+			return
+		case <-t.C:
+		}
 		m.free() // collects, then returns what it freed
 		if !m.keepOn() {
 			return
 		}
-		time.Sleep(returnEvery)
+		wait = returnEvery
 	}
 }
 
@@ -89,3 +122,12 @@ const (
 // still dropping. The control socket asks when a session that held much
 // (large runtime hotsets) ends.
 func (h *Hierarchy) ReturnMemory() { h.mem.request(nil) }
+
+// Close ends the hierarchy's own goroutines: it stops returning memory
+// and waits for the readings under way. Call it once nothing asks for
+// snapshots any more (the daemon, once its parts have stopped); a
+// reading asked for later still works, and Close does not wait for it.
+func (h *Hierarchy) Close() {
+	h.mem.close()
+	h.bg.Wait()
+}

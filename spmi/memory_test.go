@@ -74,3 +74,20 @@ func TestMemoryReturnedByOneLoop(t *testing.T) {
 		}
 	})
 }
+
+// Close stops the loop at once, between two returns, and later requests
+// start none.
+func TestMemoryReturnerClose(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var m memoryReturner
+		m.request(nil)
+		synctest.Wait() // returned at once; the next one is due in 2 s
+		m.close()
+		m.request(nil)
+		time.Sleep(time.Minute)
+		synctest.Wait()
+		if n := m.returns.Load(); n != 1 {
+			t.Fatalf("memory returned %d times, want 1: the loop went on after close", n)
+		}
+	})
+}

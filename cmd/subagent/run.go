@@ -41,13 +41,8 @@ func runCmd() *cobra.Command {
 			var level slog.LevelVar
 			log := newLogger(cfg, &level)
 			gc := daemon.TuneGC()
-			d, err := daemon.New(cfg, log)
+			d, err := daemon.NewServing(cfg, log, &level)
 			if err != nil {
-				return err
-			}
-			d.AddReloader(daemon.Reloader{Name: daemon.PartLog, Apply: func(c *config.Config) error { level.Set(logLevel(c)); return nil }})
-			if err := addFrontends(d, cfg, log); err != nil {
-				d.Discard() // a refused start leaves nothing (New wrote nothing)
 				return err
 			}
 			ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
@@ -130,16 +125,10 @@ func notify(log *slog.Logger, state string) {
 
 // newLogger logs at level, set here from c and by reloads.
 func newLogger(c *config.Config, level *slog.LevelVar) *slog.Logger {
-	level.Set(logLevel(c))
+	level.Set(daemon.LogLevel(c))
 	opts := &slog.HandlerOptions{Level: level}
 	if c.Log.Format == "json" {
 		return slog.New(slog.NewJSONHandler(os.Stderr, opts))
 	}
 	return slog.New(slog.NewTextHandler(os.Stderr, opts))
-}
-
-func logLevel(c *config.Config) slog.Level {
-	var lvl slog.Level
-	_ = lvl.UnmarshalText([]byte(c.Log.Level)) // checked by config
-	return lvl
 }

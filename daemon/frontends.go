@@ -1,4 +1,4 @@
-package main
+package daemon
 
 import (
 	"context"
@@ -8,39 +8,68 @@ import (
 	"os"
 	"strings"
 	"sync"
+	"time"
 
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/responder"
 	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/usm"
 )
 
+// NewServing is the daemon `subagent run` starts: New with the SNMP
+// front ends the configuration asks for, and the log level (level, which
+// the caller's logger reads) taken again on every reload.
+func NewServing(c *config.Config, log *slog.Logger, level *slog.LevelVar) (*Daemon, error) {
+	d, err := New(c, log)
+	if err != nil {
+		return nil, err
+	}
+	if level != nil {
+		d.addReloader(Reloader{Name: PartLog, Apply: func(c *config.Config) error { level.Set(LogLevel(c)); return nil }})
+	}
+	if err := d.addFrontends(); err != nil {
+		d.Discard() // a refused start leaves nothing (New wrote nothing)
+		return nil, err
+	}
+	return d, nil
+}
+
+// LogLevel is the level c's log.level names.
+func LogLevel(c *config.Config) slog.Level {
+	var lvl slog.Level
+	_ = lvl.UnmarshalText([]byte(c.Log.Level)) // checked by config
+	return lvl
+}
+
 // addFrontends attaches the SNMP front ends the configuration asks for.
-func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error {
-	h := d.Hierarchy()
+func (d *Daemon) addFrontends() error {
+	cfg, h := d.cfg, d.h
 	// Both front ends answer from a snapshot that is at most min_age old, and
 	// wait at most snmp_wait for a refresh so a slow source never makes the
 	// master drop us. A request that goes on with a walk is answered from
 	// the walk's snapshot instead, so a table read request after request
 	// shows one moment.
-	// The writable tables (daemon/snmpwrite.go) are served beside the
+	// The writable tables (snmpwrite.go) are served beside the
 	// statistics; only the AgentX session takes Sets for them: the
 	// standalone responder stays read-only (a community string on UDP
 	// authenticates nothing).
 	// The notification log is served as NOTIFICATION-LOG-MIB (mib-2 92)
 	// beside them, its tree kept by the walk with the snapshot.
-	w := d.WritableTables()
-	nlm := d.NotificationLogMIB()
+	// One wait in all: for the values read with requests, then for the
+	// contexts read apart that the answer finds too old (spmi/fresh.go).
+	w := d.writer
+	nlm := d.notificationLogMIB()
+	wait := cfg.Refresh.SNMPWait
 	src := func(at any) (asn1tree.View, any) {
+		start := time.Now()
 		m, _ := at.(*moment)
 		if m == nil {
-			m = &moment{snap: h.FreshWithin(cfg.Refresh.SNMPWait), nlm: nlm.View()}
+			m = &moment{snap: h.FreshWithin(wait), nlm: nlm.View()}
 		}
-		return asn1tree.Join(asn1tree.Join(m.snap.View(), w.View()), m.nlm), m
+		return asn1tree.Join(asn1tree.Join(m.answer(wait-time.Since(start)), w.View()), m.nlm), m
 	}
 	if cfg.AgentX != "none" {
 		s := cfg.AgentXSession
@@ -56,27 +85,45 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			Capabilities:  []agentx.Capability{{ID: cfg.Base, Description: s.Description}},
 			PingInterval:  s.PingInterval,
 			BackoffMax:    s.MaxBackoff,
-			Logger:        log.With("frontend", "agentx"),
+			Logger:        d.log.With("frontend", "agentx"),
 			Writer:        w,
 			WalkBudget:    int64(cfg.Refresh.WalkMemoryMB) << 20,
 		}, src)
 		if err != nil {
 			return err
 		}
-		d.AddFrontend(agentxFrontend{sub})
-		d.SetMasterNotify(sub.Notify) // hotset notifications go through the master too
-		d.AddAgentStats(daemon.AgentXStats(sub.Connected, sub.DataAge, sub.WalkFallbacks))
+		d.addFrontend(agentxFrontend{sub})
+		d.setMasterNotify(sub.Notify) // hotset notifications go through the master too
+		d.addAgentStats(agentXStats(sub.Connected, sub.DataAge, sub.WalkFallbacks))
 	}
 	if cfg.Listen != "none" {
-		return addResponder(d, cfg, src, log)
+		return d.addResponder(src)
 	}
 	return nil
 }
 
 // moment is what one request, or one walk, is answered from.
 type moment struct {
+	nlm asn1tree.View
+
+	mu   sync.Mutex
 	snap *spmi.Snapshot
-	nlm  asn1tree.View
+	last *spmi.Answer
+}
+
+// answer answers from the moment's snapshot: the one its last answer
+// moved to if it did (it waited for a context read apart), so that the
+// rest of a walk sees the reading its first request waited for.
+func (m *moment) answer(wait time.Duration) *spmi.Answer {
+	m.mu.Lock()
+	defer m.mu.Unlock()
+	if m.last != nil {
+		if s := m.last.Moved(); s != nil {
+			m.snap = s
+		}
+	}
+	m.last = m.snap.AnswerWithin(max(wait, 0))
+	return m.last
 }
 
 // Pinned tells the walks what m keeps alive: its snapshot, which the
@@ -104,65 +151,73 @@ func nlmRegistrations(priority uint8) (asn1tree.OID, []agentx.Registration) {
 // and written before anything answers). Without its engine's state (read
 // and written) the responder answers v1/v2c only, unless snmp.users asks
 // for v3: then the daemon does not start.
-func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log *slog.Logger) error {
-	eng, err := d.Engine()
+func (d *Daemon) addResponder(src asn1tree.Source) error {
+	cfg := d.cfg
+	eng, err := d.engine.get()
 	if err != nil {
 		fix := "make the state directory writable by the daemon's user, or choose another with --state-dir"
 		if len(cfg.SNMP.Users) > 0 {
 			return fmt.Errorf("%w: snmp.users needs it (snmpEngineBoots is counted at every start); %s", err, fix)
 		}
-		log.Warn("SNMPv3 is off until a restart: the engine's state cannot be read or written; v1/v2c are served",
+		d.log.Warn("SNMPv3 is off until a restart: the engine's state cannot be read or written; v1/v2c are served",
 			"err", err, "fix", fix)
 	}
 	rc, err := responderConfig(cfg, eng)
 	if err != nil {
 		return err
 	}
-	log = log.With("frontend", "responder")
+	log := d.log.With("frontend", "responder")
 	warnMD5(cfg, log)
 	r, err := responder.NewWithSource(rc, src, log)
 	if err != nil {
 		return err
 	}
-	d.AddFrontend(r)
-	// The socket stays; community, users and limits switch on SIGHUP,
-	// all at once. Keys are localized once, in Check.
-	var mu sync.Mutex
-	var pending *config.Config
-	var next responder.Config
-	users := v3Users(rc)
-	d.AddReloader(daemon.Reloader{Name: daemon.PartResponder,
-		Check: func(c *config.Config) error {
-			rc, err := responderConfig(c, eng)
-			if err == nil {
-				err = responder.Check(rc)
-			}
-			if err != nil {
-				return err
-			}
-			mu.Lock()
-			pending, next = c, rc
-			mu.Unlock()
-			return nil
-		},
-		Apply: func(c *config.Config) error {
-			mu.Lock()
-			defer mu.Unlock()
-			if pending != c {
-				return nil // Check of this configuration failed: nothing to apply
-			}
-			if err := r.Update(next); err != nil {
-				return fmt.Errorf("the running responder settings stay: %w", err)
-			}
-			warnMD5(c, log)
-			added, removed, changed := daemon.UserChanges(users, v3Users(next))
-			users, pending = v3Users(next), nil
-			log.Info("responder settings applied", "v1_v2c", next.Community != "", "snmpv3_users", len(users),
-				"added", added, "removed", removed, "changed", changed)
-			return nil
-		},
-	})
-	d.AddAgentStats(daemon.ResponderExtra(r.Stats().Snapshot))
+	d.addFrontend(r)
+	p := &responderPart{r: r, eng: eng, log: log, users: v3Users(rc)}
+	d.addReloader(Reloader{Name: PartResponder, Check: p.check, Apply: p.apply})
+	d.addAgentStats(responderStats(r.Stats().Snapshot))
+	return nil
+}
+
+// responderPart reloads the responder: the socket stays; community,
+// users and limits switch on SIGHUP, all at once. Keys are localized
+// once, in check. Reload calls check and apply one reload at a time.
+type responderPart struct {
+	r     *responder.Responder
+	eng   usm.Engine
+	log   *slog.Logger
+	users []responder.User // applied
+
+	checked *config.Config // whose settings next holds
+	next    responder.Config
+}
+
+func (p *responderPart) check(c *config.Config) error {
+	rc, err := responderConfig(c, p.eng)
+	if err == nil {
+		err = responder.Check(rc)
+	}
+	if err != nil {
+		return err
+	}
+	p.checked, p.next = c, rc
+	return nil
+}
+
+func (p *responderPart) apply(c *config.Config) error {
+	if p.checked != c {
+		return nil // check of this configuration failed: nothing to apply
+	}
+	p.checked = nil
+	if err := p.r.Update(p.next); err != nil {
+		return fmt.Errorf("the running responder settings stay: %w", err)
+	}
+	warnMD5(c, p.log)
+	users := v3Users(p.next)
+	added, removed, changed := userChanges(p.users, users)
+	p.users = users
+	p.log.Info("responder settings applied", "v1_v2c", p.next.Community != "", "snmpv3_users", len(users),
+		"added", added, "removed", removed, "changed", changed)
 	return nil
 }
 
@@ -197,7 +252,7 @@ func responderConfig(c *config.Config, eng usm.Engine) (responder.Config, error)
 		}
 		return rc, nil
 	}
-	users, err := daemon.ResponderUsers(c, eng.ID)
+	users, err := responderUsers(c, eng.ID)
 	if err != nil {
 		return responder.Config{}, err
 	}
@@ -214,7 +269,7 @@ func systemGroup(c *config.Config) *responder.System {
 		s.SysName, _ = os.Hostname()
 	}
 	if s.SysDescr == "" {
-		s.SysDescr = responder.DefaultSysDescr("subagent", daemon.Version)
+		s.SysDescr = responder.DefaultSysDescr("subagent", Version)
 	}
 	or := "SUBAGENT-MIB: " + c.AgentXSession.Description
 	if len(or) > 255 {

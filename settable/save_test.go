@@ -1,0 +1,76 @@
+package settable
+
+import (
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/agentx"
+	"github.com/perfagent/subagent/asn1tree"
+)
+
+// slowRows is rows whose Put waits for release (a save to disk), safe
+// for the reader that runs meanwhile.
+type slowRows struct {
+	mu      sync.Mutex
+	rows    rows
+	putting chan struct{}
+	release chan struct{}
+}
+
+func (s *slowRows) Rows() []Row {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows.Rows()
+}
+func (s *slowRows) Check(old *Row, r *Row) error { return s.rows.Check(old, r) }
+func (s *slowRows) Put(r *Row) error {
+	s.putting <- struct{}{}
+	<-s.release
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows.Put(r)
+}
+func (s *slowRows) Remove(n string) error {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	return s.rows.Remove(n)
+}
+
+// A reader of the tables (every SNMP request joins their view) is not
+// held up while a Set's change is being saved, and never sees a row
+// twice: it sees the row once it is saved.
+func TestReadsDoNotWaitForACommit(t *testing.T) {
+	tb, src := testTable()
+	slow := &slowRows{rows: *src, putting: make(chan struct{}), release: make(chan struct{})}
+	tb.Src = slow
+	w := NewWriter(nil, tb)
+	ch, serr := w.TestSet([]agentx.VarBind{cell(tb, colStat, "hot", asn1tree.Str("Disk/*/qlen")), cell(tb, colStatus, "hot", asn1tree.Int(CreateAndGo))})
+	if serr != nil {
+		t.Fatal(serr)
+	}
+	done := make(chan error, 1)
+	go func() { done <- ch.Commit() }()
+	<-slow.putting // the commit is saving the row
+
+	read := make(chan bool, 1)
+	go func() {
+		_, ok := w.View().Get(tb.IndexOID(colStat, "hot"))
+		read <- ok
+	}()
+	select {
+	case ok := <-read:
+		if ok {
+			t.Error("the row is served before it was saved")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read of the tables waited for the commit's save")
+	}
+	close(slow.release)
+	if err := <-done; err != nil {
+		t.Fatal(err)
+	}
+	if _, ok := w.View().Get(tb.IndexOID(colStat, "hot")); !ok {
+		t.Error("the row is not served once saved")
+	}
+}
