@@ -8,7 +8,9 @@
 // one lock, a buffer, the sockets, and SpmiExit, which ends both roles):
 // the supplier half (src/supplier) and the consumer half (src/consumer),
 // each in layers that call only downwards; neither half calls the other
-// (TestCSourcesCallNoCircle, TestCHalvesAreApart).
+// (TestCSourcesCallNoCircle, TestCHalvesAreApart). Internal names say
+// whose they are: spmi_* the shared part's, dds_* the supplier's, cons_*
+// the consumer's (TestCNamesCarryTheirPart).
 //
 // The supplier half implements the SPMI guide's supplier API declared in
 // include/spmi_dds.h: SpmiDdsInit, SpmiDdsAddCx, SpmiDdsDelCx,

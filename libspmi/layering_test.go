@@ -100,6 +100,41 @@ func TestCHalvesAreApart(t *testing.T) {
 	}
 }
 
+// Names say whose they are: the shared part's internals (src/) are
+// spmi_*, the supplier half's dds_* and the consumer half's cons_* (or
+// json_*), so that a name read in either half tells where it lives.
+func TestCNamesCarryTheirPart(t *testing.T) {
+	g, half := cGraph(t)
+	prefix := map[string][]string{".": {"spmi_", "Spmi"}, "supplier": {"dds_", "Spmi"}, "consumer": {"cons_", "json_", "Spmi"}}
+	seen := 0
+	for _, tos := range g {
+		for to, names := range tos {
+			p, ok := prefix[half[to]]
+			if !ok {
+				continue
+			}
+			for _, n := range names {
+				seen++
+				if !hasAnyPrefix(n, p) {
+					t.Errorf("%s (defined in %s.c, %s) does not start with %v", n, to, half[to], p)
+				}
+			}
+		}
+	}
+	if seen < 30 {
+		t.Fatalf("only %d uses of the library's names checked", seen)
+	}
+}
+
+func hasAnyPrefix(s string, ps []string) bool {
+	for _, p := range ps {
+		if strings.HasPrefix(s, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // No C source or header of the library is over maxLines lines.
 func TestCSourcesAreShort(t *testing.T) {
 	var files []string

@@ -57,9 +57,9 @@ struct dds_state {
 
 extern struct dds_state dds_st;
 
-/* Frames: dds_put* into a buffer that starts with the 8-byte head. */
-void dds_frame_begin(struct dds_buf *w);
-int  dds_frame_end(struct dds_buf *w, uint16_t type);
+/* Frames: spmi_put* into a buffer that starts with the 8-byte head. */
+void dds_frame_begin(struct spmi_buf *w);
+int  dds_frame_end(struct spmi_buf *w, uint16_t type);
 
 /* Sends a frame (fd attached when >= 0) and reads its reply. On success
  * returns 0 with *value set; otherwise SpmiErrno is set and it returns
@@ -84,7 +84,7 @@ int dds_register(void);
 /* Builds the AddCx frame of l into w; with replay it asks for the slot at
  * l->off (the daemon publishes it as it is), else the daemon chooses; 0 or
  * an SPMI code. */
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay);
+int dds_addcx_frame(struct spmi_buf *w, const struct dds_live *l, int replay);
 /* Reconnects when the daemon went away; 0 when registered. */
 int dds_ready(void);
 

@@ -54,7 +54,7 @@ static int open_file(const char *path)
    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
    if (fd >= 0 || (errno != EACCES && errno != EEXIST && errno != EPERM)) {
       if (fd < 0)
-         dds_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
+         spmi_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
       return fd;
    }
    int e = errno;
@@ -65,7 +65,7 @@ static int open_file(const char *path)
    }
    if (fd >= 0)
       close(fd);
-   dds_err(SiShmemFailed, "shared file %s: %s", path, strerror(e));
+   spmi_err(SiShmemFailed, "shared file %s: %s", path, strerror(e));
    return -1;
 }
 
@@ -82,14 +82,14 @@ int dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
       return SiShmemFailed;
    dds_st.fd = fd;
    if (ftruncate(fd, (off_t)len) < 0 || fstat(fd, &st) < 0) {
-      dds_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
+      spmi_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
       return SiShmemFailed;
    }
    dds_st.dev = st.st_dev;
    dds_st.ino = st.st_ino;
    h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
    if (h == MAP_FAILED) {
-      dds_err(SiShmemFailed, "mmap %s: %s", path, strerror(errno));
+      spmi_err(SiShmemFailed, "mmap %s: %s", path, strerror(errno));
       return SiShmemFailed;
    }
    dds_st.hdr = h;
