@@ -18,8 +18,24 @@ import (
 // CFlags are the Makefile's LIBSPMI_CFLAGS, without the include path.
 var CFlags = []string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror"}
 
+// SanitizeEnv names the environment variable that has Build compile the
+// library and every program under the sanitizers it lists, as
+// -fsanitize takes them ("address,undefined": make test's sanitizer
+// phase, scripts/run-tests.sh); unset or empty, none.
+const SanitizeEnv = "SUBAGENT_C_SANITIZE"
+
+// SanFlags are the compiler and linker flags of the sanitizers san ("":
+// none): a finding aborts the program, with its stack.
+func SanFlags(san string) []string {
+	if san == "" {
+		return nil
+	}
+	return []string{"-fsanitize=" + san, "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"}
+}
+
 // Lib is a built copy of the library.
 type Lib struct {
+	San     []string // SanFlags the library and its programs are built with
 	CC      string
 	Dir     string // holds libSpmi.so and libSpmi.a
 	Include string // libspmi/include, for spmi_dds.h and sys/Spmidef.h
@@ -70,15 +86,22 @@ func Sources(root string) []string {
 }
 
 // Build compiles the library into dir, or into a temporary directory of
-// t when dir is "".
+// t when dir is "", under the sanitizers of $SUBAGENT_C_SANITIZE.
 func Build(t testing.TB, dir string) *Lib {
+	t.Helper()
+	return BuildSan(t, dir, os.Getenv(SanitizeEnv))
+}
+
+// BuildSan is Build under the sanitizers san ("address,undefined",
+// "thread"; "" none).
+func BuildSan(t testing.TB, dir, san string) *Lib {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
 	_, file, _, _ := runtime.Caller(0)
 	src := filepath.Dir(filepath.Dir(file))
-	l := &Lib{CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
+	l := &Lib{San: SanFlags(san), CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
 	cs := Sources(src)
 	if len(cs) == 0 {
 		t.Fatalf("no C sources in %s", src)
@@ -89,10 +112,10 @@ func Build(t testing.TB, dir string) *Lib {
 	var objs []string
 	for _, c := range cs {
 		o := filepath.Join(l.Dir, strings.TrimSuffix(filepath.Base(c), ".c")+".o")
-		run(t, l.Dir, l.CC, append(append([]string{}, CFlags...), "-I"+l.Include, "-I"+shared, "-c", "-o", o, c)...)
+		run(t, l.Dir, l.CC, append(append(append([]string{}, CFlags...), l.San...), "-I"+l.Include, "-I"+shared, "-c", "-o", o, c)...)
 		objs = append(objs, o)
 	}
-	run(t, l.Dir, l.CC, append([]string{"-shared", "-pthread", "-o", filepath.Join(l.Dir, "libSpmi.so")}, objs...)...)
+	run(t, l.Dir, l.CC, append(append([]string{"-shared", "-pthread", "-o", filepath.Join(l.Dir, "libSpmi.so")}, l.San...), objs...)...)
 	// The Makefile's recipe: only the documented names stay global.
 	staticLib := filepath.Join(filepath.Dir(src), "scripts", "static-lib.sh")
 	run(t, l.Dir, "sh", append([]string{staticLib, filepath.Join(l.Dir, "libSpmi.a")}, objs...)...)
@@ -106,7 +129,7 @@ func Build(t testing.TB, dir string) *Lib {
 func (l *Lib) Program(t testing.TB, static bool, name string, extra []string, srcs ...string) string {
 	t.Helper()
 	out := filepath.Join(l.Dir, name)
-	args := append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...)
+	args := append(append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...), l.San...)
 	args = append(args, srcs...)
 	if static {
 		args = append(args, filepath.Join(l.Dir, "libSpmi.a"))
@@ -123,7 +146,7 @@ func (l *Lib) Internal(t testing.TB, name string, extra []string, srcs ...string
 	t.Helper()
 	objs, _ := filepath.Glob(filepath.Join(l.Dir, "*.o"))
 	out := filepath.Join(l.Dir, name)
-	args := append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...)
+	args := append(append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...), l.San...)
 	run(t, "", l.CC, append(append(args, srcs...), objs...)...)
 	return out
 }

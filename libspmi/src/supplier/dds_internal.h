@@ -75,6 +75,14 @@ int      dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
 void     dds_file_close(void); /* unmaps; removes the file if still ours */
 uint64_t dds_new_gen(uint64_t old);
 
+/* The mapping batches hold (map.c): SpmiDdsBegin's outermost batch holds
+ * it (NULL: none) until its SpmiDdsEnd releases; file.c publishes a new
+ * mapping and retires it at exit, never unmapping what a batch holds. */
+SpmiShare *dds_map_hold(void);
+void       dds_map_release(void);
+void       dds_map_publish(SpmiShare *h);
+void       dds_map_retire(SpmiShare *h, size_t len);
+
 /* Init message from the guide's tables; 0 or an SPMI code. */
 int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
                    const char *file, int size);

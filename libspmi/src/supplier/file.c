@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* file.c - the shared file: created, sized, mapped and given its header
- * (docs/DDS.md §1), its generation published last, removed at exit. */
+ * (docs/DDS.md §1), its generation published last, removed at exit (its
+ * mapping retired as map.c says). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -108,6 +109,7 @@ int dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
    h->SiShArea = (char *)h + sizeof(SpmiShare);
    snprintf(h->SiShName, sizeof h->SiShName, "%s", path);
    gettimeofday(&h->SiShT, NULL);
+   dds_map_publish(h);
    return 0;
 }
 
@@ -133,7 +135,7 @@ void dds_file_close(void)
    struct stat st;
 
    if (dds_st.hdr)
-      munmap(dds_st.hdr, dds_st.maplen);
+      dds_map_retire(dds_st.hdr, dds_st.maplen);
    dds_st.hdr = NULL;
    if (!dds_st.in_place && dds_st.path &&
        lstat(dds_st.path, &st) == 0 && st.st_dev == dds_st.dev && st.st_ino == dds_st.ino)

@@ -141,16 +141,33 @@ int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
    return 0;
 }
 
-/* Ends the registration: the socket, the mapping and the file (if still
- * ours), and the tables. */
-static void reset(void)
+/* The tables of a registration SpmiExit ended, freed by the next
+ * SpmiDdsInit: SpmiExit may run in a signal handler, where free is not
+ * safe (a process that exits keeps them reachable). */
+static void *parked[4];
+
+static void free_parked(void)
 {
+   for (int i = 0; i < 4; i++) {
+      free(parked[i]);
+      parked[i] = NULL;
+   }
+}
+
+/* Ends the registration: the socket, the mapping and the file (if still
+ * ours), and the tables (freed now, or with park left to free_parked). */
+static void reset(int park)
+{
+   void *tables[4] = {dds_st.init_msg, dds_st.slot_size, dds_st.live, dds_st.path};
+
    dds_disconnect();
    dds_file_close();
-   free(dds_st.init_msg);
-   free(dds_st.slot_size);
-   free(dds_st.live);
-   free(dds_st.path);
+   for (int i = 0; i < 4; i++) {
+      if (park)
+         parked[i] = tables[i];
+      else
+         free(tables[i]);
+   }
    dds_st = (struct dds_state){.fd = -1, .sock = -1};
 }
 
@@ -161,6 +178,7 @@ static SpmiShare *init_locked(CONST cx_create *CxTab, int CxCnt, CONST cx_create
       spmi_err(SiBadArgument, "SpmiDdsInit: already registered with %s; call SpmiExit first", dds_st.path);
       return NULL;
    }
+   free_parked();
    if (!CxTab || CxCnt <= 0 || IxCnt < 0 || (IxCnt > 0 && !IxTab) || IxCnt > 65536 || Size < 0) {
       spmi_err(SiBadArgument, "SpmiDdsInit: bad arguments: %d contexts at %p, %d volatile contexts at %p, size %d",
               CxCnt, (const void *)CxTab, IxCnt, (const void *)IxTab, Size);
@@ -180,7 +198,7 @@ static SpmiShare *init_locked(CONST cx_create *CxTab, int CxCnt, CONST cx_create
    }
    if (!SpmiErrno)
       spmi_err(SiCallocFailed, "out of memory");
-   reset();
+   reset(0);
    return NULL;
 }
 
@@ -197,8 +215,9 @@ SpmiShare *SpmiDdsInit(CONST cx_create *CxTab, int CxCnt, CONST cx_create *IxTab
 }
 
 /* SpmiExit's supplier part (exit.c): sends Exit (best effort: with a lost
- * connection the registration is already gone), unmaps, and unlinks the
- * file if it is still ours. */
+ * connection the registration is already gone), retires the mapping
+ * (map.c), and unlinks the file if it is still ours. No malloc or free:
+ * the guide calls SpmiExit from signal handlers. */
 void dds_exit(void)
 {
    if (pthread_mutex_lock(&spmi_mu) == EDEADLK) {
@@ -218,15 +237,13 @@ void dds_exit(void)
    spmi_clear_err();
    if (dds_st.inited) {
       if (dds_st.sock >= 0 && !spmi_peer_closed(dds_st.sock)) {
-         struct spmi_buf w = {0};
+         /* The Exit frame: its head alone (an empty body). */
+         const uint8_t exit_frame[DDS_FRAME_HEAD] = {0, 0, 0, 0, DDS_MSG_EXIT, 0, 0, 0};
          uint64_t v;
          int lost;
-         dds_frame_begin(&w);
-         if (dds_frame_end(&w, DDS_MSG_EXIT) == 0)
-            dds_round_trip(w.b, w.len, -1, &v, &lost);
-         free(w.b);
+         dds_round_trip(exit_frame, sizeof exit_frame, -1, &v, &lost);
       }
-      reset();
+      reset(1);
       spmi_clear_err();
    }
    pthread_mutex_unlock(&spmi_mu);
