@@ -36,6 +36,6 @@
 // include/sys/Spmidef.h (SpmiInit, traversal, statsets, hotsets) over
 // the daemon's control socket (docs/CONSUMERS.md).
 //
-// ctest builds the library and C programs for the tests of this package
-// and of cmd/subagent; test/ holds the C programs.
+// internal/ctest builds the library and C programs for the tests of this
+// package and of cmd/subagent; test/ holds the C programs.
 package libspmi

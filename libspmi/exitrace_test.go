@@ -13,7 +13,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/testutil"
-	"github.com/perfagent/subagent/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/csan"
+	"github.com/perfagent/subagent/internal/ctest"
 )
 
 // exitCycles is how many registrations test/exitrace.c ends from a signal
@@ -36,7 +37,7 @@ func TestBatchesSurviveExitFromSignalHandler(t *testing.T) {
 			d := startDaemon(t, "")
 			cmd := exec.Command(prefix[0], append(prefix[1:], bin, filepath.Join(t.TempDir(), "race_hook"), strconv.Itoa(exitCycles))...)
 			cmd.Env = append(os.Environ(), "SUBAGENT_DDS_SOCKET=", "SUBAGENT_RUN_DIR="+d.RunDir,
-				"TSAN_OPTIONS=halt_on_error=1", "ASAN_OPTIONS=detect_leaks=1")
+				"TSAN_OPTIONS=halt_on_error=1")
 			out, err := cmd.CombinedOutput()
 			if err != nil || !strings.HasPrefix(string(out), fmt.Sprintf("ok %d ", exitCycles)) {
 				t.Fatalf("exitrace under %s: %v\n%s", san, err, out)
@@ -63,7 +64,7 @@ func sanitizerRuns(t *testing.T, san string) []string {
 		"int main(void) { pthread_t t; pthread_create(&t, 0, f, 0); return pthread_join(t, 0); }\n"), 0o644); err != nil {
 		t.Fatal(err)
 	}
-	if out, err := exec.Command(cc, append(ctest.SanFlags(san), "-pthread", "-o", bin, src)...).CombinedOutput(); err != nil {
+	if out, err := exec.Command(cc, append(csan.Flags(san), "-pthread", "-o", bin, src)...).CombinedOutput(); err != nil {
 		t.Skipf("%s has no -fsanitize=%s runtime (Debian's gcc brings libasan, libubsan and libtsan; make test-deps installs gcc): %v\n%s",
 			cc, san, err, out)
 	}

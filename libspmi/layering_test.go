@@ -8,7 +8,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/internal/cgraph"
-	"github.com/perfagent/subagent/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/ctest"
 )
 
 // maxLines bounds every C source and header of the library (issue 29).
@@ -16,10 +16,10 @@ const maxLines = 600
 
 // cGraph is which object of the library uses a global name another
 // defines (a call or a variable), by source base name, read with nm from
-// the objects ctest.Build compiled, and each object's half.
+// the objects plainLibrary compiled, and each object's half.
 func cGraph(t *testing.T) (cgraph.Graph, map[string]string) {
 	t.Helper()
-	l := ctest.Build(t, "")
+	l := plainLibrary(t)
 	half := map[string]string{} // base name -> "." , "supplier", "consumer"
 	for _, src := range ctest.Sources(".") {
 		h, err := filepath.Rel("src", filepath.Dir(src))

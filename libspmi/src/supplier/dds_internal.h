@@ -75,9 +75,8 @@ int      dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
 void     dds_file_close(void); /* unmaps; removes the file if still ours */
 uint64_t dds_new_gen(uint64_t old);
 
-/* The mapping batches hold (map.c): SpmiDdsBegin's outermost batch holds
- * it (NULL: none) until its SpmiDdsEnd releases; file.c publishes a new
- * mapping and retires it at exit, never unmapping what a batch holds. */
+/* The mapping batches hold (map.c), from the outermost SpmiDdsBegin to
+ * its SpmiDdsEnd; file.c publishes and retires it. */
 SpmiShare *dds_map_hold(void);
 void       dds_map_release(void);
 void       dds_map_publish(SpmiShare *h);

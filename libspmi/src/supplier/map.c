@@ -1,21 +1,18 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* map.c - the shared file's mapping as batches see it. SpmiDdsBegin and
- * SpmiDdsEnd take no lock (any number of threads run batches at once, and
- * the guide calls SpmiExit from signal handlers, which may interrupt one),
- * so SpmiExit unmaps the file only when no batch is open; a mapping a
- * batch still holds stays until a later SpmiDdsInit finds none open. */
+/* map.c - the shared file's mapping as batches see it. Batches take no
+ * lock, and the guide calls SpmiExit from signal handlers, which may
+ * interrupt one: SpmiExit unmaps only when no batch is open, and a
+ * mapping a batch holds waits for a SpmiDdsInit that finds none open. */
 #define _GNU_SOURCE
 #include <sys/mman.h>
 #include "dds_internal.h"
 
-/* The mapping batches count on; NULL before SpmiDdsInit and after
- * SpmiExit. */
+/* The mapping batches count on; NULL when unregistered. */
 static SpmiShare *current;
 
-/* Batches open in all threads (outermost only). A batch holds the mapping
- * it loaded after counting itself: retire clears current before it reads
- * holders, so (sequentially consistent) either the batch saw NULL or
- * retire sees it counted. */
+/* Outermost batches open in all threads. A batch counts itself before it
+ * loads current; retire clears current before it reads holders: either
+ * the batch saw NULL or retire sees it (sequentially consistent). */
 static unsigned long holders;
 
 /* Retired mappings a batch held, not yet unmapped. When full, a retired

@@ -1,5 +1,5 @@
-// Package ctest builds the C library for Dynamic Data Suppliers (libSpmi)
-// and C programs linked with it, using the system C compiler, for tests.
+// Package ctest builds libSpmi (libspmi/) and C programs linked with it,
+// using the system C compiler, for the tests of libspmi and cmd/subagent.
 // Every test builds its own copy in a temporary directory, so tests need
 // no bin/ and packages tested in parallel do not race on one; the flags
 // are the Makefile's (target libspmi).
@@ -13,29 +13,16 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/perfagent/subagent/internal/csan"
 )
 
 // CFlags are the Makefile's LIBSPMI_CFLAGS, without the include path.
 var CFlags = []string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra", "-Werror"}
 
-// SanitizeEnv names the environment variable that has Build compile the
-// library and every program under the sanitizers it lists, as
-// -fsanitize takes them ("address,undefined": make test's sanitizer
-// phase, scripts/run-tests.sh); unset or empty, none.
-const SanitizeEnv = "SUBAGENT_C_SANITIZE"
-
-// SanFlags are the compiler and linker flags of the sanitizers san ("":
-// none): a finding aborts the program, with its stack.
-func SanFlags(san string) []string {
-	if san == "" {
-		return nil
-	}
-	return []string{"-fsanitize=" + san, "-fno-sanitize-recover=all", "-fno-omit-frame-pointer", "-g"}
-}
-
 // Lib is a built copy of the library.
 type Lib struct {
-	San     []string // SanFlags the library and its programs are built with
+	San     []string // csan.Flags the library and its programs are built with
 	CC      string
 	Dir     string // holds libSpmi.so and libSpmi.a
 	Include string // libspmi/include, for spmi_dds.h and sys/Spmidef.h
@@ -86,10 +73,11 @@ func Sources(root string) []string {
 }
 
 // Build compiles the library into dir, or into a temporary directory of
-// t when dir is "", under the sanitizers of $SUBAGENT_C_SANITIZE.
+// t when dir is "", under the sanitizers of $SUBAGENT_C_SANITIZE (package
+// csan).
 func Build(t testing.TB, dir string) *Lib {
 	t.Helper()
-	return BuildSan(t, dir, os.Getenv(SanitizeEnv))
+	return BuildSan(t, dir, os.Getenv(csan.Env))
 }
 
 // BuildSan is Build under the sanitizers san ("address,undefined",
@@ -99,9 +87,9 @@ func BuildSan(t testing.TB, dir, san string) *Lib {
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Dir(filepath.Dir(file))
-	l := &Lib{San: SanFlags(san), CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
+	_, file, _, _ := runtime.Caller(0) // internal/ctest/ctest.go
+	src := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(file))), "libspmi")
+	l := &Lib{San: csan.Flags(san), CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
 	cs := Sources(src)
 	if len(cs) == 0 {
 		t.Fatalf("no C sources in %s", src)
