@@ -7,8 +7,9 @@ package cgraph
 import (
 	"bufio"
 	"bytes"
+	"maps"
 	"os/exec"
-	"sort"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -22,7 +23,7 @@ func Read(t testing.TB, objs map[string]string) Graph {
 	t.Helper()
 	defines := map[string]string{}
 	uses := map[string][]string{}
-	for _, obj := range sorted(objs) {
+	for _, obj := range slices.Sorted(maps.Keys(objs)) {
 		out, err := exec.Command("nm", "-P", objs[obj]).Output()
 		if err != nil {
 			t.Fatalf("nm %s: %v", objs[obj], err)
@@ -72,7 +73,7 @@ func Circle(g Graph) []string {
 	visit = func(n string) bool {
 		color[n] = grey
 		stack = append(stack, n)
-		for _, m := range sorted(g[n]) {
+		for _, m := range slices.Sorted(maps.Keys(g[n])) {
 			switch color[m] {
 			case grey:
 				for i, s := range stack {
@@ -91,7 +92,7 @@ func Circle(g Graph) []string {
 		color[n] = black
 		return false
 	}
-	for _, n := range sorted(g) {
+	for _, n := range slices.Sorted(maps.Keys(g)) {
 		if color[n] == white && visit(n) {
 			return found
 		}
@@ -114,13 +115,4 @@ func NoCircle(t testing.TB, g Graph) {
 	if c := Circle(g); c != nil {
 		t.Fatalf("C sources in a circle: %s (each uses the next: %s)", strings.Join(c, " -> "), Why(g, c))
 	}
-}
-
-func sorted[V any](m map[string]V) []string {
-	keys := make([]string, 0, len(m))
-	for k := range m {
-		keys = append(keys, k)
-	}
-	sort.Strings(keys)
-	return keys
 }
