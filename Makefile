@@ -103,7 +103,7 @@ mib:
 # libSpmi, the C library of the SPMI guide (docs/DDS.md §4, docs/CONSUMERS.md):
 # bin/libSpmi.so and bin/libSpmi.a, from libspmi/src/ (the shared part),
 # libspmi/src/supplier/ and libspmi/src/consumer/ with the system C compiler.
-# The Go tests build their own copy (libspmi/ctest) with the same flags.
+# The Go tests build their own copy (internal/ctest) with the same flags.
 LIBSPMI_CFLAGS := -std=c11 -O2 -fPIC -pthread -Wall -Wextra -Werror -Ilibspmi/include -Icshared
 LIBSPMI_SRCS := $(wildcard libspmi/src/*.c libspmi/src/supplier/*.c libspmi/src/consumer/*.c)
 LIBSPMI_OBJS := $(addprefix bin/libspmi/,$(notdir $(LIBSPMI_SRCS:.c=.o))) bin/libspmi/rundir.o

@@ -7,6 +7,8 @@ import (
 	"strings"
 	"sync"
 	"testing"
+
+	"github.com/perfagent/subagent/internal/csan"
 )
 
 // sharedDir holds the C sources libSpmi compiles too (the run directory).
@@ -76,7 +78,9 @@ func built(t testing.TB) string {
 	return buildDir
 }
 
-func cc(args ...string) error { return run("cc", args...) }
+// cc runs the C compiler, under the sanitizers of $SUBAGENT_C_SANITIZE
+// (package csan) when make test's sanitizer phase sets it.
+func cc(args ...string) error { return run("cc", append(csan.FromEnv(), args...)...) }
 
 func run(name string, args ...string) error {
 	out, err := exec.Command(name, args...).CombinedOutput()

@@ -93,7 +93,7 @@ func consumerSample(t *testing.T, name string, static bool) string {
 	} else {
 		args = append(args, "-L"+lib.Dir, "-Wl,-rpath,"+lib.Dir, "-lSpmi")
 	}
-	cmd := exec.Command(lib.CC, append(args, "-pthread")...)
+	cmd := exec.Command(lib.CC, append(append(args, lib.San...), "-pthread")...)
 	if b, err := cmd.CombinedOutput(); err != nil {
 		t.Fatalf("%s: %v\n%s", name, err, b)
 	} else if strings.Contains(string(b), "error") {

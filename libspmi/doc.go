@@ -8,7 +8,9 @@
 // one lock, a buffer, the sockets, and SpmiExit, which ends both roles):
 // the supplier half (src/supplier) and the consumer half (src/consumer),
 // each in layers that call only downwards; neither half calls the other
-// (TestCSourcesCallNoCircle, TestCHalvesAreApart).
+// (TestCSourcesCallNoCircle, TestCHalvesAreApart). Internal names say
+// whose they are: spmi_* the shared part's, dds_* the supplier's, cons_*
+// the consumer's (TestCNamesCarryTheirPart).
 //
 // The supplier half implements the SPMI guide's supplier API declared in
 // include/spmi_dds.h: SpmiDdsInit, SpmiDdsAddCx, SpmiDdsDelCx,
@@ -34,6 +36,6 @@
 // include/sys/Spmidef.h (SpmiInit, traversal, statsets, hotsets) over
 // the daemon's control socket (docs/CONSUMERS.md).
 //
-// ctest builds the library and C programs for the tests of this package
-// and of cmd/subagent; test/ holds the C programs.
+// internal/ctest builds the library and C programs for the tests of this
+// package and of cmd/subagent; test/ holds the C programs.
 package libspmi

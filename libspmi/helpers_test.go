@@ -18,7 +18,7 @@ import (
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/dds/ddstest"
-	"github.com/perfagent/subagent/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/ctest"
 )
 
 // The library and the C programs are built once per test run into
@@ -27,6 +27,7 @@ var (
 	buildDir string
 	buildMu  sync.Mutex
 	lib      *ctest.Lib
+	plainLib *ctest.Lib
 	programs = map[string]string{}
 )
 
@@ -51,6 +52,23 @@ func library(t testing.TB) *ctest.Lib {
 		lib = ctest.Build(t, buildDir)
 	}
 	return lib
+}
+
+// plainLibrary builds the library once per test run as the Makefile does,
+// whatever $SUBAGENT_C_SANITIZE says: for the checks of its objects and
+// exported names, which a sanitizer's own names would blur.
+func plainLibrary(t testing.TB) *ctest.Lib {
+	t.Helper()
+	buildMu.Lock()
+	defer buildMu.Unlock()
+	if plainLib == nil {
+		dir := filepath.Join(buildDir, "plain")
+		if err := os.MkdirAll(dir, 0o755); err != nil {
+			t.Fatal(err)
+		}
+		plainLib = ctest.BuildSan(t, dir, "")
+	}
+	return plainLib
 }
 
 // program is test/<src>.c linked with the shared or the static library.

@@ -12,7 +12,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/client/ddswire"
-	"github.com/perfagent/subagent/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/ctest"
 )
 
 // cc is the C compiler: without one the test fails, as ctest's do.

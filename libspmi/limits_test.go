@@ -9,7 +9,7 @@ import (
 	"testing"
 
 	"github.com/perfagent/subagent/control"
-	"github.com/perfagent/subagent/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/ctest"
 )
 
 // cDefine is the value of a #define in the library's sources: a number,

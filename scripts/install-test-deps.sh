@@ -58,8 +58,31 @@ check_all() {
 	check promtool prometheus
 }
 
+# sanitizers_ok: cc builds programs under ASan, UBSan and TSan (make
+# test's sanitizer phase, TestBatchesSurviveExitFromSignalHandler). Debian's
+# gcc brings their runtimes with libgcc-N-dev; should they be missing,
+# install_sanitizers installs that package for cc's version.
+sanitizers_ok() {
+	d=$(mktemp -d)
+	printf 'int main(void) { return 0; }\n' >"$d/p.c"
+	ok=0
+	for san in address,undefined thread; do
+		cc -fsanitize=$san -o "$d/p" "$d/p.c" >/dev/null 2>&1 || ok=1
+	done
+	rm -rf "$d"
+	return $ok
+}
+install_sanitizers() {
+	sanitizers_ok && return 0
+	dev="libgcc-$(cc -dumpversion | cut -d. -f1)-dev"
+	echo "install-test-deps: cc cannot build with -fsanitize=address,undefined or thread: installing $dev (libasan, libubsan, libtsan)" >&2
+	(. "$(dirname "$0")/apt-lib.sh" && apt_install install-test-deps "$dev")
+	sanitizers_ok || { echo "install-test-deps: cc still cannot build sanitized programs" >&2; exit 1; }
+}
+
 check_all
 if [ -z "$missing" ]; then
+	install_sanitizers
 	install_optional
 	exit 0
 fi
@@ -94,4 +117,5 @@ if [ -n "$missing" ]; then
 	exit 1
 fi
 echo "install-test-deps: installed $packages" >&2
+install_sanitizers
 install_optional

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test phases of `make test`, each announced as it starts: the daemon's
-# module and the client module with -race, then the 32-bit codecs. A
+# module and the client module with -race, the C libraries' tests under
+# ASan and UBSan, then the 32-bit codecs. A
 # watcher fails the run when anything appears in the system's places
 # (/run/subagent, /var/lib/subagent, /tmp/subagent-*) while it runs: tests
 # write only in their own temporary directories.
@@ -46,6 +47,31 @@ phase "the daemon's module (go test -race ./...)" "$GO" test -race -count=1 -tim
 step "go test -race: the client module (client/)"
 clientTests() { (cd client && "$GO" test -race -count=1 -timeout 10m ./...); }
 phase "the client module (cd client && go test -race ./...)" clientTests
+
+# The C libraries' tests once more, with libSpmi, libarm and every C
+# program those tests run built under AddressSanitizer and UBSan
+# (internal/csan): a finding aborts the program, and every report also goes
+# to a log that fails the phase, even where a test does not look at how a
+# program ended (a fuzz test's driver). The Go side ran under -race above,
+# as did two tests left out here: TestBatchesSurviveExitFromSignalHandler,
+# which builds its own ASan and TSan copies, and
+# TestCStatSetOfTwentyThousand, the daemon's scale (2 minutes under ASan;
+# the library's paths it runs, the smaller statset tests run here too).
+sanitized() {
+	local logs=$seen/sanitizers rc=0
+	mkdir -p "$logs"
+	SUBAGENT_C_SANITIZE=address,undefined \
+		ASAN_OPTIONS="log_path=$logs/asan" UBSAN_OPTIONS="log_path=$logs/ubsan:print_stacktrace=1" \
+		"$GO" test -count=1 -timeout 15m -skip '^(TestBatchesSurviveExitFromSignalHandler|TestCStatSetOfTwentyThousand)$' ./libspmi/ ./libarm/ || rc=1
+	if [ -n "$(ls -A "$logs")" ]; then
+		echo "make test: the sanitizers reported these in the C programs of the tests:" >&2
+		cat "$logs"/* >&2
+		rc=1
+	fi
+	return $rc
+}
+step "C sanitizers: the tests of libSpmi and libarm again (all but TestBatchesSurviveExitFromSignalHandler and TestCStatSetOfTwentyThousand, run above), the libraries and their C programs built with -fsanitize=address,undefined (about 3 minutes)"
+phase "the C libraries under ASan and UBSan (SUBAGENT_C_SANITIZE=address,undefined go test ./libspmi/ ./libarm/)" sanitized
 
 # 32-bit suppliers share the file layout: the codecs on 386 too, run when
 # this kernel runs 386 programs (some 64-bit kernels have IA32 emulation

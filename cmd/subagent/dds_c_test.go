@@ -10,8 +10,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/internal/ctest"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/libspmi/ctest"
 )
 
 // The guide's first sample's statistics, their OIDs below base, and the

@@ -19,7 +19,7 @@ import (
 
 	"github.com/perfagent/subagent/client/rundir"
 	"github.com/perfagent/subagent/client/testutil"
-	"github.com/perfagent/subagent/libspmi/ctest"
+	"github.com/perfagent/subagent/internal/ctest"
 )
 
 // runDirNSEnv carries the mount namespace of the outer run of

@@ -151,8 +151,8 @@ struct ar_global {
     uint64_t wait_ns;  /* ARM_CONNECT_WAIT: how long arm_init waits for the daemon */
 };
 
+/* state.c, the bottom of the library: every file uses it, it uses none. */
 extern struct ar_global ar_g;
-
 void ar_setup(void);
 int ar_tran_index(int32_t id);
 uint64_t ar_now(void);

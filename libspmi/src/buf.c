@@ -4,7 +4,7 @@
 #include <string.h>
 #include "spmi_internal.h"
 
-static void grow(struct dds_buf *w, size_t n)
+static void grow(struct spmi_buf *w, size_t n)
 {
    size_t cap;
    uint8_t *b;
@@ -23,7 +23,7 @@ static void grow(struct dds_buf *w, size_t n)
    w->cap = cap;
 }
 
-static void put(struct dds_buf *w, uint64_t v, int n)
+static void put(struct spmi_buf *w, uint64_t v, int n)
 {
    grow(w, (size_t)n);
    if (w->oom)
@@ -32,15 +32,15 @@ static void put(struct dds_buf *w, uint64_t v, int n)
       w->b[w->len++] = (uint8_t)(v >> (8 * i));
 }
 
-void dds_put8(struct dds_buf *w, uint8_t v)   { put(w, v, 1); }
-void dds_put16(struct dds_buf *w, uint16_t v) { put(w, v, 2); }
-void dds_put32(struct dds_buf *w, uint32_t v) { put(w, v, 4); }
-void dds_put64(struct dds_buf *w, uint64_t v) { put(w, v, 8); }
+void spmi_put8(struct spmi_buf *w, uint8_t v)   { put(w, v, 1); }
+void spmi_put16(struct spmi_buf *w, uint16_t v) { put(w, v, 2); }
+void spmi_put32(struct spmi_buf *w, uint32_t v) { put(w, v, 4); }
+void spmi_put64(struct spmi_buf *w, uint64_t v) { put(w, v, 8); }
 
 /* Callers have checked n against the field's maximum. */
-void dds_putstr(struct dds_buf *w, const char *s, size_t n)
+void spmi_putstr(struct spmi_buf *w, const char *s, size_t n)
 {
-   dds_put16(w, (uint16_t)n);
+   spmi_put16(w, (uint16_t)n);
    grow(w, n);
    if (w->oom)
       return;

@@ -11,15 +11,15 @@ char SpmiErrmsg[SI_MAXERRMSG];
 /* Error-checking: the guide's samples call SpmiExit from a signal handler,
  * which may interrupt this thread inside another call (SpmiExit sees
  * EDEADLK instead of deadlocking). */
-pthread_mutex_t dds_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
+pthread_mutex_t spmi_mu = PTHREAD_ERRORCHECK_MUTEX_INITIALIZER_NP;
 
-void dds_clear_err(void)
+void spmi_clear_err(void)
 {
    SpmiErrno = SiSuccess;
    SpmiErrmsg[0] = '\0';
 }
 
-void dds_err(int code, const char *fmt, ...)
+void spmi_err(int code, const char *fmt, ...)
 {
    va_list ap;
 

@@ -15,10 +15,10 @@
  * that hangs longer must not hang the supplier forever. */
 #define IO_TIMEOUT_SEC 15
 
-/* dds_dial connects to the daemon's socket at path, after the trust check
+/* spmi_dial connects to the daemon's socket at path, after the trust check
  * of its directory, with send and receive timeouts; it returns the socket,
  * or -1 with SpmiErrno SiInitFailed and the reason. */
-int dds_dial(const char *path)
+int spmi_dial(const char *path)
 {
    char why[1536];
    struct sockaddr_un a = {.sun_family = AF_UNIX};
@@ -26,18 +26,18 @@ int dds_dial(const char *path)
    int s;
 
    if (strlen(path) >= sizeof a.sun_path) {
-      dds_err(SiInitFailed, "daemon socket path %s is longer than %zu bytes",
+      spmi_err(SiInitFailed, "daemon socket path %s is longer than %zu bytes",
               path, sizeof a.sun_path - 1);
       return -1;
    }
    memcpy(a.sun_path, path, strlen(path) + 1);
    if (!sa_trusted(path, why, sizeof why)) {
-      dds_err(SiInitFailed, "not connecting to %s: %s", path, why);
+      spmi_err(SiInitFailed, "not connecting to %s: %s", path, why);
       return -1;
    }
    s = socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
    if (s < 0) {
-      dds_err(SiInitFailed, "socket: %s", strerror(errno));
+      spmi_err(SiInitFailed, "socket: %s", strerror(errno));
       return -1;
    }
    setsockopt(s, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
@@ -45,7 +45,7 @@ int dds_dial(const char *path)
    while (connect(s, (struct sockaddr *)&a, sizeof a) < 0) {
       if (errno == EINTR)
          continue;
-      dds_err(SiInitFailed, "cannot reach the daemon at %s: %s "
+      spmi_err(SiInitFailed, "cannot reach the daemon at %s: %s "
               "(is subagent running? SUBAGENT_RUN_DIR selects its run directory)",
               path, strerror(errno));
       close(s);
@@ -56,7 +56,7 @@ int dds_dial(const char *path)
 
 /* The daemon never sends anything unasked, so a readable byte or EOF
  * between requests means it has closed the connection. */
-int dds_peer_closed(int sock)
+int spmi_peer_closed(int sock)
 {
    char b;
    ssize_t n = recv(sock, &b, 1, MSG_PEEK | MSG_DONTWAIT);

@@ -20,29 +20,29 @@
 #pragma GCC visibility push(hidden)
 
 /* One lock for every call of either half (errors.c). */
-extern pthread_mutex_t dds_mu;
+extern pthread_mutex_t spmi_mu;
 
 /* Errors: set SpmiErrno and SpmiErrmsg; return NULL-ish callers' value. */
-void dds_clear_err(void);
-void dds_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void spmi_clear_err(void);
+void spmi_err(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* A growing little-endian buffer (buf.c). */
-struct dds_buf {
+struct spmi_buf {
    uint8_t *b;
    size_t   len, cap;
    int      oom;
 };
-void dds_put8(struct dds_buf *w, uint8_t v);
-void dds_put16(struct dds_buf *w, uint16_t v);
-void dds_put32(struct dds_buf *w, uint32_t v);
-void dds_put64(struct dds_buf *w, uint64_t v);
-void dds_putstr(struct dds_buf *w, const char *s, size_t n);
+void spmi_put8(struct spmi_buf *w, uint8_t v);
+void spmi_put16(struct spmi_buf *w, uint16_t v);
+void spmi_put32(struct spmi_buf *w, uint32_t v);
+void spmi_put64(struct spmi_buf *w, uint64_t v);
+void spmi_putstr(struct spmi_buf *w, const char *s, size_t n);
 
 /* Sockets (sock.c; a socket's path in the run directory is
  * sa_find_socket's, cshared/rundir.h): connect after the trust check, and
  * the non-blocking "is it over". */
-int  dds_dial(const char *path);
-int  dds_peer_closed(int sock);
+int  spmi_dial(const char *path);
+int  spmi_peer_closed(int sock);
 
 /* SpmiExit's two parts (exit.c): each half ends its own role. */
 void dds_exit(void);  /* supplier/init.c */

@@ -42,7 +42,7 @@ static void errors(void)
    struct SpmiCxLink fake = {0};
    SpmiCxHdl cpu, bogus = (SpmiCxHdl)(uintptr_t)0x7fff0;
    float f;
-   int i = 0;
+   int i = 0, e, kept;
    char *name;
 
    printf("ok");
@@ -76,7 +76,10 @@ static void errors(void)
    SpmiAddSetStat(s2, (SpmiStatHdl)(uintptr_t)0x7fff1, cpu);
    label("add_bad_stat_handle");
    SpmiDelSetStat(s2, v);
-   printf(" del=%d/%d/%s", SpmiErrno, v ? v->ref_count : -1, v && SpmiFirstVals(s2) == v ? "kept" : "gone");
+   /* v is read only if kept: after a fuzzed answer it may be freed. */
+   e = SpmiErrno;
+   kept = v && SpmiFirstVals(s2) == v;
+   printf(" del=%d/%d/%s", e, kept ? v->ref_count : -1, kept ? "kept" : "gone");
    SpmiDelSetStat(s2, v);
    label("del_last");
    SpmiDelSetStat(s2, v);
@@ -100,7 +103,9 @@ static void errors(void)
    printf(" hot_added_twice=%d/%s/%d/%s", SpmiErrno, hv && hv2 == hv ? "same" : "other", hv ? hv->ref_count : -1,
           hv3 && hv3 != hv ? "another" : "same");
    SpmiDelSetHot(h2, hv);
-   printf(" hot_del=%d/%d/%s", SpmiErrno, hv ? hv->ref_count : -1, hv && SpmiFirstHot(h2) == hv ? "kept" : "gone");
+   e = SpmiErrno;
+   kept = hv && SpmiFirstHot(h2) == hv;
+   printf(" hot_del=%d/%d/%s", e, kept ? hv->ref_count : -1, kept ? "kept" : "gone");
    SpmiDelSetHot(h2, hv);
    printf(" hot_del_last=%d/%s", SpmiErrno, hv && SpmiFirstHot(h2) == hv3 ? "gone" : "kept");
    SpmiNextHotItem(h2, (struct SpmiHotVals *)&fake, &i, &f, &name);

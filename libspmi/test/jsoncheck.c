@@ -12,7 +12,7 @@
 /* Strings as the library writes them (json_put_str). */
 static void str(const char *s)
 {
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
 
    json_put_str(&w, s);
    if (w.oom)

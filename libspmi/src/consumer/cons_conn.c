@@ -27,21 +27,21 @@ struct cons_state cons_st = {.sock = -1};
 
 int cons_lock(void)
 {
-   if (pthread_mutex_lock(&dds_mu) == EDEADLK) {
+   if (pthread_mutex_lock(&spmi_mu) == EDEADLK) {
       /* A signal handler interrupted this thread inside a call. */
-      dds_err(SiLocked, "another SPMI call of this thread is under way (called from a signal handler?); retry");
+      spmi_err(SiLocked, "another SPMI call of this thread is under way (called from a signal handler?); retry");
       return SiLocked;
    }
-   dds_clear_err();
+   spmi_clear_err();
    if (!cons_st.inited) {
-      dds_err(SiNotInit, "the SPMI consumer interface is not initialized: call SpmiInit first");
-      pthread_mutex_unlock(&dds_mu);
+      spmi_err(SiNotInit, "the SPMI consumer interface is not initialized: call SpmiInit first");
+      pthread_mutex_unlock(&spmi_mu);
       return SiNotInit;
    }
    return 0;
 }
 
-void cons_unlock(void) { pthread_mutex_unlock(&dds_mu); }
+void cons_unlock(void) { pthread_mutex_unlock(&spmi_mu); }
 
 static void disconnect(void)
 {
@@ -56,7 +56,7 @@ static int dial(void)
    int s;
 
    sa_find_socket(CONTROL_SOCKET, cons_st.path, sizeof cons_st.path);
-   if ((s = dds_dial(cons_st.path)) < 0)
+   if ((s = spmi_dial(cons_st.path)) < 0)
       return SiInitFailed;
    cons_st.sock = s;
    cons_st.rlen = 0;
@@ -66,7 +66,7 @@ static int dial(void)
 
 int cons_ready(void)
 {
-   if (cons_st.sock >= 0 && cons_st.rlen == 0 && dds_peer_closed(cons_st.sock))
+   if (cons_st.sock >= 0 && cons_st.rlen == 0 && spmi_peer_closed(cons_st.sock))
       disconnect();
    if (cons_st.sock < 0)
       return dial();
@@ -75,7 +75,7 @@ int cons_ready(void)
 
 static int lost(const char *what, int err)
 {
-   dds_err(SiInitFailed, "lost the connection to the daemon at %s (%s: %s); the next call connects again",
+   spmi_err(SiInitFailed, "lost the connection to the daemon at %s (%s: %s); the next call connects again",
            cons_st.path, what, err ? strerror(err) : "closed");
    disconnect();
    return SiInitFailed;
@@ -84,7 +84,7 @@ static int lost(const char *what, int err)
 /* Writes the request and reads one answer line into rbuf; its length
  * (without the newline) in *n. *none is set when nothing was read (the
  * daemon had closed the connection before it saw the request). */
-static int exchange(const struct dds_buf *w, size_t *n, int *none)
+static int exchange(const struct spmi_buf *w, size_t *n, int *none)
 {
    size_t off = 0;
    char *nl;
@@ -101,7 +101,7 @@ static int exchange(const struct dds_buf *w, size_t *n, int *none)
    while (!(nl = cons_st.rlen ? memchr(cons_st.rbuf, '\n', cons_st.rlen) : NULL)) {
       ssize_t k;
       if (cons_st.rlen > CONS_MAX_ANSWER) {
-         dds_err(SiOtherErr, "the daemon at %s answered more than %u bytes; ask for less (a smaller path)",
+         spmi_err(SiOtherErr, "the daemon at %s answered more than %u bytes; ask for less (a smaller path)",
                  cons_st.path, CONS_MAX_ANSWER);
          disconnect();
          return SiOtherErr;
@@ -110,7 +110,7 @@ static int exchange(const struct dds_buf *w, size_t *n, int *none)
          size_t nc = cons_st.rcap ? cons_st.rcap * 2 : 131072;
          char *b = realloc(cons_st.rbuf, nc);
          if (!b) {
-            dds_err(SiCallocFailed, "out of memory reading the daemon's answer");
+            spmi_err(SiCallocFailed, "out of memory reading the daemon's answer");
             disconnect();
             return SiCallocFailed;
          }
@@ -133,22 +133,22 @@ static int exchange(const struct dds_buf *w, size_t *n, int *none)
    return 0;
 }
 
-int cons_call(struct dds_buf *w, int retry)
+int cons_call(struct spmi_buf *w, int retry)
 {
    struct jdoc *d = &cons_st.doc;
    size_t n;
    int rc, none, e, code;
    const char *msg;
 
-   dds_put8(w, '\n');
+   spmi_put8(w, '\n');
    if (w->oom) {
       free(w->b);
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       return SiCallocFailed;
    }
    if (w->len > MAX_REQUEST) {
       free(w->b);
-      dds_err(SiBadArgument, "a request of %zu bytes is over the control socket's %d; use fewer statistics",
+      spmi_err(SiBadArgument, "a request of %zu bytes is over the control socket's %d; use fewer statistics",
               w->len, MAX_REQUEST);
       return SiBadArgument;
    }
@@ -168,14 +168,14 @@ int cons_call(struct dds_buf *w, int retry)
    cons_st.rlen -= n + 1;
    memmove(cons_st.rbuf, cons_st.rbuf + n + 1, cons_st.rlen);
    if (e < 0 || d->n[0].type != J_OBJ) {
-      dds_err(SiOtherErr, "the daemon at %s sent a malformed answer: %s", cons_st.path,
+      spmi_err(SiOtherErr, "the daemon at %s sent a malformed answer: %s", cons_st.path,
               e < 0 ? d->err : "not an object");
       disconnect();
       return SiOtherErr;
    }
    if ((e = json_get(d, 0, "err")) >= 0) {
       code = cons_err_code(d, e, &msg);
-      dds_err(code, "%s", msg);
+      spmi_err(code, "%s", msg);
       return code;
    }
    return 0;
@@ -196,20 +196,20 @@ int SpmiInit(int TimeOut)
 {
    int rc;
 
-   if (pthread_mutex_lock(&dds_mu) == EDEADLK) {
-      dds_err(SiLocked, "another SPMI call of this thread is under way; retry");
+   if (pthread_mutex_lock(&spmi_mu) == EDEADLK) {
+      spmi_err(SiLocked, "another SPMI call of this thread is under way; retry");
       return SiLocked;
    }
-   dds_clear_err();
+   spmi_clear_err();
    if (TimeOut != 0 && (TimeOut < 15 || TimeOut > 600)) {
-      dds_err(SiBadArgument, "SpmiInit: TimeOut %d is neither 0 nor from 15 to 600 seconds", TimeOut);
+      spmi_err(SiBadArgument, "SpmiInit: TimeOut %d is neither 0 nor from 15 to 600 seconds", TimeOut);
       rc = SiBadArgument;
    } else if (cons_st.inited) {
       rc = 0; /* the guide: successive calls are ignored */
    } else if ((rc = dial()) == 0) {
       cons_st.inited = 1;
    }
-   pthread_mutex_unlock(&dds_mu);
+   pthread_mutex_unlock(&spmi_mu);
    return rc;
 }
 

@@ -10,7 +10,7 @@
 
 void cons_exit(void)
 {
-   if (pthread_mutex_lock(&dds_mu) == EDEADLK) {
+   if (pthread_mutex_lock(&spmi_mu) == EDEADLK) {
       /* From a signal handler inside one of our calls: only close. */
       if (cons_st.sock >= 0)
          close(cons_st.sock);
@@ -24,5 +24,5 @@ void cons_exit(void)
       cons_handles_free();
       cons_close();
    }
-   pthread_mutex_unlock(&dds_mu);
+   pthread_mutex_unlock(&spmi_mu);
 }

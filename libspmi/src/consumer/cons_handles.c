@@ -109,7 +109,7 @@ struct cons_cx *cons_cx(SpmiCxHdl h)
    uintptr_t i = ((v >> 1) & 0x1ffff) - 1;
 
    if (!h || (v & 1) || i >= (uintptr_t)ncx || !cxs[i]->used || cxs[i]->gen != (uint32_t)(v >> 18)) {
-      dds_err(SiInvalidCx, "SpmiCxHdl %p is not a context handle of this process (or its context was deleted "
+      spmi_err(SiInvalidCx, "SpmiCxHdl %p is not a context handle of this process (or its context was deleted "
               "and forgotten)", (void *)h);
       return NULL;
    }
@@ -153,7 +153,7 @@ static int new_slot(void)
       if (n)
          cxs = n;
       if (!n || !r1 || !r2 || !(cxs[ncx] = calloc(1, sizeof **cxs))) {
-         dds_err(SiCallocFailed, "out of memory");
+         spmi_err(SiCallocFailed, "out of memory");
          return -1;
       }
       return ncx++;
@@ -162,13 +162,13 @@ static int new_slot(void)
       if (cxs[i]->used && (cxs[i]->pub.deleted || !cxs[i]->info) && i > 0 && i != busy)
          free_slot(i);
    if (ht_rebuild(&cxh, &cxhcap, ncx, cx_key, cx_live) < 0) {
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       return -1;
    }
    for (int i = 0; i < ncx; i++)
       if (!cxs[i]->used)
          return i;
-   dds_err(SiCallocFailed, "this process holds handles of %d contexts, the most the library keeps", CX_MAX);
+   spmi_err(SiCallocFailed, "this process holds handles of %d contexts, the most the library keeps", CX_MAX);
    return -1;
 }
 
@@ -182,7 +182,7 @@ int cons_slot(const char *path)
    if ((i = new_slot()) < 0)
       return -1;
    if (!(cxs[i]->path = strdup(path))) {
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       return -1;
    }
    next_gen = (next_gen + 1) & ((1u << GEN_BITS) - 1);
@@ -199,7 +199,7 @@ int cons_slot(const char *path)
    if ((size_t)ncx * 2 + 2 > cxhcap) {
       if (ht_rebuild(&cxh, &cxhcap, ncx, cx_key, cx_live) < 0) {
          free_slot(i);
-         dds_err(SiCallocFailed, "out of memory");
+         spmi_err(SiCallocFailed, "out of memory");
          return -1;
       }
    } else {
@@ -230,13 +230,13 @@ int cons_join(char *out, size_t n, const char *a, const char *b)
       b++;
    l = *a ? snprintf(out, n, "%s/%s", a, b) : snprintf(out, n, "%s", b);
    if (l < 0 || (size_t)l >= n) {
-      dds_err(SiBadArgument, "path %s/%s is longer than %zu bytes", a, b, n - 1);
+      spmi_err(SiBadArgument, "path %s/%s is longer than %zu bytes", a, b, n - 1);
       return SiBadArgument;
    }
    while (l > 0 && out[l - 1] == '/')
       out[--l] = 0;
    if (strstr(out, "//")) {
-      dds_err(SiBadArgument, "path %s has an empty part", out);
+      spmi_err(SiBadArgument, "path %s has an empty part", out);
       return SiBadArgument;
    }
    return 0;
@@ -257,7 +257,7 @@ SpmiStatHdl cons_stat_of(const struct jdoc *d, int s)
        !json_i64(d, json_get(d, s, "Max"), &mx) || !json_int(d, json_get(d, s, "Val"), &val) ||
        !json_int(d, json_get(d, s, "Data"), &data) || val < 0 || val > 1 || data < 0 || data > 2 ||
        !*name || strlen(name) >= SI_MAXNAME || strlen(descr) >= SI_MAXLNAME || asn < 0) {
-      dds_err(SiOtherErr, "the daemon described a statistic in a way this library does not read");
+      spmi_err(SiOtherErr, "the daemon described a statistic in a way this library does not read");
       return NULL;
    }
    snprintf(key, sizeof key, "%s\x1f%s\x1f%d\x1f%lld\x1f%lld\x1f%d\x1f%d", name, descr, asn,
@@ -265,7 +265,7 @@ SpmiStatHdl cons_stat_of(const struct jdoc *d, int s)
    if ((i = ht_find(sth, sthcap, key, st_key)) >= 0)
       return (SpmiStatHdl)(((uintptr_t)(i + 1) << 1) | 1);
    if (nst >= STAT_MAX) {
-      dds_err(SiCallocFailed, "this process holds %d statistic descriptions, the most the library keeps", STAT_MAX);
+      spmi_err(SiCallocFailed, "this process holds %d statistic descriptions, the most the library keeps", STAT_MAX);
       return NULL;
    }
    struct cons_stat **n = realloc(sts, (size_t)(nst + 1) * sizeof *n);
@@ -273,7 +273,7 @@ SpmiStatHdl cons_stat_of(const struct jdoc *d, int s)
       sts = n;
    if (!n || !(st = calloc(1, sizeof *st)) || !(st->key = strdup(key))) {
       free(st);
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       return NULL;
    }
    snprintf(st->pub.name, sizeof st->pub.name, "%s", name);
@@ -289,7 +289,7 @@ SpmiStatHdl cons_stat_of(const struct jdoc *d, int s)
          nst--;
          free(st->key);
          free(st);
-         dds_err(SiCallocFailed, "out of memory");
+         spmi_err(SiCallocFailed, "out of memory");
          return NULL;
       }
    } else {
@@ -303,7 +303,7 @@ struct SpmiStat *cons_stat(SpmiStatHdl h)
    uintptr_t v = (uintptr_t)h;
 
    if (!(v & 1) || (v >> 1) == 0 || (v >> 1) > (uintptr_t)nst) {
-      dds_err(SiBadArgument, "SpmiStatHdl %p is not a statistic handle of this process", (void *)h);
+      spmi_err(SiBadArgument, "SpmiStatHdl %p is not a statistic handle of this process", (void *)h);
       return NULL;
    }
    return &sts[(v >> 1) - 1]->pub;
@@ -327,7 +327,7 @@ void *cons_next_link(const void *link, int stat)
          return stat ? (void *)&c->slinks[i] : (void *)&c->links[i];
       }
    }
-   dds_err(SiBadArgument, "%p is not a link that %s returned (or a later call for the same context "
+   spmi_err(SiBadArgument, "%p is not a link that %s returned (or a later call for the same context "
            "replaced its listing)", link, stat ? "SpmiFirstStat" : "SpmiFirstCx");
    return NULL;
 }

@@ -32,7 +32,7 @@ static int hot_index(struct hset *h, const struct SpmiHotVals *p)
    for (int k = 0; (v = hot_at(h, k)); k++)
       if ((uintptr_t)&v->pub == (uintptr_t)p)
          return k;
-   dds_err(SiBadArgument, "%p is not a peer set of this hotset", (const void *)p);
+   spmi_err(SiBadArgument, "%p is not a peer set of this hotset", (const void *)p);
    return -1;
 }
 
@@ -54,7 +54,7 @@ static int fill_group(struct hval *v, const struct jdoc *d, int g, double elapse
    struct SpmiStat *desc = v->pub.stat ? cons_stat(v->pub.stat) : NULL;
    int fl = desc && desc->data_type == SiFloat;
 
-   dds_clear_err();
+   spmi_clear_err();
    if (n < 0 || n > SHRT_MAX || !json_int(d, json_get(d, g, "avail"), &avail))
       return -1;
    if (pseudo && json_str(d, json_get(d, g, "parent"), &parent)) {
@@ -127,7 +127,7 @@ static struct hval *pseudo_of(struct hval *v, int k)
 static int read_hset(struct hset *h)
 {
    const struct jdoc *d = &cons_st.doc;
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    int hot, ps, k = 0, rc;
    const char *t;
    int64_t sec;
@@ -149,7 +149,7 @@ static int read_hset(struct hset *h)
    if (!json_str(d, json_get(d, hot, "time"), &t) || strlen(t) >= sizeof h->after ||
        cons_parse_time(t, &sec, &nsec) < 0 || !json_f64(d, json_get(d, hot, "elapsed"), &el) || !(el >= 0) ||
        el > 1e9 || (h->n > 0 && json_len(d, ps) != h->n)) {
-      dds_err(SiOtherErr, "the daemon's hotset reading is not one of %d peer sets with its time", h->n);
+      spmi_err(SiOtherErr, "the daemon's hotset reading is not one of %d peer sets with its time", h->n);
       return SiOtherErr;
    }
    cons_to_timeval(&h->pub.time, sec, nsec);
@@ -181,7 +181,7 @@ static int read_hset(struct hset *h)
    }
    return 0;
 bad:
-   dds_err(SiOtherErr, "the daemon's hotset reading has a group this library does not read");
+   spmi_err(SiOtherErr, "the daemon's hotset reading has a group this library does not read");
    return SiOtherErr;
 }
 
@@ -230,7 +230,7 @@ struct SpmiHotVals *SpmiNextHotItem(struct SpmiHotSet *HotSet, struct SpmiHotVal
    if (cons_lock())
       return NULL;
    if (!index || !value || !name) {
-      dds_err(SiBadArgument, "SpmiNextHotItem: index, value and name are needed");
+      spmi_err(SiBadArgument, "SpmiNextHotItem: index, value and name are needed");
       goto out;
    }
    if (!(h = cons_hset_of(HotSet)))

@@ -24,12 +24,12 @@ struct hset *cons_hset_of(const struct SpmiHotSet *p)
    for (int i = 0; i < nhsets; i++)
       if ((uintptr_t)&hsets[i]->pub == (uintptr_t)p)
          return hsets[i];
-   dds_err(SiInvalidCx, "%p is not a hotset of this process (created by SpmiCreateHotSet and not freed)",
+   spmi_err(SiInvalidCx, "%p is not a hotset of this process (created by SpmiCreateHotSet and not freed)",
            (const void *)p);
    return NULL;
 }
 
-static void hot_def(struct dds_buf *w, const struct hval *v)
+static void hot_def(struct spmi_buf *w, const struct hval *v)
 {
    json_putf(w, "{\"stat\":");
    json_put_str(w, v->stat);
@@ -43,7 +43,7 @@ static void hot_def(struct dds_buf *w, const struct hval *v)
 
 static int hot_call(const char *op, int id, int index, const struct hval *def, int *answer)
 {
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
 
    json_putf(&w, "{\"op\":\"%s\",\"id\":%d,\"index\":%d", op, id, index);
    if (def) {
@@ -57,7 +57,7 @@ static int hot_call(const char *op, int id, int index, const struct hval *def, i
       *answer = 0;
       int k = json_get(&cons_st.doc, 0, "id");
       if (k >= 0 && !json_int(&cons_st.doc, k, answer)) {
-         dds_err(SiOtherErr, "the daemon's answer to %s has a bad id", op);
+         spmi_err(SiOtherErr, "the daemon's answer to %s has a bad id", op);
          return SiOtherErr;
       }
    }
@@ -90,9 +90,9 @@ struct SpmiHotSet *SpmiCreateHotSet(void)
    if (cons_lock())
       return NULL;
    if (nhsets >= MAX_SETS) {
-      dds_err(SiCallocFailed, "this process has %d hotsets, the most the library keeps", MAX_SETS);
+      spmi_err(SiCallocFailed, "this process has %d hotsets, the most the library keeps", MAX_SETS);
    } else if (!(n = realloc(hsets, (size_t)(nhsets + 1) * sizeof *n)) || !(hsets = n, h = calloc(1, sizeof *h))) {
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
    } else {
       /* Made in the daemon by the first add or read (ensure), as after a
        * restart: created while the daemon is down, it works once it is up. */
@@ -117,7 +117,7 @@ static void free_hval(struct hval *v)
 static SpmiStatHdl peer_stat(const char *path, const char *name)
 {
    const struct jdoc *d = &cons_st.doc;
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    int a;
    const char *nm;
 
@@ -132,7 +132,7 @@ static SpmiStatHdl peer_stat(const char *path, const char *name)
       if (st >= 0 && json_str(d, json_get(d, st, "Name"), &nm) && strcmp(nm, name) == 0)
          return cons_stat_of(d, st);
    }
-   dds_err(SiNotFound, "no statistic %s in the subcontexts of %s", name, path);
+   spmi_err(SiNotFound, "no statistic %s in the subcontexts of %s", name, path);
    return NULL;
 }
 
@@ -154,26 +154,26 @@ struct SpmiHotVals *SpmiAddSetHot(struct SpmiHotSet *HotSet, CONST char *StatNam
    if (!(h = cons_hset_of(HotSet)) || !(c = cons_cx(GrandParent)))
       goto out;
    if (!StatName || !*StatName || strchr(StatName, '/') || !*c->path) {
-      dds_err(SiBadArgument, "SpmiAddSetHot: a statistic name (no path) and a grandparent other than Top are needed");
+      spmi_err(SiBadArgument, "SpmiAddSetHot: a statistic name (no path) and a grandparent other than Top are needed");
       goto out;
    }
    if (h->n >= HOT_MAX_PEERS) {
-      dds_err(SiCallocFailed, "the hotset has %d peer sets, the most the daemon keeps", HOT_MAX_PEERS);
+      spmi_err(SiCallocFailed, "the hotset has %d peer sets, the most the daemon keeps", HOT_MAX_PEERS);
       goto out;
    }
    if (maxresp < SHRT_MIN || maxresp > SHRT_MAX || frequency < SHRT_MIN || frequency > SHRT_MAX ||
        severity < SHRT_MIN || severity > SHRT_MAX || trap_no < SHRT_MIN || trap_no > SHRT_MAX) {
-      dds_err(SiBadArgument, "SpmiAddSetHot: maxresp, frequency, severity and trap_no must fit in a short");
+      spmi_err(SiBadArgument, "SpmiAddSetHot: maxresp, frequency, severity and trap_no must fit in a short");
       goto out;
    }
    if (!(n = realloc(h->v, (size_t)(h->n + 1) * sizeof *n)) || !(h->v = n, v = calloc(1, sizeof *v))) {
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       goto out;
    }
    if (cons_join(gp, sizeof gp, c->path, "*") || cons_join(v->stat, sizeof v->stat, gp, StatName))
       goto bad;
    if (!(v->pub.path = strdup(c->path))) {
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       goto bad;
    }
    /* Names for the daemon; a value out of range goes as a number, for the
@@ -213,12 +213,12 @@ struct SpmiHotVals *SpmiAddSetHot(struct SpmiHotSet *HotSet, CONST char *StatNam
    if (cons_hot_ensure(h) || hot_call("hotset.add", h->id, 0, v, &ix))
       goto bad;
    if (ix != h->n) {
-      dds_err(SiOtherErr, "the daemon put the peer set at %d, not %d", ix, h->n);
+      spmi_err(SiOtherErr, "the daemon put the peer set at %d, not %d", ix, h->n);
       goto bad;
    }
    h->v[h->n++] = v;
    if (!(v->pub.stat = peer_stat(v->pub.path, StatName)))
-      dds_clear_err(); /* added: its description comes with a peer */
+      spmi_clear_err(); /* added: its description comes with a peer */
    cons_unlock();
    return &v->pub;
 bad:
@@ -243,7 +243,7 @@ int SpmiDelSetHot(struct SpmiHotSet *HotSet, struct SpmiHotVals *HotVal)
       if ((uintptr_t)&h->v[k]->pub == (uintptr_t)HotVal)
          i = k;
    if (i < 0) {
-      dds_err(SiBadArgument, "%p is not a peer set SpmiAddSetHot added to this hotset", (void *)HotVal);
+      spmi_err(SiBadArgument, "%p is not a peer set SpmiAddSetHot added to this hotset", (void *)HotVal);
       rc = SiBadArgument;
       goto out;
    }
@@ -283,7 +283,7 @@ int SpmiFreeHotSet(struct SpmiHotSet *HotSet)
        * or a lost one it went with that connection). */
       if (cons_ready() == 0 && h->gen == cons_st.gen)
          hot_call("hotset.free", h->id, 0, NULL, NULL);
-      dds_clear_err();
+      spmi_clear_err();
       for (int i = 0; i < nhsets; i++)
          if (hsets[i] == h) {
             hsets[i] = hsets[--nhsets];

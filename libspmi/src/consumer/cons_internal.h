@@ -68,8 +68,8 @@ int json_len(const struct jdoc *d, int i);         /* elements of an array, or -
 
 /* Appends s to w as a JSON string, quotes included; json_putf appends
  * JSON text as printf formats it. */
-void json_put_str(struct dds_buf *w, const char *s);
-void json_putf(struct dds_buf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void json_put_str(struct spmi_buf *w, const char *s);
+void json_putf(struct spmi_buf *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
 /* ---- connection (cons_conn.c) ----------------------------------------- */
 
@@ -98,7 +98,7 @@ void cons_unlock(void);
  * connection the daemon had closed is sent once more on a new one (only
  * for requests that do not depend on the session: peek, get). w is
  * freed. */
-int  cons_call(struct dds_buf *w, int retry);
+int  cons_call(struct spmi_buf *w, int retry);
 /* The code of the daemon's error object e ({"code":..,"msg":..}),
  * SiOtherErr when it has none; with msg, its message. */
 int  cons_err_code(const struct jdoc *d, int e, const char **msg);

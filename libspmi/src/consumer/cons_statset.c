@@ -53,7 +53,7 @@ static struct sset *sset_of(const struct SpmiStatSet *p)
    for (int i = 0; i < nssets; i++)
       if ((uintptr_t)&ssets[i]->pub == (uintptr_t)p)
          return ssets[i];
-   dds_err(SiInvalidCx, "%p is not a statset of this process (created by SpmiCreateStatSet and not freed)",
+   spmi_err(SiInvalidCx, "%p is not a statset of this process (created by SpmiCreateStatSet and not freed)",
            (const void *)p);
    return NULL;
 }
@@ -65,7 +65,7 @@ static int sval_index(const struct sset *s, const struct SpmiStatVals *p)
    for (int i = 0; i < s->n; i++)
       if ((uintptr_t)&s->v[i]->pub == (uintptr_t)p)
          return i;
-   dds_err(SiNotFound, "%p is not a value of this statset", (const void *)p);
+   spmi_err(SiNotFound, "%p is not a value of this statset", (const void *)p);
    return -1;
 }
 
@@ -76,9 +76,9 @@ struct SpmiStatSet *SpmiCreateStatSet(void)
    if (cons_lock())
       return NULL;
    if (nssets >= MAX_SETS) {
-      dds_err(SiCallocFailed, "this process has %d statsets, the most the library keeps", MAX_SETS);
+      spmi_err(SiCallocFailed, "this process has %d statsets, the most the library keeps", MAX_SETS);
    } else if (!(n = realloc(ssets, (size_t)(nssets + 1) * sizeof *n)) || !(ssets = n, s = calloc(1, sizeof *s))) {
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
    } else {
       s->cursor = -1;
       ssets[nssets++] = s;
@@ -97,7 +97,7 @@ static void free_sval(struct sval *v)
 static struct SpmiStatVals *add_path(struct sset *s, const char *path)
 {
    const struct jdoc *d = &cons_st.doc;
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    struct sval *v;
    int smp, items, it, e, code;
    const char *msg;
@@ -109,7 +109,7 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
       if (strcmp(s->v[i]->path, path) == 0) {
          /* The guide counts the times a statistic is in the set. */
          if (s->v[i]->pub.ref_count == INT_MAX) {
-            dds_err(SiCallocFailed, "%s is in the statset %d times, the most ref_count counts", path, INT_MAX);
+            spmi_err(SiCallocFailed, "%s is in the statset %d times, the most ref_count counts", path, INT_MAX);
             return NULL;
          }
          s->v[i]->pub.ref_count++;
@@ -117,7 +117,7 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
       }
    }
    if (s->n >= SET_MAX_STATS) {
-      dds_err(SiCallocFailed, "the statset holds %d statistics, the most one statset may (its read is one answer of the daemon)", s->n);
+      spmi_err(SiCallocFailed, "the statset holds %d statistics, the most one statset may (its read is one answer of the daemon)", s->n);
       return NULL;
    }
    json_putf(&w, "{\"op\":\"get\",\"paths\":[");
@@ -128,17 +128,17 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
    smp = json_get(d, 0, "sample");
    items = json_get(d, smp, "Items");
    if (json_len(d, items) != 1) {
-      dds_err(SiOtherErr, "the daemon answered get without the value of %s", path);
+      spmi_err(SiOtherErr, "the daemon answered get without the value of %s", path);
       return NULL;
    }
    it = d->n[items].first;
    /* One that has no value now may have later. */
    if ((e = json_get(d, it, "err")) >= 0 && (code = cons_err_code(d, e, &msg)) != SiNoValue) {
-      dds_err(code, "%s", msg);
+      spmi_err(code, "%s", msg);
       return NULL;
    }
    if (json_get(d, it, "stat") < 0) {
-      dds_err(SiNotFound, "%s is not a statistic the daemon serves", path);
+      spmi_err(SiNotFound, "%s is not a statistic the daemon serves", path);
       return NULL;
    }
    if (!(sh = cons_stat_of(d, json_get(d, it, "stat"))))
@@ -152,7 +152,7 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
       int nc = s->cap ? s->cap * 2 : 8;
       struct sval **n = realloc(s->v, (size_t)nc * sizeof *n);
       if (!n) {
-         dds_err(SiCallocFailed, "out of memory");
+         spmi_err(SiCallocFailed, "out of memory");
          return NULL;
       }
       s->v = n;
@@ -160,7 +160,7 @@ static struct SpmiStatVals *add_path(struct sset *s, const char *path)
    }
    if (!(v = calloc(1, sizeof *v)) || !(v->path = strdup(path))) {
       free(v);
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
       return NULL;
    }
    v->pub.stat = sh;
@@ -183,7 +183,7 @@ struct SpmiStatVals *SpmiPathAddSetStat(struct SpmiStatSet *StatSet, CONST char 
    if (!(s = sset_of(StatSet)) || (Parent && !(c = cons_cx(Parent))))
       goto out;
    if (!StatName || !*StatName) {
-      dds_err(SiBadArgument, "SpmiPathAddSetStat: no statistic name");
+      spmi_err(SiBadArgument, "SpmiPathAddSetStat: no statistic name");
       goto out;
    }
    if (cons_join(p, sizeof p, c ? c->path : "", StatName) == 0)
@@ -236,7 +236,7 @@ int SpmiDelSetStat(struct SpmiStatSet *StatSet, struct SpmiStatVals *StatVal)
 /* Frees the daemon's copy of s; 0 or an SPMI code. */
 static int free_srv(const struct sset *s)
 {
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
 
    json_putf(&w, "{\"op\":\"statset.free\",\"id\":%d}", s->srv_id);
    return cons_call(&w, 0);
@@ -264,7 +264,7 @@ int SpmiFreeStatSet(struct SpmiStatSet *StatSet)
        * went with it). */
       if (s->srv_id && cons_ready() == 0 && s->srv_gen == cons_st.gen)
          free_srv(s);
-      dds_clear_err();
+      spmi_clear_err();
       for (int i = 0; i < nssets; i++)
          if (ssets[i] == s) {
             ssets[i] = ssets[--nssets];
@@ -291,12 +291,12 @@ static int sync_sset(struct sset *s)
       /* After a delete the old copy goes first. */
       if (s->srv_gen == cons_st.gen && (rc = free_srv(s)) && rc != SiInvalidCx)
          return rc;
-      struct dds_buf w = {0};
+      struct spmi_buf w = {0};
       json_putf(&w, "{\"op\":\"statset.create\"}");
       if ((rc = cons_call(&w, 0)))
          return rc;
       if (!json_int(d, json_get(d, 0, "id"), &id) || id <= 0) {
-         dds_err(SiOtherErr, "the daemon's answer to statset.create has no id");
+         spmi_err(SiOtherErr, "the daemon's answer to statset.create has no id");
          return SiOtherErr;
       }
       s->srv_id = id;
@@ -305,7 +305,7 @@ static int sync_sset(struct sset *s)
       s->dirty = 0;
    }
    while (s->synced < s->n) {
-      struct dds_buf w = {0};
+      struct spmi_buf w = {0};
       int k = s->synced, end = s->synced;
       size_t len = 0;
       json_putf(&w, "{\"op\":\"statset.add\",\"id\":%d,\"keep\":true,\"paths\":[", s->srv_id);
@@ -314,7 +314,7 @@ static int sync_sset(struct sset *s)
          len += strlen(s->v[end++]->path) * 6 + 3;
       for (int i = k; i < end; i++) {
          if (i > k)
-            dds_put8(&w, ',');
+            spmi_put8(&w, ',');
          json_put_str(&w, s->v[i]->path);
       }
       json_putf(&w, "]}");
@@ -328,14 +328,14 @@ static int sync_sset(struct sset *s)
 static int read_sset(struct sset *s, int force)
 {
    const struct jdoc *d = &cons_st.doc;
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    int smp, items, it, k = 0, e;
    const char *t;
    int64_t sec;
    long nsec;
 
    if (s->n == 0) {
-      dds_err(SiBadArgument, "the statset is empty");
+      spmi_err(SiBadArgument, "the statset is empty");
       return SiBadArgument;
    }
    if (sync_sset(s))
@@ -352,14 +352,14 @@ static int read_sset(struct sset *s, int force)
    items = json_get(d, smp, "Items");
    if (!json_str(d, json_get(d, smp, "Time"), &t) || strlen(t) >= sizeof s->after ||
        cons_parse_time(t, &sec, &nsec) < 0 || json_len(d, items) != s->n) {
-      dds_err(SiOtherErr, "the daemon's answer to statset.get is not a sample of %d values with its time", s->n);
+      spmi_err(SiOtherErr, "the daemon's answer to statset.get is not a sample of %d values with its time", s->n);
       return SiOtherErr;
    }
    /* Check every item before changing anything. */
    for (it = d->n[items].first; it >= 0; it = d->n[it].next) {
       struct cons_raw r;
       if (d->n[it].type != J_OBJ || cons_read_value(d, json_get(d, it, "value"), &r) < 0) {
-         dds_err(SiOtherErr, "the daemon sent a value this library does not read");
+         spmi_err(SiOtherErr, "the daemon sent a value this library does not read");
          return SiOtherErr;
       }
    }
@@ -380,7 +380,7 @@ static int read_sset(struct sset *s, int force)
       v->pub.error = SiSuccess;
       if (st >= 0 && (h = cons_stat_of(d, st)) != NULL)
          v->pub.stat = h; /* its description may change with the daemon */
-      dds_clear_err();
+      spmi_clear_err();
       desc = cons_stat(v->pub.stat);
       if ((e = json_get(d, it, "err")) >= 0)
          v->pub.error = (enum Error)cons_err_code(d, e, NULL);
@@ -436,11 +436,11 @@ static int decode(struct sset *s, int i, float *out)
    struct SpmiStat *desc = cons_stat(v->pub.stat);
 
    if (!s->read) {
-      dds_err(SiNoValue, "no value yet: call SpmiGetStatSet first");
+      spmi_err(SiNoValue, "no value yet: call SpmiGetStatSet first");
       return SiNoValue;
    }
    if (v->pub.error != SiSuccess || !desc) {
-      dds_err(desc ? (int)v->pub.error : SiNoValue, "no value for %s in the last read", v->path);
+      spmi_err(desc ? (int)v->pub.error : SiNoValue, "no value for %s in the last read", v->path);
       return SpmiErrno;
    }
    if (desc->value_type == SiQuantity)
@@ -494,7 +494,7 @@ struct SpmiStatVals *SpmiNextValue(struct SpmiStatSet *StatSet, struct SpmiStatV
    if (value)
       return step(StatSet, StatVal, !StatVal, value);
    if (cons_lock() == 0) { /* the error, as every call's, under the lock */
-      dds_err(SiBadArgument, "SpmiNextValue: no place for the value");
+      spmi_err(SiBadArgument, "SpmiNextValue: no place for the value");
       cons_unlock();
    }
    return NULL;

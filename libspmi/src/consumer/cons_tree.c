@@ -65,7 +65,7 @@ static int entry_path(const struct jdoc *d, int e, char *out, size_t n, int *is_
 #define PEEK_PAGE 1000 /* about 300 bytes an entry: 0.3 MB a page */
 static int peek_page(struct cons_cx *c, const char *from, int limit, int *more)
 {
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    int rc, a, m;
 
    *more = 0;
@@ -80,7 +80,7 @@ static int peek_page(struct cons_cx *c, const char *from, int limit, int *more)
    if ((rc = cons_call(&w, 1)) != 0) {
       if (rc == SiNotFound && *c->path && c->info) {
          c->pub.deleted = 1;
-         dds_err(SiDeleted, "context %s has been deleted (the daemon no longer serves it)", c->path);
+         spmi_err(SiDeleted, "context %s has been deleted (the daemon no longer serves it)", c->path);
       }
       return -1;
    }
@@ -90,7 +90,7 @@ static int peek_page(struct cons_cx *c, const char *from, int limit, int *more)
    if (a < 0)
       return -2;
    if (json_len(&cons_st.doc, a) < 0) {
-      dds_err(SiOtherErr, "the daemon's peek answer is not a list");
+      spmi_err(SiOtherErr, "the daemon's peek answer is not a list");
       return -1;
    }
    return a;
@@ -106,12 +106,12 @@ static int peek_self(struct cons_cx *c, int *is_cx)
 
    if (a < 0) {
       if (a == -2)
-         dds_err(SiNotFound, "no context %s", c->path);
+         spmi_err(SiNotFound, "no context %s", c->path);
       return -1;
    }
    e = cons_st.doc.n[a].first;
    if (e < 0 || !entry_path(&cons_st.doc, e, ep, sizeof ep, is_cx) || strcmp(ep, c->path) != 0) {
-      dds_err(SiOtherErr, "the daemon's answer for %s does not start with it", c->path);
+      spmi_err(SiOtherErr, "the daemon's answer for %s does not start with it", c->path);
       return -1;
    }
    return e;
@@ -184,7 +184,7 @@ static int list(struct cons_cx *c, int want_cx, int want_st)
       if (!more || a < 0)
          break;
       if (strcmp(prev, from) == 0) { /* a page that does not advance: never loop */
-         dds_err(SiOtherErr, "the daemon's listing of %s does not advance past %s", *c->path ? c->path : "Top", from);
+         spmi_err(SiOtherErr, "the daemon's listing of %s does not advance past %s", *c->path ? c->path : "Top", from);
          goto fail;
       }
    }
@@ -213,7 +213,7 @@ static int list(struct cons_cx *c, int want_cx, int want_st)
    }
    return 0;
 oom:
-   dds_err(SiCallocFailed, "out of memory");
+   spmi_err(SiCallocFailed, "out of memory");
 fail:
    free(links);
    free(slinks);
@@ -241,7 +241,7 @@ SpmiCxHdl SpmiPathGetCx(CONST char *CxPath, SpmiCxHdl Parent)
    if ((e = peek_self(c, &is_cx)) < 0)
       goto out;
    if (!is_cx) {
-      dds_err(SiBadArgument, "%s is a statistic, not a context", p);
+      spmi_err(SiBadArgument, "%s is a statistic, not a context", p);
       goto out;
    }
    describe(c, &cons_st.doc, e);
@@ -293,7 +293,7 @@ struct SpmiCx *SpmiGetCx(SpmiCxHdl CxHandle)
       int e, is_cx;
       if (!c->info && (e = peek_self(c, &is_cx)) >= 0 && is_cx) /* known by its path only */
          describe(c, &cons_st.doc, e);
-      dds_clear_err(); /* the handle is good: its structure, as known */
+      spmi_clear_err(); /* the handle is good: its structure, as known */
       r = &c->pub;
    }
    cons_unlock();
@@ -320,7 +320,7 @@ char *SpmiStatGetPath(SpmiCxHdl Parent, SpmiStatHdl StatHandle, int MaxLevels)
    if (cons_lock())
       return NULL;
    if (MaxLevels < 0) {
-      dds_err(SiBadArgument, "SpmiStatGetPath: MaxLevels %d is negative", MaxLevels);
+      spmi_err(SiBadArgument, "SpmiStatGetPath: MaxLevels %d is negative", MaxLevels);
       goto out;
    }
    if (!(c = cons_cx(Parent)) || !(s = cons_stat(StatHandle)) || cons_join(p, sizeof p, c->path, s->name))
@@ -336,7 +336,7 @@ char *SpmiStatGetPath(SpmiCxHdl Parent, SpmiStatHdl StatHandle, int MaxLevels)
    }
    free(stat_path);
    if (!(stat_path = strdup(start)))
-      dds_err(SiCallocFailed, "out of memory");
+      spmi_err(SiCallocFailed, "out of memory");
    r = stat_path;
 out:
    cons_unlock();
@@ -353,7 +353,7 @@ int SpmiInstantiate(SpmiCxHdl CxHandle)
    if (!(c = cons_cx(CxHandle))) {
       rc = SiInvalidCx;
    } else if ((rc = list(c, 0, 0)) == 0 && c->pub.inst_freq == SiNoInst) {
-      dds_err(SiNotInst, "context %s is not instantiable", *c->path ? c->path : "Top");
+      spmi_err(SiNotInst, "context %s is not instantiable", *c->path ? c->path : "Top");
       rc = SiNotInst;
    }
    cons_unlock();

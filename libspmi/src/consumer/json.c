@@ -423,24 +423,24 @@ int json_f64(const struct jdoc *d, int i, double *v)
    return 1;
 }
 
-void json_put_str(struct dds_buf *w, const char *s)
+void json_put_str(struct spmi_buf *w, const char *s)
 {
-   dds_put8(w, '"');
+   spmi_put8(w, '"');
    for (; *s; s++) {
       unsigned char c = (unsigned char)*s;
       if (c == '"' || c == '\\') {
-         dds_put8(w, '\\');
-         dds_put8(w, c);
+         spmi_put8(w, '\\');
+         spmi_put8(w, c);
       } else if (c < 0x20) {
          json_putf(w, "\\u%04x", c);
       } else {
-         dds_put8(w, c);
+         spmi_put8(w, c);
       }
    }
-   dds_put8(w, '"');
+   spmi_put8(w, '"');
 }
 
-void json_putf(struct dds_buf *w, const char *fmt, ...)
+void json_putf(struct spmi_buf *w, const char *fmt, ...)
 {
    va_list ap;
    char *s;
@@ -454,6 +454,6 @@ void json_putf(struct dds_buf *w, const char *fmt, ...)
       return;
    }
    for (int i = 0; i < n; i++)
-      dds_put8(w, (uint8_t)s[i]);
+      spmi_put8(w, (uint8_t)s[i]);
    free(s);
 }

@@ -3,7 +3,8 @@
  * serves whole (docs/DDS.md §1, Batches). SiShBatch counts batches begun,
  * SiShBatchEnd batches ended; the daemon copies values only when the two
  * are equal and SiShBatch did not move during the copy. No lock, so any
- * number of threads may run batches at once. */
+ * number of threads may run batches at once, and SpmiExit in a signal
+ * handler cannot deadlock with one (map.c keeps what they touch mapped). */
 #define _GNU_SOURCE
 #include <sched.h>
 #include <time.h>
@@ -13,10 +14,10 @@
  * copying): not waited for again until it changes. 0 (even) for none. */
 static uint32_t ignored;
 
-/* This thread's open batches and the mapping the outermost one counted on,
- * so nested batches and a batch spanning SpmiDdsInit pair up, and a stray
- * SpmiDdsEnd cannot leave SiShBatchEnd ahead (every read would then find
- * a batch open). */
+/* This thread's open batches and the mapping the outermost one holds
+ * (map.c), so nested batches and a batch spanning SpmiExit or SpmiDdsInit
+ * pair up, and a stray SpmiDdsEnd cannot leave SiShBatchEnd ahead (every
+ * read would then find a batch open). */
 static _Thread_local unsigned depth;
 static _Thread_local SpmiShare *batch_hdr;
 
@@ -52,7 +53,7 @@ void SpmiDdsBegin(void)
    if (depth++ > 0)
       h = batch_hdr;
    else
-      h = batch_hdr = dds_st.hdr;
+      h = batch_hdr = dds_map_hold();
    if (!h)
       return;
    r = __atomic_load_n(&h->SiShReading, __ATOMIC_ACQUIRE);
@@ -68,9 +69,11 @@ void SpmiDdsEnd(void)
 
    if (depth == 0)
       return; /* no batch open in this thread */
-   if (--depth == 0)
-      batch_hdr = NULL;
-   /* A mapping SpmiExit removed meanwhile is not touched. */
-   if (h && h == dds_st.hdr)
+   /* Held, so mapped, even after SpmiExit. */
+   if (h)
       __atomic_fetch_add(&h->SiShBatchEnd, 1, __ATOMIC_SEQ_CST);
+   if (--depth == 0) {
+      batch_hdr = NULL;
+      dds_map_release();
+   }
 }

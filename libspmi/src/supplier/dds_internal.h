@@ -57,9 +57,9 @@ struct dds_state {
 
 extern struct dds_state dds_st;
 
-/* Frames: dds_put* into a buffer that starts with the 8-byte head. */
-void dds_frame_begin(struct dds_buf *w);
-int  dds_frame_end(struct dds_buf *w, uint16_t type);
+/* Frames: spmi_put* into a buffer that starts with the 8-byte head. */
+void dds_frame_begin(struct spmi_buf *w);
+int  dds_frame_end(struct spmi_buf *w, uint16_t type);
 
 /* Sends a frame (fd attached when >= 0) and reads its reply. On success
  * returns 0 with *value set; otherwise SpmiErrno is set and it returns
@@ -75,6 +75,13 @@ int      dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
 void     dds_file_close(void); /* unmaps; removes the file if still ours */
 uint64_t dds_new_gen(uint64_t old);
 
+/* The mapping batches hold (map.c), from the outermost SpmiDdsBegin to
+ * its SpmiDdsEnd; file.c publishes and retires it. */
+SpmiShare *dds_map_hold(void);
+void       dds_map_release(void);
+void       dds_map_publish(SpmiShare *h);
+void       dds_map_retire(SpmiShare *h, size_t len);
+
 /* Init message from the guide's tables; 0 or an SPMI code. */
 int dds_build_init(CONST cx_create *cx, int ncx, CONST cx_create *ix, int nix,
                    const char *file, int size);
@@ -84,7 +91,7 @@ int dds_register(void);
 /* Builds the AddCx frame of l into w; with replay it asks for the slot at
  * l->off (the daemon publishes it as it is), else the daemon chooses; 0 or
  * an SPMI code. */
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay);
+int dds_addcx_frame(struct spmi_buf *w, const struct dds_live *l, int replay);
 /* Reconnects when the daemon went away; 0 when registered. */
 int dds_ready(void);
 

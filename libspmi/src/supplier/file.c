@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
 /* file.c - the shared file: created, sized, mapped and given its header
- * (docs/DDS.md §1), its generation published last, removed at exit. */
+ * (docs/DDS.md §1), its generation published last, removed at exit (its
+ * mapping retired as map.c says). */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
@@ -54,7 +55,7 @@ static int open_file(const char *path)
    fd = open(path, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
    if (fd >= 0 || (errno != EACCES && errno != EEXIST && errno != EPERM)) {
       if (fd < 0)
-         dds_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
+         spmi_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
       return fd;
    }
    int e = errno;
@@ -65,7 +66,7 @@ static int open_file(const char *path)
    }
    if (fd >= 0)
       close(fd);
-   dds_err(SiShmemFailed, "shared file %s: %s", path, strerror(e));
+   spmi_err(SiShmemFailed, "shared file %s: %s", path, strerror(e));
    return -1;
 }
 
@@ -82,14 +83,14 @@ int dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
       return SiShmemFailed;
    dds_st.fd = fd;
    if (ftruncate(fd, (off_t)len) < 0 || fstat(fd, &st) < 0) {
-      dds_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
+      spmi_err(SiShmemFailed, "shared file %s: %s", path, strerror(errno));
       return SiShmemFailed;
    }
    dds_st.dev = st.st_dev;
    dds_st.ino = st.st_ino;
    h = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
    if (h == MAP_FAILED) {
-      dds_err(SiShmemFailed, "mmap %s: %s", path, strerror(errno));
+      spmi_err(SiShmemFailed, "mmap %s: %s", path, strerror(errno));
       return SiShmemFailed;
    }
    dds_st.hdr = h;
@@ -108,6 +109,7 @@ int dds_file_create(const char *path, uint32_t area_len, uint32_t perm_len)
    h->SiShArea = (char *)h + sizeof(SpmiShare);
    snprintf(h->SiShName, sizeof h->SiShName, "%s", path);
    gettimeofday(&h->SiShT, NULL);
+   dds_map_publish(h);
    return 0;
 }
 
@@ -133,7 +135,7 @@ void dds_file_close(void)
    struct stat st;
 
    if (dds_st.hdr)
-      munmap(dds_st.hdr, dds_st.maplen);
+      dds_map_retire(dds_st.hdr, dds_st.maplen);
    dds_st.hdr = NULL;
    if (!dds_st.in_place && dds_st.path &&
        lstat(dds_st.path, &st) == 0 && st.st_dev == dds_st.dev && st.st_ino == dds_st.ino)

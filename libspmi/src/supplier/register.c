@@ -24,23 +24,23 @@ static int giveup(const struct dds_live *l, int code, uint64_t got)
       snprintf(why, sizeof why, "gave it the slot at %llu", (unsigned long long)got);
    dds_disconnect();
    __atomic_store_n(&dds_st.hdr->SiShGoAway, 1, __ATOMIC_RELEASE);
-   dds_err(SiAssumedDead, "the daemon restarted; volatile context %s had the slot at %u, "
+   spmi_err(SiAssumedDead, "the daemon restarted; volatile context %s had the slot at %u, "
            "where the supplier writes it, and the new daemon %s: call SpmiExit and start again",
            l->path, l->off, why);
    return SiAssumedDead;
 }
 
-int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay)
+int dds_addcx_frame(struct spmi_buf *w, const struct dds_live *l, int replay)
 {
    dds_frame_begin(w);
-   dds_put16(w, l->ix);
-   dds_putstr(w, l->path, strlen(l->path));
-   dds_putstr(w, l->descr, strlen(l->descr));
-   dds_put32(w, l->asn);
+   spmi_put16(w, l->ix);
+   spmi_putstr(w, l->path, strlen(l->path));
+   spmi_putstr(w, l->descr, strlen(l->descr));
+   spmi_put32(w, l->asn);
    if (replay) {
-      dds_put32(w, l->off);
+      spmi_put32(w, l->off);
       if (l->off == 0) /* 0 alone means "any" */
-         dds_put32(w, DDS_ADDCX_REPLAY);
+         spmi_put32(w, DDS_ADDCX_REPLAY);
    }
    return dds_frame_end(w, DDS_MSG_ADDCX);
 }
@@ -51,7 +51,7 @@ int dds_addcx_frame(struct dds_buf *w, const struct dds_live *l, int replay)
  * zeroed. */
 static int replay(void)
 {
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    int rc = 0, lost = 0;
 
    for (int i = 0; i < dds_st.nlive && !rc; i++) {
@@ -59,7 +59,7 @@ static int replay(void)
       uint64_t off = 0;
 
       if (dds_addcx_frame(&w, l, 1) != 0) {
-         dds_err(SiCallocFailed, "out of memory replaying volatile contexts");
+         spmi_err(SiCallocFailed, "out of memory replaying volatile contexts");
          rc = SiCallocFailed;
       } else {
          rc = dds_round_trip(w.b, w.len, -1, &off, &lost);
@@ -95,14 +95,14 @@ int dds_register(void)
 int dds_ready(void)
 {
    if (!dds_st.inited) {
-      dds_err(SiNotInit, "SpmiDdsInit has not been called, or SpmiExit has");
+      spmi_err(SiNotInit, "SpmiDdsInit has not been called, or SpmiExit has");
       return SiNotInit;
    }
-   if (dds_st.sock >= 0 && dds_peer_closed(dds_st.sock))
+   if (dds_st.sock >= 0 && spmi_peer_closed(dds_st.sock))
       dds_disconnect();
    if (__atomic_load_n(&dds_st.hdr->SiShGoAway, __ATOMIC_ACQUIRE)) {
       dds_disconnect();
-      dds_err(SiAssumedDead, "the daemon set SiShGoAway: call SpmiExit");
+      spmi_err(SiAssumedDead, "the daemon set SiShGoAway: call SpmiExit");
       return SiAssumedDead;
    }
    return dds_st.sock >= 0 ? 0 : dds_register();
@@ -112,9 +112,9 @@ int SpmiDdsCheck(void)
 {
    int rc;
 
-   pthread_mutex_lock(&dds_mu);
-   dds_clear_err();
+   pthread_mutex_lock(&spmi_mu);
+   spmi_clear_err();
    rc = dds_ready();
-   pthread_mutex_unlock(&dds_mu);
+   pthread_mutex_unlock(&spmi_mu);
    return rc;
 }

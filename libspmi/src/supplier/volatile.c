@@ -11,7 +11,7 @@ static char *area(void) { return (char *)dds_st.hdr + sizeof(SpmiShare); }
 /* Sends the frame in w (built: 0, or the code its building failed with)
  * and frees it, reconnecting once if the connection was found lost while
  * sending: the daemon may have restarted since the last peek. */
-static int request(struct dds_buf *w, int built, uint64_t *v)
+static int request(struct spmi_buf *w, int built, uint64_t *v)
 {
    int lost, rc = built;
 
@@ -46,22 +46,22 @@ static int remember(const struct dds_live *l)
 static char *add_locked(unsigned short Ix, CONST char *Path, CONST char *Descr, int Asnno)
 {
    struct dds_live l = {.ix = Ix, .asn = (uint32_t)Asnno};
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    uint64_t off;
 
    if (!dds_st.inited) {
-      dds_err(SiNotInit, "SpmiDdsAddCx: SpmiDdsInit has not been called, or SpmiExit has");
+      spmi_err(SiNotInit, "SpmiDdsAddCx: SpmiDdsInit has not been called, or SpmiExit has");
       return NULL;
    }
    if (!Descr)
       Descr = "";
    if (!Path || strlen(Path) >= SI_MAXLNAME || strlen(Descr) >= SI_MAXLNAME || Asnno < 0) {
-      dds_err(SiBadArgument, "SpmiDdsAddCx: path %s, description or ASN.1 number %d invalid "
+      spmi_err(SiBadArgument, "SpmiDdsAddCx: path %s, description or ASN.1 number %d invalid "
               "(at most %d bytes each, number not negative)", Path ? Path : "(null)", Asnno, SI_MAXLNAME - 1);
       return NULL;
    }
    if (Ix >= dds_st.ntemplates) {
-      dds_err(SiBadArgument, "SpmiDdsAddCx %s: ix %u, the volatile context table has %d entries",
+      spmi_err(SiBadArgument, "SpmiDdsAddCx %s: ix %u, the volatile context table has %d entries",
               Path, Ix, dds_st.ntemplates);
       return NULL;
    }
@@ -70,13 +70,13 @@ static char *add_locked(unsigned short Ix, CONST char *Path, CONST char *Descr, 
    if (request(&w, dds_addcx_frame(&w, &l, 0), &off))
       return NULL;
    if (off < dds_st.perm_len || off % 8 || off + dds_st.slot_size[Ix] > dds_st.area_len) {
-      dds_err(SiShmemFailed, "SpmiDdsAddCx %s: the daemon returned slot offset %llu, outside the volatile part",
+      spmi_err(SiShmemFailed, "SpmiDdsAddCx %s: the daemon returned slot offset %llu, outside the volatile part",
               Path, (unsigned long long)off);
       return NULL;
    }
    l.off = (uint32_t)off;
    if (remember(&l) < 0) {
-      dds_err(SiCallocFailed, "SpmiDdsAddCx %s: out of memory", Path);
+      spmi_err(SiCallocFailed, "SpmiDdsAddCx %s: out of memory", Path);
       return NULL;
    }
    return area() + off;
@@ -86,33 +86,33 @@ char *SpmiDdsAddCx(unsigned short Ix, CONST char *Path, CONST char *Descr, int A
 {
    char *p;
 
-   pthread_mutex_lock(&dds_mu);
-   dds_clear_err();
+   pthread_mutex_lock(&spmi_mu);
+   spmi_clear_err();
    p = add_locked(Ix, Path, Descr, Asnno);
-   pthread_mutex_unlock(&dds_mu);
+   pthread_mutex_unlock(&spmi_mu);
    return p;
 }
 
 static int del_locked(char *Area)
 {
-   struct dds_buf w = {0};
+   struct spmi_buf w = {0};
    uint64_t v;
    int i, rc;
 
    if (!dds_st.inited) {
-      dds_err(SiNotInit, "SpmiDdsDelCx: SpmiDdsInit has not been called, or SpmiExit has");
+      spmi_err(SiNotInit, "SpmiDdsDelCx: SpmiDdsInit has not been called, or SpmiExit has");
       return SiNotInit;
    }
    for (i = 0; i < dds_st.nlive; i++)
       if (area() + dds_st.live[i].off == Area)
          break;
    if (i == dds_st.nlive) {
-      dds_err(SiBadArgument, "SpmiDdsDelCx: %p is not the data area of a live volatile context "
+      spmi_err(SiBadArgument, "SpmiDdsDelCx: %p is not the data area of a live volatile context "
               "(SpmiDdsAddCx returns it)", (void *)Area);
       return SiBadArgument;
    }
    dds_frame_begin(&w);
-   dds_put32(&w, dds_st.live[i].off);
+   spmi_put32(&w, dds_st.live[i].off);
    if ((rc = request(&w, dds_frame_end(&w, DDS_MSG_DELCX), &v)))
       return rc;
    memmove(&dds_st.live[i], &dds_st.live[i + 1], (size_t)(dds_st.nlive - i - 1) * sizeof *dds_st.live);
@@ -124,9 +124,9 @@ int SpmiDdsDelCx(char *Area)
 {
    int rc;
 
-   pthread_mutex_lock(&dds_mu);
-   dds_clear_err();
+   pthread_mutex_lock(&spmi_mu);
+   spmi_clear_err();
    rc = del_locked(Area);
-   pthread_mutex_unlock(&dds_mu);
+   pthread_mutex_unlock(&spmi_mu);
    return rc;
 }

@@ -14,18 +14,18 @@
 
 struct dds_state dds_st = {.fd = -1, .sock = -1};
 
-void dds_frame_begin(struct dds_buf *w)
+void dds_frame_begin(struct spmi_buf *w)
 {
    w->len = 0;
-   dds_put64(w, 0); /* the head, filled by dds_frame_end */
+   spmi_put64(w, 0); /* the head, filled by dds_frame_end */
 }
 
-int dds_frame_end(struct dds_buf *w, uint16_t type)
+int dds_frame_end(struct spmi_buf *w, uint16_t type)
 {
    uint32_t n;
 
    if (w->oom) {
-      dds_err(SiCallocFailed, "out of memory building a message");
+      spmi_err(SiCallocFailed, "out of memory building a message");
       return SiCallocFailed;
    }
    n = (uint32_t)(w->len - DDS_FRAME_HEAD);
@@ -110,7 +110,7 @@ static int lost_conn(int *lost, int t, const char *what)
 
    dds_disconnect();
    *lost = 1;
-   dds_err(SiInitFailed, "%s: connection to the daemon at %s lost: %s: %s",
+   spmi_err(SiInitFailed, "%s: connection to the daemon at %s lost: %s: %s",
            msg_name(t), dds_st.sockpath, what, strerror(e));
    return SiInitFailed;
 }
@@ -159,7 +159,7 @@ int dds_connect(void)
       snprintf(dds_st.sockpath, sizeof dds_st.sockpath, "%s", e);
    else
       sa_find_socket("dds.sock", dds_st.sockpath, sizeof dds_st.sockpath);
-   if ((s = dds_dial(dds_st.sockpath)) < 0)
+   if ((s = spmi_dial(dds_st.sockpath)) < 0)
       return SiInitFailed;
    dds_st.sock = s;
    return 0;

@@ -1,5 +1,5 @@
-// Package ctest builds the C library for Dynamic Data Suppliers (libSpmi)
-// and C programs linked with it, using the system C compiler, for tests.
+// Package ctest builds libSpmi (libspmi/) and C programs linked with it,
+// using the system C compiler, for the tests of libspmi and cmd/subagent.
 // Every test builds its own copy in a temporary directory, so tests need
 // no bin/ and packages tested in parallel do not race on one; the flags
 // are the Makefile's (target libspmi).
@@ -13,6 +13,8 @@ import (
 	"runtime"
 	"strings"
 	"testing"
+
+	"github.com/perfagent/subagent/internal/csan"
 )
 
 // CFlags are the Makefile's LIBSPMI_CFLAGS, without the include path.
@@ -20,6 +22,7 @@ var CFlags = []string{"-std=c11", "-O2", "-fPIC", "-pthread", "-Wall", "-Wextra"
 
 // Lib is a built copy of the library.
 type Lib struct {
+	San     []string // csan.Flags the library and its programs are built with
 	CC      string
 	Dir     string // holds libSpmi.so and libSpmi.a
 	Include string // libspmi/include, for spmi_dds.h and sys/Spmidef.h
@@ -70,15 +73,23 @@ func Sources(root string) []string {
 }
 
 // Build compiles the library into dir, or into a temporary directory of
-// t when dir is "".
+// t when dir is "", under the sanitizers of $SUBAGENT_C_SANITIZE (package
+// csan).
 func Build(t testing.TB, dir string) *Lib {
+	t.Helper()
+	return BuildSan(t, dir, os.Getenv(csan.Env))
+}
+
+// BuildSan is Build under the sanitizers san ("address,undefined",
+// "thread"; "" none).
+func BuildSan(t testing.TB, dir, san string) *Lib {
 	t.Helper()
 	if dir == "" {
 		dir = t.TempDir()
 	}
-	_, file, _, _ := runtime.Caller(0)
-	src := filepath.Dir(filepath.Dir(file))
-	l := &Lib{CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
+	_, file, _, _ := runtime.Caller(0) // internal/ctest/ctest.go
+	src := filepath.Join(filepath.Dir(filepath.Dir(filepath.Dir(file))), "libspmi")
+	l := &Lib{San: csan.Flags(san), CC: Compiler(t), Dir: dir, Src: src, Include: filepath.Join(src, "include"), Samples: filepath.Join(src, "..", "samples", "spmi")}
 	cs := Sources(src)
 	if len(cs) == 0 {
 		t.Fatalf("no C sources in %s", src)
@@ -89,10 +100,10 @@ func Build(t testing.TB, dir string) *Lib {
 	var objs []string
 	for _, c := range cs {
 		o := filepath.Join(l.Dir, strings.TrimSuffix(filepath.Base(c), ".c")+".o")
-		run(t, l.Dir, l.CC, append(append([]string{}, CFlags...), "-I"+l.Include, "-I"+shared, "-c", "-o", o, c)...)
+		run(t, l.Dir, l.CC, append(append(append([]string{}, CFlags...), l.San...), "-I"+l.Include, "-I"+shared, "-c", "-o", o, c)...)
 		objs = append(objs, o)
 	}
-	run(t, l.Dir, l.CC, append([]string{"-shared", "-pthread", "-o", filepath.Join(l.Dir, "libSpmi.so")}, objs...)...)
+	run(t, l.Dir, l.CC, append(append([]string{"-shared", "-pthread", "-o", filepath.Join(l.Dir, "libSpmi.so")}, l.San...), objs...)...)
 	// The Makefile's recipe: only the documented names stay global.
 	staticLib := filepath.Join(filepath.Dir(src), "scripts", "static-lib.sh")
 	run(t, l.Dir, "sh", append([]string{staticLib, filepath.Join(l.Dir, "libSpmi.a")}, objs...)...)
@@ -106,7 +117,7 @@ func Build(t testing.TB, dir string) *Lib {
 func (l *Lib) Program(t testing.TB, static bool, name string, extra []string, srcs ...string) string {
 	t.Helper()
 	out := filepath.Join(l.Dir, name)
-	args := append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...)
+	args := append(append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...), l.San...)
 	args = append(args, srcs...)
 	if static {
 		args = append(args, filepath.Join(l.Dir, "libSpmi.a"))
@@ -123,7 +134,7 @@ func (l *Lib) Internal(t testing.TB, name string, extra []string, srcs ...string
 	t.Helper()
 	objs, _ := filepath.Glob(filepath.Join(l.Dir, "*.o"))
 	out := filepath.Join(l.Dir, name)
-	args := append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...)
+	args := append(append([]string{"-Wall", "-Werror", "-pthread", "-I" + l.Include, "-o", out}, extra...), l.San...)
 	run(t, "", l.CC, append(append(args, srcs...), objs...)...)
 	return out
 }
