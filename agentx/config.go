@@ -70,6 +70,10 @@ type Registration struct {
 	UpperBound uint32
 	// Priority 1 (wins) to 255. 0 means Config.Priority.
 	Priority uint8
+	// Optional: a master that refuses it (duplicateRegistration: another
+	// subagent serves it at that priority) leaves the session up without
+	// it, logged once per refusal, instead of closing the session.
+	Optional bool
 }
 
 // String shows the range as net-snmp does, e.g. 1.3.6.1.2.1.2.2.1.[1-22].5.

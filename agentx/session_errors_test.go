@@ -189,3 +189,29 @@ func TestRegisterRefused(t *testing.T) {
 		t.Errorf("refusal logged %d times, want once:\n%s", n, r.logs)
 	}
 }
+
+// A refused optional registration (another subagent serves the log) leaves
+// the session up, logged; a refused required one still closes it.
+func TestOptionalRegisterRefused(t *testing.T) {
+	m := newFakeMaster(t)
+	cfg := testConfig(m.addr)
+	cfg.Registrations = []Registration{{Subtree: asn1tree.MustParse("1.3.6.1.2.1.92"), Optional: true}}
+	r := start(t, cfg)
+	c := m.accept()
+	c.respond(c.expect(typeOpen), NoError)
+	for range testSubtrees {
+		c.respond(c.expect(typeRegister), NoError)
+	}
+	if reg := c.expect(typeRegister); !reg.subtree.Equal(cfg.Registrations[0].Subtree) {
+		t.Fatalf("Register %s, want the optional 1.3.6.1.2.1.92", reg.subtree)
+	} else {
+		c.respond(reg, DuplicateRegistration)
+	}
+	for range cfg.Capabilities {
+		c.respond(c.expect(typeAddAgentCaps), NoError)
+	}
+	waitFor(t, "Connected", r.sa.Connected)
+	if n := r.logs.count("refused an optional registration"); n != 1 {
+		t.Errorf("the refusal logged %d times, want once:\n%s", n, r.logs)
+	}
+}

@@ -231,7 +231,10 @@ func (a *Subagent) register(ctx context.Context, s *session) error {
 	for _, g := range a.regs {
 		reg := regPacket(typeRegister, g)
 		if _, err := s.request(ctx, &reg, "Register "+g.String()); err != nil {
-			return err
+			if !g.Optional || ctx.Err() != nil || !isResponseError(err) {
+				return err
+			}
+			a.log.Warn("agentx: master refused an optional registration; serving without it", "subtree", g.String(), "err", err)
 		}
 	}
 	for _, c := range a.cfg.Capabilities {

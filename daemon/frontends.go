@@ -73,14 +73,14 @@ func (d *Daemon) addFrontends() error {
 	}
 	if cfg.AgentX != "none" {
 		s := cfg.AgentXSession
-		nlmTree, nlmRegs := nlmRegistrations(uint8(s.Priority))
+		nlmRegs := nlmRegistrations(uint8(s.Priority))
 		sub, err := agentx.NewWithSource(agentx.Config{
 			Address:       cfg.AgentX,
 			ID:            cfg.Base,
 			Description:   s.Description,
 			Timeout:       s.Timeout,
 			Priority:      uint8(s.Priority),
-			Subtrees:      []asn1tree.OID{cfg.Base, nlmTree},
+			Subtrees:      []asn1tree.OID{cfg.Base},
 			Registrations: nlmRegs,
 			Capabilities:  []agentx.Capability{{ID: cfg.Base, Description: s.Description}},
 			PingInterval:  s.PingInterval,
@@ -133,17 +133,19 @@ func (m *moment) Pinned() (any, int64) { return m.snap.Pinned() }
 // nlmRegistrations register NOTIFICATION-LOG-MIB with the master: the
 // whole module, and above snmpd's own priority the parts snmpd 5.9
 // registers for its own log, which stays empty under the daemon's
-// (notiflog.Registrations; docs/MIB.md).
-func nlmRegistrations(priority uint8) (asn1tree.OID, []agentx.Registration) {
+// (notiflog.Registrations; docs/MIB.md). They are optional: where another
+// subagent of the master serves the log already (a second daemon), this
+// one serves its own tree without it.
+func nlmRegistrations(priority uint8) []agentx.Registration {
 	if priority == 0 {
 		priority = agentx.DefaultPriority
 	}
 	tree, exact, prio := notiflog.Registrations(priority)
-	regs := make([]agentx.Registration, len(exact))
-	for i, o := range exact {
-		regs[i] = agentx.Registration{Subtree: o, Priority: prio}
+	regs := []agentx.Registration{{Subtree: tree, Priority: priority, Optional: true}}
+	for _, o := range exact {
+		regs = append(regs, agentx.Registration{Subtree: o, Priority: prio, Optional: true})
 	}
-	return tree, regs
+	return regs
 }
 
 // addResponder adds the standalone responder, answering as the daemon's
