@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The test phases of `make test`, each announced as it starts: the daemon's
-# module and the client module with -race, then the 32-bit codecs. A
+# module and the client module with -race, the expression parser's fuzz budget,
+# then the 32-bit codecs. A
 # watcher fails the run when anything appears in the system's places
 # (/run/subagent, /var/lib/subagent, /tmp/subagent-*) while it runs: tests
 # write only in their own temporary directories.
@@ -46,6 +47,11 @@ phase "the daemon's module (go test -race ./...)" "$GO" test -race -count=1 -tim
 step "go test -race: the client module (client/)"
 clientTests() { (cd client && "$GO" test -race -count=1 -timeout 10m ./...); }
 phase "the client module (cd client && go test -race ./...)" clientTests
+
+# The expression parser's fuzz budget: one minute of new inputs, past the
+# seeds that the module's go test ran above (expr/fuzz_test.go).
+step "fuzz: the expression parser, 1 minute (FuzzParse: no panic, no evaluation beyond its bound)"
+phase "fuzz: the expression parser (go test ./expr/ -fuzz FuzzParse)" "$GO" test -count=1 -run '^$' -fuzz '^FuzzParse$' -fuzztime 1m ./expr/
 
 # 32-bit suppliers share the file layout: the codecs on 386 too, run when
 # this kernel runs 386 programs (some 64-bit kernels have IA32 emulation
