@@ -154,6 +154,9 @@ func TestPerInstanceAlarmAndDerivedServed(t *testing.T) {
 	if err := (Provider{E: e}).Collect(b); err != nil {
 		t.Fatal(err)
 	}
+	if err := (AlarmProvider{E: e}).Collect(b); err != nil {
+		t.Fatal(err)
+	}
 	s := b.Finish()
 	want := map[string]string{"Derived/total/value": "135", "Derived/perflow/p1/value": "2", "Derived/perflow/p2/value": "40",
 		"Derived/perflow/p3/value": "0", "Alarm/2/instance": "p3", "Alarm/2/state": "firing"}

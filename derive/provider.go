@@ -16,7 +16,7 @@ import (
 var (
 	DerivedCx = spmi.CxDesc{Name: "Derived", Descr: "Derived statistics: named expressions of other statistics", ASN: spmi.ASNDerived}
 	AlarmCx   = spmi.CxDesc{Name: "Alarm", Descr: "Alarms: one row per alarm instance that left inactive", ASN: spmi.ASNAlarm,
-		Inst: ddswire.SiContInst, NameIsNumber: true}
+		Inst: ddswire.SiContInst, DescrStat: "name"}
 	alarmRow = spmi.CxDesc{Descr: "Alarm instance"}
 	// ExprCx is Agent/expr: each expression's last evaluation.
 	ExprCx  = spmi.CxDesc{Name: "expr", Descr: "The derived statistics' and alarms' evaluation", ASN: spmi.ASNAgentExpr, Inst: ddswire.SiContInst}
@@ -60,7 +60,7 @@ func valueStat(d *Derived) *spmiwire.StatDesc {
 	return s
 }
 
-// Provider serves the engine's last results under Derived and Alarm.
+// Provider serves the engine's derived statistics under Derived.
 // Numbering gives each derived statistic its number under Derived, kept
 // across restarts (nil: in memory).
 type Provider struct {
@@ -71,13 +71,6 @@ type Provider struct {
 func (p Provider) Name() string { return "Derived" }
 
 func (p Provider) Collect(b *spmi.Builder) error {
-	if err := p.collectDerived(b); err != nil {
-		return err
-	}
-	return p.collectAlarms(b)
-}
-
-func (p Provider) collectDerived(b *spmi.Builder) error {
 	top, err := b.Context(nil, &DerivedCx)
 	if err != nil {
 		return err
@@ -143,14 +136,19 @@ func (p Provider) collectDerived(b *spmi.Builder) error {
 // wildcards matched are joined by : (a name holds no /).
 func instName(key string) string { return strings.ReplaceAll(key, "/", ":") }
 
-func (p Provider) collectAlarms(b *spmi.Builder) error {
+// AlarmProvider serves the alarm instances' states as the Alarm table.
+type AlarmProvider struct{ E *Engine }
+
+func (p AlarmProvider) Name() string { return "Alarm" }
+
+func (p AlarmProvider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &AlarmCx)
 	if err != nil {
 		return err
 	}
 	rows := p.E.Rows()
 	for i, r := range rows {
-		in, err := b.Instance(top, &alarmRow, strconv.Itoa(i+1), "", uint32(i+1))
+		in, err := b.Instance(top, &alarmRow, strconv.Itoa(i+1), r.Alarm, uint32(i+1))
 		if err != nil {
 			return err
 		}

@@ -25,6 +25,7 @@ var (
 	memSt = []spmiwire.StatDesc{
 		{Name: "free", Descr: "free", ASN: 1, Max: 100, Val: ddswire.SiQuantity},
 		{Name: "size", Descr: "size", ASN: 2, Max: 100, Val: ddswire.SiQuantity},
+		{Name: "%free", Descr: "free", ASN: 3, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat},
 	}
 )
 
@@ -47,7 +48,7 @@ func (h host) snap(t testing.TB, at time.Time) *spmi.Snapshot {
 	}
 	m, err := b.Context(nil, &memCx)
 	must(err)
-	must(b.Stats(m, memSt, []spmiwire.Value{spmiwire.Int(h.free), spmiwire.Int(h.size)}))
+	must(b.Stats(m, memSt, []spmiwire.Value{spmiwire.Int(h.free), spmiwire.Int(h.size), spmiwire.Float(float64(h.free) / float64(max(h.size, 1)) * 100)}))
 	d, err := b.Context(nil, &diskCx)
 	must(err)
 	tot, err := b.Context(d, &totCx)
@@ -95,6 +96,7 @@ func TestScalarArithmeticAndBooleans(t *testing.T) {
 		{"not Mem/free < 10 and Mem/size != 0", 1},
 		{"abs(3 - Mem/free)", 22},
 		{"1.5e2 + .5", 150.5},
+		{"Mem/%free * 2", 25}, // % starts a name inside a path (Mem/Real/%free)
 	}
 	for _, c := range cases {
 		r := eval(t, NewRates(), s, c.src)

@@ -332,7 +332,7 @@ func pathNode(s string) *node {
 }
 
 // lex splits src into tokens. A word that starts with a letter and holds
-// a / is a path: its parts are names (letters, digits, _ . : @ -) or *;
+// a / is a path: its parts are names (letters, digits, _ . : @ % -) or *;
 // operators beside a path need spaces (Mem/Real/free / Mem/Real/size).
 func lex(src string) ([]token, error) {
 	var toks []token
@@ -412,4 +412,4 @@ func checkPath(w string, pos int) error {
 
 func isDigit(c byte) bool    { return c >= '0' && c <= '9' }
 func isLetter(c byte) bool   { return c >= 'a' && c <= 'z' || c >= 'A' && c <= 'Z' }
-func isNameByte(c byte) bool { return isLetter(c) || isDigit(c) || strings.IndexByte("_.:@-", c) >= 0 }
+func isNameByte(c byte) bool { return isLetter(c) || isDigit(c) || strings.IndexByte("_.:@%-", c) >= 0 }
