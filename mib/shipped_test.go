@@ -220,6 +220,8 @@ func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
 	c.Host.ProcRoot = filepath.Join("..", "hoststats", "testdata", "proc")
 	c.Host.SysRoot = filepath.Join("..", "hoststats", "testdata", "sys")
 	c.StateDir, c.RunDir = t.TempDir(), t.TempDir()
+	// One alarm, so that Agent/expr has a row (each expression's).
+	c.Alarms = []config.AlarmConf{{Name: "queues", Expr: "count(Disk/*/qlen) >= 0"}}
 	d, err := daemon.New(&c, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)
