@@ -52,6 +52,7 @@ type inst struct {
 	// shown: it left inactive once, so its row stays in the table while
 	// it has a value (an alarm of one value always has its row).
 	shown bool
+	gen   uint64 // the alarm's evaluation that last gave it a value
 }
 
 // Stat is one expression's last evaluation.
@@ -69,6 +70,7 @@ type derivedState struct {
 
 type alarmState struct {
 	def   Alarm
+	gen   uint64 // evaluations that gave values
 	insts map[string]*inst
 	Stat
 }
@@ -207,16 +209,18 @@ func (a *alarmState) step(res expr.Result, now time.Time, evs []Event, trs []Tra
 			vals = []expr.Elem{{Value: res.Value}}
 		}
 	}
-	seen := make(map[string]bool, len(vals))
+	a.gen++
 	for _, el := range vals {
 		key, v := el.Key, el.Value
-		seen[key] = true
 		in := a.insts[key]
 		if in == nil {
+			if res.Vector && !a.holds(Inactive, v) {
+				continue // a quiet instance: no state, no row
+			}
 			in = &inst{since: now}
 			a.insts[key] = in
 		}
-		in.value, in.ok = v, true
+		in.value, in.ok, in.gen = v, true, a.gen
 		from := in.state
 		ev := a.advance(in, a.holds(in.state, v), now)
 		if in.state != from {
@@ -229,13 +233,13 @@ func (a *alarmState) step(res expr.Result, now time.Time, evs []Event, trs []Tra
 		if in.state != Inactive {
 			in.shown = true
 		} else if !in.shown && res.Vector {
-			delete(a.insts, key) // never left inactive: no row for each quiet instance
+			delete(a.insts, key) // never left inactive: no row
 		}
 	}
 	// An instance without a value (a counter's first reading, one that
 	// vanished) keeps its state, and is forgotten once inactive.
 	for key, in := range a.insts {
-		if !seen[key] {
+		if in.gen != a.gen {
 			in.ok = false
 			if in.state == Inactive {
 				delete(a.insts, key)

@@ -30,10 +30,13 @@ type Result struct {
 	Cost   int    // value operations done, at most the expression's Bound
 }
 
-// sample is a counter's reading.
+// sample is a counter's reading, with its rate since the previous one
+// (ok false: none).
 type sample struct {
-	v spmiwire.Value
-	t time.Time
+	v    spmiwire.Value
+	t    time.Time
+	rate float64
+	ok   bool
 }
 
 // Rates remembers the counters read at the previous evaluation, so that
@@ -52,11 +55,19 @@ type Env struct {
 	snap  *spmi.Snapshot
 	ans   *spmi.Answer
 	rates *Rates
+	// paths are the paths read so far, as read (rates or raw), so that
+	// expressions sharing a path resolve and sort its instances once.
+	paths map[pathKey]value
+}
+
+type pathKey struct {
+	path string
+	raw  bool
 }
 
 // Begin starts an evaluation over snap; End finishes it.
 func (r *Rates) Begin(snap *spmi.Snapshot) *Env {
-	return &Env{snap: snap, ans: snap.Answer(), rates: r}
+	return &Env{snap: snap, ans: snap.Answer(), rates: r, paths: map[pathKey]value{}}
 }
 
 // End keeps the counters read in this evaluation for the next one's
@@ -269,6 +280,19 @@ type match struct {
 // path reads the statistics p matches: counters as rates (fn opPath or
 // opRate), or as read (opRaw).
 func (ev *evaluator) path(p *node, fn op) (value, error) {
+	key := pathKey{p.path, fn == opRaw}
+	if v, ok := ev.env.paths[key]; ok && fn != opRate { // rate() checks its statistics below
+		ev.cost += max(len(v.elems), 1)
+		return v, nil
+	}
+	v, err := ev.readPath(p, fn)
+	if err == nil {
+		ev.env.paths[key] = v // values are never changed in place: shared
+	}
+	return v, err
+}
+
+func (ev *evaluator) readPath(p *node, fn op) (value, error) {
 	var ms []match
 	if err := resolve(ev.env.snap.Top, p.parts, nil, &ms); err != nil {
 		return value{}, fmt.Errorf("%s: %w", p.path, err)
@@ -319,22 +343,32 @@ func (ev *evaluator) read(n *spmi.Node, raw bool) (float64, bool) {
 		return v.Float64(), true
 	}
 	r, t := ev.env.rates, ev.env.snap.Time
-	r.cur[n.Path] = sample{v, t}
-	p, ok := r.prev[n.Path]
-	if !ok || !t.After(p.t) {
-		return 0, false
+	if c, ok := r.cur[n.Path]; ok { // read by another expression of this evaluation
+		return c.rate, c.ok
 	}
-	a, b := p.v.Float64(), v.Float64()
-	if pu, cu := p.v.Uint64(), v.Uint64(); float64(pu) == a && float64(cu) == b {
+	c := sample{v: v, t: t}
+	if p, ok := r.prev[n.Path]; ok && t.After(p.t) {
+		c.rate, c.ok = rate(p, c)
+	}
+	r.cur[n.Path] = c
+	return c.rate, c.ok
+}
+
+// rate is a counter's change per second from p to c; none when it went
+// backwards (a reset: its change is unknown, never a huge number).
+func rate(p, c sample) (float64, bool) {
+	a, b := p.v.Float64(), c.v.Float64()
+	secs := c.t.Sub(p.t).Seconds()
+	if pu, cu := p.v.Uint64(), c.v.Uint64(); float64(pu) == a && float64(cu) == b {
 		if cu < pu {
 			return 0, false
 		}
-		return float64(cu-pu) / t.Sub(p.t).Seconds(), true
+		return float64(cu-pu) / secs, true
 	}
 	if b < a {
 		return 0, false
 	}
-	return (b - a) / t.Sub(p.t).Seconds(), true
+	return (b - a) / secs, true
 }
 
 // resolve appends the statistics below n that parts matches. A wildcard

@@ -9,6 +9,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/perfagent/subagent/internal/docexamples"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/mib/mibtest"
 )
@@ -272,5 +273,24 @@ func TestAlarmPendingFiringClearingInactive(t *testing.T) {
 	}
 	if got := strings.Join(transitions(e.daemonLog.String()), " "); !strings.HasSuffix(got, "clearing>inactive inactive>pending pending>inactive") {
 		t.Errorf("transitions %s, want the spike's pending and back", got)
+	}
+}
+
+// docs/EXPRESSIONS.md's commands, as printed, beside a daemon started
+// with the doc's configuration: get prints memory in use and its bound,
+// peek lists the derived statistics (the per-interface one has its
+// instances from the second evaluation on: its counters need two).
+func TestExpressionsDocBlocksRunAsPrinted(t *testing.T) {
+	conf := docexamples.Get(t, "docs/EXPRESSIONS.md", "## Configuration", 1)
+	block := docexamples.Get(t, "docs/EXPRESSIONS.md", "## Looking at them", 1)
+	// The harness: the first evaluation done (it runs at the start).
+	wait := "for i in $(seq 300); do bin/subagent get Agent/expr/evals | grep -Eq ' [1-9]' && break; sleep 0.1; done\n"
+	block.Text = wait + block.Text
+	out, stderr := runBeside(t, block, beside{listen: "127.0.0.1:0", files: map[string]string{"expressions.yaml": conf.Text},
+		daemonArgs: "--config expressions.yaml"})
+	for _, re := range []string{`(?m)^Derived/memused/value\s+\d+\s+quantity`, `(?m)^Agent/expr/memused/bound\s+30000\s`, `(?m)^Derived/lanbytes/\s`} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("the block's output lacks %s:\n%s\n%s", re, out, stderr)
+		}
 	}
 }

@@ -365,7 +365,7 @@ func (m *module) exact(name, want string) bool {
 
 type coverStats struct {
 	walked, shipped, viaCell, supplier, dds, armMetrics, derived, own int
-	paths                                                    map[string]int // path and its context paths -> OIDs walked
+	paths                                                             map[string]int // path and its context paths -> OIDs walked
 }
 
 // checkNames translates every walked OID with both modules (a
