@@ -281,22 +281,28 @@ func (p *parser) primary() (*node, error) {
 	case t.kind == 'i':
 		return p.call(t)
 	case t.text == "(":
-		if err := p.enter(t.pos); err != nil {
-			return nil, err
-		}
-		defer func() { p.depth-- }()
-		x, err := p.or()
-		if err != nil {
-			return nil, err
-		}
-		if c := p.next(); c.text != ")" {
-			return nil, &Error{c.pos, "missing )"}
-		}
-		return x, nil
+		return p.inner(t.pos, "missing )")
 	case t.kind == 0:
 		return nil, &Error{t.pos, "unexpected end of the expression"}
 	}
 	return nil, &Error{t.pos, fmt.Sprintf("unexpected %q", t.text)}
+}
+
+// inner parses what a ( opened at pos holds, up to its ); missing is the
+// error when it is not there.
+func (p *parser) inner(pos int, missing string) (*node, error) {
+	if err := p.enter(pos); err != nil {
+		return nil, err
+	}
+	defer func() { p.depth-- }()
+	x, err := p.or()
+	if err != nil {
+		return nil, err
+	}
+	if c := p.next(); c.text != ")" {
+		return nil, &Error{c.pos, missing}
+	}
+	return x, nil
 }
 
 func (p *parser) call(t token) (*node, error) {
@@ -307,16 +313,9 @@ func (p *parser) call(t token) (*node, error) {
 	if o := p.next(); o.text != "(" {
 		return nil, &Error{o.pos, fmt.Sprintf("%s needs (", t.text)}
 	}
-	if err := p.enter(t.pos); err != nil {
-		return nil, err
-	}
-	defer func() { p.depth-- }()
-	x, err := p.or()
+	x, err := p.inner(t.pos, fmt.Sprintf("%s takes one argument, then )", t.text))
 	if err != nil {
 		return nil, err
-	}
-	if c := p.next(); c.text != ")" {
-		return nil, &Error{c.pos, fmt.Sprintf("%s takes one argument, then )", t.text)}
 	}
 	switch {
 	case f.aggregates() && !x.vec:

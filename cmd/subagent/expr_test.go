@@ -3,6 +3,8 @@ package main
 import (
 	"fmt"
 	"math"
+	"os"
+	"path/filepath"
 	"regexp"
 	"strconv"
 	"strings"
@@ -291,6 +293,38 @@ func TestExpressionsDocBlocksRunAsPrinted(t *testing.T) {
 	for _, re := range []string{`(?m)^Derived/memused/value\s+\d+\s+quantity`, `(?m)^Agent/expr/memused/bound\s+30000\s`, `(?m)^Derived/lanbytes/\s`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("the block's output lacks %s:\n%s\n%s", re, out, stderr)
+		}
+	}
+}
+
+// subagent mib declares the derived statistics of the running daemon and
+// --exporter writes snmp_exporter's generator configuration that walks
+// them, with the scale of each (scale 2: 0.01).
+func TestMIBAndExporterConfigDeclareDerived(t *testing.T) {
+	e := newEnv(t)
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	if err := os.WriteFile(file, []byte(derivedYAML), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	e.start("--config", file)
+	waitValue(t, e, "Agent/expr/busysum/errmsg", `""`, 15*time.Second)
+	gen := filepath.Join(t.TempDir(), "generator.yml")
+	out, stderr, code := e.run(append([]string{"mib", "--exporter", gen}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("subagent mib --exporter: %s", stderr)
+	}
+	for _, want := range []string{"derivedBusysumValue OBJECT-TYPE", "derivedIdleavgValue OBJECT-TYPE", "derivedLanbytesTable OBJECT-TYPE"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("the module lacks %q", want)
+		}
+	}
+	b, err := os.ReadFile(gen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"# Derived/", "derivedLanbytesTable", "derivedIdleavgValue:\n        type: gauge\n        scale: 0.01"} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("the exporter configuration lacks %q:\n%s", want, b)
 		}
 	}
 }
