@@ -26,7 +26,8 @@ import (
 )
 
 // coverYAML turns on a hotset over the DDS pumps with feed and exception
-// rows; rtime_lan is added when this user may ping.
+// rows, derived statistics over them (one per pump, one in all) and an
+// alarm with rows; rtime_lan is added when this user may ping.
 const coverYAML = `hotset:
   interval: 1s
 expressions:
