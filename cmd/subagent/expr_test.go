@@ -8,6 +8,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -326,5 +327,37 @@ func TestMIBAndExporterConfigDeclareDerived(t *testing.T) {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the exporter configuration lacks %q:\n%s", want, b)
 		}
+	}
+}
+
+// SIGHUP replaces the derived statistics and alarms of the file: the
+// new ones are served, the removed one is gone, and the alarm kept
+// unchanged keeps its state (no second raise in the daemon's log).
+func TestSIGHUPReloadsDerivedAndAlarms(t *testing.T) {
+	e := newEnv(t)
+	file := filepath.Join(t.TempDir(), "subagent.yaml")
+	write := func(conf string) {
+		if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
+			t.Fatal(err)
+		}
+	}
+	const alarm = "alarms:\n  - {name: always, expr: \"Mem/Real/size > 0\"}\n"
+	write("expressions:\n  interval: 1s\nderived:\n  - {name: before, expr: \"Mem/Real/size - Mem/Real/free\"}\n" + alarm)
+	e.start("--config", file)
+	waitValue(t, e, "Alarm/1/state", "firing", 15*time.Second)
+	write("expressions:\n  interval: 1s\nderived:\n  - {name: after, expr: \"Mem/Real/free * 2\"}\n" + alarm)
+	if err := e.daemon.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(15 * time.Second); !regexp.MustCompile(`^\d+$`).MatchString(getValue(t, e, "Derived/after/value")); time.Sleep(200 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("Derived/after/value not served after the reload\n%s", e.daemonLog)
+		}
+	}
+	if got := getText(t, e, "Derived/before/value"); !strings.Contains(got, "SiNotFound") {
+		t.Errorf("Derived/before/value after the reload: %q, want gone", got)
+	}
+	if n := strings.Count(e.daemonLog.String(), `alarm=always instance="" from=inactive to=firing`); n != 1 {
+		t.Errorf("the unchanged alarm fired %d times, want once (a reload keeps its state)\n%s", n, e.daemonLog)
 	}
 }
