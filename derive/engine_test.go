@@ -142,7 +142,8 @@ func TestPerInstanceAlarmAndDerivedServed(t *testing.T) {
 	}
 	e.Evaluate(pumps(t, c.t, map[string]int64{"p1": 10, "p2": 60, "p3": 20}, map[string]uint64{"p1": 0, "p2": 100, "p3": 5}))
 	c.t = c.t.Add(10 * time.Second)
-	evs, trs := e.Evaluate(pumps(t, c.t, map[string]int64{"p1": 10, "p2": 70, "p3": 55}, map[string]uint64{"p1": 10, "p2": 300, "p3": 5}))
+	src := pumps(t, c.t, map[string]int64{"p1": 10, "p2": 70, "p3": 55}, map[string]uint64{"p1": 10, "p2": 300, "p3": 5})
+	evs, trs := e.Evaluate(src)
 	if len(evs) != 1 || evs[0].Instance != "p3" || len(trs) != 1 {
 		t.Errorf("events %+v transitions %+v, want p3 raised only (p2 fired at the first)", evs, trs)
 	}
@@ -168,6 +169,14 @@ func TestPerInstanceAlarmAndDerivedServed(t *testing.T) {
 		}
 		if got := n.Value.String(); got != w {
 			t.Errorf("%s = %s, want %s", p, got, w)
+		}
+	}
+	// A per-instance statistic's instances are numbered as their source's.
+	for _, p := range []string{"p1", "p2", "p3"} {
+		d, err1 := s.Lookup("Derived/perflow/" + p + "/")
+		o, err2 := src.Lookup("Pumps/" + p + "/")
+		if err1 != nil || err2 != nil || d.ASN != o.ASN {
+			t.Errorf("Derived/perflow/%s/ numbered %v, its pump %v (%v %v)", p, d, o, err1, err2)
 		}
 	}
 	if n, err := s.Lookup("Derived/total/value"); err == nil && (n.Stat.Units != "percent" || n.Stat.Scale != 1) {

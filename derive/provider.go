@@ -120,7 +120,10 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		}
 		tpl := &spmi.CxDesc{Descr: descr}
 		for _, el := range d.res.Elems {
-			in, err := b.Instance(n, tpl, instName(el.Key), "", 0)
+			// Numbered as the source numbers it (a disk's, a PID), so
+			// that its index is the source's; several wildcards: by the
+			// persisted numbering.
+			in, err := b.Instance(n, tpl, instName(el.Key), "", el.ASN)
 			if err != nil {
 				continue // a name the tree refuses (too long): left out
 			}

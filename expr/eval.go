@@ -17,6 +17,10 @@ import (
 type Elem struct {
 	Key   string // the names the wildcards matched, joined by /
 	Value float64
+	// ASN is the number of the instance one wildcard matched (a disk's,
+	// a process's PID), 0 with several: derived statistics number their
+	// instances as their source does.
+	ASN uint32
 }
 
 // Result is one evaluation. A scalar result has OK false when a value it
@@ -156,7 +160,7 @@ func (ev *evaluator) each(x value, f func(float64) (float64, bool)) value {
 	out := make([]Elem, 0, len(x.elems))
 	for _, e := range x.elems {
 		if v, ok := f(e.Value); ok {
-			out = append(out, Elem{e.Key, v})
+			out = append(out, Elem{e.Key, v, e.ASN})
 		}
 	}
 	return value{vec: true, elems: out}
@@ -196,7 +200,7 @@ func (ev *evaluator) binary(o op, x, y value) value {
 			j++
 		default:
 			if v, ok := f(a.Value, b.Value); ok {
-				out = append(out, Elem{a.Key, v})
+				out = append(out, Elem{a.Key, v, a.ASN})
 			}
 			i, j = i+1, j+1
 		}
@@ -274,6 +278,7 @@ func aggregate(o op, es []Elem) value {
 // matched.
 type match struct {
 	key  string
+	asn  uint32 // the instance's number when one wildcard matched it
 	stat *spmi.Node
 }
 
@@ -294,7 +299,7 @@ func (ev *evaluator) path(p *node, fn op) (value, error) {
 
 func (ev *evaluator) readPath(p *node, fn op) (value, error) {
 	var ms []match
-	if err := resolve(ev.env.snap.Top, p.parts, nil, &ms); err != nil {
+	if err := resolve(ev.env.snap.Top, p.parts, nil, 0, &ms); err != nil {
 		return value{}, fmt.Errorf("%s: %w", p.path, err)
 	}
 	if len(ms) == 0 {
@@ -322,7 +327,7 @@ func (ev *evaluator) readPath(p *node, fn op) (value, error) {
 		case !p.vec:
 			out.v, out.ok = v, ok
 		case ok:
-			out.elems = append(out.elems, Elem{m.key, v})
+			out.elems = append(out.elems, Elem{m.key, v, m.asn})
 		}
 	}
 	if p.vec {
@@ -374,7 +379,7 @@ func rate(p, c sample) (float64, bool) {
 // resolve appends the statistics below n that parts matches. A wildcard
 // matches the instances of an instantiable context (not its aggregate,
 // CPU/total) or the subcontexts of another.
-func resolve(n *spmi.Node, parts []string, key []string, out *[]match) error {
+func resolve(n *spmi.Node, parts []string, key []string, asn uint32, out *[]match) error {
 	if len(parts) == 0 {
 		return nil
 	}
@@ -384,9 +389,12 @@ func resolve(n *spmi.Node, parts []string, key []string, out *[]match) error {
 		switch {
 		case c == nil:
 		case last && c.IsStat():
-			*out = append(*out, match{strings.Join(key, "/"), c})
+			if len(key) != 1 {
+				asn = 0
+			}
+			*out = append(*out, match{strings.Join(key, "/"), asn, c})
 		case !last && !c.IsStat():
-			return resolve(c, parts[1:], key, out)
+			return resolve(c, parts[1:], key, asn, out)
 		}
 		return nil
 	}
@@ -395,7 +403,7 @@ func resolve(n *spmi.Node, parts []string, key []string, out *[]match) error {
 		if c.IsStat() || (inst && !c.Instance) || c.Aggregate() {
 			continue
 		}
-		if err := resolve(c, parts[1:], append(key, c.Name), out); err != nil {
+		if err := resolve(c, parts[1:], append(key, c.Name), c.ASN, out); err != nil {
 			return err
 		}
 		if len(*out) > MaxInstances {

@@ -146,7 +146,15 @@ func TestPerInstanceAndAggregates(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := []Elem{{"sda", 22}, {"sdb", 58}, {"sdc", 14}}
+	// Each carries the number of its disk, as the snapshot has it.
+	want := []Elem{{Key: "sda", Value: 22}, {Key: "sdb", Value: 58}, {Key: "sdc", Value: 14}}
+	for i := range want {
+		n, err := s1.Lookup("Disk/" + want[i].Key + "/")
+		if err != nil {
+			t.Fatal(err)
+		}
+		want[i].ASN = n.ASN
+	}
 	if !res.Vector || len(res.Elems) != len(want) {
 		t.Fatalf("per-instance = %+v, want %v", res, want)
 	}
@@ -154,6 +162,9 @@ func TestPerInstanceAndAggregates(t *testing.T) {
 		if res.Elems[i] != want[i] {
 			t.Errorf("per-instance[%d] = %v, want %v (Disk/total is an aggregate, no instance)", i, res.Elems[i], want[i])
 		}
+	}
+	if want[0].ASN == want[1].ASN {
+		t.Errorf("disks numbered alike: %v", want)
 	}
 }
 

@@ -65,7 +65,7 @@ func Suggest(snap *spmi.Snapshot, parts []string) string {
 		fixed[i] = part
 	}
 	var ms []match
-	if resolve(snap.Top, fixed, nil, &ms); len(ms) == 0 {
+	if resolve(snap.Top, fixed, nil, 0, &ms); len(ms) == 0 {
 		return ""
 	}
 	return strings.Join(fixed, "/")
