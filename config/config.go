@@ -70,6 +70,11 @@ type Config struct {
 	Hotsets []HotsetConf   `mapstructure:"hotsets"`
 	Traps   []TrapConf     `mapstructure:"traps"`
 
+	// Derived statistics and alarms on expressions (config/expr.go).
+	Expressions ExprSettings  `mapstructure:"expressions"`
+	Derived     []DerivedConf `mapstructure:"derived"`
+	Alarms      []AlarmConf   `mapstructure:"alarms"`
+
 	// Base is BaseOID parsed.
 	Base asn1tree.OID `mapstructure:"-"`
 	// File is the configuration file read, if any.
@@ -419,6 +424,7 @@ func (c *Config) finish() error {
 	c.RTimeLAN.check(bad)
 	c.ARM.check(c.State.MaxNamesPerContext, bad)
 	c.checkHotsets(bad)
+	c.checkExpr(bad)
 	c.Control.check(bad)
 	switch c.Views {
 	case "both", "scalars", "tables":

@@ -29,6 +29,7 @@ var OtherEnv = []EnvVar{
 	{Name: "SUBAGENT_DDS_SOCKET", Key: "dds.socket", ReadBy: "ddsclient and libSpmi"},
 	{Name: "SUBAGENT_TEST_MODE", ReadBy: "cmd/subagent's test binary, run as a helper program"},
 	{Name: "SUBAGENT_ARGS", ReadBy: "scripts/bench-walk.sh and bench-walk-ab.sh: more daemon flags"},
+	{Name: "SUBAGENT_C_SANITIZE", ReadBy: "the C tests (internal/csan): build libSpmi, libarm and their C programs with -fsanitize=VALUE (scripts/run-tests.sh)"},
 }
 
 // EnvName is the variable that sets key: SUBAGENT_SNMP_COMMUNITY for

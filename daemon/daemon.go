@@ -107,6 +107,7 @@ type Daemon struct {
 	num   *spmi.Numbering // every persisted number (numbering.go)
 	agent *agentProvider
 	hot   *hotsets
+	expr  *expressions // derived statistics and alarms (derive.go)
 	rtl   *rtimeLAN
 	// engine is the agent's one SNMPv3 engine (snmpv3.go).
 	engine *engineState
@@ -176,7 +177,7 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	if c.ARM.Enabled || c.RTimeLAN.Enabled {
 		names = append(names, spmi.RTimeCx.Name) // one name for RTime/ARM and RTime/LAN
 	}
-	names = append(names, "Agent", "Hotset")
+	names = append(names, "Agent", "Hotset", "Derived", "Alarm")
 	a := &agentProvider{start: time.Now(), h: h, pid: os.Getpid(), names: func() []string { return names }}
 	h.Add(a)
 	d := &Daemon{cfg: c, log: log, h: h, num: num, agent: a, private: private, dirs: dirs, migrate: migrate,
@@ -192,6 +193,9 @@ func New(c *config.Config, log *slog.Logger) (*Daemon, error) {
 	}
 	d.initRTimeLAN(rtlErr)
 	if err := d.initHotsets(); err != nil {
+		return nil, err
+	}
+	if err := d.initExpressions(); err != nil {
 		return nil, err
 	}
 	d.initWritable()
@@ -334,6 +338,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
 	start("refresh", func(ctx context.Context) error { d.h.Run(ctx, d.cfg.Refresh.Interval); return nil })
 	start("hotsets", func(ctx context.Context) error { return d.hot.run(ctx, d.h) })
+	start("expressions", func(ctx context.Context) error { return d.expr.run(ctx, d.h) })
 	if serveDDS != nil {
 		start("dds", serveDDS)
 	}

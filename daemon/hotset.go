@@ -33,16 +33,18 @@ type MasterNotify func(ctx context.Context, vbs []agentx.VarBind) error
 // hotsets evaluates the configured hotsets at their interval and raises
 // their exceptions and notifications.
 type hotsets struct {
-	eng      *hotset.Engine
-	engine   *engineState  // the agent's SNMPv3 engine, v3 traps' sender
-	notes    *notiflog.Log // every notification sent, on every path
-	tree     *treeNotes    // the directory's tree changed notifications
-	log      *slog.Logger
-	num      *spmi.Numbering // numbers the hotsets (numberHotsets)
-	base     asn1tree.OID
-	start    time.Time
-	interval atomic.Int64 // time.Duration
-	wake     chan struct{}
+	eng       *hotset.Engine
+	engine    *engineState  // the agent's SNMPv3 engine, v3 traps' sender
+	notes     *notiflog.Log // every notification sent, on every path
+	tree      *treeNotes    // the directory's tree changed notifications
+	log       *slog.Logger
+	num       *spmi.Numbering // numbers the hotsets (numberHotsets)
+	base      asn1tree.OID
+	start     time.Time
+	interval  atomic.Int64 // time.Duration
+	wake      chan struct{}
+	ready     chan struct{} // closed once run has made the sender
+	readyOnce sync.Once
 
 	mu      sync.Mutex
 	dests   []traps.Dest
@@ -97,6 +99,7 @@ func (d *Daemon) initHotsets() error {
 	hs.refused = foldlog.New(log, slog.LevelWarn)
 	hs.base, hs.start = d.cfg.Base, time.Now()
 	hs.wake, hs.dests, hs.masterQ = make(chan struct{}, 1), trapDests(d.cfg), make(chan masterNote, 64)
+	hs.ready = make(chan struct{})
 	hs.interval.Store(int64(d.cfg.Hotset.Interval))
 	d.hot = hs
 	d.h.Add(hotset.Provider{E: eng})
@@ -247,6 +250,7 @@ func (hs *hotsets) run(ctx context.Context, h *spmi.Hierarchy) error {
 	}
 	hs.sender = s
 	hs.mu.Unlock()
+	hs.readyOnce.Do(func() { close(hs.ready) })
 	defer func() {
 		hs.mu.Lock()
 		s := hs.sender
@@ -384,7 +388,9 @@ func (hs *hotsets) send(n traps.Notification) {
 	hs.mu.Lock()
 	s, master := hs.sender, hs.master
 	hs.mu.Unlock()
-	s.Send(n)
+	if s != nil { // nil before run (the expressions wait for it: ready)
+		s.Send(n)
+	}
 	if master != nil {
 		vbs := []agentx.VarBind{{OID: agentx.SnmpTrapOID0, Value: asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: n.TrapOID()}}}
 		for _, v := range n.Vars {

@@ -62,6 +62,9 @@ func Check(c *config.Config) error {
 		key, msg, _ := strings.Cut(err.Error(), ": ")
 		bad(key, "%s", msg)
 	}
+	if err := checkExpressions(c); err != nil {
+		errs = append(errs, err)
+	}
 	for i, d := range trapDests(c) {
 		if err := d.Check(); err != nil {
 			field, msg, _ := strings.Cut(err.Error(), ": ")

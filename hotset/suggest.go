@@ -30,7 +30,7 @@ func Suggest(snap *spmi.Snapshot, grandparent, stat string) string {
 					names = append(names, k.Name)
 				}
 			}
-			if c = n.Child(nearest(part, names)); c == nil {
+			if c = n.Child(Nearest(part, names)); c == nil {
 				return ""
 			}
 		}
@@ -48,16 +48,16 @@ func Suggest(snap *spmi.Snapshot, grandparent, stat string) string {
 			}
 			return true
 		})
-		if stat = nearest(stat, names); stat == "" || len(peerGroups(n, stat)) == 0 {
+		if stat = Nearest(stat, names); stat == "" || len(peerGroups(n, stat)) == 0 {
 			return ""
 		}
 	}
 	return strings.TrimSuffix(n.Path, "/") + "/*/" + stat
 }
 
-// nearest is the candidate closest to name by edit distance, ignoring
+// Nearest is the candidate closest to name by edit distance, ignoring
 // case, if close enough to be a typing error (as config's key hints).
-func nearest(name string, candidates []string) string {
+func Nearest(name string, candidates []string) string {
 	best, bestD := "", max(1, len(name)/3)+1
 	for _, c := range candidates {
 		if d := editDistance(strings.ToLower(name), strings.ToLower(c)); d < bestD {

@@ -156,13 +156,49 @@ var (
 			"the entries of treeContexts when it is not cut.")
 )
 
-var ownObjects = []*NotifyObject{HotsetRearm, TreeGeneration, TreeContexts, TreeFirstGeneration, TreeChangeCount}
+// The objects of the alarms' notifications (derive, docs/EXPRESSIONS.md),
+// beside the others the daemon's own notifications carry.
+var (
+	AlarmName = hotsetObject(15, "alarmName", asn1tree.OctetString, "DisplayString",
+		"The name of the alarm (alarms in the configuration) whose instance changed state.")
+	AlarmInstance = hotsetObject(16, "alarmInstance", asn1tree.OctetString, "DisplayString",
+		"The instance the alarm's wildcards matched (such as sda; several joined by /), "+
+			"empty for an alarm of one value.")
+	AlarmValue = hotsetObject(17, "alarmValue", asn1tree.OctetString, "DisplayString",
+		"The expression's value at the evaluation that changed the state, in decimal: "+
+			"1 or 0 for a condition, the value compared for an alarm with thresholds.")
+	AlarmSeverity = hotsetObject(18, "alarmSeverity", asn1tree.Integer32, "Integer32 (0..32767)",
+		"The severity the alarm was configured with.")
+	AlarmCondition = hotsetObject(19, "alarmCondition", asn1tree.OctetString, "DisplayString",
+		"The alarm's expression as configured, followed by its rising and falling "+
+			"thresholds when it has them; cut with ... at 255 octets.")
+)
+
+var ownObjects = []*NotifyObject{HotsetRearm, TreeGeneration, TreeContexts, TreeFirstGeneration, TreeChangeCount,
+	AlarmName, AlarmInstance, AlarmValue, AlarmSeverity, AlarmCondition}
 
 // The numbers of the daemon's own notifications, base.0.N: above the
 // hotsets' trap numbers (1..32767), so that no trap_no can take them.
 const (
 	HotsetClearedNo uint32 = 32768
 	TreeChangedNo   uint32 = 32769
+	AlarmRaisedNo   uint32 = 32770
+	AlarmClearedNo  uint32 = 32771
+)
+
+var alarmObjects = []*NotifyObject{AlarmName, AlarmInstance, AlarmValue, AlarmSeverity, AlarmCondition}
+
+// AlarmRaised is the notification of an alarm instance that went to
+// firing; AlarmCleared of one that went back to inactive.
+var (
+	AlarmRaised = &Notification{Name: "alarmRaised", Arc: asn1tree.OID{spmi.ASNNotifications, AlarmRaisedNo}, Objects: alarmObjects,
+		Descr: "An alarm's instance went to firing: its condition held for the alarm's for " +
+			"evaluations (alarmTable shows it, state firing). In SNMPv1 this is enterprise-specific " +
+			"trap 32770 of the module's enterprise."}
+	AlarmCleared = &Notification{Name: "alarmCleared", Arc: asn1tree.OID{spmi.ASNNotifications, AlarmClearedNo}, Objects: alarmObjects,
+		Descr: "A firing alarm's instance went back to inactive: its condition was false for the " +
+			"alarm's keep evaluations. Sent by alarms configured with cleared. In SNMPv1 this is " +
+			"enterprise-specific trap 32771 of the module's enterprise."}
 )
 
 // HotsetCleared is the notification of a peer that raised a hotset
@@ -188,7 +224,9 @@ var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{spmi.ASNN
 		"enterprise-specific trap 32769 of the module's enterprise."}
 
 // OwnNotifications are the daemon's own notifications, which every module declares.
-func OwnNotifications() []*Notification { return []*Notification{HotsetCleared, TreeChanged} }
+func OwnNotifications() []*Notification {
+	return []*Notification{HotsetCleared, TreeChanged, AlarmRaised, AlarmCleared}
+}
 
 // ExampleTrapNumbers are the trap numbers of the shipped example
 // configuration (configs/subagent.yaml): every module declares them.

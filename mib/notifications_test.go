@@ -109,7 +109,7 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 			t.Errorf("module lacks %q", want)
 		}
 	}
-	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12, hotsetCleared, treeChanged }"} {
+	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12, hotsetCleared, treeChanged, alarmRaised, alarmCleared }"} {
 		if !strings.Contains(text, g) {
 			t.Errorf("module lacks %q", g)
 		}

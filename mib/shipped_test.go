@@ -18,7 +18,9 @@ import (
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/daemon"
 	"github.com/perfagent/subagent/dds"
+	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/directory"
+	"github.com/perfagent/subagent/expr"
 	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
@@ -88,6 +90,19 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Add(reg.Provider()) // before RTime/LAN, as the daemon adds them
 	h.Add(rtimelan.Provider{M: mon})
 	h.Add(hotset.Provider{E: eng})
+	// Derived/ without derived statistics (each one's objects are the
+	// host's), and the Alarm table with the row of one alarm.
+	cond, err := expr.Parse("count(Disk/*/qlen) >= 0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	alarms, err := derive.New(nil, []derive.Alarm{{Name: "queues", X: cond, For: 1, Keep: 1}}, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	alarms.Evaluate(host.Refresh())
+	h.Add(derive.Provider{E: alarms})
+	h.Add(derive.AlarmProvider{E: alarms})
 	// DDS/ without suppliers: every daemon serves the context.
 	srv, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(t.TempDir(), "dds.sock")})
 	if err != nil {
@@ -115,12 +130,13 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
 		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") || it.Path == "DDS/" ||
+			strings.HasPrefix(it.Path, "Derived/") || strings.HasPrefix(it.Path, "Alarm/") ||
 			strings.HasPrefix(it.Path, directory.Name+"/") {
 			out = append(out, it)
 		}
 	}
 	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
-		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/"} {
+		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/", "Derived/", "Alarm/1/state"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}
@@ -203,6 +219,8 @@ func agentItems(t testing.TB, cfg *config.Config) []mib.Item {
 	c.Host.ProcRoot = filepath.Join("..", "hoststats", "testdata", "proc")
 	c.Host.SysRoot = filepath.Join("..", "hoststats", "testdata", "sys")
 	c.StateDir, c.RunDir = t.TempDir(), t.TempDir()
+	// One alarm, so that Agent/expr has a row (each expression's).
+	c.Alarms = []config.AlarmConf{{Name: "queues", Expr: "count(Disk/*/qlen) >= 0"}}
 	d, err := daemon.New(&c, slog.New(slog.DiscardHandler))
 	if err != nil {
 		t.Fatal(err)

@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The test phases of `make test`, each announced as it starts: the daemon's
 # module and the client module with -race, the C libraries' tests under
-# ASan and UBSan, then the 32-bit codecs. A
+# ASan and UBSan, the expression parser's fuzz budget, then the 32-bit
+# codecs. A
 # watcher fails the run when anything appears in the system's places
 # (/run/subagent, /var/lib/subagent, /tmp/subagent-*) while it runs: tests
 # write only in their own temporary directories.
@@ -72,6 +73,11 @@ sanitized() {
 }
 step "C sanitizers: the tests of libSpmi and libarm again (all but TestBatchesSurviveExitFromSignalHandler and TestCStatSetOfTwentyThousand, run above), the libraries and their C programs built with -fsanitize=address,undefined (about 3 minutes)"
 phase "the C libraries under ASan and UBSan (SUBAGENT_C_SANITIZE=address,undefined go test ./libspmi/ ./libarm/)" sanitized
+
+# The expression parser's fuzz budget: one minute of new inputs, past the
+# seeds that the module's go test ran above (expr/fuzz_test.go).
+step "fuzz: the expression parser, 1 minute (FuzzParse: no panic, no evaluation beyond its bound)"
+phase "fuzz: the expression parser (go test ./expr/ -fuzz FuzzParse)" "$GO" test -count=1 -run '^$' -fuzz '^FuzzParse$' -fuzztime 1m ./expr/
 
 # 32-bit suppliers share the file layout: the codecs on 386 too, run when
 # this kernel runs 386 programs (some 64-bit kernels have IA32 emulation

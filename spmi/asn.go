@@ -21,6 +21,8 @@ const (
 	ASNHotset        uint32 = 14
 	ASNNotifLog      uint32 = 15 // the notifications sent (notiflog)
 	ASNDirectory     uint32 = 16 // the tree described (directory)
+	ASNDerived       uint32 = 17 // derived statistics: named expressions (derive)
+	ASNAlarm         uint32 = 18 // alarms on expressions, one row per instance (derive)
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 	// ASNWritable holds the tables managers write over SNMP through the
@@ -42,8 +44,10 @@ const (
 	ASNAgentARM   uint32 = 34 // Agent/arm: the ARM server's rings
 	// ASNAgentHotsets (Agent/hotsets): the hotsets' evaluation time.
 	ASNAgentHotsets uint32 = 37
-	ASNRTimeARM     uint32 = 1 // RTime/ARM
-	ASNRTimeLAN     uint32 = 2 // RTime/LAN
+	// ASNAgentExpr (Agent/expr): each expression's last evaluation.
+	ASNAgentExpr uint32 = 38
+	ASNRTimeARM  uint32 = 1 // RTime/ARM
+	ASNRTimeLAN  uint32 = 2 // RTime/LAN
 )
 
 // RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share

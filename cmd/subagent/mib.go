@@ -63,6 +63,11 @@ func mibCmd() *cobra.Command {
 				fmt.Fprintf(cmd.ErrOrStderr(), "subagent: mib: this tree gives %d objects of the shipped module another name or OID (%s, ...); the module is %s\n",
 					len(changed), changed[0], m.Name)
 			}
+			if exp, _ := cmd.Flags().GetString("exporter"); exp != "" {
+				if err := writeExporterConfig(exp, m, tree, opts.Instances); err != nil {
+					return err
+				}
+			}
 			out, _ := cmd.Flags().GetString("output")
 			if out == "" || out == "-" {
 				_, err = cmd.OutOrStdout().Write(m.Text)
@@ -73,6 +78,7 @@ func mibCmd() *cobra.Command {
 	}
 	cmd.Flags().StringP("output", "o", "", "file to write (default: standard output)")
 	cmd.Flags().String("module", mib.DefaultModule, "module name")
+	cmd.Flags().String("exporter", "", "also write snmp_exporter's generator configuration for this module to this file\n(what this host adds, such as derived statistics, included)")
 	cmd.Flags().StringArray("include", nil, "describe only this subtree (a path such as CPU/ or Mem/Real/%free); repeatable")
 	cmd.Flags().Bool("instances", false, "also declare each instance's statistics as scalars named after it (cpuCpu0Idle), as this host has them")
 	addLocalFlag(cmd)
@@ -101,4 +107,22 @@ func writeFileAtomic(file string, data []byte) error {
 		return fmt.Errorf("writing %s: %w", file, err)
 	}
 	return nil
+}
+
+// writeExporterConfig writes snmp_exporter's generator configuration for
+// m, the module made from the served tree (merged with the reference, as
+// GenerateMerged does, unless instances asked for the host's alone).
+func writeExporterConfig(file string, m *mib.Module, tree mib.Tree, instances bool) error {
+	if !instances {
+		ref, err := mib.Reference()
+		if err != nil {
+			return err
+		}
+		tree = mib.Merge(ref, tree)
+	}
+	b, err := mib.ExporterConfig(m, tree)
+	if err != nil {
+		return err
+	}
+	return writeFileAtomic(file, b)
 }

@@ -26,9 +26,17 @@ import (
 )
 
 // coverYAML turns on a hotset over the DDS pumps with feed and exception
-// rows; rtime_lan is added when this user may ping.
+// rows, derived statistics over them (one per pump, one in all) and an
+// alarm with rows; rtime_lan is added when this user may ping.
 const coverYAML = `hotset:
   interval: 1s
+expressions:
+  interval: 1s
+derived:
+  - {name: pumpload, expr: "sum(DDS/Acme/Pumps/*/load)"}
+  - {name: pumpeach, expr: "DDS/Acme/Pumps/*/load * 2"}
+alarms:
+  - {name: pumpwatch, expr: "DDS/Acme/Pumps/*/load > 80"}
 hotsets:
   - name: hotpumps
     stat: DDS/Acme/Pumps/*/load
@@ -106,12 +114,12 @@ func coverViews(t *testing.T, views string, ping bool) {
 		}
 		st := checkNames(t, env, modules, served, vars)
 		t.Logf("views %s, %s: %d OIDs walked; shipped module names %d exactly (%d of them scalars of instances, "+
-			"named through their table cell); subagent mib names the %d supplier-defined (DDS %d, ARM metrics %d) exactly, and all %d",
-			views, w.name, st.walked, st.shipped, st.viaCell, st.supplier, st.dds, st.armMetrics, st.own)
+			"named through their table cell); subagent mib names the %d supplier- or configuration-defined (DDS %d, ARM metrics %d, derived %d) exactly, and all %d",
+			views, w.name, st.walked, st.shipped, st.viaCell, st.supplier, st.dds, st.armMetrics, st.derived, st.own)
 		want := []string{"RTime/ARM/procs", "RTime/ARM/Payroll/Lookup/count", "RTime/ARM/Payroll/Lookup/metric1",
 			"Agent/arm/rings", "Agent/agentx/connected", "Agent/snmp/inpkts", "Agent/dds/suppliers", "Agent/traps/sent", "Agent/prov/",
 			"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/", "DDS/Acme/Pumps/", "DDS/Zeta/d2/reads",
-			"SNMP/hotsetDefTable/hotpumps/"}
+			"SNMP/hotsetDefTable/hotpumps/", "Derived/pumpload/value", "Derived/pumpeach/p1/value", "Alarm/1/state", "Agent/expr/pumpwatch/evalus"}
 		if ping {
 			want = append(want, "RTime/LAN/hosts", "RTime/LAN/127.0.0.1/resptime", "SNMP/rTimeLANHostTable/127.0.0.1/")
 		}
@@ -167,7 +175,7 @@ type served struct {
 	path     string
 	index    string // what follows the object's own OID: "0", or the row's index
 	cell     string // scalar view of a row's statistic: its cell
-	supplier string // "DDS" or "ARM": defined by a supplier, not the daemon
+	supplier string // "DDS", "ARM" or "Derived": defined by a supplier or the configuration, not the daemon
 }
 
 // servedObjects maps every OID the daemon can serve, in both views, to
@@ -226,6 +234,8 @@ func servedObjects(t *testing.T, e *env) map[string]served {
 		supplier := ""
 		if strings.HasPrefix(it.Path, "DDS/") {
 			supplier = "DDS"
+		} else if strings.HasPrefix(it.Path, "Derived/") && it.Path != "Derived/" {
+			supplier = "Derived" // the configuration's derived statistics (docs/EXPRESSIONS.md)
 		} else if it.IsStat() && strings.HasPrefix(it.Path, "RTime/ARM/") && strings.Count(it.Path, "/") == 4 && it.Stat.ASN > 20 {
 			supplier = "ARM" // an application's own metrics (docs/TREE.md, RTime/ARM)
 		}
@@ -355,8 +365,8 @@ func (m *module) exact(name, want string) bool {
 }
 
 type coverStats struct {
-	walked, shipped, viaCell, supplier, dds, armMetrics, own int
-	paths                                                    map[string]int // path and its context paths -> OIDs walked
+	walked, shipped, viaCell, supplier, dds, armMetrics, derived, own int
+	paths                                                             map[string]int // path and its context paths -> OIDs walked
 }
 
 // checkNames translates every walked OID with both modules (a
@@ -407,10 +417,13 @@ func checkNames(t *testing.T, env []string, mods []*module, objs map[string]serv
 		} else {
 			if mods[1].exact(names[1][i], o.index) {
 				st.supplier++
-				if o.supplier == "DDS" {
+				switch o.supplier {
+				case "DDS":
 					st.dds++
-				} else {
+				case "ARM":
 					st.armMetrics++
+				default:
+					st.derived++
 				}
 			} else if bad++; bad <= 20 {
 				t.Errorf("%s (%s, defined by its %s supplier) is %s in the module of subagent mib", asked[i], o.path, o.supplier, names[1][i])
@@ -552,6 +565,7 @@ func populate(t *testing.T, e *env, ping bool) {
 		rtlWait(t, e, "RTime/LAN/127.0.0.1/responses", func(f float64) bool { return f >= 1 })
 	}
 	waitValue(t, e, "Hotset/hotpumps/groups", "1", 30*time.Second)
+	waitValue(t, e, "Alarm/1/state", "firing", 30*time.Second) // a row of alarmTable
 	for _, ctx := range []string{"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/"} {
 		if len(e.instances(t, ctx)) == 0 {
 			t.Fatalf("no rows under %s", ctx)

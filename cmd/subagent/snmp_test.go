@@ -23,25 +23,9 @@ const base = "1.3.6.1.4.1.32473.1"
 // scalar and, inside a table row, its cell), and the value of each.
 func (e *env) served(t *testing.T) map[string]string {
 	t.Helper()
-	out, stderr, code := e.run(append([]string{"peek", "--table-oid"}, e.args()...)...)
-	if code != 0 {
-		t.Fatalf("peek: %s", stderr)
-	}
-	oidOf, cellOf := map[string]string{}, map[string]string{}
-	var paths []string
-	for _, line := range strings.Split(out, "\n") {
-		f := strings.Fields(line)
-		if len(f) < 4 || strings.HasSuffix(f[0], "/") {
-			continue
-		}
-		oidOf[f[0]] = f[2]
-		if f[3] != "-" {
-			cellOf[f[0]] = f[3]
-		}
-		paths = append(paths, f[0])
-	}
+	oidOf, cellOf, paths := e.oids(t)
 	// get reads at most spmiwire.MaxPaths statistics at once.
-	out = ""
+	out := ""
 	for len(paths) > 0 {
 		n := min(len(paths), spmiwire.MaxPaths)
 		o, _, _ := e.run(append(append([]string{"get"}, paths[:n]...), e.args()...)...)
@@ -61,6 +45,29 @@ func (e *env) served(t *testing.T) map[string]string {
 		t.Fatalf("only %d statistics with values", len(vals))
 	}
 	return vals
+}
+
+// oids are the scalar OID and table cell ("" for none) of each statistic
+// the daemon serves, by path, from peek --table-oid; and the paths in order.
+func (e *env) oids(t *testing.T) (oidOf, cellOf map[string]string, paths []string) {
+	t.Helper()
+	out, stderr, code := e.run(append([]string{"peek", "--table-oid"}, e.args()...)...)
+	if code != 0 {
+		t.Fatalf("peek: %s", stderr)
+	}
+	oidOf, cellOf = map[string]string{}, map[string]string{}
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 4 || strings.HasSuffix(f[0], "/") {
+			continue
+		}
+		oidOf[f[0]] = f[2]
+		if f[3] != "-" {
+			cellOf[f[0]] = f[3]
+		}
+		paths = append(paths, f[0])
+	}
+	return oidOf, cellOf, paths
 }
 
 func oidsOf(t *testing.T, vars []snmpdtest.Var) []string {

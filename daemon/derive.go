@@ -1,0 +1,221 @@
+package daemon
+
+import (
+	"context"
+	"fmt"
+	"log/slog"
+	"sync/atomic"
+	"time"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/derive"
+	"github.com/perfagent/subagent/expr"
+	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/spmi"
+	"github.com/perfagent/subagent/traps"
+)
+
+// expressions evaluates the derived statistics and alarms at their
+// interval; the alarms' events go out through the hotsets' notification
+// path (hotsets.send: the trap destinations, the master, the log).
+type expressions struct {
+	eng      *derive.Engine
+	hot      *hotsets
+	log      *slog.Logger
+	interval atomic.Int64 // time.Duration
+	wake     chan struct{}
+	errs     map[string]string // last error logged by name; only run's goroutine uses it
+}
+
+// derivedDefs turns the configuration's derived statistics into the
+// engine's, each expression parsed; errors name the key.
+func derivedDefs(c *config.Config) ([]derive.Derived, error) {
+	out := make([]derive.Derived, 0, len(c.Derived))
+	for i, d := range c.Derived {
+		key := fmt.Sprintf("derived[%d]", i)
+		x, err := expr.Parse(d.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("%s.expr: %q %w", key, d.Expr, err)
+		}
+		if d.Scale < 0 || d.Scale > 6 {
+			return nil, fmt.Errorf("%s.scale: %d is not from 0 to 6", key, d.Scale)
+		}
+		out = append(out, derive.Derived{Name: d.Name, X: x, Descr: d.Description, Units: d.Units, Scale: uint8(d.Scale), Signed: d.Signed})
+		if err := out[i].Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+	}
+	return out, nil
+}
+
+// alarmDefs is derivedDefs for the alarms; for and keep absent (0) are 1.
+func alarmDefs(c *config.Config) ([]derive.Alarm, error) {
+	out := make([]derive.Alarm, 0, len(c.Alarms))
+	for i, a := range c.Alarms {
+		key := fmt.Sprintf("alarms[%d]", i)
+		x, err := expr.Parse(a.Expr)
+		if err != nil {
+			return nil, fmt.Errorf("%s.expr: %q %w", key, a.Expr, err)
+		}
+		d := derive.Alarm{Name: a.Name, X: x, Rising: a.Rising, Falling: a.Falling, For: max(a.For, 1), Keep: max(a.Keep, 1),
+			Severity: a.Severity, Cleared: a.Cleared}
+		if a.For < 0 || a.Keep < 0 {
+			d.For, d.Keep = a.For, a.Keep // refused by Validate, naming the field
+		}
+		if err := d.Validate(); err != nil {
+			return nil, fmt.Errorf("%s: %w", key, err)
+		}
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// checkExpressions checks the derived statistics and alarms together
+// (names unique across both).
+func checkExpressions(c *config.Config) error {
+	ds, err := derivedDefs(c)
+	if err != nil {
+		return err
+	}
+	as, err := alarmDefs(c)
+	if err != nil {
+		return err
+	}
+	return derive.Check(ds, as)
+}
+
+// initExpressions adds Derived, Alarm and Agent/expr and the reloader;
+// after initHotsets, whose notification path the alarms take.
+func (d *Daemon) initExpressions() error {
+	ds, err := derivedDefs(d.cfg)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	as, err := alarmDefs(d.cfg)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	eng, err := derive.New(ds, as, nil)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	x := &expressions{eng: eng, hot: d.hot, log: d.log.With("part", "expressions"), wake: make(chan struct{}, 1)}
+	x.interval.Store(int64(d.cfg.Expressions.Interval))
+	d.expr = x
+	d.h.Add(derive.Provider{E: eng, Numbering: d.num})
+	d.h.Add(derive.AlarmProvider{E: eng})
+	d.addAgentStats(eng.AgentStats)
+	d.addReloader(Reloader{Name: "expressions", Check: checkExpressions, Apply: x.apply})
+	return nil
+}
+
+func (x *expressions) apply(c *config.Config) error {
+	ds, _ := derivedDefs(c) // checked
+	as, _ := alarmDefs(c)
+	if err := x.eng.Replace(ds, as); err != nil {
+		return fmt.Errorf("derived statistics and alarms not reloaded, those before stay: %w", err)
+	}
+	x.interval.Store(int64(c.Expressions.Interval))
+	select {
+	case x.wake <- struct{}{}:
+	default:
+	}
+	x.log.Info("derived statistics and alarms reloaded", "derived", len(ds), "alarms", len(as))
+	return nil
+}
+
+// run evaluates at once (which reads the counters for the next rates)
+// and then at every interval until ctx is done.
+func (x *expressions) run(ctx context.Context, h *spmi.Hierarchy) error {
+	select { // the alarms' notifications need the hotsets' sender
+	case <-ctx.Done():
+		return nil
+	case <-x.hot.ready:
+	}
+	t := time.NewTimer(0)
+	defer t.Stop()
+	for {
+		select {
+		case <-ctx.Done():
+			return nil
+		case <-x.wake:
+			t.Reset(time.Duration(x.interval.Load()))
+			continue
+		case <-t.C:
+		}
+		x.evaluate(h)
+		t.Reset(time.Duration(x.interval.Load()))
+	}
+}
+
+// evaluate evaluates once on a fresh snapshot and makes the next read
+// rebuild, so that the tree serves the results (as hotset.Engine.Tick).
+func (x *expressions) evaluate(h *spmi.Hierarchy) {
+	evs, trs := x.eng.Evaluate(h.FreshWithin(hotset.ValuesWait))
+	h.Invalidate()
+	log := x.log
+	for _, tr := range trs {
+		log.Info("alarm state", "alarm", tr.Alarm, "instance", tr.Instance, "from", tr.From.String(), "to", tr.To.String(),
+			"value", derive.FormatValue(tr.Value))
+	}
+	for _, ev := range evs {
+		if ev.Cleared && !ev.Alarm.Cleared {
+			continue
+		}
+		n, err := AlarmNotification(x.hot.base, ev, time.Since(x.hot.start))
+		if err != nil {
+			log.Error("alarm notification not built", "alarm", ev.Alarm.Name, "err", err)
+			continue
+		}
+		x.hot.send(n)
+	}
+	x.logErrors()
+}
+
+// logErrors logs an expression's evaluation error once when it appears
+// or changes (a path that matches nothing, with the nearest that does),
+// and once when it clears.
+func (x *expressions) logErrors() {
+	if x.errs == nil {
+		x.errs = map[string]string{}
+	}
+	errs := x.eng.Errors()
+	for name, err := range errs {
+		if msg := err.Error(); x.errs[name] != msg {
+			x.log.Warn("expression error", "name", name, "err", msg)
+			x.errs[name] = msg
+		}
+	}
+	for name := range x.errs {
+		if errs[name] == nil {
+			x.log.Info("expression evaluates again", "name", name)
+			delete(x.errs, name)
+		}
+	}
+}
+
+// AlarmNotification is the notification of an alarm event: alarmRaised
+// (base.0.32770) or alarmCleared (base.0.32771) with the objects of
+// mib.AlarmRaised in order.
+func AlarmNotification(base asn1tree.OID, ev derive.Event, uptime time.Duration) (traps.Notification, error) {
+	nt := mib.AlarmRaised
+	if ev.Cleared {
+		nt = mib.AlarmCleared
+	}
+	n := traps.Notification{Enterprise: base, Specific: int(nt.Arc[1]), Uptime: uptime}
+	cond := ev.Alarm.Condition()
+	if len(cond) > 255 {
+		cond = cond[:252] + "..."
+	}
+	bs, err := nt.Bind(base, asn1tree.Str(ev.Alarm.Name), asn1tree.Str(ev.Instance), asn1tree.Str(derive.FormatValue(ev.Value)),
+		asn1tree.Int(int32(ev.Alarm.Severity)), asn1tree.Str(cond))
+	if err != nil {
+		return n, err
+	}
+	for _, b := range bs {
+		n.Vars = append(n.Vars, traps.VarBind{OID: b.OID, Value: b.Value})
+	}
+	return n, nil
+}

@@ -1,0 +1,49 @@
+package daemon
+
+import (
+	"log/slog"
+	"strings"
+	"testing"
+
+	"github.com/perfagent/subagent/config"
+)
+
+// A reload replaces the derived statistics and alarms: the new ones are
+// served from the next evaluation, the removed ones are gone; a
+// configuration with a bad expression is refused naming its key, and
+// what ran before stays.
+func TestReloadReplacesDerivedAndAlarms(t *testing.T) {
+	c := fixtureConfig(t)
+	c.Derived = []config.DerivedConf{{Name: "used", Expr: "Mem/Real/size - Mem/Real/free", Units: "KiB"}}
+	loaded := *c
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	served := func(path string) bool {
+		d.expr.evaluate(d.h)
+		_, err := d.h.Refresh().Lookup(path)
+		return err == nil
+	}
+	if !served("Derived/used/value") {
+		t.Fatal("Derived/used/value is not served")
+	}
+	n := loaded
+	n.Derived = []config.DerivedConf{{Name: "freepct", Expr: "Mem/Real/free / Mem/Real/size * 100", Scale: 2}}
+	n.Alarms = []config.AlarmConf{{Name: "memfree", Expr: "Mem/Real/free > 0", For: 1}}
+	if err := d.Reload(&n); err != nil {
+		t.Fatal(err)
+	}
+	if !served("Derived/freepct/value") || served("Derived/used/") || !served("Alarm/1/state") {
+		t.Errorf("after the reload: Derived/freepct %v, Derived/used %v (want gone), Alarm/1 %v",
+			served("Derived/freepct/value"), served("Derived/used/"), served("Alarm/1/state"))
+	}
+	bad := n
+	bad.Derived = []config.DerivedConf{{Name: "broken", Expr: "sum(Mem/Real/free"}}
+	if err := d.Reload(&bad); err == nil || !strings.Contains(err.Error(), "derived[0].expr") {
+		t.Errorf("a bad expression reloaded: %v", err)
+	}
+	if !served("Derived/freepct/value") || served("Derived/broken/") {
+		t.Errorf("a refused reload changed the derived statistics")
+	}
+}

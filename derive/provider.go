@@ -1,0 +1,258 @@
+package derive
+
+import (
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/perfagent/subagent/client/ddswire"
+	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/expr"
+	"github.com/perfagent/subagent/spmi"
+)
+
+// The contexts served (docs/TREE.md).
+var (
+	DerivedCx = spmi.CxDesc{Name: "Derived", Descr: "Derived statistics: named expressions of other statistics", ASN: spmi.ASNDerived}
+	AlarmCx   = spmi.CxDesc{Name: "Alarm", Descr: "Alarms: one row per alarm instance that left inactive", ASN: spmi.ASNAlarm,
+		Inst: ddswire.SiContInst, DescrStat: "name"}
+	alarmRow = spmi.CxDesc{Descr: "Alarm instance"}
+	// ExprCx is Agent/expr: each expression's last evaluation.
+	ExprCx  = spmi.CxDesc{Name: "expr", Descr: "The derived statistics' and alarms' evaluation", ASN: spmi.ASNAgentExpr, Inst: ddswire.SiContInst}
+	exprRow = spmi.CxDesc{Descr: "Expression"}
+
+	alarmStats = []spmiwire.StatDesc{
+		{Name: "name", Descr: "The alarm's name", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "instance", Descr: "Instance the wildcards matched (empty: the alarm has one value)", ASN: 2, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "state", Descr: "inactive, pending, firing or clearing", ASN: 3, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "since", Descr: "When it entered its state (seconds since 1970)", ASN: 4, Max: 1 << 31, Val: ddswire.SiQuantity, Units: "seconds since 1970", Form: spmiwire.FormTime},
+		{Name: "value", Descr: "Value at the last evaluation, in decimal (empty: none)", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "severity", Descr: "The alarm's severity", ASN: 6, Max: 10, Val: ddswire.SiQuantity},
+		{Name: "count", Descr: "Evaluations of the pending (true) or clearing (false) run", ASN: 7, Max: 10, Val: ddswire.SiQuantity},
+	}
+	exprTotals = []spmiwire.StatDesc{
+		{Name: "evals", Descr: "Evaluations of all the expressions", ASN: 1, Max: 1, Val: ddswire.SiCounter},
+		{Name: "evalms", Descr: "Last evaluation of all the expressions", ASN: 2, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+	}
+	exprStats = []spmiwire.StatDesc{
+		{Name: "kind", Descr: "derived or alarm", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+		{Name: "evalus", Descr: "The expression's last evaluation", ASN: 2, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 1, Units: "microseconds"},
+		{Name: "cost", Descr: "Value operations of the last evaluation", ASN: 3, Max: 1000, Val: ddswire.SiQuantity},
+		{Name: "bound", Descr: "Most value operations an evaluation may cost", ASN: 4, Max: 1000, Val: ddswire.SiQuantity, Wide: true},
+		{Name: "errmsg", Descr: "What went wrong at the last evaluation (empty: none)", ASN: 5, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
+	}
+)
+
+// valueStat is ASN 1 of every derived statistic's context or instance.
+func valueStat(d *Derived) *spmiwire.StatDesc {
+	s := &spmiwire.StatDesc{Name: "value", Descr: d.Descr, ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat,
+		Scale: d.Scale, Units: d.Units, Wide: !d.Signed}
+	if d.Signed {
+		s.Min = -100
+	}
+	if s.Descr == "" {
+		s.Descr = d.X.String()
+	}
+	if len(s.Descr) > spmiwire.MaxDescr {
+		s.Descr = s.Descr[:spmiwire.MaxDescr-3] + "..."
+	}
+	return s
+}
+
+// Provider serves the engine's derived statistics under Derived.
+// Numbering gives each derived statistic its number under Derived, kept
+// across restarts (nil: in memory).
+type Provider struct {
+	E         *Engine
+	Numbering *spmi.Numbering
+}
+
+func (p Provider) Name() string { return "Derived" }
+
+func (p Provider) Collect(b *spmi.Builder) error {
+	top, err := b.Context(nil, &DerivedCx)
+	if err != nil {
+		return err
+	}
+	e := p.E
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	num := p.Numbering
+	if num == nil {
+		if e.num == nil {
+			e.num = spmi.NewNumbering("")
+		}
+		num = e.num
+	}
+	used := map[uint32]bool{}
+	for _, d := range e.derived {
+		asn, err := num.Assign("Derived", d.def.Name, func(k uint32) bool { return used[k] })
+		if err != nil {
+			return err
+		}
+		used[asn] = true
+		descr := d.def.Descr
+		if descr == "" {
+			descr = d.def.X.String()
+		}
+		if len(descr) > spmiwire.MaxDescr {
+			descr = descr[:spmiwire.MaxDescr-3] + "..."
+		}
+		cx := &spmi.CxDesc{Name: d.def.Name, Descr: descr, ASN: asn}
+		if d.def.X.PerInstance() {
+			cx.Inst = ddswire.SiContInst
+		}
+		n, err := b.Context(top, cx)
+		if err != nil {
+			return err
+		}
+		vs := valueStat(&d.def)
+		if !d.def.X.PerInstance() {
+			v := spmiwire.NoValue
+			if d.Err == nil && d.res.OK {
+				v = spmiwire.Float(d.res.Value)
+			}
+			if err := b.Stat(n, vs, v); err != nil {
+				return err
+			}
+			continue
+		}
+		tpl := &spmi.CxDesc{Descr: descr}
+		for _, el := range d.res.Elems {
+			// Numbered as the source numbers it (a disk's, a PID), so
+			// that its index is the source's; several wildcards: by the
+			// persisted numbering.
+			in, err := b.Instance(n, tpl, instName(el.Key), "", el.ASN)
+			if err != nil {
+				continue // a name the tree refuses (too long): left out
+			}
+			if err := b.Stat(in, vs, spmiwire.Float(el.Value)); err != nil {
+				return err
+			}
+		}
+	}
+	return nil
+}
+
+// instName is an instance key as a context name: the names several
+// wildcards matched are joined by : (a name holds no /).
+func instName(key string) string { return strings.ReplaceAll(key, "/", ":") }
+
+// AlarmProvider serves the alarm instances' states as the Alarm table.
+type AlarmProvider struct{ E *Engine }
+
+func (p AlarmProvider) Name() string { return "Alarm" }
+
+func (p AlarmProvider) Collect(b *spmi.Builder) error {
+	top, err := b.Context(nil, &AlarmCx)
+	if err != nil {
+		return err
+	}
+	rows := p.E.Rows()
+	for i, r := range rows {
+		in, err := b.Instance(top, &alarmRow, strconv.Itoa(i+1), r.Alarm, uint32(i+1))
+		if err != nil {
+			return err
+		}
+		val := ""
+		if r.OK {
+			val = FormatValue(r.Value)
+		}
+		if err := b.Stats(in, alarmStats, []spmiwire.Value{spmiwire.Text(r.Alarm), spmiwire.Text(r.Instance),
+			spmiwire.Text(r.State.String()), spmiwire.Uint(uint64(max(r.Since.Unix(), 0))), spmiwire.Text(val),
+			spmiwire.Int(int64(r.Severity)), spmiwire.Int(int64(r.Count))}); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// FormatValue is a value in decimal with at most 4 decimal places.
+func FormatValue(v float64) string { return strconv.FormatFloat(v, 'f', -1, 64) }
+
+// Row is one alarm instance, for the Alarm table.
+type Row struct {
+	Alarm, Instance string
+	State           State
+	Since           time.Time
+	Value           float64
+	OK              bool
+	Severity, Count int
+}
+
+// Rows are the alarm instances that have a row: in the order of the
+// alarms, then of the instances' names.
+func (e *Engine) Rows() []Row {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	var out []Row
+	for _, a := range e.alarms {
+		keys := make([]string, 0, len(a.insts))
+		for k := range a.insts {
+			keys = append(keys, k)
+		}
+		slices.Sort(keys)
+		for _, k := range keys {
+			in := a.insts[k]
+			out = append(out, Row{Alarm: a.def.Name, Instance: k, State: in.state, Since: in.since, Value: in.value, OK: in.ok,
+				Severity: a.def.Severity, Count: in.n})
+		}
+	}
+	return out
+}
+
+// AgentStats adds Agent/expr under agent: the totals and one instance
+// per expression with its last evaluation.
+func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
+	cx, err := b.Context(agent, &ExprCx)
+	if err != nil {
+		return err
+	}
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(e.evals), spmiwire.Float(float64(e.took) / float64(time.Millisecond))}); err != nil {
+		return err
+	}
+	add := func(name, kind string, x *expr.Expr, s Stat) error {
+		in, err := b.Instance(cx, &exprRow, name, x.String(), 0)
+		if err != nil {
+			return err
+		}
+		msg := ""
+		if s.Err != nil {
+			msg = s.Err.Error()
+		}
+		return b.Stats(in, exprStats, []spmiwire.Value{spmiwire.Text(kind), spmiwire.Float(float64(s.Took) / float64(time.Microsecond)),
+			spmiwire.Int(int64(s.Cost)), spmiwire.Int(int64(x.Bound())), spmiwire.Text(msg)})
+	}
+	for _, d := range e.derived {
+		if err := add(d.def.Name, "derived", d.def.X, d.Stat); err != nil {
+			return err
+		}
+	}
+	for _, a := range e.alarms {
+		if err := add(a.def.Name, "alarm", a.def.X, a.Stat); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// Errors are the expressions whose last evaluation failed, by name.
+func (e *Engine) Errors() map[string]error {
+	e.mu.Lock()
+	defer e.mu.Unlock()
+	out := map[string]error{}
+	for _, d := range e.derived {
+		if d.Err != nil {
+			out[d.def.Name] = d.Err
+		}
+	}
+	for _, a := range e.alarms {
+		if a.Err != nil {
+			out[a.def.Name] = a.Err
+		}
+	}
+	return out
+}
