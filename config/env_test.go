@@ -17,7 +17,7 @@ func TestUnknownEnvIsRefused(t *testing.T) {
 	for _, c := range []struct{ name, want string }{
 		{"SUBAGENT_SNMP_COMUNITY", "unknown environment variable SUBAGENT_SNMP_COMUNITY: did you mean SUBAGENT_SNMP_COMMUNITY? ("},
 		{"SUBAGENT_Log_Level", "unknown environment variable SUBAGENT_Log_Level: did you mean SUBAGENT_LOG_LEVEL? ("},
-		{"SUBAGENT_ZZZZZZZZZZZZ", "unknown environment variable SUBAGENT_ZZZZZZZZZZZZ (a variable is SUBAGENT_ and a key in upper case, dots as underscores, or one of SUBAGENT_ARGS, SUBAGENT_CONFIG, SUBAGENT_TEST_MODE)"},
+		{"SUBAGENT_ZZZZZZZZZZZZ", "unknown environment variable SUBAGENT_ZZZZZZZZZZZZ (a variable is SUBAGENT_ and a key in upper case, dots as underscores, or one of SUBAGENT_ARGS, SUBAGENT_CONFIG, SUBAGENT_C_SANITIZE, SUBAGENT_TEST_MODE)"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
 			t.Setenv(c.name, "x")
