@@ -69,6 +69,9 @@ type Config struct {
 	Hotsets []HotsetConf   `mapstructure:"hotsets"`
 	Traps   []TrapConf     `mapstructure:"traps"`
 
+	// Service level objectives of ARM transactions (config/slo.go).
+	Objectives []ObjectiveConf `mapstructure:"objectives"`
+
 	// Base is BaseOID parsed.
 	Base asn1tree.OID `mapstructure:"-"`
 	// File is the configuration file read, if any.
@@ -408,6 +411,7 @@ func (c *Config) finish() error {
 	c.RTimeLAN.check(bad)
 	c.ARM.check(bad)
 	c.checkHotsets(bad)
+	c.checkObjectives(bad)
 	c.Control.check(bad)
 	switch c.Views {
 	case "both", "scalars", "tables":

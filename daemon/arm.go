@@ -40,6 +40,7 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 		return nil, nil, err
 	}
 	d.h.Add(reg.Provider())
+	objs := d.startObjectives(reg)
 	if d.dir != nil {
 		reg.SetOnShape(d.dir.Look) // a new application or transaction: the directory looks at once
 	}
@@ -48,11 +49,22 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 	d.log.Info("arm socket ready", "path", filepath.Join(d.cfg.RunDir, "arm.sock"),
 		"ring_bytes_max", uint64(a.MaxProcesses)*g.FileLen(), "ring_bytes_per_uid_max", uint64(a.MaxProcessesPerUID)*g.FileLen())
 	return func(ctx context.Context) error {
+		saved := make(chan struct{})
+		go func() {
+			objs.run(ctx)
+			close(saved)
+		}()
 		go func() {
 			reg.DrainEvery(ctx, a.DrainInterval)
 			srv.Close()
 		}()
-		return srv.Serve()
+		err := srv.Serve()
+		if ctx.Err() != nil {
+			<-saved // the last save, after the last drain
+		} else {
+			objs.save()
+		}
+		return err
 	}, func() { srv.Close() }, nil
 }
 

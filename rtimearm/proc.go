@@ -60,6 +60,7 @@ func (p *proc) scan(r *Registry) {
 				p.byID = map[int32]*ptran{}
 			}
 			p.byID[x.id] = x
+			p.setThresholds(i, x.t)
 		}
 		p.trans = append(p.trans, x)
 	}
@@ -133,6 +134,7 @@ func (p *proc) rebind(r *Registry, i uint32) error {
 		return fmt.Errorf("transaction entry %d: %w", i, err)
 	}
 	pt.t, pt.types = nt.t, nt.types
+	p.setThresholds(i, pt.t)
 	return nil
 }
 
@@ -174,6 +176,9 @@ func (p *proc) drain(r *Registry, now time.Time) {
 				continue
 			}
 			pt.t.observe(&r.tot, now, from, r.weight, r.span)
+			if pt.t.obj != nil {
+				pt.t.obj.Observe(now, &r.tot)
+			}
 		}
 		_, d := p.f.Counters(uint32(i))
 		if d > pt.dropped {

@@ -107,6 +107,7 @@ type Registry struct {
 	num      *spmi.Numbering // ASN.1 numbers of transactions
 	tot      armring.Totals  // scratch of drains, under mu
 	onShape  func()          // an application or a transaction came or went (SetOnShape)
+	objs     Objectives      // service level objectives (SetObjectives); nil: none
 }
 
 // SetOnShape makes the registry call f when an application or a
@@ -219,6 +220,7 @@ func (r *Registry) tranFor(p *proc, ap *app, t *armring.Tran) (*tran, error) {
 	}
 	u.trans++
 	x := &tran{app: ap, uid: p.uid, key: t.Key, descr: t.Descr, detail: t.Detail, types: t.Types, names: t.Names}
+	r.matchTran(x)
 	ap.trans[t.Key] = x
 	ap.order = append(ap.order, x)
 	r.ntrans++

@@ -36,6 +36,7 @@ type tran struct {
 	parent                     string
 	win                        *window
 	metrics                    [armring.NumFields]metric
+	obj                        Matched // its service level objectives; nil: none
 }
 
 // metric keeps what outlives the window of one application-defined field;

@@ -21,6 +21,7 @@ const (
 	ASNHotset        uint32 = 14
 	ASNNotifLog      uint32 = 15 // the notifications sent (notiflog)
 	ASNDirectory     uint32 = 16 // the tree described (directory)
+	ASNSLO           uint32 = 19 // service level objectives of ARM transactions (slo)
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 	// ASNWritable holds the tables managers write over SNMP through the
