@@ -28,6 +28,7 @@ import (
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/rtimelan"
+	"github.com/perfagent/subagent/slo"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -89,6 +90,8 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Add(reg.Provider()) // before RTime/LAN, as the daemon adds them
 	h.Add(rtimelan.Provider{M: mon})
 	h.Add(hotset.Provider{E: eng})
+	// One service level objective, so that SLO's table is declared.
+	h.Add(slo.Provider{S: slo.NewSet([]slo.Objective{{Name: "Objective", Application: "*", Transaction: "*", Threshold: time.Second, Target: 0.99, Window: time.Hour}})})
 	// DDS/ without suppliers: every daemon serves the context.
 	srv, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(t.TempDir(), "dds.sock")})
 	if err != nil {
@@ -115,13 +118,13 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	h.Refresh()
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
-		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") || it.Path == "DDS/" ||
+		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") || it.Path == "DDS/" || strings.HasPrefix(it.Path, "SLO/") ||
 			strings.HasPrefix(it.Path, directory.Name+"/") {
 			out = append(out, it)
 		}
 	}
 	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
-		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/"} {
+		"SLO/Objective/burn1h", "Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}

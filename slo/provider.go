@@ -6,6 +6,9 @@ import (
 	"github.com/perfagent/subagent/spmi"
 )
 
+// burnUnits: a burn rate of 1 spends the budget in exactly the window.
+const burnUnits = "times the rate that spends the budget in the window"
+
 var (
 	sloCx  = spmi.CxDesc{Name: "SLO", Descr: "Service level objectives of ARM transactions", ASN: spmi.ASNSLO, Inst: ddswire.SiCfgInst}
 	objTpl = spmi.CxDesc{Descr: "Service level objective"}
@@ -15,12 +18,12 @@ var (
 	objStats = []spmiwire.StatDesc{
 		{Name: "sli", Descr: "Good completions over the window, of all", ASN: 1, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 4, Units: "percent"},
 		{Name: "budget", Descr: "Error budget left over the window (negative: overspent)", ASN: 2, Min: -100, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "percent"},
-		{Name: "burn5m", Descr: "Burn rate over 5 minutes (1: the budget lasts the window)", ASN: 3, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3},
-		{Name: "burn30m", Descr: "Burn rate over 30 minutes", ASN: 4, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3},
-		{Name: "burn1h", Descr: "Burn rate over 1 hour", ASN: 5, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3},
-		{Name: "burn6h", Descr: "Burn rate over 6 hours", ASN: 6, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3},
-		{Name: "burn1d", Descr: "Burn rate over 1 day", ASN: 7, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3},
-		{Name: "burn3d", Descr: "Burn rate over 3 days", ASN: 8, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3},
+		{Name: "burn5m", Descr: "Burn rate over 5 minutes (1: the budget lasts the window)", ASN: 3, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: burnUnits},
+		{Name: "burn30m", Descr: "Burn rate over 30 minutes", ASN: 4, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: burnUnits},
+		{Name: "burn1h", Descr: "Burn rate over 1 hour", ASN: 5, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: burnUnits},
+		{Name: "burn6h", Descr: "Burn rate over 6 hours", ASN: 6, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: burnUnits},
+		{Name: "burn1d", Descr: "Burn rate over 1 day", ASN: 7, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: burnUnits},
+		{Name: "burn3d", Descr: "Burn rate over 3 days", ASN: 8, Max: 20, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: burnUnits},
 		{Name: "good", Descr: "Good completions over the window", ASN: 9, Max: 1000, Val: ddswire.SiQuantity, Wide: true},
 		{Name: "total", Descr: "Completions over the window", ASN: 10, Max: 1000, Val: ddswire.SiQuantity, Wide: true},
 		{Name: "unclassified", Descr: "Completions not counted: too many thresholds on the transaction", ASN: 11, Max: 100, Val: ddswire.SiCounter},
