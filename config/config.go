@@ -70,6 +70,7 @@ type Config struct {
 	Traps   []TrapConf     `mapstructure:"traps"`
 
 	// Service level objectives of ARM transactions (config/slo.go).
+	SLO        SLOSettings     `mapstructure:"slo"`
 	Objectives []ObjectiveConf `mapstructure:"objectives"`
 
 	// Base is BaseOID parsed.

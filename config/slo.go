@@ -18,6 +18,21 @@ type ObjectiveConf struct {
 	Window      time.Duration `mapstructure:"window"`      // 1h to 2160h
 }
 
+// SLOSettings configure the objectives' burn-rate alarms.
+type SLOSettings struct {
+	Interval time.Duration `mapstructure:"interval"` // between two evaluations of the alarms
+	Page     BurnAlarm     `mapstructure:"page"`
+	Ticket   BurnAlarm     `mapstructure:"ticket"`
+}
+
+// BurnAlarm is a multi-window burn-rate alarm: raised when the burn rate
+// over both windows reaches factor.
+type BurnAlarm struct {
+	Factor float64       `mapstructure:"factor"`
+	Long   time.Duration `mapstructure:"long"`
+	Short  time.Duration `mapstructure:"short"`
+}
+
 // Bounds of the objectives (slo.MaxObjectives, slo.FineSpan, slo.MaxSpan).
 const (
 	maxObjectives = 1024
@@ -28,6 +43,28 @@ const (
 // checkObjectives checks the objectives; a pattern is checked as
 // path.Match reads it.
 func (c *Config) checkObjectives(bad func(key, format string, args ...any)) {
+	if iv := c.SLO.Interval; iv < time.Second || iv > 5*time.Minute {
+		bad("slo.interval", "%v is not from 1s to 5m", iv)
+	}
+	for _, a := range []struct {
+		key string
+		a   BurnAlarm
+	}{{"slo.page", c.SLO.Page}, {"slo.ticket", c.SLO.Ticket}} {
+		if !(a.a.Factor >= 1 && a.a.Factor <= 1000) {
+			bad(a.key+".factor", "%v is not from 1 to 1000", a.a.Factor)
+		}
+		for _, w := range []struct {
+			key string
+			v   time.Duration
+		}{{".long", a.a.Long}, {".short", a.a.Short}} {
+			if w.v < time.Minute || w.v > fineSpan || w.v%time.Minute != 0 {
+				bad(a.key+w.key, "%v is not whole minutes from 1m to 72h", w.v)
+			}
+		}
+		if a.a.Short >= a.a.Long {
+			bad(a.key+".short", "%v is not shorter than %s.long (%v)", a.a.Short, a.key, a.a.Long)
+		}
+	}
 	if n := len(c.Objectives); n > maxObjectives {
 		bad("objectives", "%d objectives, more than %d", n, maxObjectives)
 	}

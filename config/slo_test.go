@@ -28,6 +28,10 @@ func TestObjectiveErrorsNameTheKey(t *testing.T) {
 		strings.Replace(item, "Shop*", "Shop[", 1):              "objectives[0].application: \"Shop[\" is not a pattern",
 		strings.Replace(item, "name: checkout", "name: a/b", 1): "objectives[0].name: \"a/b\" is not a name",
 		item + strings.Replace(item, "objectives:\n", "", 1):    "objectives[1].name: \"checkout\" is already objectives[0]'s",
+		"slo:\n  interval: 0s\n":                                "slo.interval: 0s is not from 1s to 5m",
+		"slo:\n  page:\n    factor: 0.5\n":                      "slo.page.factor: 0.5 is not from 1 to 1000",
+		"slo:\n  page:\n    long: 90s\n":                        "slo.page.long: 1m30s is not whole minutes from 1m to 72h",
+		"slo:\n  ticket:\n    short: 7h\n":                      "slo.ticket.short: 7h0m0s is not shorter than slo.ticket.long (6h0m0s)",
 	} {
 		_, err := load(t, yaml)
 		if err == nil || !strings.Contains(err.Error(), want) {

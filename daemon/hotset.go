@@ -343,7 +343,9 @@ func (hs *hotsets) send(n traps.Notification) {
 	hs.mu.Lock()
 	s, master := hs.sender, hs.master
 	hs.mu.Unlock()
-	s.Send(n)
+	if s != nil { // nil before run, which makes it
+		s.Send(n)
+	}
 	if master != nil {
 		vbs := []agentx.VarBind{{OID: agentx.SnmpTrapOID0, Value: asn1tree.Value{Kind: asn1tree.ObjectIdentifier, OID: n.TrapOID()}}}
 		for _, v := range n.Vars {

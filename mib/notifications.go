@@ -188,7 +188,9 @@ var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{spmi.ASNN
 		"enterprise-specific trap 32769 of the module's enterprise."}
 
 // OwnNotifications are the daemon's own notifications, which every module declares.
-func OwnNotifications() []*Notification { return []*Notification{HotsetCleared, TreeChanged} }
+func OwnNotifications() []*Notification {
+	return []*Notification{HotsetCleared, TreeChanged, SLOBurnRaised, SLOBurnCleared}
+}
 
 // ExampleTrapNumbers are the trap numbers of the shipped example
 // configuration (configs/subagent.yaml): every module declares them.
@@ -225,7 +227,7 @@ func Notifications() []*Notification {
 
 // NotifyObjects lists every object the notifications carry, by OID.
 func NotifyObjects() []*NotifyObject {
-	out := append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...)
+	out := append(append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...), sloObjects...)
 	slices.SortFunc(out, func(a, b *NotifyObject) int { return asn1tree.Compare(a.Arc, b.Arc) })
 	return out
 }

@@ -110,6 +110,14 @@ type Registry struct {
 	objs     Objectives      // service level objectives (SetObjectives); nil: none
 }
 
+// SetClock makes now the registry's clock: the time of drains, which
+// the windows and the objectives' buckets count in (tests).
+func (r *Registry) SetClock(now func() time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = now
+}
+
 // SetOnShape makes the registry call f when an application or a
 // transaction appears or goes (the directory looks at the tree then); f
 // is called with the registry's lock held: it must not block.

@@ -1,6 +1,8 @@
 package slo
 
 import (
+	"slices"
+
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
@@ -32,6 +34,8 @@ var (
 		{Name: "threshold", Descr: "Latency threshold (0: availability)", ASN: 14, Max: 1000, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
 		{Name: "target", Descr: "Target ratio of good completions", ASN: 15, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 4, Units: "percent"},
 		{Name: "window", Descr: "Window of the objective", ASN: 16, Max: 86400, Val: ddswire.SiQuantity, Units: "seconds"},
+		{Name: "page", Descr: "1: the page burn-rate alarm is raised", ASN: 17, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
+		{Name: "ticket", Descr: "1: the ticket burn-rate alarm is raised", ASN: 18, Max: 1, Val: ddswire.SiQuantity, Form: spmiwire.FormBool},
 	}
 )
 
@@ -61,10 +65,18 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		}
 		vals = append(vals, spmiwire.Uint(st.Good), spmiwire.Uint(st.Total), spmiwire.Uint(st.Unclassified),
 			spmiwire.Text(st.Application), spmiwire.Text(st.Transaction),
-			spmiwire.Float(float64(st.Threshold)/1e6), spmiwire.Float(100*st.Target), spmiwire.Uint(uint64(st.Window.Seconds())))
+			spmiwire.Float(float64(st.Threshold)/1e6), spmiwire.Float(100*st.Target), spmiwire.Uint(uint64(st.Window.Seconds())),
+			raised(st, "page"), raised(st, "ticket"))
 		if err := b.Stats(cx, objStats, vals); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+func raised(st Status, rule string) spmiwire.Value {
+	if slices.Contains(st.Raised, rule) {
+		return spmiwire.Uint(1)
+	}
+	return spmiwire.Uint(0)
 }

@@ -40,8 +40,9 @@ func (o *Objective) history() string {
 type obj struct {
 	Objective
 	f            fine
-	c            *coarse // windows beyond FineSpan
-	unclassified uint64  // completions of transactions with more thresholds than the library classifies
+	c            *coarse         // windows beyond FineSpan
+	unclassified uint64          // completions of transactions with more thresholds than the library classifies
+	raised       map[string]bool // alarms raised, by rule name (Evaluate)
 }
 
 func newObj(o Objective) *obj {
@@ -65,13 +66,14 @@ func (x *obj) add(now time.Time, total, bad uint64) {
 
 // Set is the objectives in force.
 type Set struct {
-	mu   sync.Mutex
-	objs []*obj // in configuration order
+	mu    sync.Mutex
+	objs  []*obj // in configuration order
+	rules []Rule // burn-rate alarms (alarm.go)
 }
 
 // NewSet returns the objectives with empty counts.
 func NewSet(objs []Objective) *Set {
-	s := &Set{}
+	s := &Set{rules: DefaultRules}
 	s.Reconfigure(objs)
 	return s
 }
@@ -169,6 +171,7 @@ type Status struct {
 	Budget       float64 // error budget left: 1 - bad/((1-Target)*Total); 1 with no completion
 	Burn         []float64
 	Unclassified uint64
+	Raised       []string // the alarms raised, by rule name
 }
 
 // burn is the rate at which bad of total spend a budget of 1-target.
@@ -182,6 +185,12 @@ func burn(total, bad uint64, target float64) float64 {
 // status computes x's state at now without changing it (reads never write).
 func (x *obj) status(now time.Time) Status {
 	st := Status{Objective: x.Objective, Unclassified: x.unclassified, Budget: 1}
+	for name, on := range x.raised {
+		if on {
+			st.Raised = append(st.Raised, name)
+		}
+	}
+	slices.Sort(st.Raised)
 	m := minuteOf(now)
 	var total, bad uint64
 	if x.c != nil {
