@@ -124,7 +124,7 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 		}
 	}
 	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
-		"SLO/Objective/burn1h", "Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/"} {
+		"SLO/Objective/burn1h", "RTime/Calls/edges", "Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}
@@ -138,7 +138,7 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 const armTemplateApp, armTemplateTran = "Application", "Transaction"
 
 // armRegistry is the daemon's RTime/ARM registry, fed through its real
-// server by the Go ARM library with one measured transaction.
+// server by the Go ARM library with one measured transaction and one of its instances started as its child (a call graph edge).
 func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 	t.Helper()
 	a := cfg.ARM
@@ -151,7 +151,10 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 	if !ag.Connected() {
 		t.Fatal("the ARM library did not register with the server")
 	}
-	h := ag.App(armTemplateApp, "").Transaction(armTemplateTran, "").Start()
+	tr := ag.App(armTemplateApp, "").Transaction(armTemplateTran, "")
+	h := tr.Start()
+	c := tr.StartChild(h.Correlator()) // an edge of RTime/Calls, whose table is then declared
+	c.Stop(arm.Good)
 	h.Stop(arm.Good)
 	path := "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count"
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -160,7 +163,7 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 			t.Fatal(err)
 		}
 		s := b.Finish()
-		if n, err := s.Lookup(path); err == nil && n.Value.Uint64() == 1 {
+		if n, err := s.Lookup(path); err == nil && n.Value.Uint64() == 2 {
 			return reg
 		}
 		if time.Now().After(deadline) {
@@ -168,7 +171,7 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 			if n, err := s.Lookup("RTime/ARM/errors"); err == nil {
 				errs = n.Value.String()
 			}
-			t.Fatalf("%s did not reach 1 (RTime/ARM/errors %s)", path, errs)
+			t.Fatalf("%s did not reach 2 (RTime/ARM/errors %s)", path, errs)
 		}
 	}
 }

@@ -108,6 +108,7 @@ type Registry struct {
 	tot      armring.Totals  // scratch of drains, under mu
 	onShape  func()          // an application or a transaction came or went (SetOnShape)
 	objs     Objectives      // service level objectives (SetObjectives); nil: none
+	calls    edges           // the call graph (calls.go)
 }
 
 // SetClock makes now the registry's clock: the time of drains, which
@@ -273,6 +274,7 @@ func (r *Registry) drop(x *app) {
 	for _, p := range r.procs {
 		delete(p.held, x)
 	}
+	r.dropEdges(x)
 	r.shaped()
 }
 

@@ -45,6 +45,7 @@ const (
 	ASNAgentHotsets uint32 = 37
 	ASNRTimeARM     uint32 = 1 // RTime/ARM
 	ASNRTimeLAN     uint32 = 2 // RTime/LAN
+	ASNRTimeCalls   uint32 = 3 // RTime/Calls: the ARM call graph's edges
 )
 
 // RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share

@@ -133,6 +133,7 @@ func (f *File) SetThresholds(i uint32, th []uint64) {
 type Totals struct {
 	Good, Aborted, Failed uint64
 	Mean                  uint64 // of the good ones' response times, ns
+	Sum                   uint64 // of the good ones' response times, ns, unbounded (Mean is bounded)
 	Last                  uint64 // of the last good instance, ns
 	Min, Max              uint64 // bounds of the good ones' times, ns, within their lowest and highest bins
 	Bins                  [NumBins]uint64
@@ -161,7 +162,7 @@ func take(p *uint64) uint64 {
 // beyond that.
 func (f *File) Take(i uint32, t *Totals) bool {
 	off := f.ctrOff(i)
-	t.Good = 0
+	t.Good, t.Sum = 0, 0
 	t.Aborted = min(take(f.u64(off+ctrAborted)), MaxCount)
 	t.Failed = min(take(f.u64(off+ctrFailed)), MaxCount)
 	for k := range uint64(MaxThresholds) {
@@ -194,6 +195,7 @@ func (f *File) Take(i uint32, t *Totals) bool {
 			t.Max = max(min(atomic.LoadUint64(f.u64(off+ctrMax))-1, hhi-1), hlo, t.Min)
 			s -= min(s, t.Good) // each added its time + 1
 			t.Mean = min(max(s/t.Good, t.Min), t.Max)
+			t.Sum = s // as the process added it: Mean is the bounded figure
 			t.Last = min(max(atomic.LoadUint64(f.u64(off+ctrLast)), t.Min), t.Max)
 		}
 	}

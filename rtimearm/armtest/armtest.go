@@ -13,6 +13,7 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
@@ -153,4 +154,37 @@ func StartStop(b *testing.B, o Options, bench func(*testing.B, *Daemon)) {
 			bench(b, d)
 		})
 	}
+}
+
+// Edge is a row of the call graph, RTime/Calls, as served.
+type Edge struct {
+	Parent, Child   string
+	Count, Failures uint64
+	Total, Mean     float64 // ms
+	Share           float64 // percent; NaN when not served
+	ShareUnmeasured bool
+}
+
+// Edges lists the rows of RTime/Calls in s, by parent then child.
+func Edges(tb testing.TB, s *spmi.Snapshot) []Edge {
+	tb.Helper()
+	calls, err := s.Lookup("RTime/Calls/")
+	if err != nil {
+		tb.Fatalf("RTime/Calls: %v", err)
+	}
+	var out []Edge
+	for _, n := range calls.Children {
+		if !n.Instance {
+			continue
+		}
+		v := func(stat string) spmiwire.Value { return Stat(tb, s, n.Path+stat) }
+		share := v("share")
+		out = append(out, Edge{Parent: v("parent").TextValue(), Child: v("child").TextValue(),
+			Count: v("count").Uint64(), Failures: v("failures").Uint64(), Total: v("resptotal").Float64(),
+			Mean: v("respmean").Float64(), Share: share.Float64(), ShareUnmeasured: !share.OK()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Parent+"\x00"+out[i].Child < out[j].Parent+"\x00"+out[j].Child
+	})
+	return out
 }
