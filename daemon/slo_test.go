@@ -1,44 +1,23 @@
 package daemon
 
 import (
-	"bytes"
 	"fmt"
 	"log/slog"
 	"strings"
-	"sync"
 	"sync/atomic"
 	"testing"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
-	"github.com/perfagent/subagent/client/armring"
+	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/notiflog"
-	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/slo"
 	"github.com/perfagent/subagent/traps"
 )
-
-// syncBuffer is a log the test reads while the daemon's parts write it.
-type syncBuffer struct {
-	mu sync.Mutex
-	b  bytes.Buffer
-}
-
-func (s *syncBuffer) Write(p []byte) (int, error) {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.Write(p)
-}
-
-func (s *syncBuffer) String() string {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	return s.b.String()
-}
 
 // A Go program's checkouts (through the real library and arm.sock) on a
 // controlled clock, one evaluation of the shipped alarms every 10 s: a
@@ -53,7 +32,7 @@ func TestBurnRateAlarmsOnAControlledClock(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var logBuf syncBuffer
+	var logBuf testutil.Buffer
 	log := slog.New(slog.NewTextHandler(&logBuf, nil))
 	notes, err := notiflog.Open("", 100, 0, nil, log)
 	if err != nil {
@@ -74,17 +53,7 @@ func TestBurnRateAlarmsOnAControlledClock(t *testing.T) {
 	var clock atomic.Int64
 	clock.Store(time.Date(2026, 11, 2, 0, 0, 5, 0, time.UTC).UnixNano())
 	now := func() time.Time { return time.Unix(0, clock.Load()) }
-	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 4, MaxTrans: 4}, 75, time.Minute, nil, nil)
-	reg.SetClock(now)
-	reg.SetObjectives(o.set, nil)
-	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 4}, Registry: reg})
-	a := arm.Open(&arm.Options{Socket: fx.Socket, Wait: armtest.OpenWait})
-	t.Cleanup(a.Close)
-	if !a.Connected() {
-		t.Fatal("the agent did not register")
-	}
-	tr := a.App("Shop Front", "*").Transaction("Checkout", "")
-	reg.DrainAll()
+	reg, tr := armtest.Checkout(t, o.set, now)
 
 	// step is 10 s of 20 checkouts, slow or not, then one evaluation; it
 	// checks that the events are exactly the changes of the two-window

@@ -24,11 +24,7 @@ func work(d time.Duration) {
 func TestCallGraphOfAThreeLevelProgram(t *testing.T) {
 	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 256, Apps: 4, Trans: 8},
 		Limits: rtimearm.Limits{MaxApps: 8, MaxTrans: 16}})
-	a := arm.Open(&arm.Options{Socket: fx.Socket, Wait: armtest.OpenWait})
-	defer a.Close()
-	if !a.Connected() {
-		t.Fatal("the agent did not register")
-	}
+	a := fx.Agent()
 	page := a.App("Front", "").Transaction("Page", "")
 	query := a.App("Mid", "").Transaction("Query", "")
 	read := a.App("Back", "").Transaction("Read", "")
@@ -81,11 +77,7 @@ func TestCallGraphEdgesPerApplicationAreBounded(t *testing.T) {
 	n := rtimearm.MaxEdgesPerApp + 3
 	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 256, Apps: 4, Trans: 128},
 		Limits: rtimearm.Limits{MaxApps: 8, MaxTrans: 256}})
-	a := arm.Open(&arm.Options{Socket: fx.Socket, Wait: armtest.OpenWait})
-	defer a.Close()
-	if !a.Connected() {
-		t.Fatal("the agent did not register")
-	}
+	a := fx.Agent()
 	p := a.App("Caller", "").Transaction("Call", "").Start()
 	callee := a.App("Callee", "")
 	for i := range n {

@@ -9,7 +9,6 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
-	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/slo"
@@ -123,22 +122,6 @@ func checkServed(t *testing.T, when string, set *slo.Set, rec []done, now time.T
 	}
 }
 
-// daemonWithObjectives is a registry on clk with set's objectives, serving arm.sock.
-func daemonWithObjectives(t *testing.T, set *slo.Set, clk *rtimearm.Clock) (*rtimearm.Registry, *arm.Tran) {
-	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 8, MaxTrans: 16}, 75, time.Minute, nil, nil)
-	rtimearm.SetNow(reg, clk.Now)
-	reg.SetObjectives(set, nil)
-	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 4}, Registry: reg})
-	a := arm.Open(&arm.Options{Socket: fx.Socket, Wait: armtest.OpenWait})
-	t.Cleanup(a.Close)
-	if !a.Connected() {
-		t.Fatal("the agent did not register")
-	}
-	tr := a.App("Shop Front", "*").Transaction("Checkout", "")
-	reg.DrainAll() // the daemon sees the transaction and gives its library the thresholds
-	return reg, tr
-}
-
 // 10,000 checkouts through the Go library, reported with synthetic
 // response times over five simulated hours: about 3 % slower than the
 // 300 ms threshold (some exactly at it, which is good, and 1 ns beyond,
@@ -149,7 +132,7 @@ func TestObjectivesExactThroughTheLibrary(t *testing.T) {
 	t0 := time.Date(2026, 11, 2, 9, 0, 30, 0, time.UTC)
 	clk.Set(t0)
 	set := slo.NewSet(sloObjectives)
-	reg, tr := daemonWithObjectives(t, set, clk)
+	reg, tr := armtest.Checkout(t, set, clk.Now)
 
 	rng := rand.New(rand.NewPCG(42, 42))
 	const th = 300 * time.Millisecond
@@ -203,7 +186,7 @@ func TestObjectivesExactThroughTheLibrary(t *testing.T) {
 		t.Fatalf("Load: %d restored, %v; want %d", n, err, len(sloObjectives))
 	}
 	checkServed(t, "after the restart", set2, rec, clk.Now())
-	reg2, tr2 := daemonWithObjectives(t, set2, clk)
+	reg2, tr2 := armtest.Checkout(t, set2, clk.Now)
 	run(20, 50, tr2, reg2)
 	checkServed(t, "after the restart and 1,000 more", set2, rec, clk.Now())
 }

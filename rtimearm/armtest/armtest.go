@@ -19,6 +19,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
@@ -187,4 +188,31 @@ func Edges(tb testing.TB, s *spmi.Snapshot) []Edge {
 		return out[i].Parent+"\x00"+out[i].Child < out[j].Parent+"\x00"+out[j].Child
 	})
 	return out
+}
+
+// Agent is a Go ARM agent of the test registered with d (the test fails
+// otherwise), closed when the test ends.
+func (d *Daemon) Agent() *arm.Agent {
+	d.tb.Helper()
+	a := arm.Open(&arm.Options{Socket: d.Socket, Wait: OpenWait})
+	d.tb.Cleanup(a.Close)
+	if !a.Connected() {
+		d.tb.Fatal("the agent did not register")
+	}
+	return a
+}
+
+// Checkout is a registry on the clock now with objectives o, serving
+// arm.sock, and the transaction ShopFront/Checkout of an agent registered
+// with it, which the registry has seen (so its library has the
+// objectives' thresholds).
+func Checkout(tb testing.TB, o rtimearm.Objectives, now func() time.Time) (*rtimearm.Registry, *arm.Tran) {
+	tb.Helper()
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 8, MaxTrans: 16}, 75, time.Minute, nil, nil)
+	reg.SetClock(now)
+	reg.SetObjectives(o, nil)
+	d := Start(tb, Options{Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 4}, Registry: reg})
+	tr := d.Agent().App("Shop Front", "*").Transaction("Checkout", "")
+	reg.DrainAll()
+	return reg, tr
 }
