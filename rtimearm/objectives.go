@@ -75,3 +75,37 @@ func (p *proc) setThresholds(i uint32, t *tran) {
 		p.f.SetThresholds(i, nil)
 	}
 }
+
+// takeUnclassified takes, before entry i's thresholds are first written,
+// what its instances completed without them (a short-lived process may
+// complete all of its instances before the daemon first sees the entry)
+// and classifies them by their response-time bins: a bin wholly beyond
+// a threshold is slow, one wholly within it good, and in the bin holding
+// the threshold the instances are slow when the take's minimum is beyond
+// it, otherwise good (exact but for instances within that bin, 1/8 of the
+// threshold, when the take's times straddle it).
+func (p *proc) takeUnclassified(r *Registry, i uint32, t *tran) {
+	if t.obj == nil || !p.f.Take(i, &r.tot) {
+		return
+	}
+	tot := &r.tot
+	for k, th := range t.obj.Thresholds() {
+		tot.Slow[k] = 0
+		if tot.Good == 0 {
+			continue
+		}
+		for b, n := range tot.Bins {
+			lo, hi := armring.BinBounds(b)
+			if lo > th || (hi > th && tot.Min > th) {
+				tot.Slow[k] += n
+			}
+		}
+	}
+	now := r.now()
+	from := p.drained
+	if from.IsZero() || from.After(now) {
+		from = now
+	}
+	t.observe(tot, now, from, r.weight, r.span)
+	t.obj.Observe(now, tot)
+}

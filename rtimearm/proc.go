@@ -60,6 +60,7 @@ func (p *proc) scan(r *Registry) {
 				p.byID = map[int32]*ptran{}
 			}
 			p.byID[x.id] = x
+			p.takeUnclassified(r, i, x.t)
 			p.setThresholds(i, x.t)
 		}
 		p.trans = append(p.trans, x)

@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/arm"
+	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/slo"
@@ -189,4 +190,28 @@ func TestObjectivesExactThroughTheLibrary(t *testing.T) {
 	reg2, tr2 := armtest.Checkout(t, set2, clk.Now)
 	run(20, 50, tr2, reg2)
 	checkServed(t, "after the restart and 1,000 more", set2, rec, clk.Now())
+}
+
+// A short-lived process may complete its instances before the daemon
+// first sees its transaction and gives the library the thresholds (the
+// SDK's correlated pair does): those are classified by their bins.
+func TestInstancesBeforeTheThresholdsAreClassifiedByBin(t *testing.T) {
+	set := slo.NewSet([]slo.Objective{{Name: "serve", Application: "Corr*", Transaction: "Serve", Threshold: 500 * time.Microsecond, Target: 0.99, Window: time.Hour}})
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 8, MaxTrans: 16}, 75, time.Minute, nil, nil)
+	reg.SetObjectives(set, nil)
+	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 4}, Registry: reg})
+	tr := fx.Agent().App("Corr Server", "").Transaction("Serve", "")
+	for range 10 {
+		tr.Report(arm.Good, time.Millisecond)       // beyond the threshold's bin: slow
+		tr.Report(arm.Good, 100*time.Microsecond)   // good
+		tr.Report(arm.Good, 500*time.Microsecond)   // in the threshold's bin, the take's minimum below: good
+		tr.Report(arm.Failed, 100*time.Microsecond) // bad
+	}
+	reg.DrainAll()
+	tr.Report(arm.Good, 501*time.Microsecond) // after: classified by the library, exactly
+	reg.DrainAll()
+	st := set.Statuses(time.Now())[0]
+	if st.Total != 41 || st.Good != 20 {
+		t.Fatalf("good %d of %d, want 20 of 41", st.Good, st.Total)
+	}
 }

@@ -94,6 +94,9 @@ func runBeside(t *testing.T, block docexamples.Block, o beside) (string, string)
 		"SUBAGENT_LISTEN="+listen, "TMPDIR="+tmp, "DAEMON_LOG="+filepath.Join(tmp, "daemon.log"), "HARNESS_DIR="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A block that fails under -e leaves its jobs running, holding the
+	// output pipes: report it rather than wait for them.
+	cmd.WaitDelay = 10 * time.Second
 	var out, errb testutil.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
