@@ -164,7 +164,7 @@ func TestARMDocBlockRunsAsWritten(t *testing.T) {
 
 // docs/ARM.md's worked example of service levels: the configuration
 // block is the daemon's file, the commands run beside it as printed. The
-// SDK's correlated pair misses its objective: page is raised, in
+// SDK's correlated pair misses its objective: page and ticket are raised, in
 // snmptrapd and SLO/serve/page, and snmptable shows the call graph's edge.
 func TestARMServiceLevelsExampleRunsAsPrinted(t *testing.T) {
 	const heading = "### Worked example: the SDK's correlated pair"
@@ -173,7 +173,7 @@ func TestARMServiceLevelsExampleRunsAsPrinted(t *testing.T) {
 		beside{listen: "127.0.0.1:1161", files: map[string]string{"slo.yaml": conf}, daemonArgs: "--config slo.yaml"})
 	for _, re := range []string{
 		`(?m)^SLO/serve/total\s+10\b`, `(?m)^SLO/serve/sli\s+0(\.0+)?\b`, `(?m)^SLO/serve/burn5m\s+100(\.0+)?\b`,
-		`32473\.1\.19\.0\.1\.0 = STRING: "serve"`, `32473\.1\.19\.0\.2\.0 = STRING: "page"`, `32473\.1\.19\.0\.7\.0 = STRING: "100\.000"`,
+		`32473\.1\.19\.0\.1\.0 = STRING: "serve"`, `32473\.1\.19\.0\.2\.0 = STRING: "page"`, `32473\.1\.19\.0\.2\.0 = STRING: "ticket"`, `32473\.1\.19\.0\.7\.0 = STRING: "100\.000"`,
 		`(?m)^SLO/serve/page\s+1\b`, `CorrClient/Request\s+CorrServer/Serve\s+10\b`,
 	} {
 		if !regexp.MustCompile(re).MatchString(out) {
