@@ -74,6 +74,9 @@ type Config struct {
 	Expressions ExprSettings  `mapstructure:"expressions"`
 	Derived     []DerivedConf `mapstructure:"derived"`
 	Alarms      []AlarmConf   `mapstructure:"alarms"`
+	// Service level objectives of ARM transactions (config/slo.go).
+	SLO        SLOSettings     `mapstructure:"slo"`
+	Objectives []ObjectiveConf `mapstructure:"objectives"`
 
 	// Base is BaseOID parsed.
 	Base asn1tree.OID `mapstructure:"-"`
@@ -425,6 +428,7 @@ func (c *Config) finish() error {
 	c.ARM.check(c.State.MaxNamesPerContext, bad)
 	c.checkHotsets(bad)
 	c.checkExpr(bad)
+	c.checkObjectives(bad)
 	c.Control.check(bad)
 	switch c.Views {
 	case "both", "scalars", "tables":

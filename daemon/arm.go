@@ -42,6 +42,7 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 		return nil, nil, err
 	}
 	d.h.Add(reg.Provider())
+	objs := d.startObjectives(reg)
 	if d.dir != nil {
 		reg.SetOnShape(d.dir.Look) // a new application or transaction: the directory looks at once
 	}
@@ -52,11 +53,22 @@ func (d *Daemon) startARM() (serve func(context.Context) error, closeSrv func(),
 	return func(ctx context.Context) error {
 		var wg sync.WaitGroup
 		defer wg.Wait()
+		saved := make(chan struct{})
+		wg.Go(func() {
+			objs.run(ctx)
+			close(saved)
+		})
 		wg.Go(func() {
 			reg.DrainEvery(ctx, a.DrainInterval)
 			srv.Close()
 		})
-		return srv.Serve()
+		err := srv.Serve()
+		if ctx.Err() != nil {
+			<-saved // the last save, after the last drain
+		} else {
+			objs.save()
+		}
+		return err
 	}, func() { srv.Close() }, nil
 }
 

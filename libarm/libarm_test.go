@@ -201,6 +201,15 @@ func TestCorrelatedPairRecordsTheParent(t *testing.T) {
 	if v, _ := d.value("RTime/ARM/CorrClient/Request/correlated"); v.Uint64() != 0 {
 		t.Errorf("the client has no parent, correlated = %v", v)
 	}
+	// The call graph: exactly the one edge, one instance, the server's
+	// time within the client's request.
+	es := armtest.Edges(t, d.Snapshot())
+	if len(es) != 1 || es[0].Parent != "CorrClient/Request" || es[0].Child != "CorrServer/Serve" || es[0].Count != 1 || es[0].Failures != 0 {
+		t.Fatalf("call graph %+v, want CorrClient/Request > CorrServer/Serve once", es)
+	}
+	if e := es[0]; e.ShareUnmeasured || e.Total < 1 || e.Share <= 0 || e.Share > 100 {
+		t.Errorf("edge: %v ms, %v %% of the request: want at least the 1 ms the server sleeps, within the request", e.Total, e.Share)
+	}
 }
 
 func TestDaemonAbsentThenRestarted(t *testing.T) {

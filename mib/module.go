@@ -92,6 +92,8 @@ type model struct {
 	byRel    map[string]*node
 	hotset   string // descriptor of base.14, from the tree or fixed
 	fixedHot bool   // base.14 is the module's own definition
+	slo      string // descriptor of base.19 (SLO), from the tree or fixed
+	fixedSLO bool   // base.19 is the module's own definition
 	groups   []group
 	tcs      []scaledTC
 	included []string // paths picked by Include, sorted
@@ -211,6 +213,9 @@ func (m *model) index(t Tree) error {
 		} else {
 			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNHotset && it.Rel[1] == HotsetObjectsArc {
 				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the hotset notification objects", it.Path, key)
+			}
+			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNSLO && it.Rel[1] == SLOObjectsArc {
+				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the SLO notification objects", it.Path, key)
 			}
 			p := m.byRel[it.Rel[:len(it.Rel)-1].String()]
 			if p == nil || p.it.IsStat() {

@@ -32,7 +32,7 @@ func (m *model) fixedNames() []string {
 		m.prefix + "MIB", m.prefix + "Notifications", m.prefix + "Conformance",
 		m.prefix + "Compliances", m.prefix + "Groups", m.prefix + "Compliance",
 		m.prefix + "HotsetGroups", m.prefix + "FrontEndGroups",
-		"hotsetObjects", "hotsetObjectsGroup", "hotsetNotificationsGroup",
+		"hotsetObjects", "hotsetObjectsGroup", "hotsetNotificationsGroup", "sloObjects",
 	}
 	for _, o := range NotifyObjects() {
 		out = append(out, o.Name)
@@ -91,6 +91,11 @@ func (m *model) name() error {
 	if m.fixedHot {
 		used["hotset"] = true
 	}
+	slo := m.byRel[asn1tree.OID{spmi.ASNSLO}.String()]
+	m.fixedSLO = slo == nil || !slo.declared
+	if m.fixedSLO {
+		used["slo"] = true
+	}
 	m.plan()
 	var decl []*node
 	plain := map[*node]string{}
@@ -128,6 +133,10 @@ func (m *model) name() error {
 	m.hotset = "hotset"
 	if !m.fixedHot {
 		m.hotset = hot.name
+	}
+	m.slo = "slo"
+	if !m.fixedSLO {
+		m.slo = slo.name
 	}
 	if err := m.nameClasses(used); err != nil {
 		return err
@@ -270,6 +279,9 @@ func (m *model) checkNames() error {
 	}
 	if m.fixedHot {
 		owner["hotset"] = ""
+	}
+	if m.fixedSLO {
+		owner["slo"] = ""
 	}
 	claim := func(path, name string) error {
 		if err := validDescriptor(name); err != nil {

@@ -225,7 +225,7 @@ var TreeChanged = &Notification{Name: "treeChanged", Arc: asn1tree.OID{spmi.ASNN
 
 // OwnNotifications are the daemon's own notifications, which every module declares.
 func OwnNotifications() []*Notification {
-	return []*Notification{HotsetCleared, TreeChanged, AlarmRaised, AlarmCleared}
+	return []*Notification{HotsetCleared, TreeChanged, AlarmRaised, AlarmCleared, SLOBurnRaised, SLOBurnCleared}
 }
 
 // ExampleTrapNumbers are the trap numbers of the shipped example
@@ -263,7 +263,7 @@ func Notifications() []*Notification {
 
 // NotifyObjects lists every object the notifications carry, by OID.
 func NotifyObjects() []*NotifyObject {
-	out := append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...)
+	out := append(append(append([]*NotifyObject(nil), hotsetObjects...), ownObjects...), sloObjects...)
 	slices.SortFunc(out, func(a, b *NotifyObject) int { return asn1tree.Compare(a.Arc, b.Arc) })
 	return out
 }

@@ -15,8 +15,10 @@ func TestNotificationDefinitions(t *testing.T) {
 		t.Errorf("hotsetTrap7 at %s", got)
 	}
 	seen := map[string]bool{}
-	for i, o := range mib.NotifyObjects() {
-		if want := testBase.String() + ".14.0." + itoa(uint32(i+1)) + ".0"; o.Instance(testBase).String() != want {
+	next := map[uint32]uint32{} // the objects of each arc (hotset's, SLO's) are numbered from 1
+	for _, o := range mib.NotifyObjects() {
+		next[o.Arc[0]]++
+		if want := testBase.String() + "." + itoa(o.Arc[0]) + ".0." + itoa(next[o.Arc[0]]) + ".0"; o.Instance(testBase).String() != want {
 			t.Errorf("%s: instance %s, want %s", o.Name, o.Instance(testBase), want)
 		}
 		if seen[o.Name] || seen[o.Arc.String()] {
@@ -109,7 +111,7 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 			t.Errorf("module lacks %q", want)
 		}
 	}
-	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12, hotsetCleared, treeChanged, alarmRaised, alarmCleared }"} {
+	for _, g := range []string{"hotsetObjectsGroup OBJECT-GROUP", "hotsetNotificationsGroup NOTIFICATION-GROUP", "hotsetTrap12, hotsetCleared, treeChanged, alarmRaised, alarmCleared, sloBurnRaised, sloBurnCleared }"} {
 		if !strings.Contains(text, g) {
 			t.Errorf("module lacks %q", g)
 		}

@@ -29,6 +29,7 @@ import (
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
 	"github.com/perfagent/subagent/rtimelan"
+	"github.com/perfagent/subagent/slo"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -103,6 +104,8 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	alarms.Evaluate(host.Refresh())
 	h.Add(derive.Provider{E: alarms})
 	h.Add(derive.AlarmProvider{E: alarms})
+	// One service level objective, so that SLO's table is declared.
+	h.Add(slo.Provider{S: slo.NewSet([]slo.Objective{{Name: "Objective", Application: "*", Transaction: "*", Threshold: time.Second, Target: 0.99, Window: time.Hour}})})
 	// DDS/ without suppliers: every daemon serves the context.
 	srv, err := dds.NewServer(dds.ServerConfig{Socket: filepath.Join(t.TempDir(), "dds.sock")})
 	if err != nil {
@@ -130,13 +133,13 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	var out []mib.Item
 	for _, it := range mib.FromSnapshot(h.Refresh()).Items {
 		if strings.HasPrefix(it.Path, "RTime/") || strings.HasPrefix(it.Path, "Hotset/") || strings.HasPrefix(it.Path, "NotifLog/") || it.Path == "DDS/" ||
-			strings.HasPrefix(it.Path, "Derived/") || strings.HasPrefix(it.Path, "Alarm/") ||
+			strings.HasPrefix(it.Path, "Derived/") || strings.HasPrefix(it.Path, "Alarm/") || strings.HasPrefix(it.Path, "SLO/") ||
 			strings.HasPrefix(it.Path, directory.Name+"/") {
 			out = append(out, it)
 		}
 	}
 	for _, p := range []string{"RTime/ARM/procs", "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count", "RTime/LAN/hosts", "Hotset/", "NotifLog/entry/1/var/1/value",
-		"Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/", "Derived/", "Alarm/1/state"} {
+		"SLO/Objective/burn1h", "RTime/Calls/edges", "Directory/generation", "Directory/stat/1/column", "Directory/context/1/rows", "Directory/change/1/path", "DDS/", "Derived/", "Alarm/1/state"} {
 		if !slices.ContainsFunc(out, func(it mib.Item) bool { return it.Path == p }) {
 			t.Fatalf("the reference tree lacks %s", p)
 		}
@@ -150,7 +153,7 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 const armTemplateApp, armTemplateTran = "Application", "Transaction"
 
 // armRegistry is the daemon's RTime/ARM registry, fed through its real
-// server by the Go ARM library with one measured transaction.
+// server by the Go ARM library with one measured transaction and one of its instances started as its child (a call graph edge).
 func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 	t.Helper()
 	a := cfg.ARM
@@ -163,7 +166,10 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 	if !ag.Connected() {
 		t.Fatal("the ARM library did not register with the server")
 	}
-	h := ag.App(armTemplateApp, "").Transaction(armTemplateTran, "").Start()
+	tr := ag.App(armTemplateApp, "").Transaction(armTemplateTran, "")
+	h := tr.Start()
+	c := tr.StartChild(h.Correlator()) // an edge of RTime/Calls, whose table is then declared
+	c.Stop(arm.Good)
 	h.Stop(arm.Good)
 	path := "RTime/ARM/" + armTemplateApp + "/" + armTemplateTran + "/count"
 	for deadline := time.Now().Add(30 * time.Second); ; time.Sleep(10 * time.Millisecond) {
@@ -172,7 +178,7 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 			t.Fatal(err)
 		}
 		s := b.Finish()
-		if n, err := s.Lookup(path); err == nil && n.Value.Uint64() == 1 {
+		if n, err := s.Lookup(path); err == nil && n.Value.Uint64() == 2 {
 			return reg
 		}
 		if time.Now().After(deadline) {
@@ -180,7 +186,7 @@ func armRegistry(t testing.TB, cfg *config.Config) *rtimearm.Registry {
 			if n, err := s.Lookup("RTime/ARM/errors"); err == nil {
 				errs = n.Value.String()
 			}
-			t.Fatalf("%s did not reach 1 (RTime/ARM/errors %s)", path, errs)
+			t.Fatalf("%s did not reach 2 (RTime/ARM/errors %s)", path, errs)
 		}
 	}
 }

@@ -59,9 +59,19 @@ func (m *model) write() *Module {
 	hotObjs := m.base.Append(spmi.ASNHotset, HotsetObjectsArc)
 	add("hotsetObjects", hotObjs, "OBJECT-IDENTITY", "", "",
 		identity("hotsetObjects", "The objects the hotset notifications carry; they are not in the served tree.", m.hotset, HotsetObjectsArc))
+	if m.fixedSLO {
+		add("slo", m.base.Append(spmi.ASNSLO), "OBJECT-IDENTITY", "", "",
+			identity("slo", "Service level objectives of ARM transactions.", self, spmi.ASNSLO))
+	}
+	add("sloObjects", m.base.Append(spmi.ASNSLO, SLOObjectsArc), "OBJECT-IDENTITY", "", "",
+		identity("sloObjects", "The objects the SLO burn-rate notifications carry; they are not in the served tree.", m.slo, SLOObjectsArc))
 	for _, o := range NotifyObjects() {
+		parent := "hotsetObjects"
+		if o.Arc[0] == spmi.ASNSLO {
+			parent = "sloObjects"
+		}
 		add(o.Name, o.OID(m.base), "OBJECT-TYPE", "", o.Syntax,
-			objectType(o.Name, o.Syntax, o.Units, "accessible-for-notify", o.Descr, "hotsetObjects", o.Arc[len(o.Arc)-1]))
+			objectType(o.Name, o.Syntax, o.Units, "accessible-for-notify", o.Descr, parent, o.Arc[len(o.Arc)-1]))
 	}
 	m.conformance(add, self)
 	slices.SortStableFunc(defs, func(a, b def) int { return asn1tree.Compare(a.obj.OID, b.obj.OID) })

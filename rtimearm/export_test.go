@@ -15,11 +15,7 @@ const HelloSlack = helloSlack
 func OpenConns(s *Server) int { return s.ln.Stats().Open }
 
 // SetNow makes now r's clock.
-func SetNow(r *Registry, now func() time.Time) {
-	r.mu.Lock()
-	defer r.mu.Unlock()
-	r.now = now
-}
+func SetNow(r *Registry, now func() time.Time) { r.SetClock(now) }
 
 // AppsOfUID is how many applications uid holds in r.
 func AppsOfUID(r *Registry, uid uint32) int {

@@ -60,6 +60,8 @@ func (p *proc) scan(r *Registry) {
 				p.byID = map[int32]*ptran{}
 			}
 			p.byID[x.id] = x
+			p.takeUnclassified(r, i, x.t)
+			p.setThresholds(i, x.t)
 		}
 		p.trans = append(p.trans, x)
 	}
@@ -133,6 +135,7 @@ func (p *proc) rebind(r *Registry, i uint32) error {
 		return fmt.Errorf("transaction entry %d: %w", i, err)
 	}
 	pt.t, pt.types = nt.t, nt.types
+	p.setThresholds(i, pt.t)
 	return nil
 }
 
@@ -156,6 +159,7 @@ func (p *proc) drain(r *Registry, now time.Time) {
 		pt.t.observeRecord(&rec, now, r.span)
 		if rec.Flags&armring.FlagParent != 0 {
 			pt.t.parent = r.parentName(&rec)
+			r.addEdge(&rec, pt.t)
 		}
 	})
 	from := p.drained
@@ -174,6 +178,9 @@ func (p *proc) drain(r *Registry, now time.Time) {
 				continue
 			}
 			pt.t.observe(&r.tot, now, from, r.weight, r.span)
+			if pt.t.obj != nil {
+				pt.t.obj.Observe(now, &r.tot)
+			}
 		}
 		_, d := p.f.Counters(uint32(i))
 		if d > pt.dropped {
@@ -246,17 +253,23 @@ func (p *proc) close(r *Registry, now time.Time, free bool) {
 // runs on this host under this daemon: application/transaction; otherwise
 // the correlator's fields.
 func (r *Registry) parentName(rec *armring.Record) string {
+	_, name := r.parentOf(rec)
+	return name
+}
+
+// parentOf is the parent's transaction (nil when not found here) and name.
+func (r *Registry) parentOf(rec *armring.Record) (*tran, string) {
 	if rec.ParentVendor == vendorID {
 		for _, q := range r.byAgent[rec.ParentAgent] {
 			if !q.closed {
 				q.scan(r) // the parent may have registered since its last drain
 			}
 			if pt := q.byID[int32(rec.ParentTran)]; pt != nil {
-				return pt.t.app.key + "/" + pt.t.key
+				return pt.t, pt.t.app.key + "/" + pt.t.key
 			}
 		}
 	}
-	return fmt.Sprintf("vendor %d agent %d class %d", rec.ParentVendor, rec.ParentAgent, rec.ParentTran)
+	return nil, fmt.Sprintf("vendor %d agent %d class %d", rec.ParentVendor, rec.ParentAgent, rec.ParentTran)
 }
 
 // vendorID is the correlators' vendor id of libarm and package arm.

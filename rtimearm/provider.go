@@ -112,6 +112,9 @@ func (p *Provider) Collect(b *spmi.Builder) error {
 			}
 		}
 	}
+	if err := r.collectCalls(b, rt); err != nil {
+		return err
+	}
 	return nil // the hierarchy saves the numbering once the refresh is done
 }
 

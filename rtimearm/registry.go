@@ -111,6 +111,16 @@ type Registry struct {
 	num      *spmi.Numbering // ASN.1 numbers of transactions
 	tot      armring.Totals  // scratch of drains, under mu
 	onShape  func()          // an application or a transaction came or went (SetOnShape)
+	objs     Objectives      // service level objectives (SetObjectives); nil: none
+	calls    edges           // the call graph (calls.go)
+}
+
+// SetClock makes now the registry's clock: the time of drains, which
+// the windows and the objectives' buckets count in (tests).
+func (r *Registry) SetClock(now func() time.Time) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	r.now = now
 }
 
 // SetOnShape makes the registry call f when an application or a
@@ -257,6 +267,7 @@ func (r *Registry) tranFor(p *proc, ap *app, t *armring.Tran) (*tran, error) {
 	}
 	u.trans++
 	x := &tran{app: ap, uid: p.uid, key: t.Key, descr: t.Descr, detail: t.Detail, types: t.Types, names: t.Names}
+	r.matchTran(x)
 	ap.trans[t.Key] = x
 	ap.order = append(ap.order, x)
 	r.ntrans++
@@ -301,6 +312,7 @@ func (r *Registry) drop(x *app) {
 	for _, p := range r.procs {
 		delete(p.held, x)
 	}
+	r.dropEdges(x)
 	r.shaped()
 }
 

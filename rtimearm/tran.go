@@ -36,6 +36,8 @@ type tran struct {
 	parent                     string
 	win                        *window
 	metrics                    [armring.NumFields]metric
+	obj                        Matched // its service level objectives; nil: none
+	sumNs                      float64 // response times of the successful instances, for the call graph's shares
 }
 
 // metric keeps what outlives the window of one application-defined field;
@@ -63,6 +65,7 @@ func (t *tran) observe(tot *armring.Totals, now, from time.Time, weight float64,
 		return
 	}
 	const ms = uint64(time.Millisecond)
+	t.sumNs += float64(tot.Sum)
 	mean := float64(tot.Mean) / float64(ms)
 	t.resptime = tot.Last / ms
 	if t.count == 0 {

@@ -23,6 +23,7 @@ const (
 	ASNDirectory     uint32 = 16 // the tree described (directory)
 	ASNDerived       uint32 = 17 // derived statistics: named expressions (derive)
 	ASNAlarm         uint32 = 18 // alarms on expressions, one row per instance (derive)
+	ASNSLO           uint32 = 19 // service level objectives of ARM transactions (slo)
 	ASNDDS           uint32 = 99
 	ASNConformance   uint32 = 100 // the MIB's conformance statements
 	// ASNWritable holds the tables managers write over SNMP through the
@@ -45,9 +46,10 @@ const (
 	// ASNAgentHotsets (Agent/hotsets): the hotsets' evaluation time.
 	ASNAgentHotsets uint32 = 37
 	// ASNAgentExpr (Agent/expr): each expression's last evaluation.
-	ASNAgentExpr uint32 = 38
-	ASNRTimeARM  uint32 = 1 // RTime/ARM
-	ASNRTimeLAN  uint32 = 2 // RTime/LAN
+	ASNAgentExpr  uint32 = 38
+	ASNRTimeARM   uint32 = 1 // RTime/ARM
+	ASNRTimeLAN   uint32 = 2 // RTime/LAN
+	ASNRTimeCalls uint32 = 3 // RTime/Calls: the ARM call graph's edges
 )
 
 // RTimeCx is the RTime context, which RTime/ARM and RTime/LAN share

@@ -261,6 +261,24 @@ func (h *Handle) Stop(s Status) {
 	}
 }
 
+// Report adds an instance measured elsewhere, which took d and ended
+// with status s (as ARM 4.0's arm_report_transaction): it is counted as
+// one that Start and Stop measured, without metric values or a parent.
+func (t *Tran) Report(s Status, d time.Duration) {
+	if t == nil || !t.active.Load() {
+		return
+	}
+	r := t.app.a.cur.Load()
+	switch {
+	case r == nil:
+		t.lost.Add(1)
+	case t.index >= r.f.Geometry().Trans:
+		r.f.AddNoSlot()
+	default:
+		r.f.Complete(t.index, uint8(min(s, Failed)), uint64(max(d, 0)))
+	}
+}
+
 // post sends the instance's details as a record; a full ring drops them
 // and counts them in lost.
 func (h *Handle) post(r *ring, t *Tran, s Status, dur uint64) {

@@ -57,6 +57,8 @@ const (
 	ctrLast     = 40  // response time of the last good instance
 	ctrMin      = 48  // the largest ^(response time): the minimum, 0 none
 	ctrMax      = 56  // the largest response time + 1: the maximum, 0 none
+	ctrThresh   = 64  // daemon: MaxThresholds latency thresholds (ns), ascending, 0 ends them
+	ctrSlow     = 96  // taken: per threshold, good instances slower than it
 	ctrBins     = 128 // taken: NumBins uint64 counts of good instances
 )
 
@@ -94,6 +96,36 @@ func (f *File) Complete(i uint32, status uint8, ns uint64) {
 	atomic.AddUint64(f.u64(off+ctrBins+8*uint64(Bin(ns))), 1)
 	atomic.AddUint64(f.u64(off+ctrSum), ns+1)
 	atomic.StoreUint64(f.u64(off+ctrLast), ns)
+	// After the sum, which the daemon takes after these: every slow
+	// instance it takes has its bin taken then or before.
+	for k := range uint64(MaxThresholds) {
+		th := atomic.LoadUint64(f.u64(off + ctrThresh + 8*k))
+		if th == 0 {
+			break
+		}
+		if ns > th {
+			atomic.AddUint64(f.u64(off+ctrSlow+8*k), 1)
+		}
+	}
+}
+
+// MaxThresholds is how many latency thresholds (service level
+// objectives) the library classifies each good instance of one
+// transaction against, exactly, as it completes.
+const MaxThresholds = 4
+
+// SetThresholds sets the latency thresholds of transaction i (ns, at
+// most MaxThresholds, ascending; fewer end with 0): the daemon, for its
+// service level objectives. Slow counts taken afterwards refer to them.
+func (f *File) SetThresholds(i uint32, th []uint64) {
+	off := f.ctrOff(i)
+	for k := range uint64(MaxThresholds) {
+		v := uint64(0)
+		if int(k) < len(th) {
+			v = th[k]
+		}
+		atomic.StoreUint64(f.u64(off+ctrThresh+8*k), v)
+	}
 }
 
 // Totals are what the daemon took from one transaction's counters: the
@@ -101,9 +133,16 @@ func (f *File) Complete(i uint32, status uint8, ns uint64) {
 type Totals struct {
 	Good, Aborted, Failed uint64
 	Mean                  uint64 // of the good ones' response times, ns
+	Sum                   uint64 // of the good ones' response times, ns, unbounded (Mean is bounded)
 	Last                  uint64 // of the last good instance, ns
 	Min, Max              uint64 // bounds of the good ones' times, ns, within their lowest and highest bins
 	Bins                  [NumBins]uint64
+	// Slow counts, per threshold of SetThresholds, the good instances
+	// slower than it. The library adds one after the instance's bin, and
+	// Take takes them before the bins, so over successive takes they never
+	// exceed Good; within one take they may, by instances whose bin an
+	// earlier take had.
+	Slow [MaxThresholds]uint64
 }
 
 // Done is every completion.
@@ -123,9 +162,12 @@ func take(p *uint64) uint64 {
 // beyond that.
 func (f *File) Take(i uint32, t *Totals) bool {
 	off := f.ctrOff(i)
-	t.Good = 0
+	t.Good, t.Sum = 0, 0
 	t.Aborted = min(take(f.u64(off+ctrAborted)), MaxCount)
 	t.Failed = min(take(f.u64(off+ctrFailed)), MaxCount)
+	for k := range uint64(MaxThresholds) {
+		t.Slow[k] = min(take(f.u64(off+ctrSlow+8*k)), MaxCount)
+	}
 	if s := take(f.u64(off + ctrSum)); s != 0 {
 		lo, hi := -1, -1
 		for k := range t.Bins {
@@ -153,10 +195,11 @@ func (f *File) Take(i uint32, t *Totals) bool {
 			t.Max = max(min(atomic.LoadUint64(f.u64(off+ctrMax))-1, hhi-1), hlo, t.Min)
 			s -= min(s, t.Good) // each added its time + 1
 			t.Mean = min(max(s/t.Good, t.Min), t.Max)
+			t.Sum = s // as the process added it: Mean is the bounded figure
 			t.Last = min(max(atomic.LoadUint64(f.u64(off+ctrLast)), t.Min), t.Max)
 		}
 	}
-	return t.Done() > 0
+	return t.Done() > 0 || t.Slow != [MaxThresholds]uint64{}
 }
 
 // MaxCount bounds the completions of one field in one take; a process

@@ -224,7 +224,10 @@ func syncDir(dir string) error {
 // ReadFile reads a regular file of at most MaxFileSize bytes without
 // following a symbolic link at path. A missing file gives an error
 // satisfying errors.Is(err, fs.ErrNotExist).
-func ReadFile(path string) ([]byte, error) {
+func ReadFile(path string) ([]byte, error) { return ReadFileMax(path, MaxFileSize) }
+
+// ReadFileMax is ReadFile for a file of at most limit bytes.
+func ReadFileMax(path string, limit int64) ([]byte, error) {
 	// O_NONBLOCK: a FIFO planted at path must not hang the reader.
 	fd, err := unix.Open(path, unix.O_RDONLY|unix.O_NOFOLLOW|unix.O_NONBLOCK|unix.O_CLOEXEC, 0)
 	if err == unix.ELOOP {
@@ -242,15 +245,15 @@ func ReadFile(path string) ([]byte, error) {
 	if !fi.Mode().IsRegular() {
 		return nil, fmt.Errorf("%s is not a regular file (mode %v)", path, fi.Mode())
 	}
-	if fi.Size() > MaxFileSize {
-		return nil, fmt.Errorf("%s has %d bytes, more than the %d a state file may have", path, fi.Size(), MaxFileSize)
+	if fi.Size() > limit {
+		return nil, fmt.Errorf("%s has %d bytes, more than the %d a state file may have", path, fi.Size(), limit)
 	}
-	b, err := io.ReadAll(io.LimitReader(f, MaxFileSize+1))
+	b, err := io.ReadAll(io.LimitReader(f, limit+1))
 	if err != nil {
 		return nil, err
 	}
-	if len(b) > MaxFileSize {
-		return nil, fmt.Errorf("%s grew beyond the %d bytes a state file may have", path, MaxFileSize)
+	if int64(len(b)) > limit {
+		return nil, fmt.Errorf("%s grew beyond the %d bytes a state file may have", path, limit)
 	}
 	return b, nil
 }

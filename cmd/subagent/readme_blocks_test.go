@@ -107,6 +107,9 @@ func runBeside(t *testing.T, block docexamples.Block, o beside) (string, string)
 		"SUBAGENT_LISTEN="+listen, "TMPDIR="+tmp, "DAEMON_LOG="+filepath.Join(tmp, "daemon.log"), "HARNESS_DIR="+tmp)
 	cmd.SysProcAttr = &syscall.SysProcAttr{Setpgid: true}
 	cmd.Cancel = func() error { return syscall.Kill(-cmd.Process.Pid, syscall.SIGKILL) }
+	// A block that fails under -e leaves its jobs running, holding the
+	// output pipes: report it rather than wait for them.
+	cmd.WaitDelay = 10 * time.Second
 	var out, errb testutil.Buffer
 	cmd.Stdout, cmd.Stderr = &out, &errb
 	if err := cmd.Start(); err != nil {
@@ -168,6 +171,26 @@ func TestARMDocBlockRunsAsWritten(t *testing.T) {
 	for _, want := range []string{"RTime/ARM/ARMsampleprogram/Sample_transaction/count", "RTime/ARM/ARMsampleprogram/"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("the block's output lacks %q:\n%s\n%s", want, out, stderr)
+		}
+	}
+}
+
+// docs/ARM.md's worked example of service levels: the configuration
+// block is the daemon's file, the commands run beside it as printed. The
+// SDK's correlated pair misses its objective: page and ticket are raised, in
+// snmptrapd and SLO/serve/page, and snmptable shows the call graph's edge.
+func TestARMServiceLevelsExampleRunsAsPrinted(t *testing.T) {
+	const heading = "### Worked example: the SDK's correlated pair"
+	conf := docexamples.Get(t, "docs/ARM.md", heading, 1).Text
+	out, stderr := runBeside(t, docexamples.Get(t, "docs/ARM.md", heading, 2),
+		beside{listen: "127.0.0.1:1161", files: map[string]string{"slo.yaml": conf}, daemonArgs: "--config slo.yaml"})
+	for _, re := range []string{
+		`(?m)^SLO/serve/total\s+10\b`, `(?m)^SLO/serve/sli\s+0(\.0+)?\b`, `(?m)^SLO/serve/burn5m\s+100(\.0+)?\b`,
+		`32473\.1\.19\.0\.1\.0 = STRING: "serve"`, `32473\.1\.19\.0\.2\.0 = STRING: "page"`, `32473\.1\.19\.0\.2\.0 = STRING: "ticket"`, `32473\.1\.19\.0\.7\.0 = STRING: "100\.000"`,
+		`(?m)^SLO/serve/page\s+1\b`, `CorrClient/Request\s+CorrServer/Serve\s+10\b`,
+	} {
+		if !regexp.MustCompile(re).MatchString(out) {
+			t.Errorf("the example's output lacks %s:\n%s\nstderr:\n%s", re, out, stderr)
 		}
 	}
 }

@@ -31,6 +31,9 @@
 #define AR_CTR_LAST 40
 #define AR_CTR_MIN 48
 #define AR_CTR_MAX 56
+#define AR_CTR_THRESH 64 /* daemon: latency thresholds (ns) of objectives, 0 ends */
+#define AR_CTR_SLOW 96   /* per threshold, good instances slower than it */
+#define AR_THRESHOLDS 4
 #define AR_CTR_BINS 128
 #define AR_OFF_BADBUF 56
 #define AR_OFF_NOSLOT 64

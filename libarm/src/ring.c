@@ -114,6 +114,14 @@ void ar_complete(struct ar_ring *r, uint32_t i, int status, uint64_t ns)
     ar_add64(r, off + AR_CTR_BINS + 8 * (uint64_t)ar_bin(ns), 1);
     ar_add64(r, off + AR_CTR_SUM, ns + 1);
     atomic_store_explicit(u64(r, off + AR_CTR_LAST), ns, memory_order_relaxed);
+    /* After the sum: the daemon takes these before it (armring.Complete). */
+    for (int k = 0; k < AR_THRESHOLDS; k++) {
+        uint64_t th = atomic_load_explicit(u64(r, off + AR_CTR_THRESH + 8 * (uint64_t)k), memory_order_relaxed);
+        if (th == 0)
+            break;
+        if (ns > th)
+            ar_add64(r, off + AR_CTR_SLOW + 8 * (uint64_t)k, 1);
+    }
 }
 
 /* ar_untaken counts the completions the daemon of r did not take as lost

@@ -13,11 +13,13 @@ import (
 	"log/slog"
 	"os"
 	"path/filepath"
+	"sort"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/arm"
 	"github.com/perfagent/subagent/client/armring"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
@@ -153,4 +155,64 @@ func StartStop(b *testing.B, o Options, bench func(*testing.B, *Daemon)) {
 			bench(b, d)
 		})
 	}
+}
+
+// Edge is a row of the call graph, RTime/Calls, as served.
+type Edge struct {
+	Parent, Child   string
+	Count, Failures uint64
+	Total, Mean     float64 // ms
+	Share           float64 // percent; NaN when not served
+	ShareUnmeasured bool
+}
+
+// Edges lists the rows of RTime/Calls in s, by parent then child.
+func Edges(tb testing.TB, s *spmi.Snapshot) []Edge {
+	tb.Helper()
+	calls, err := s.Lookup("RTime/Calls/")
+	if err != nil {
+		tb.Fatalf("RTime/Calls: %v", err)
+	}
+	var out []Edge
+	for _, n := range calls.Children {
+		if !n.Instance {
+			continue
+		}
+		v := func(stat string) spmiwire.Value { return Stat(tb, s, n.Path+stat) }
+		share := v("share")
+		out = append(out, Edge{Parent: v("parent").TextValue(), Child: v("child").TextValue(),
+			Count: v("count").Uint64(), Failures: v("failures").Uint64(), Total: v("resptotal").Float64(),
+			Mean: v("respmean").Float64(), Share: share.Float64(), ShareUnmeasured: !share.OK()})
+	}
+	sort.Slice(out, func(i, j int) bool {
+		return out[i].Parent+"\x00"+out[i].Child < out[j].Parent+"\x00"+out[j].Child
+	})
+	return out
+}
+
+// Agent is a Go ARM agent of the test registered with d (the test fails
+// otherwise), closed when the test ends.
+func (d *Daemon) Agent() *arm.Agent {
+	d.tb.Helper()
+	a := arm.Open(&arm.Options{Socket: d.Socket, Wait: OpenWait})
+	d.tb.Cleanup(a.Close)
+	if !a.Connected() {
+		d.tb.Fatal("the agent did not register")
+	}
+	return a
+}
+
+// Checkout is a registry on the clock now with objectives o, serving
+// arm.sock, and the transaction ShopFront/Checkout of an agent registered
+// with it, which the registry has seen (so its library has the
+// objectives' thresholds).
+func Checkout(tb testing.TB, o rtimearm.Objectives, now func() time.Time) (*rtimearm.Registry, *arm.Tran) {
+	tb.Helper()
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 8, MaxTrans: 16}, 75, time.Minute, nil, nil)
+	reg.SetClock(now)
+	reg.SetObjectives(o, nil)
+	d := Start(tb, Options{Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 4}, Registry: reg})
+	tr := d.Agent().App("Shop Front", "*").Transaction("Checkout", "")
+	reg.DrainAll()
+	return reg, tr
 }
