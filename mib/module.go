@@ -8,6 +8,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -209,7 +210,7 @@ func (m *model) index(t Tree) error {
 				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
 			}
 		} else {
-			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNHotset && it.Rel[1] == HotsetObjectsArc {
+			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNHotset && it.Rel[1] == schema.HotsetObjectsArc {
 				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the hotset notification objects", it.Path, key)
 			}
 			p := m.byRel[it.Rel[:len(it.Rel)-1].String()]

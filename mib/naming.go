@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -34,7 +35,7 @@ func (m *model) fixedNames() []string {
 		m.prefix + "HotsetGroups", m.prefix + "FrontEndGroups",
 		"hotsetObjects", "hotsetObjectsGroup", "hotsetNotificationsGroup",
 	}
-	for _, o := range NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		out = append(out, o.Name)
 	}
 	for _, d := range Deployments {

@@ -7,15 +7,16 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
 func TestNotificationDefinitions(t *testing.T) {
-	if got := mib.HotsetTrap(7).OID(testBase).String(); got != testBase.String()+".0.7" {
+	if got := schema.HotsetTrap(7).OID(testBase).String(); got != testBase.String()+".0.7" {
 		t.Errorf("hotsetTrap7 at %s", got)
 	}
 	seen := map[string]bool{}
-	for i, o := range mib.NotifyObjects() {
+	for i, o := range schema.NotifyObjects() {
 		if want := testBase.String() + ".14.0." + itoa(uint32(i+1)) + ".0"; o.Instance(testBase).String() != want {
 			t.Errorf("%s: instance %s, want %s", o.Name, o.Instance(testBase), want)
 		}
@@ -24,7 +25,7 @@ func TestNotificationDefinitions(t *testing.T) {
 		}
 		seen[o.Name], seen[o.Arc.String()] = true, true
 	}
-	for _, n := range mib.Notifications() {
+	for _, n := range schema.Notifications() {
 		if len(n.Objects) == 0 || n.Arc[0] != spmi.ASNNotifications || len(n.Arc) != 2 {
 			t.Errorf("%s: arc %s, %d objects", n.Name, n.Arc, len(n.Objects))
 		}
@@ -35,7 +36,7 @@ func TestNotificationDefinitions(t *testing.T) {
 // and a master's v1 sinks must get every one (RFC 3584 3.2). The first
 // four keep their positions for translators configured before.
 func TestNotificationObjectsTranslateToV1(t *testing.T) {
-	objs := mib.HotsetTrap(1).Objects
+	objs := schema.HotsetTrap(1).Objects
 	want := []string{"hotsetName", "hotsetPeerContext", "hotsetThreshold", "hotsetSeverity",
 		"hotsetPeerName", "hotsetPeerValue", "hotsetValueUnits", "hotsetPeerList", "hotsetSuppressed"}
 	if len(objs) != len(want) {
@@ -58,7 +59,7 @@ func TestNotificationObjectsTranslateToV1(t *testing.T) {
 func TestBindChecksNumberAndKinds(t *testing.T) {
 	vals := []asn1tree.Value{asn1tree.Str("busydisks"), asn1tree.Str("Disk/"), asn1tree.Int(80), asn1tree.Int(2),
 		asn1tree.Str("sda"), asn1tree.Str("93.5"), asn1tree.Str("percent"), asn1tree.Str("sda=93.5"), asn1tree.Gauge(4)}
-	bs, err := mib.HotsetTrap(1).Bind(testBase, vals...)
+	bs, err := schema.HotsetTrap(1).Bind(testBase, vals...)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -66,12 +67,12 @@ func TestBindChecksNumberAndKinds(t *testing.T) {
 		bs[5].OID.String() != testBase.String()+".14.0.6.0" || bs[5].Value.Str != "93.5" {
 		t.Errorf("bindings: %+v", bs)
 	}
-	if _, err := mib.HotsetTrap(1).Bind(testBase, vals[:8]...); err == nil {
+	if _, err := schema.HotsetTrap(1).Bind(testBase, vals[:8]...); err == nil {
 		t.Error("eight values for nine objects accepted")
 	}
 	bad := append([]asn1tree.Value(nil), vals...)
 	bad[2] = asn1tree.Gauge(80)
-	if _, err := mib.HotsetTrap(2).Bind(testBase, bad...); err == nil || !strings.Contains(err.Error(), "hotsetThreshold") {
+	if _, err := schema.HotsetTrap(2).Bind(testBase, bad...); err == nil || !strings.Contains(err.Error(), "hotsetThreshold") {
 		t.Errorf("Gauge32 for hotsetThreshold: %v", err)
 	}
 }
@@ -90,7 +91,7 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 	}
 	m := generate(t, tree, mib.Options{})
 	text := flat(m.Text)
-	notifs := append(append(mib.Notifications(), mib.HotsetTrap(12)), mib.OwnNotifications()...)
+	notifs := append(append(schema.Notifications(), schema.HotsetTrap(12)), schema.OwnNotifications()...)
 	for _, n := range notifs {
 		var names []string
 		for _, o := range n.Objects {
@@ -103,7 +104,7 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 	if !strings.Contains(text, "Sent by: busydisks (Disk/*/busy).") || strings.Contains(text, "hotsetTrap0") {
 		t.Errorf("hotsetTrap12 does not name its hotset")
 	}
-	for _, o := range mib.NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		want := o.Name + " OBJECT-TYPE SYNTAX " + o.Syntax + " MAX-ACCESS accessible-for-notify"
 		if !strings.Contains(text, want) {
 			t.Errorf("module lacks %q", want)

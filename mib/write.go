@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -56,10 +57,10 @@ func (m *model) write() *Module {
 		add("hotset", m.base.Append(spmi.ASNHotset), "OBJECT-IDENTITY", "", "",
 			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, spmi.ASNHotset))
 	}
-	hotObjs := m.base.Append(spmi.ASNHotset, HotsetObjectsArc)
+	hotObjs := m.base.Append(spmi.ASNHotset, schema.HotsetObjectsArc)
 	add("hotsetObjects", hotObjs, "OBJECT-IDENTITY", "", "",
-		identity("hotsetObjects", "The objects the hotset notifications carry; they are not in the served tree.", m.hotset, HotsetObjectsArc))
-	for _, o := range NotifyObjects() {
+		identity("hotsetObjects", "The objects the hotset notifications carry; they are not in the served tree.", m.hotset, schema.HotsetObjectsArc))
+	for _, o := range schema.NotifyObjects() {
 		add(o.Name, o.OID(m.base), "OBJECT-TYPE", "", o.Syntax,
 			objectType(o.Name, o.Syntax, o.Units, "accessible-for-notify", o.Descr, "hotsetObjects", o.Arc[len(o.Arc)-1]))
 	}
@@ -133,7 +134,7 @@ func (m *model) importList() []importFrom {
 	for _, tc := range m.tcs {
 		gauge = gauge || tc.Base == "Gauge32"
 	}
-	for _, t := range WritableTables() {
+	for _, t := range schema.WritableTables() {
 		for _, c := range t.AllColumns() {
 			truth = truth || c.TC == "TruthValue"
 		}
@@ -216,7 +217,7 @@ func objectType(name, syn, units, access, descr, parent string, arc uint32) stri
 	return b.String()
 }
 
-func notification(n *Notification, parent string) string {
+func notification(n *schema.Notification, parent string) string {
 	names := make([]string, len(n.Objects))
 	for i, o := range n.Objects {
 		names[i] = o.Name
