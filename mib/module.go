@@ -94,7 +94,7 @@ type model struct {
 	hotset   string // descriptor of base.14, from the tree or fixed
 	fixedHot bool   // base.14 is the module's own definition
 	groups   []group
-	tcs      []scaledTC
+	tcs      []schema.ScaledTC
 	included []string // paths picked by Include, sorted
 	classes  []*class // the tables (spmi.TablesArc), in OID order
 	tableIDs map[string]string
@@ -298,14 +298,14 @@ func contTemplate(n *node) *node {
 
 // collectTCs lists the scaled conventions the declared statistics use.
 func (m *model) collectTCs() {
-	seen := map[scaledTC]bool{}
+	seen := map[schema.ScaledTC]bool{}
 	for _, s := range m.declaredStats() {
-		if tc := statSyntax(s).TC; tc != nil && !seen[*tc] {
+		if tc := schema.SyntaxOf(s).TC; tc != nil && !seen[*tc] {
 			seen[*tc] = true
 			m.tcs = append(m.tcs, *tc)
 		}
 	}
-	slices.SortFunc(m.tcs, func(a, b scaledTC) int {
+	slices.SortFunc(m.tcs, func(a, b schema.ScaledTC) int {
 		if c := strings.Compare(a.Base, b.Base); c != 0 {
 			return c
 		}

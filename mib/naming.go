@@ -50,7 +50,7 @@ func (m *model) fixedNames() []string {
 	// only in case, which SMI tools warn about.
 	for _, b := range []string{"Gauge32", "Integer32"} {
 		for s := uint8(1); s <= 9; s++ {
-			out = append(out, scaledTC{Base: b, Scale: s}.name())
+			out = append(out, schema.ScaledTC{Base: b, Scale: s}.Name())
 		}
 	}
 	out = append(out, smiReserved...)

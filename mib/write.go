@@ -43,7 +43,7 @@ func (m *model) write() *Module {
 		}
 		oid := m.base.Append(n.it.Rel...)
 		if n.it.IsStat() {
-			s := statSyntax(n.it.Stat)
+			s := schema.SyntaxOf(n.it.Stat)
 			add(n.name, oid, "OBJECT-TYPE", n.it.Path, s.Name,
 				objectType(n.name, s.Name, columnUnits(n.it.Stat, s), "read-only", statDescription(n.it.Path, n.it.Stat), parent, arc))
 			continue
@@ -118,7 +118,7 @@ func (m *model) importList() []importFrom {
 	smi := []string{"MODULE-IDENTITY", "OBJECT-IDENTITY", "OBJECT-TYPE", "NOTIFICATION-TYPE", "Integer32"}
 	var gauge, counter, wide, truth, date bool
 	for _, s := range m.declaredStats() {
-		switch statSyntax(s).Name {
+		switch schema.SyntaxOf(s).Name {
 		case "Gauge32":
 			gauge = true
 		case "Counter64":
@@ -226,7 +226,7 @@ func notification(n *schema.Notification, parent string) string {
 		n.Name, ind, wrapList(ind+ind, names, ", "), ind, ind, ind, quoted(ind+ind, n.Descr), ind, parent, n.Arc[len(n.Arc)-1])
 }
 
-func tcText(tc scaledTC) string {
+func tcText(tc schema.ScaledTC) string {
 	one := "1" + strings.Repeat("0", int(tc.Scale))
 	article := "A"
 	if strings.HasPrefix(tc.Base, "I") {
@@ -235,5 +235,5 @@ func tcText(tc scaledTC) string {
 	descr := fmt.Sprintf("%s %s carrying a value with %s: the value times %s, "+
 		"so that 12345 stands for %s.", article, tc.Base, places(tc.Scale), one, scaled(12345, tc.Scale))
 	return fmt.Sprintf("%s ::= TEXTUAL-CONVENTION\n%sDISPLAY-HINT \"d-%d\"\n%sSTATUS       current\n%sDESCRIPTION\n%s\n%sSYNTAX       %s\n",
-		tc.name(), ind, tc.Scale, ind, ind, quoted(ind+ind, descr), ind, tc.Base)
+		tc.Name(), ind, tc.Scale, ind, ind, quoted(ind+ind, descr), ind, tc.Base)
 }
