@@ -56,7 +56,7 @@ func defRec(d hotset.Def) hotRec {
 }
 
 // tableCols are a writable table's columns as the module declares them
-// (mib/writable.go), which owns their ranges and defaults: its Columns,
+// (mib/schema/writable.go), which owns their ranges and defaults: its Columns,
 // then those Added after RowStatus. rowDef and defRow read
 // hotsetDefTable's in the order of both (AllColumns).
 func tableCols(cols []schema.WritableColumn) []settable.Col {
