@@ -12,7 +12,7 @@ import (
 	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/expr"
 	"github.com/perfagent/subagent/hotset"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/traps"
 )
@@ -198,11 +198,11 @@ func (x *expressions) logErrors() {
 
 // AlarmNotification is the notification of an alarm event: alarmRaised
 // (base.0.32770) or alarmCleared (base.0.32771) with the objects of
-// mib.AlarmRaised in order.
+// schema.AlarmRaised in order.
 func AlarmNotification(base asn1tree.OID, ev derive.Event, uptime time.Duration) (traps.Notification, error) {
-	nt := mib.AlarmRaised
+	nt := schema.AlarmRaised
 	if ev.Cleared {
-		nt = mib.AlarmCleared
+		nt = schema.AlarmCleared
 	}
 	n := traps.Notification{Enterprise: base, Specific: int(nt.Arc[1]), Uptime: uptime}
 	cond := ev.Alarm.Condition()

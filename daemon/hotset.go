@@ -18,7 +18,7 @@ import (
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/internal/foldlog"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
@@ -429,7 +429,7 @@ func (hs *hotsets) report(n *traps.Notification, d traps.Dest, err error) {
 
 // Notification is the notification of a hotset event: snmpTrapOID.0 is
 // base.0.<trap_no>; the VarBinds are the objects of the NOTIFICATION-TYPE
-// in the order of its OBJECTS clause (mib.HotsetTrap: name, peer context,
+// in the order of its OBJECTS clause (schema.HotsetTrap: name, peer context,
 // threshold, severity, hottest peer, its compared value, their units, the
 // list of hot peers, the notifications held back since the previous one),
 // then each hot item with its served value, hottest
@@ -445,18 +445,18 @@ func Notification(base asn1tree.OID, ev hotset.Event, uptime time.Duration) (tra
 	if len(ev.Items) > 0 {
 		top = ev.Items[0]
 	}
-	var bs []mib.Binding
+	var bs []schema.Binding
 	var err error
 	suppressed := asn1tree.Gauge(uint32(min(ev.Suppressed, math.MaxUint32)))
 	if ev.Cleared {
-		// mib.HotsetCleared: the peer and the value it fell to, then the
+		// schema.HotsetCleared: the peer and the value it fell to, then the
 		// notifications held back.
-		n.Specific = int(mib.HotsetClearedNo)
-		bs, err = mib.HotsetCleared.Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
+		n.Specific = int(schema.HotsetClearedNo)
+		bs, err = schema.HotsetCleared.Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
 			asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Rearm)), asn1tree.Int(int32(d.Severity)),
 			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units), suppressed)
 	} else {
-		bs, err = mib.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
+		bs, err = schema.HotsetTrap(uint32(d.TrapNo)).Bind(base, asn1tree.Str(d.Name), asn1tree.Str(ev.Parent),
 			asn1tree.Int(int32(d.Threshold)), asn1tree.Int(int32(d.Severity)),
 			asn1tree.Str(top.Name), asn1tree.Str(hotset.FormatValue(top.Value)), asn1tree.Str(top.Units),
 			asn1tree.Str(hotset.Peers(ev.Items)), suppressed)

@@ -12,7 +12,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/slo"
 	"github.com/perfagent/subagent/traps"
@@ -126,9 +126,9 @@ func burnText(v float64) string { return strconv.FormatFloat(v, 'f', 3, 64) }
 
 // SLONotification is an alarm's sloBurnRaised or sloBurnCleared.
 func SLONotification(base asn1tree.OID, ev slo.Event, uptime time.Duration) (traps.Notification, error) {
-	def, no := mib.SLOBurnCleared, mib.SLOBurnClearedNo
+	def, no := schema.SLOBurnCleared, schema.SLOBurnClearedNo
 	if ev.Raised {
-		def, no = mib.SLOBurnRaised, mib.SLOBurnRaisedNo
+		def, no = schema.SLOBurnRaised, schema.SLOBurnRaisedNo
 	}
 	bs, err := def.Bind(base, asn1tree.Str(ev.Objective), asn1tree.Str(ev.Rule.Name),
 		asn1tree.Str(strconv.FormatFloat(ev.Rule.Factor, 'f', -1, 64)),

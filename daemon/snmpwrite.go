@@ -12,7 +12,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/internal/foldlog"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
@@ -56,10 +56,10 @@ func defRec(d hotset.Def) hotRec {
 }
 
 // tableCols are a writable table's columns as the module declares them
-// (mib/writable.go), which owns their ranges and defaults: its Columns,
+// (mib/schema/writable.go), which owns their ranges and defaults: its Columns,
 // then those Added after RowStatus. rowDef and defRow read
 // hotsetDefTable's in the order of both (AllColumns).
-func tableCols(cols []mib.WritableColumn) []settable.Col {
+func tableCols(cols []schema.WritableColumn) []settable.Col {
 	out := make([]settable.Col, len(cols))
 	for i, c := range cols {
 		out[i] = settable.Col{Name: c.Name, Kind: c.Kind, Min: c.Min, Max: c.Max, ReadOnly: c.ReadOnly}
@@ -343,7 +343,7 @@ func (d *Daemon) WritableTables() *settable.Writer { return d.writer }
 // initWritable builds the writable tables once hotsets and RTime/LAN are set.
 func (d *Daemon) initWritable() {
 	base := append(d.cfg.Base.Clone(), spmi.ASNWritable)
-	ht, lt := mib.HotsetDefTable, mib.RTimeLANHostTable
+	ht, lt := schema.HotsetDefTable, schema.RTimeLANHostTable
 	hot := &settable.Table{Name: ht.Name, Entry: append(base.Clone(), ht.Arc, 1), Cols: tableCols(ht.Columns), Added: tableCols(ht.Added), MaxKey: ht.IndexMax,
 		CheckKey: func(name string) error {
 			return (&hotset.Def{Name: name, GrandParent: "x", Stat: "x", Feed: hotset.FeedAlways}).Validate()

@@ -7,14 +7,14 @@ import (
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/hotset"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // withRearm is hotsetSet (threshold 80, excp_type trap) with
 // hotsetDefRearm and hotsetDefCleared, cleared a TruthValue (1 true, 2
 // false), or any integer to try.
 func withRearm(base asn1tree.OID, name string, rearm, cleared int32) []agentx.VarBind {
-	t := mib.HotsetDefTable
+	t := schema.HotsetDefTable
 	return append(hotsetSet(base, name),
 		agentx.VarBind{OID: hotsetCell(base, t.StatusArc()+1, name), Value: asn1tree.Int(rearm)},
 		agentx.VarBind{OID: hotsetCell(base, t.StatusArc()+2, name), Value: asn1tree.Int(cleared)})
@@ -58,7 +58,7 @@ func TestHotsetRowRearmCleared(t *testing.T) {
 	}
 	view := w.View()
 	for name, want := range map[string][2]int64{"rearmed": {50, 1}, "plain": {0, 2}} {
-		for i, col := range []uint32{mib.HotsetDefTable.StatusArc() + 1, mib.HotsetDefTable.StatusArc() + 2} {
+		for i, col := range []uint32{schema.HotsetDefTable.StatusArc() + 1, schema.HotsetDefTable.StatusArc() + 2} {
 			if v, ok := view.Get(hotsetCell(c.Base, col, name)); !ok || v.Signed() != want[i] {
 				t.Errorf("column %d of %s: %v (served %v), want %d", col, name, v, ok, want[i])
 			}
@@ -107,7 +107,7 @@ func TestHotsetRowRearmRefused(t *testing.T) {
 	if serr := set(t, w, withRearm(c.Base, "good", 50, 1)); serr != nil {
 		t.Fatal(serr)
 	}
-	change := []agentx.VarBind{{OID: hotsetCell(c.Base, mib.HotsetDefTable.StatusArc()+1, "good"), Value: asn1tree.Int(81)}}
+	change := []agentx.VarBind{{OID: hotsetCell(c.Base, schema.HotsetDefTable.StatusArc()+1, "good"), Value: asn1tree.Int(81)}}
 	if serr := set(t, w, change); serr == nil || serr.Code != agentx.InconsistentValue {
 		t.Errorf("rearm 81 of an active row with threshold 80: %v, want inconsistentValue", serr)
 	}

@@ -10,14 +10,14 @@ import (
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 )
 
 // hotsetCell is the OID of column col of hotsetDefTable's row name.
 func hotsetCell(base asn1tree.OID, col uint32, name string) asn1tree.OID {
-	o := base.Append(spmi.ASNWritable, mib.HotsetDefTable.Arc, 1, col, uint32(len(name)))
+	o := base.Append(spmi.ASNWritable, schema.HotsetDefTable.Arc, 1, col, uint32(len(name)))
 	for i := 0; i < len(name); i++ {
 		o = append(o, uint32(name[i]))
 	}
@@ -48,7 +48,7 @@ func volatileHotset(base asn1tree.OID, name string) []agentx.VarBind {
 }
 
 func destroyHotset(base asn1tree.OID, name string) []agentx.VarBind {
-	status := uint32(len(mib.HotsetDefTable.Columns)) + 3
+	status := uint32(len(schema.HotsetDefTable.Columns)) + 3
 	return []agentx.VarBind{{OID: hotsetCell(base, status, name), Value: asn1tree.Int(settable.Destroy)}}
 }
 

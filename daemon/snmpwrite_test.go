@@ -10,14 +10,14 @@ import (
 	"github.com/perfagent/subagent/agentx"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/config"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/settable"
 	"github.com/perfagent/subagent/spmi"
 )
 
 // hotsetSet is a createAndGo of a complete nonVolatile hotset row.
 func hotsetSet(base asn1tree.OID, name string) []agentx.VarBind {
-	entry := base.Append(spmi.ASNWritable, mib.HotsetDefTable.Arc, 1)
+	entry := base.Append(spmi.ASNWritable, schema.HotsetDefTable.Arc, 1)
 	cell := func(col uint32) asn1tree.OID {
 		o := entry.Append(col, uint32(len(name)))
 		for i := 0; i < len(name); i++ {
@@ -31,7 +31,7 @@ func hotsetSet(base asn1tree.OID, name string) []agentx.VarBind {
 	for i, v := range vals {
 		vbs = append(vbs, agentx.VarBind{OID: cell(uint32(i) + 2), Value: v})
 	}
-	n := uint32(len(mib.HotsetDefTable.Columns))
+	n := uint32(len(schema.HotsetDefTable.Columns))
 	return append(vbs, agentx.VarBind{OID: cell(n + 2), Value: asn1tree.Int(settable.NonVolatile)},
 		agentx.VarBind{OID: cell(n + 3), Value: asn1tree.Int(settable.CreateAndGo)})
 }
@@ -107,8 +107,8 @@ func TestConfiguredHotsetHidesSNMPRow(t *testing.T) {
 	}
 	// The first View after the reload is built now.
 	storage := func(name string) (int64, bool) {
-		cols := uint32(len(mib.HotsetDefTable.Columns))
-		o := c.Base.Append(spmi.ASNWritable, mib.HotsetDefTable.Arc, 1, cols+2, uint32(len(name)))
+		cols := uint32(len(schema.HotsetDefTable.Columns))
+		o := c.Base.Append(spmi.ASNWritable, schema.HotsetDefTable.Arc, 1, cols+2, uint32(len(name)))
 		for i := 0; i < len(name); i++ {
 			o = append(o, uint32(name[i]))
 		}
@@ -135,8 +135,8 @@ func TestHostIndexCanonical(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	entry := c.Base.Append(spmi.ASNWritable, mib.RTimeLANHostTable.Arc, 1)
-	status := uint32(len(mib.RTimeLANHostTable.Columns)) + 3
+	entry := c.Base.Append(spmi.ASNWritable, schema.RTimeLANHostTable.Arc, 1)
+	status := uint32(len(schema.RTimeLANHostTable.Columns)) + 3
 	for _, name := range []string{"[::1]", " ::1", "0:0::1"} {
 		o := entry.Append(status, uint32(len(name)))
 		for i := 0; i < len(name); i++ {

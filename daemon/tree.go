@@ -13,11 +13,11 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/directory"
 	"github.com/perfagent/subagent/internal/foldlog"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/traps"
 )
 
-// treeNotes sends the tree changed notification (mib.TreeChanged) when
+// treeNotes sends the tree changed notification (schema.TreeChanged) when
 // the directory's generation changes: at most once per interval, covering
 // every generation since the one before (treeFirstGeneration to
 // treeGeneration) with the count of paths changed in them and as many of
@@ -166,12 +166,12 @@ func (t *treeNotes) run(ctx context.Context, hs *hotsets) {
 		if !ok {
 			continue
 		}
-		bs, err := mib.TreeChanged.Bind(hs.base, asn1tree.Gauge(p.last), asn1tree.Str(p.list), asn1tree.Gauge(p.first), asn1tree.Gauge(p.count))
+		bs, err := schema.TreeChanged.Bind(hs.base, asn1tree.Gauge(p.last), asn1tree.Str(p.list), asn1tree.Gauge(p.first), asn1tree.Gauge(p.count))
 		if err != nil {
 			hs.log.Error("tree changed notification not built", "err", err)
 			continue
 		}
-		n := traps.Notification{Enterprise: hs.base, Specific: int(mib.TreeChangedNo), Uptime: time.Since(hs.start)}
+		n := traps.Notification{Enterprise: hs.base, Specific: int(schema.TreeChangedNo), Uptime: time.Since(hs.start)}
 		for _, b := range bs {
 			n.Vars = append(n.Vars, traps.VarBind{OID: b.OID, Value: b.Value})
 		}

@@ -11,7 +11,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/directory"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/traps"
 	"github.com/perfagent/subagent/usm"
@@ -44,7 +44,7 @@ func TestTreeChangedRateLimited(t *testing.T) {
 		sent := func() [][4]string {
 			var out [][4]string
 			for _, e := range notes.View().Entries {
-				if !e.OID.Equal(mib.TreeChanged.OID(base)) || len(e.Vars) != 4 {
+				if !e.OID.Equal(schema.TreeChanged.OID(base)) || len(e.Vars) != 4 {
 					t.Fatalf("logged %v with %d VarBinds, want treeChanged with 4", e.OID, len(e.Vars))
 				}
 				var v [4]string

@@ -26,7 +26,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -526,7 +526,7 @@ func descrOf(n *spmi.Node) string {
 }
 
 func statRowOf(d *spmiwire.StatDesc, path, scalar string, entry asn1tree.OID) *statRow {
-	r := &statRow{path: path, descr: d.Descr, typ: spmiwire.ValText(d.Val) + " " + d.Data.String(), syntax: mib.StatSyntax(d),
+	r := &statRow{path: path, descr: d.Descr, typ: spmiwire.ValText(d.Val) + " " + d.Data.String(), syntax: schema.StatSyntax(d),
 		units: d.Units, scale: d.Scale, scalar: scalar}
 	if entry != nil && d.ASN <= ^uint32(0)-spmi.ColumnOffset {
 		r.column = entry.Append(spmi.ColumnOffset + d.ASN).String()

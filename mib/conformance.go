@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -78,7 +79,7 @@ func (m *model) conformance(add addFunc, self string) {
 			objectGroup(g.name, "OBJECTS", g.members, d, fronts, g.arc))
 	}
 	var objs, notifs []string
-	for _, o := range NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		objs = append(objs, o.Name)
 	}
 	for _, n := range m.notifications() {

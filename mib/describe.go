@@ -7,6 +7,7 @@ import (
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // contextDescription describes a context or an instance; an instantiable
@@ -97,7 +98,7 @@ func instanceStats(n *node) []instStat {
 // summarySyntax names a statistic's type in prose: the SYNTAX, or for a
 // scaled convention its base type and decimal places; then the units.
 func summarySyntax(d *spmiwire.StatDesc) string {
-	s := statSyntax(d)
+	s := schema.SyntaxOf(d)
 	t := s.Name
 	if s.TC != nil {
 		t = fmt.Sprintf("%s with %s", s.TC.Base, places(s.TC.Scale))

@@ -8,6 +8,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -95,7 +96,7 @@ type model struct {
 	slo      string // descriptor of base.19 (SLO), from the tree or fixed
 	fixedSLO bool   // base.19 is the module's own definition
 	groups   []group
-	tcs      []scaledTC
+	tcs      []schema.ScaledTC
 	included []string // paths picked by Include, sorted
 	classes  []*class // the tables (spmi.TablesArc), in OID order
 	tableIDs map[string]string
@@ -211,10 +212,10 @@ func (m *model) index(t Tree) error {
 				return fmt.Errorf("mib: top-level context %q uses arc %d, which the module reserves", it.Path, a)
 			}
 		} else {
-			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNHotset && it.Rel[1] == HotsetObjectsArc {
+			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNHotset && it.Rel[1] == schema.HotsetObjectsArc {
 				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the hotset notification objects", it.Path, key)
 			}
-			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNSLO && it.Rel[1] == SLOObjectsArc {
+			if len(it.Rel) == 2 && it.Rel[0] == spmi.ASNSLO && it.Rel[1] == schema.SLOObjectsArc {
 				return fmt.Errorf("mib: %q uses the arc %s, which the module reserves for the SLO notification objects", it.Path, key)
 			}
 			p := m.byRel[it.Rel[:len(it.Rel)-1].String()]
@@ -302,14 +303,14 @@ func contTemplate(n *node) *node {
 
 // collectTCs lists the scaled conventions the declared statistics use.
 func (m *model) collectTCs() {
-	seen := map[scaledTC]bool{}
+	seen := map[schema.ScaledTC]bool{}
 	for _, s := range m.declaredStats() {
-		if tc := statSyntax(s).TC; tc != nil && !seen[*tc] {
+		if tc := schema.SyntaxOf(s).TC; tc != nil && !seen[*tc] {
 			seen[*tc] = true
 			m.tcs = append(m.tcs, *tc)
 		}
 	}
-	slices.SortFunc(m.tcs, func(a, b scaledTC) int {
+	slices.SortFunc(m.tcs, func(a, b schema.ScaledTC) int {
 		if c := strings.Compare(a.Base, b.Base); c != 0 {
 			return c
 		}

@@ -5,6 +5,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -34,7 +35,7 @@ func (m *model) fixedNames() []string {
 		m.prefix + "HotsetGroups", m.prefix + "FrontEndGroups",
 		"hotsetObjects", "hotsetObjectsGroup", "hotsetNotificationsGroup", "sloObjects",
 	}
-	for _, o := range NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		out = append(out, o.Name)
 	}
 	for _, d := range Deployments {
@@ -49,7 +50,7 @@ func (m *model) fixedNames() []string {
 	// only in case, which SMI tools warn about.
 	for _, b := range []string{"Gauge32", "Integer32"} {
 		for s := uint8(1); s <= 9; s++ {
-			out = append(out, scaledTC{Base: b, Scale: s}.name())
+			out = append(out, schema.ScaledTC{Base: b, Scale: s}.Name())
 		}
 	}
 	out = append(out, smiReserved...)

@@ -5,23 +5,15 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
-// The notification log is served as NOTIFICATION-LOG-MIB (RFC 3014, the
-// IETF's module, not declared here); what RFC 3014 has no column for,
-// each notification's delivery outcomes, is notifLogOutcomeTable under
-// base.spmi.ASNNotifLogExt, indexed like nlmLogTable (package notiflog
-// serves both).
+// notifLogOutcomeTable (schema.OutcomeColumns) as the module declares it,
+// beside NOTIFICATION-LOG-MIB, which it does not declare.
 
-// OutcomeColumn is a column of notifLogOutcomeTable, numbered from 3.
-type OutcomeColumn struct {
-	Name, Syntax, Descr string
-}
-
-// The outcome table's descriptors and columns.
+// The outcome table's other descriptors (schema.OutcomeTable is its own).
 const (
-	OutcomeTable   = "notifLogOutcomeTable"
 	outcomeEntry   = "notifLogOutcomeEntry"
 	outcomeLogName = "notifLogOutcomeLogName"
 	outcomeIndex   = "notifLogOutcomeIndex"
@@ -30,18 +22,9 @@ const (
 	outcomeGrpArc  = 3 // under the hotset groups
 )
 
-// OutcomeColumns are the table's columns from 3 on (notiflog.ColOut*).
-var OutcomeColumns = []OutcomeColumn{
-	{"notifLogOutcomeDelivered", "Unsigned32", "The delivery paths (the AgentX master, each trap destination) that took the notification: a trap handed to the network, an inform acknowledged, the master's answer."},
-	{"notifLogOutcomeFailed", "Unsigned32", "The delivery paths that failed or dropped the notification; notifLogOutcomeText says why."},
-	{"notifLogOutcomePending", "Unsigned32", "The delivery paths that have not answered yet: informs waiting for their acknowledgement."},
-	{"notifLogOutcomeOmitted", "Unsigned32", "The VarBinds of the notification beyond those kept in nlmLogVariableTable (at most 64 are kept)."},
-	{"notifLogOutcomeText", "DisplayString", "Each delivery path's outcome, as 'path: result' separated by '; ', cut at 255 octets: the path is 'master' or the destination's version, kind and address ('v2c inform 127.0.0.1:162'), the result sent, acknowledged, pending, 'failed: <why>' or 'dropped: <why>'."},
-}
-
 func (m *model) outcomeNames() []string {
-	out := []string{outcomeNode, OutcomeTable, outcomeEntry, outcomeLogName, outcomeIndex, outcomeGroup}
-	for _, c := range OutcomeColumns {
+	out := []string{outcomeNode, schema.OutcomeTable, outcomeEntry, outcomeLogName, outcomeIndex, outcomeGroup}
+	for _, c := range schema.OutcomeColumns {
 		out = append(out, c.Name)
 	}
 	return out
@@ -56,16 +39,16 @@ func (m *model) writeOutcomes(add addFunc, self string) {
 	tOID := m.base.Append(arc, 1)
 	entry := tOID.Append(1)
 	seq := strings.ToUpper(outcomeEntry[:1]) + outcomeEntry[1:]
-	add(OutcomeTable, tOID, "OBJECT-TYPE", "", "SEQUENCE OF "+seq,
-		objectType(OutcomeTable, "SEQUENCE OF "+seq, "", "not-accessible",
+	add(schema.OutcomeTable, tOID, "OBJECT-TYPE", "", "SEQUENCE OF "+seq,
+		objectType(schema.OutcomeTable, "SEQUENCE OF "+seq, "", "not-accessible",
 			"The delivery outcomes of each notification of NOTIFICATION-LOG-MIB's nlmLogTable, one row per "+
 				"row of nlmLogTable with the same index (nlmLogName, nlmLogIndex).", outcomeNode, 1))
 	items := []string{outcomeLogName + " DisplayString", outcomeIndex + " Unsigned32"}
-	for _, c := range OutcomeColumns {
+	for _, c := range schema.OutcomeColumns {
 		items = append(items, c.Name+" "+c.Syntax)
 	}
 	text := fmt.Sprintf("%s OBJECT-TYPE\n%sSYNTAX      %s\n%sMAX-ACCESS  not-accessible\n%sSTATUS      current\n%sDESCRIPTION\n%s\n%sINDEX       { %s, %s }\n%s::= { %s 1 }\n",
-		outcomeEntry, ind, seq, ind, ind, ind, quoted(ind+ind, "One notification's outcomes."), ind, outcomeLogName, outcomeIndex, ind, OutcomeTable)
+		outcomeEntry, ind, seq, ind, ind, ind, quoted(ind+ind, "One notification's outcomes."), ind, outcomeLogName, outcomeIndex, ind, schema.OutcomeTable)
 	text += "\n" + seq + " ::= SEQUENCE {\n" + ind + strings.Join(items, ",\n"+ind) + "\n}\n"
 	add(outcomeEntry, entry, "OBJECT-TYPE", "", seq, text)
 	const nameSyn, idxSyn = "DisplayString (SIZE (0..32))", "Unsigned32 (1..4294967295)"
@@ -73,7 +56,7 @@ func (m *model) writeOutcomes(add addFunc, self string) {
 		"The log's name, nlmLogName: the zero-length string, the agent's one log.", outcomeEntry, 1))
 	add(outcomeIndex, entry.Append(2), "OBJECT-TYPE", "", idxSyn, objectType(outcomeIndex, idxSyn, "", "not-accessible",
 		"The notification's nlmLogIndex.", outcomeEntry, 2))
-	for i, c := range OutcomeColumns {
+	for i, c := range schema.OutcomeColumns {
 		a := uint32(i) + 3
 		add(c.Name, entry.Append(a), "OBJECT-TYPE", "", c.Syntax, objectType(c.Name, c.Syntax, "", "read-only", c.Descr, outcomeEntry, a))
 	}
@@ -82,7 +65,7 @@ func (m *model) writeOutcomes(add addFunc, self string) {
 // outcomeConformance adds the table's group under the hotset groups.
 func (m *model) outcomeConformance(add addFunc, hot string, base asn1tree.OID) {
 	var members []string
-	for _, c := range OutcomeColumns {
+	for _, c := range schema.OutcomeColumns {
 		members = append(members, c.Name)
 	}
 	add(outcomeGroup, base.Append(hotsetGroupsArc, outcomeGrpArc), "OBJECT-GROUP", "", "",

@@ -25,6 +25,7 @@ import (
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
@@ -119,7 +120,7 @@ func classItems(t testing.TB, cfg *config.Config, host *spmi.Hierarchy) []mib.It
 	if err != nil {
 		t.Fatal(err)
 	}
-	notes.Add(0, host.Base().Append(0, 1), []asn1tree.Value{asn1tree.Str("queues")}, []asn1tree.OID{mib.HotsetName.Instance(host.Base())})
+	notes.Add(0, host.Base().Append(0, 1), []asn1tree.Value{asn1tree.Str("queues")}, []asn1tree.OID{schema.HotsetName.Instance(host.Base())})
 	h.Add(notiflog.Provider{L: notes})
 	// The directory, of the tree above: described from the second
 	// refresh on (it reads the snapshot published before); with one

@@ -6,71 +6,10 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/spmi"
 )
-
-// syntax is how one statistic is declared: its SYNTAX, the textual
-// convention behind it when it is one of ours, and its UNITS.
-type syntax struct {
-	Name  string    // as written after SYNTAX
-	TC    *scaledTC // set for ScaledGaugeN / ScaledIntegerN
-	Units string    // UNITS clause ("" = none)
-}
-
-// scaledTC is a textual convention for a scaled float: the base type and
-// its number of decimal places, shown by DISPLAY-HINT "d-N".
-type scaledTC struct {
-	Base  string // Gauge32 or Integer32
-	Scale uint8
-}
-
-func (tc scaledTC) name() string {
-	return "Scaled" + strings.TrimSuffix(tc.Base, "32") + strconv.Itoa(int(tc.Scale))
-}
-
-// statSyntax follows spmi's SNMPKind. Scaled Gauge32 and Integer32
-// statistics get a DISPLAY-HINT through a textual convention; Counter64
-// ones cannot (RFC 2579 section 3.1 forbids hints on Counter64, and
-// CounterBasedGauge64 is already a convention), so their UNITS name the
-// scaled unit instead ("0.01 seconds"). Booleans and times are
-// SNMPv2-TC's TruthValue and DateAndTime, which need no UNITS.
-func statSyntax(d *spmiwire.StatDesc) syntax {
-	switch d.Form {
-	case spmiwire.FormBool:
-		return syntax{Name: "TruthValue"}
-	case spmiwire.FormTime:
-		return syntax{Name: "DateAndTime"}
-	}
-	k := spmi.SNMPKind(d)
-	s := syntax{Units: d.Units}
-	switch k {
-	case asn1tree.OctetString:
-		s.Name, s.Units = "DisplayString", ""
-		return s
-	case asn1tree.Counter64:
-		s.Name = "Counter64"
-		if d.Val == ddswire.SiQuantity {
-			s.Name = "CounterBasedGauge64"
-		}
-		if d.Scale > 0 {
-			// Without units the factor alone still says the scale.
-			s.Units = strings.TrimSpace(scaleFactor(d.Scale) + " " + s.Units)
-		}
-		return s
-	case asn1tree.Integer32:
-		s.Name = "Integer32"
-	default:
-		s.Name = "Gauge32"
-	}
-	if d.Scale > 0 {
-		tc := &scaledTC{Base: s.Name, Scale: d.Scale}
-		s.TC, s.Name = tc, tc.name()
-	}
-	return s
-}
 
 // indexSyntax is the SYNTAX of the index object of c's table: the rows'
 // numbers. spmi numbers instances from 1 (and PIDs, ifindexes and cpuN+1
@@ -99,14 +38,6 @@ func places(scale uint8) string {
 		return "1 decimal place"
 	}
 	return strconv.Itoa(int(scale)) + " decimal places"
-}
-
-// scaleFactor is 10^-scale written out: 2 -> "0.01".
-func scaleFactor(scale uint8) string {
-	if scale == 0 {
-		return "1"
-	}
-	return "0." + strings.Repeat("0", int(scale)-1) + "1"
 }
 
 // statDescription is the DESCRIPTION of a statistic: what it is, where it
@@ -183,7 +114,3 @@ func sentence(s string) string {
 	}
 	return strings.TrimRight(s, ".")
 }
-
-// StatSyntax is the SYNTAX a module declares for a statistic described by
-// d (the directory serves it).
-func StatSyntax(d *spmiwire.StatDesc) string { return statSyntax(d).Name }

@@ -9,6 +9,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -337,7 +338,7 @@ func (m *model) writeTable(add addFunc, c *class) {
 		}
 	}
 	for i, s := range c.cols {
-		seq = append(seq, c.colNames[i]+" "+statSyntax(s.it.Stat).Name)
+		seq = append(seq, c.colNames[i]+" "+schema.SyntaxOf(s.it.Stat).Name)
 	}
 	entryText := fmt.Sprintf("%s OBJECT-TYPE\n%sSYNTAX      %s\n%sMAX-ACCESS  not-accessible\n%sSTATUS      current\n%sDESCRIPTION\n%s\n%sINDEX       { %s }\n%s::= { %s 1 }\n",
 		c.entry, ind, c.seq, ind, ind, ind, quoted(ind+ind, "One instance of "+of+"."), ind, strings.Join(indexes, ", "), ind, c.table)
@@ -354,7 +355,7 @@ func (m *model) writeTable(add addFunc, c *class) {
 			"The instance's description.", c.entry, spmi.ColDescr))
 	}
 	for i, s := range c.cols {
-		syn := statSyntax(s.it.Stat)
+		syn := schema.SyntaxOf(s.it.Stat)
 		arc := spmi.ColumnOffset + s.it.Rel[len(s.it.Rel)-1]
 		path := of + "*/" + s.comps[len(s.comps)-1]
 		add(c.colNames[i], entry.Append(arc), "OBJECT-TYPE", path, syn.Name,
@@ -364,7 +365,7 @@ func (m *model) writeTable(add addFunc, c *class) {
 
 // columnUnits is the UNITS of a column: the statistic's, or for counters
 // without units "events", so that every column says what it counts.
-func columnUnits(d *spmiwire.StatDesc, syn syntax) string {
+func columnUnits(d *spmiwire.StatDesc, syn schema.Syntax) string {
 	if syn.Units != "" || d.Data == spmiwire.SiText {
 		return syn.Units
 	}

@@ -12,6 +12,7 @@ import (
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -201,11 +202,11 @@ func TestNotificationsWithTheTools(t *testing.T) {
 	_, dirs := writeModule(t, m)
 	env := mibtest.NetSNMPEnv(t)
 	var oids, want []string
-	for _, n := range mib.Notifications() {
+	for _, n := range schema.Notifications() {
 		oids = append(oids, "."+n.OID(m.Base).String())
 		want = append(want, m.Name+"::"+n.Name)
 	}
-	for _, o := range mib.NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		oids = append(oids, "."+o.Instance(m.Base).String())
 		want = append(want, m.Name+"::"+o.Name+".0")
 	}
@@ -216,11 +217,11 @@ func TestNotificationsWithTheTools(t *testing.T) {
 		}
 	}
 	var names []string
-	for _, o := range mib.NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		names = append(names, m.Name+"::"+o.Name)
 	}
 	defs := mibtest.Describe(t, env, dirs, m.Name, names)
-	for _, o := range mib.NotifyObjects() {
+	for _, o := range schema.NotifyObjects() {
 		d := defs[m.Name+"::"+o.Name]
 		syn := d.Syntax
 		if d.TC != "" {

@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -37,7 +38,7 @@ func TrapNumbers(items []Item) map[uint32][]string {
 }
 
 // notifications are the module's: the examples' and the tree's, by number.
-func (m *model) notifications() []*Notification {
+func (m *model) notifications() []*schema.Notification {
 	items := make([]Item, 0, 8)
 	for _, n := range m.nodes {
 		if len(n.it.Rel) == 2 && n.it.Rel[0] == spmi.ASNHotset {
@@ -45,17 +46,17 @@ func (m *model) notifications() []*Notification {
 		}
 	}
 	users := TrapNumbers(items)
-	nums := slices.Clone(ExampleTrapNumbers)
+	nums := slices.Clone(schema.ExampleTrapNumbers)
 	for n := range users {
 		nums = append(nums, n)
 	}
 	slices.Sort(nums)
 	nums = slices.Compact(nums)
-	out := make([]*Notification, len(nums))
+	out := make([]*schema.Notification, len(nums))
 	for i, n := range nums {
 		u := users[n]
 		slices.Sort(u)
-		out[i] = HotsetTrap(n, u...)
+		out[i] = schema.HotsetTrap(n, u...)
 	}
-	return append(out, OwnNotifications()...)
+	return append(out, schema.OwnNotifications()...)
 }

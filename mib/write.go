@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -42,7 +43,7 @@ func (m *model) write() *Module {
 		}
 		oid := m.base.Append(n.it.Rel...)
 		if n.it.IsStat() {
-			s := statSyntax(n.it.Stat)
+			s := schema.SyntaxOf(n.it.Stat)
 			add(n.name, oid, "OBJECT-TYPE", n.it.Path, s.Name,
 				objectType(n.name, s.Name, columnUnits(n.it.Stat, s), "read-only", statDescription(n.it.Path, n.it.Stat), parent, arc))
 			continue
@@ -56,16 +57,16 @@ func (m *model) write() *Module {
 		add("hotset", m.base.Append(spmi.ASNHotset), "OBJECT-IDENTITY", "", "",
 			identity("hotset", "Hotsets: statistics watched across all peer instances of a context.", self, spmi.ASNHotset))
 	}
-	hotObjs := m.base.Append(spmi.ASNHotset, HotsetObjectsArc)
+	hotObjs := m.base.Append(spmi.ASNHotset, schema.HotsetObjectsArc)
 	add("hotsetObjects", hotObjs, "OBJECT-IDENTITY", "", "",
-		identity("hotsetObjects", "The objects the hotset notifications carry; they are not in the served tree.", m.hotset, HotsetObjectsArc))
+		identity("hotsetObjects", "The objects the hotset notifications carry; they are not in the served tree.", m.hotset, schema.HotsetObjectsArc))
 	if m.fixedSLO {
 		add("slo", m.base.Append(spmi.ASNSLO), "OBJECT-IDENTITY", "", "",
 			identity("slo", "Service level objectives of ARM transactions.", self, spmi.ASNSLO))
 	}
-	add("sloObjects", m.base.Append(spmi.ASNSLO, SLOObjectsArc), "OBJECT-IDENTITY", "", "",
-		identity("sloObjects", "The objects the SLO burn-rate notifications carry; they are not in the served tree.", m.slo, SLOObjectsArc))
-	for _, o := range NotifyObjects() {
+	add("sloObjects", m.base.Append(spmi.ASNSLO, schema.SLOObjectsArc), "OBJECT-IDENTITY", "", "",
+		identity("sloObjects", "The objects the SLO burn-rate notifications carry; they are not in the served tree.", m.slo, schema.SLOObjectsArc))
+	for _, o := range schema.NotifyObjects() {
 		parent := "hotsetObjects"
 		if o.Arc[0] == spmi.ASNSLO {
 			parent = "sloObjects"
@@ -127,7 +128,7 @@ func (m *model) importList() []importFrom {
 	smi := []string{"MODULE-IDENTITY", "OBJECT-IDENTITY", "OBJECT-TYPE", "NOTIFICATION-TYPE", "Integer32"}
 	var gauge, counter, wide, truth, date bool
 	for _, s := range m.declaredStats() {
-		switch statSyntax(s).Name {
+		switch schema.SyntaxOf(s).Name {
 		case "Gauge32":
 			gauge = true
 		case "Counter64":
@@ -143,7 +144,7 @@ func (m *model) importList() []importFrom {
 	for _, tc := range m.tcs {
 		gauge = gauge || tc.Base == "Gauge32"
 	}
-	for _, t := range WritableTables() {
+	for _, t := range schema.WritableTables() {
 		for _, c := range t.AllColumns() {
 			truth = truth || c.TC == "TruthValue"
 		}
@@ -226,7 +227,7 @@ func objectType(name, syn, units, access, descr, parent string, arc uint32) stri
 	return b.String()
 }
 
-func notification(n *Notification, parent string) string {
+func notification(n *schema.Notification, parent string) string {
 	names := make([]string, len(n.Objects))
 	for i, o := range n.Objects {
 		names[i] = o.Name
@@ -235,7 +236,7 @@ func notification(n *Notification, parent string) string {
 		n.Name, ind, wrapList(ind+ind, names, ", "), ind, ind, ind, quoted(ind+ind, n.Descr), ind, parent, n.Arc[len(n.Arc)-1])
 }
 
-func tcText(tc scaledTC) string {
+func tcText(tc schema.ScaledTC) string {
 	one := "1" + strings.Repeat("0", int(tc.Scale))
 	article := "A"
 	if strings.HasPrefix(tc.Base, "I") {
@@ -244,5 +245,5 @@ func tcText(tc scaledTC) string {
 	descr := fmt.Sprintf("%s %s carrying a value with %s: the value times %s, "+
 		"so that 12345 stands for %s.", article, tc.Base, places(tc.Scale), one, scaled(12345, tc.Scale))
 	return fmt.Sprintf("%s ::= TEXTUAL-CONVENTION\n%sDISPLAY-HINT \"d-%d\"\n%sSTATUS       current\n%sDESCRIPTION\n%s\n%sSYNTAX       %s\n",
-		tc.name(), ind, tc.Scale, ind, ind, quoted(ind+ind, descr), ind, tc.Base)
+		tc.Name(), ind, tc.Scale, ind, ind, quoted(ind+ind, descr), ind, tc.Base)
 }

@@ -9,8 +9,8 @@ import (
 
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // pumpAlarmYAML configures one hotset, pumpalarm, over the pumps' loads:
@@ -43,7 +43,7 @@ traps:
 // hotsets' notifications, oldest first: not the tree changed ones that
 // a supplier registering sends too.
 func alarmEntries(rows map[string]map[string]string) []map[string]string {
-	treeChanged := "1.3.6.1.4.1.32473.1.0." + strconv.FormatUint(uint64(mib.TreeChangedNo), 10)
+	treeChanged := "1.3.6.1.4.1.32473.1.0." + strconv.FormatUint(uint64(schema.TreeChangedNo), 10)
 	var idx []int
 	for k, r := range rows {
 		if n, err := strconv.Atoi(k); err == nil && r["notifLogEntryOid"] != treeChanged {

@@ -20,6 +20,7 @@ import (
 	"github.com/perfagent/subagent/internal/snmpdtest"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/notiflog"
 	"github.com/perfagent/subagent/rtimelan"
 	"github.com/perfagent/subagent/spmi"
@@ -263,12 +264,12 @@ func servedObjects(t *testing.T, e *env) map[string]served {
 }
 
 // writableObjects adds the cells of the writable tables (base.110,
-// mib.WritableTables) for the configured rows: hotsets and RTime/LAN
+// schema.WritableTables) for the configured rows: hotsets and RTime/LAN
 // hosts, indexed by name, which net-snmp shows quoted.
 func writableObjects(out map[string]served, base asn1tree.OID, hotsets, hosts []string) {
-	for _, tb := range mib.WritableTables() {
+	for _, tb := range schema.WritableTables() {
 		rows := hotsets
-		if tb == mib.RTimeLANHostTable {
+		if tb == schema.RTimeLANHostTable {
 			rows = hosts
 		}
 		for _, name := range rows {

@@ -6,8 +6,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // A hotset row created through the real snmpd with hotsetDefRearm 50 and
@@ -26,7 +26,7 @@ func TestSNMPSetHotsetRearmCleared(t *testing.T) {
 	sup, loads, _ := pumpSupplier(t, e)
 	setLoads(sup, loads, 10, 10, 10)
 
-	rearm, cleared := int(mib.HotsetDefTable.StatusArc())+1, int(mib.HotsetDefTable.StatusArc())+2
+	rearm, cleared := int(schema.HotsetDefTable.StatusArc())+1, int(schema.HotsetDefTable.StatusArc())+2
 	row := func(name, rearmTo, clearedTo string) []string {
 		return []string{
 			hotCol(2, name), "s", "DDS/Acme/Pumps/*/load",

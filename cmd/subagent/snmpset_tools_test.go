@@ -10,8 +10,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // roUser may read the whole tree over SNMPv3 but write nothing; noUser
@@ -113,11 +113,11 @@ func checkHotsetSnmptable(t *testing.T, s *snmpdtest.Snmpd) {
 	}
 	t.Logf("snmptable SUBAGENT-MIB::hotsetDefTable:\n%s", out.String())
 	want := []string{"index"}
-	for _, c := range mib.HotsetDefTable.Columns {
+	for _, c := range schema.HotsetDefTable.Columns {
 		want = append(want, c.Name)
 	}
-	want = append(want, mib.HotsetDefTable.StorageType, mib.HotsetDefTable.RowStatus)
-	for _, c := range mib.HotsetDefTable.Added {
+	want = append(want, schema.HotsetDefTable.StorageType, schema.HotsetDefTable.RowStatus)
+	for _, c := range schema.HotsetDefTable.Added {
 		want = append(want, c.Name)
 	}
 	rows := map[string][]string{}

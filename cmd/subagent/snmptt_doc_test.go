@@ -13,7 +13,7 @@ import (
 
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/internal/docexamples"
-	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // docs/HOTSETS.md's SNMPTT blocks, as printed, on the host as the package
@@ -44,7 +44,7 @@ func TestSnmpttDocBlocksRunAsPrinted(t *testing.T) {
 		t.Fatal(err)
 	}
 	h := t.TempDir()
-	cleared := base + ".0." + mib.HotsetCleared.Arc[1:].String()
+	cleared := base + ".0." + schema.HotsetCleared.Arc[1:].String()
 	ini := `sed -i -e 's/^net_snmp_perl_enable = .*/net_snmp_perl_enable = 1/' -e 's/^ipv6_enable = .*/ipv6_enable = 0/' \
   -e 's/^translate_log_trap_oid = .*/translate_log_trap_oid = 2/' \
   -e 's|^snmptt_conf_files = <<END$|&\n/etc/snmp/snmptt.conf.subagent|' /etc/snmp/snmptt.ini

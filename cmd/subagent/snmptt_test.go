@@ -13,8 +13,8 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/internal/snmpdtest"
-	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/mib/schema"
 )
 
 // snmpttSep separates the values of SNMPTT's $* (wildcard_expansion_separator):
@@ -188,7 +188,7 @@ func TestSnmpttTranslatesNotifications(t *testing.T) {
 	mibDirs := []string{mibs}
 	events := convertMIB(t, convert, dir, mibDirs)
 	// The $n of each object are the OBJECTS order the daemon sends.
-	for _, n := range []*mib.Notification{mib.HotsetTrap(1), mib.HotsetCleared, mib.TreeChanged} {
+	for _, n := range []*schema.Notification{schema.HotsetTrap(1), schema.HotsetCleared, schema.TreeChanged} {
 		ev := events[n.Name]
 		var want []string
 		for _, o := range n.Objects {

@@ -1,4 +1,4 @@
-package mib
+package schema
 
 import (
 	"fmt"

@@ -1,4 +1,4 @@
-package mib
+package schema
 
 import (
 	"github.com/perfagent/subagent/asn1tree"
