@@ -35,6 +35,9 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 	// beside them, its tree kept by the walk with the snapshot.
 	w := d.WritableTables()
 	nlm := d.NotificationLogMIB()
+	// One memory budget for the walks of both front ends: a snapshot both
+	// keep counts once (refresh.walk_memory_mb).
+	walks := asn1tree.NewWalkBudget(int64(cfg.Refresh.WalkMemoryMB) << 20)
 	src := func(at any) (asn1tree.View, any) {
 		m, _ := at.(*moment)
 		if m == nil {
@@ -58,7 +61,7 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 			BackoffMax:    s.MaxBackoff,
 			Logger:        log.With("frontend", "agentx"),
 			Writer:        w,
-			WalkBudget:    int64(cfg.Refresh.WalkMemoryMB) << 20,
+			SharedWalks:   walks,
 		}, src)
 		if err != nil {
 			return err
@@ -68,7 +71,7 @@ func addFrontends(d *daemon.Daemon, cfg *config.Config, log *slog.Logger) error 
 		d.AddAgentStats(daemon.AgentXStats(sub.Connected, sub.DataAge, sub.WalkFallbacks))
 	}
 	if cfg.Listen != "none" {
-		return addResponder(d, cfg, src, log)
+		return addResponder(d, cfg, src, walks, log)
 	}
 	return nil
 }
@@ -104,7 +107,7 @@ func nlmRegistrations(priority uint8) (asn1tree.OID, []agentx.Registration) {
 // and written before anything answers). Without its engine's state (read
 // and written) the responder answers v1/v2c only, unless snmp.users asks
 // for v3: then the daemon does not start.
-func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log *slog.Logger) error {
+func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, walks *asn1tree.WalkBudget, log *slog.Logger) error {
 	eng, err := d.Engine()
 	if err != nil {
 		fix := "make the state directory writable by the daemon's user, or choose another with --state-dir"
@@ -118,6 +121,7 @@ func addResponder(d *daemon.Daemon, cfg *config.Config, src asn1tree.Source, log
 	if err != nil {
 		return err
 	}
+	rc.SharedWalks = walks
 	log = log.With("frontend", "responder")
 	warnMD5(cfg, log)
 	r, err := responder.NewWithSource(rc, src, log)
