@@ -3,7 +3,6 @@ package main
 import (
 	"bytes"
 	"fmt"
-	"net"
 	"os"
 	"path/filepath"
 	"slices"
@@ -124,22 +123,9 @@ func temps(t *testing.T, dir string) []string {
 // files the kill left is in the state directory after it.
 func TestKillDuringSavesLeavesNoTemporaryFile(t *testing.T) {
 	const kills = 30
-	trapd, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer trapd.Close()
-	go func() { // a receiver that takes every trap
-		buf := make([]byte, 65536)
-		for {
-			if _, _, err := trapd.ReadFrom(buf); err != nil {
-				return
-			}
-		}
-	}()
 	e := newEnv(t)
 	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	conf := stormKillYAML(trapd.LocalAddr().String(), 20) + "arm: {max_applications: 100000, max_applications_per_uid: 100000}\n"
+	conf := stormKillYAML(trapSink(t), 20) + "arm: {max_applications: 100000, max_applications_per_uid: 100000}\n"
 	if err := os.WriteFile(file, []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -77,6 +77,25 @@ func peerSets(t *testing.T, e *env, stop <-chan struct{}, per int) {
 	}
 }
 
+// trapSink is a receiver on loopback that takes every trap until the
+// test ends; it returns its address.
+func trapSink(t *testing.T) string {
+	trapd, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { trapd.Close() })
+	go func() {
+		buf := make([]byte, 65536)
+		for {
+			if _, _, err := trapd.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return trapd.LocalAddr().String()
+}
+
 // journalEntries reads a copy of the daemon's journal (the daemon is
 // dead), as the next start will: the entries that survived.
 func journalEntries(t *testing.T, state string) []notiflog.Entry {
@@ -116,22 +135,10 @@ func TestKillDuringNotificationStorm(t *testing.T) {
 		}
 		kills = n
 	}
-	trapd, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer trapd.Close()
-	go func() { // a receiver that takes every trap
-		buf := make([]byte, 65536)
-		for {
-			if _, _, err := trapd.ReadFrom(buf); err != nil {
-				return
-			}
-		}
-	}()
+	trapd := trapSink(t)
 	e := newEnv(t)
 	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(stormKillYAML(trapd.LocalAddr().String(), 10000)), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(stormKillYAML(trapd, 10000)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
