@@ -48,6 +48,9 @@ type Config struct {
 	// WalkBudget is the bytes the walks' moments may keep alive together
 	// (asn1tree.Walks.Budget); 0: asn1tree.DefaultWalkBudget.
 	WalkBudget int64
+	// SharedWalks, when set, is the budget the walks share with the other
+	// front ends (asn1tree.Walks.Shared); WalkBudget is then unused.
+	SharedWalks *asn1tree.WalkBudget
 	// Logger receives one line per state change. nil means slog.Default().
 	Logger *slog.Logger
 	// Writer takes the Set transactions for the registered subtrees; nil

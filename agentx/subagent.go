@@ -70,7 +70,7 @@ func NewWithSource(cfg Config, src asn1tree.Source) (*Subagent, error) {
 	d := &net.Dialer{Timeout: cfg.RequestTimeout}
 	a := &Subagent{cfg: cfg, network: network, address: address, regs: regs, scope: newScope(regs),
 		src: src, log: cfg.Logger, setLog: foldlog.New(cfg.Logger, slog.LevelInfo), dial: d.DialContext, up: make(chan struct{})}
-	a.walks.Budget = cfg.WalkBudget
+	a.walks.Budget, a.walks.Shared = cfg.WalkBudget, cfg.SharedWalks
 	return a, nil
 }
 

@@ -78,3 +78,47 @@ func TestWalksUnsizedMomentsNeverFallBack(t *testing.T) {
 		}
 	})
 }
+
+// Two front ends' walks (peers of different types) sharing one budget:
+// a moment both keep counts once; past the budget the oldest walk of
+// either falls back, counted by its own Walks; each front end's walk being
+// answered keeps its moment.
+func TestWalksShareOneBudget(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		b := NewWalkBudget(100)
+		resp := Walks[string]{Shared: b, Budget: 1 << 30} // Budget unused with Shared
+		ax := Walks[int]{Shared: b}
+		m1, m2, m3 := &sized{1, 60}, &sized{2, 60}, &sized{3, 30}
+		resp.Record(Step{}, "mgr", m1, row(1, 1))
+		time.Sleep(time.Second)
+		ax.Record(Step{}, 7, m1, row(1, 1)) // the same moment through AgentX
+		if got := b.PinnedBytes(); got != 60 || resp.PinnedBytes() != 60 || ax.PinnedBytes() != 60 {
+			t.Fatalf("one moment kept by both front ends: %d bytes (responder says %d, AgentX %d), want 60 once",
+				got, resp.PinnedBytes(), ax.PinnedBytes())
+		}
+		time.Sleep(time.Second)
+		// AgentX's new walk takes the total to 120: the oldest walk of
+		// either, the responder's, falls back; m1 is still kept by
+		// AgentX's first walk (120 still), which falls back next.
+		ax.Record(Step{}, 8, m2, row(2, 1))
+		if got, rf, af := b.PinnedBytes(), resp.FellBack(), ax.FellBack(); got != 60 || rf != 1 || af != 1 {
+			t.Fatalf("after AgentX's second walk: %d bytes, fell back responder %d AgentX %d; want 60 (m2), 1, 1", got, rf, af)
+		}
+		if resp.Lookup("mgr", row(1, 1)[0]).At() != nil || ax.Lookup(8, row(2, 1)[0]).At() != m2 {
+			t.Error("the responder's walk should go on from the current moment, AgentX's new one from m2")
+		}
+		// Within the budget together (60 + 30), nothing more falls back.
+		time.Sleep(time.Second)
+		resp.Record(Step{}, "mgr2", m3, row(3, 1))
+		if got, rf, af := b.PinnedBytes(), resp.FellBack(), ax.FellBack(); got != 90 || rf != 1 || af != 1 {
+			t.Errorf("within the budget: %d bytes, fell back %d %d; want 90, 1, 1", got, rf, af)
+		}
+		// Separate budgets would have kept all three (each under 100).
+		var alone Walks[string]
+		alone.Budget = 100
+		alone.Record(Step{}, "x", &sized{9, 60}, row(1, 1))
+		if alone.FellBack() != 0 || b.PinnedBytes() != 90 {
+			t.Error("a Walks without Shared counts in a budget of its own")
+		}
+	})
+}

@@ -3,7 +3,6 @@ package asn1tree
 import (
 	"encoding/binary"
 	"hash/maphash"
-	"sync"
 	"sync/atomic"
 	"time"
 )
@@ -57,10 +56,12 @@ const (
 //
 // Bounds: at most Max walks are remembered, the least recently answered
 // making room for a new one. The moments they keep alive take at most
-// Budget bytes together, as the moments tell (Pinned; one moment kept by
-// several walks counts once, moments that do not tell count nothing): a
-// walk whose moment would take the total over Budget makes the oldest
-// walks (by their first request) fall back to the current moment: they
+// Budget bytes together, or with Shared, together with the walks of the
+// other front ends sharing that WalkBudget, as the moments tell (Pinned;
+// one moment kept by several walks counts once, moments that do not tell
+// count nothing): a walk whose moment would take the total over the
+// budget makes the oldest walks (by their first request, of any Walks
+// sharing the budget) fall back to the current moment: they
 // go on, answered from whatever moment is current at each of their
 // requests, and are counted (FellBack). The walk being answered keeps its
 // moment even when that alone exceeds Budget. A walk keeps its moment and the 64-bit hashes
@@ -78,19 +79,39 @@ type Walks[P comparable] struct {
 	Hold time.Duration // default DefaultWalkHold
 	Max  int           // default DefaultWalkMax
 	// Budget is the bytes the walks' moments may keep alive together;
-	// default DefaultWalkBudget.
+	// default DefaultWalkBudget. Unused with Shared.
 	Budget int64
+	// Shared, when set, is the budget these walks share with other front
+	// ends' (WalkBudget); its lock is theirs too.
+	Shared *WalkBudget
 
-	mu     sync.Mutex
+	own    WalkBudget  // the budget without Shared
+	bud    *WalkBudget // Shared or &own, once joined (under its lock)
 	seed   maphash.Seed
 	seeded bool
 	walks  []walk[P] // a free slot has a nil moment
 	serial uint64    // of the last walk started
 	timer  *time.Timer
 	armed  bool
-	pins   map[any]*pin // the moments kept, by Pinned's key
-	pinned int64        // their bytes
 	fell   atomic.Uint64
+}
+
+// lock takes the budget's lock, joining the budget at the first use; the
+// caller unlocks the budget returned.
+func (w *Walks[P]) lock() *WalkBudget {
+	b := w.Shared
+	if b == nil {
+		b = &w.own
+	}
+	b.mu.Lock()
+	if w.bud == nil {
+		if b == &w.own {
+			b.limit = w.Budget
+		}
+		w.bud = b
+		b.members = append(b.members, w)
+	}
+	return b
 }
 
 // Pinned is implemented by moments that know what they keep alive: key
@@ -133,13 +154,6 @@ func (s Step) At() any { return s.at }
 func (w *Walks[P]) gap() time.Duration  { return cmpOr(w.Gap, DefaultWalkGap) }
 func (w *Walks[P]) hold() time.Duration { return cmpOr(w.Hold, DefaultWalkHold) }
 func (w *Walks[P]) max() int            { return cmpOr(w.Max, DefaultWalkMax) }
-func (w *Walks[P]) budget() int64 {
-	if w.Budget <= 0 {
-		return DefaultWalkBudget
-	}
-	return w.Budget
-}
-
 func cmpOr[T time.Duration | int](v, def T) T {
 	if v <= 0 {
 		return def
@@ -160,55 +174,48 @@ func (w *Walks[P]) drop(e *walk[P]) {
 	e.ends, e.prev = e.ends[:0], e.prev[:0]
 }
 
-// keep makes at e's moment, counting what the moments pin. w.mu is held.
+// keep makes at e's moment, counting what the moments pin. The budget's
+// lock is held.
 func (w *Walks[P]) keep(e *walk[P], at any) {
-	if p, ok := e.at.(Pinned); ok {
-		k, _ := p.Pinned()
-		if c := w.pins[k]; c != nil {
-			if c.walks--; c.walks == 0 {
-				w.pinned -= c.bytes
-				delete(w.pins, k)
-			}
-		}
-	}
+	w.bud.unpin(e.at)
 	e.at = at
-	if p, ok := at.(Pinned); ok {
-		k, n := p.Pinned()
-		c := w.pins[k]
-		if c == nil {
-			if w.pins == nil {
-				w.pins = map[any]*pin{}
-			}
-			c = &pin{bytes: n}
-			w.pins[k] = c
-			w.pinned += n
-		}
-		c.walks++
-	}
+	w.bud.pin(at)
 }
 
-// fitBudget makes the oldest walks other than keep fall back to the
-// current moment while the moments exceed Budget. w.mu is held.
-func (w *Walks[P]) fitBudget(keep *walk[P]) {
-	for w.pinned > w.budget() {
-		var old *walk[P]
-		for i := range w.walks {
-			e := &w.walks[i]
-			if _, ok := e.at.(Pinned); !ok || e == keep {
-				continue
-			}
-			if old == nil || e.first.Before(old.first) {
-				old = e
-			}
+// oldestPinned is the first request of the oldest walk other than keep
+// that keeps a moment which tells its size. The budget's lock is held.
+func (w *Walks[P]) oldestPinned(keep any) (time.Time, bool) {
+	if e := w.oldest(keep); e != nil {
+		return e.first, true
+	}
+	return time.Time{}, false
+}
+
+func (w *Walks[P]) oldest(keep any) *walk[P] {
+	var old *walk[P]
+	for i := range w.walks {
+		e := &w.walks[i]
+		if _, ok := e.at.(Pinned); !ok || any(e) == keep {
+			continue
 		}
-		if old == nil {
-			return
+		if old == nil || e.first.Before(old.first) {
+			old = e
 		}
-		w.keep(old, current{})
-		if !old.fell {
-			old.fell = true
-			w.fell.Add(1)
-		}
+	}
+	return old
+}
+
+// fallBackOldest moves that walk to the current moment, counted once per
+// walk. The budget's lock is held.
+func (w *Walks[P]) fallBackOldest(keep any) {
+	old := w.oldest(keep)
+	if old == nil {
+		return
+	}
+	w.keep(old, current{})
+	if !old.fell {
+		old.fell = true
+		w.fell.Add(1)
 	}
 }
 
@@ -216,19 +223,20 @@ func (w *Walks[P]) fitBudget(keep *walk[P]) {
 // budget since w was made.
 func (w *Walks[P]) FellBack() uint64 { return w.fell.Load() }
 
-// PinnedBytes is what the walks' moments keep alive, as they tell.
+// PinnedBytes is what the walks' moments keep alive, as they tell: with
+// Shared, those of every Walks sharing it.
 func (w *Walks[P]) PinnedBytes() int64 {
-	w.mu.Lock()
-	defer w.mu.Unlock()
-	return w.pinned
+	b := w.lock()
+	defer b.mu.Unlock()
+	return b.pinned
 }
 
 // Lookup finds the walk that a GetNext or GetBulk from peer whose first
 // search OID is first continues. The Step's At is that walk's moment, or
 // nil when the request starts a walk.
 func (w *Walks[P]) Lookup(peer P, first OID) Step {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	b := w.lock()
+	defer b.mu.Unlock()
 	now := time.Now()
 	h := w.hash(first)
 	best := -1
@@ -278,8 +286,8 @@ func (w *Walks[P]) Record(s Step, peer P, at any, names []OID) Step {
 	if len(names) > MaxWalkEnds {
 		names = names[len(names)-MaxWalkEnds:]
 	}
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	b := w.lock()
+	defer b.mu.Unlock()
 	now := time.Now()
 	var e *walk[P]
 	if s.serial != 0 && s.slot < len(w.walks) && w.walks[s.slot].serial == s.serial {
@@ -292,7 +300,7 @@ func (w *Walks[P]) Record(s Step, peer P, at any, names []OID) Step {
 	}
 	w.keep(e, at)
 	e.last = now
-	w.fitBudget(e)
+	w.bud.fit(e)
 	e.prev, e.ends = e.ends, e.prev[:0]
 	if cap(e.ends) < len(names) {
 		e.ends = make([]uint64, 0, len(names)) // at most MaxWalkEnds
@@ -327,7 +335,7 @@ func (w *Walks[P]) free(now time.Time) int {
 }
 
 // arm makes sure a sweep comes within Gap while walks are remembered, so
-// an idle front end does not keep old moments alive. w.mu is held.
+// an idle front end does not keep old moments alive. The budget's lock is held.
 func (w *Walks[P]) arm() {
 	if w.armed {
 		return
@@ -342,8 +350,8 @@ func (w *Walks[P]) arm() {
 
 // sweep forgets the walks that can no longer be continued.
 func (w *Walks[P]) sweep() {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	b := w.lock()
+	defer b.mu.Unlock()
 	w.armed = false
 	now, live := time.Now(), false
 	for i := range w.walks {
@@ -363,8 +371,8 @@ func (w *Walks[P]) sweep() {
 // Len is the number of walks remembered (some possibly expired, until
 // the next sweep).
 func (w *Walks[P]) Len() int {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+	b := w.lock()
+	defer b.mu.Unlock()
 	n := 0
 	for i := range w.walks {
 		if w.walks[i].at != nil {
@@ -374,7 +382,7 @@ func (w *Walks[P]) Len() int {
 	return n
 }
 
-// hash is a seeded 64-bit hash of o; w.mu is held.
+// hash is a seeded 64-bit hash of o; the budget's lock is held.
 func (w *Walks[P]) hash(o OID) uint64 {
 	if !w.seeded {
 		w.seed, w.seeded = maphash.MakeSeed(), true

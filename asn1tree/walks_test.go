@@ -216,8 +216,8 @@ func TestWalksForgetIdleMoments(t *testing.T) {
 		}
 		time.Sleep(DefaultWalkGap)
 		synctest.Wait() // the sweep due now has run
-		w.mu.Lock()
-		defer w.mu.Unlock()
+		b := w.lock()
+		defer b.mu.Unlock()
 		for i := range w.walks {
 			if w.walks[i].at != nil {
 				t.Errorf("walk %d keeps its moment %v after %v idle", i, w.walks[i].at, 2*DefaultWalkGap)

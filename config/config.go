@@ -113,8 +113,8 @@ type Refresh struct {
 	SNMPWait time.Duration  `mapstructure:"snmp_wait"`
 	Apart    []RefreshApart `mapstructure:"apart"`
 	WarmFor  time.Duration  `mapstructure:"warm_for"`
-	// WalkMemoryMB bounds the snapshots the walks of one front end keep
-	// alive together, in MiB (asn1tree.Walks.Budget).
+	// WalkMemoryMB bounds the snapshots all walks keep alive together,
+	// those of both front ends, in MiB (asn1tree.WalkBudget).
 	WalkMemoryMB int `mapstructure:"walk_memory_mb"`
 }
 

@@ -63,6 +63,9 @@ func (d *Daemon) addFrontends() error {
 	w := d.writer
 	nlm := d.notificationLogMIB()
 	wait := cfg.Refresh.SNMPWait
+	// One memory budget for the walks of both front ends: a snapshot both
+	// keep counts once (refresh.walk_memory_mb).
+	walks := asn1tree.NewWalkBudget(int64(cfg.Refresh.WalkMemoryMB) << 20)
 	src := func(at any) (asn1tree.View, any) {
 		start := time.Now()
 		m, _ := at.(*moment)
@@ -87,7 +90,7 @@ func (d *Daemon) addFrontends() error {
 			BackoffMax:    s.MaxBackoff,
 			Logger:        d.log.With("frontend", "agentx"),
 			Writer:        w,
-			WalkBudget:    int64(cfg.Refresh.WalkMemoryMB) << 20,
+			SharedWalks:   walks,
 		}, src)
 		if err != nil {
 			return err
@@ -97,7 +100,7 @@ func (d *Daemon) addFrontends() error {
 		d.addAgentStats(agentXStats(sub.Connected, sub.DataAge, sub.WalkFallbacks))
 	}
 	if cfg.Listen != "none" {
-		return d.addResponder(src)
+		return d.addResponder(src, walks)
 	}
 	return nil
 }
@@ -153,7 +156,7 @@ func nlmRegistrations(priority uint8) []agentx.Registration {
 // and written before anything answers). Without its engine's state (read
 // and written) the responder answers v1/v2c only, unless snmp.users asks
 // for v3: then the daemon does not start.
-func (d *Daemon) addResponder(src asn1tree.Source) error {
+func (d *Daemon) addResponder(src asn1tree.Source, walks *asn1tree.WalkBudget) error {
 	cfg := d.cfg
 	eng, err := d.engine.get()
 	if err != nil {
@@ -168,6 +171,7 @@ func (d *Daemon) addResponder(src asn1tree.Source) error {
 	if err != nil {
 		return err
 	}
+	rc.SharedWalks = walks
 	log := d.log.With("frontend", "responder")
 	warnMD5(cfg, log)
 	r, err := responder.NewWithSource(rc, src, log)

@@ -463,3 +463,87 @@ func TestRefusedProgramIsASilentNoOp(t *testing.T) {
 		}
 	}
 }
+
+// An application the daemon cannot number (here: beyond uid's share of
+// arm.max_application_names_per_uid, 2) is refused to the program itself:
+// arm_init returns -5 (the refusal code, docs/ARM.md), arm_getid on it
+// too, while the applications within the share are registered and served.
+// A second arm_init of the refused name is refused again; nothing else
+// disappears from the tree.
+func TestNumberingRefusalReachesArmInit(t *testing.T) {
+	bin := buildStatic(t, t.TempDir(), "capped", `#include <stdio.h>
+#include "arm.h"
+int main(void) {
+    int32 a1 = arm_init("First App", "*", 0, 0, 0);
+    int32 a2 = arm_init("Second App", "*", 0, 0, 0);
+    int32 a3 = arm_init("Third App", "*", 0, 0, 0);
+    int32 t1 = arm_getid(a1, "T", 0, 0, 0, 0);
+    int32 t2 = arm_getid(a2, "T", 0, 0, 0, 0);
+    int32 h = arm_start(t1, 0, 0, 0);
+    arm_stop(h, ARM_GOOD, 0, 0, 0);
+    h = arm_start(t2, 0, 0, 0);
+    arm_stop(h, ARM_GOOD, 0, 0, 0);
+    printf("%d %d %d %d\n", a1 > 0, a2 > 0, a3, arm_init("ThirdApp", 0, 0, 0, 0));
+    return 0;
+}
+`)
+	d := startDaemonWith(t, "", armring.Geometry{Slots: 64, Apps: 4, Trans: 8},
+		rtimearm.Limits{MaxApps: 16, MaxTrans: 64, MaxAppNamesPerUID: 2})
+	logf := filepath.Join(t.TempDir(), "log")
+	c := d.cmd(bin)
+	c.Env = append(c.Env, "ARM_LOGFILE="+logf)
+	out, err := c.CombinedOutput()
+	if err != nil || strings.TrimSpace(string(out)) != "1 1 -5 -5" {
+		t.Fatalf("capped: %v %q, want the first two registered and the third refused with -5, twice", err, out)
+	}
+	d.waitFor("RTime/ARM/FirstApp/T/count", 1)
+	d.waitFor("RTime/ARM/SecondApp/T/count", 1)
+	if _, ok := d.value("RTime/ARM/ThirdApp"); ok {
+		t.Error("the refused application is served")
+	}
+	if v, _ := d.value("RTime/ARM/errors"); v.Uint64() == 0 {
+		t.Error("the refusal is not counted in RTime/ARM/errors")
+	}
+	b, _ := os.ReadFile(logf)
+	if !strings.Contains(string(b), "arm_init: ERROR: Application <Third App>: refused by the daemon") {
+		t.Errorf("ARM_LOGFILE does not show the refusal:\n%s", b)
+	}
+
+	// arm_getid on an application refused while the program runs (no
+	// ARM_CONNECT_WAIT: arm_init returned its id before the daemon read
+	// the entry) returns the refusal once the daemon has answered.
+	late := buildStatic(t, t.TempDir(), "late", `#include <stdio.h>
+#include <unistd.h>
+#include "arm.h"
+int main(void) {
+    int32 a = arm_init("Fourth App", 0, 0, 0, 0);
+    int32 r = 0;
+    for (int i = 0; i < 120000 && (r = arm_getid(a, "T", 0, 0, 0, 0)) > 0; i++)
+        usleep(1000); /* until the daemon's verdict, at most 2 minutes */
+    printf("%d %d\n", a > 0, r);
+    return 0;
+}
+`)
+	lc := exec.Command(late)
+	lc.Env = append(os.Environ(), "SUBAGENT_RUN_DIR="+d.Dir)
+	var lout strings.Builder
+	lc.Stdout, lc.Stderr = &lout, &lout
+	if err := lc.Start(); err != nil {
+		t.Fatal(err)
+	}
+	done := make(chan error, 1)
+	go func() { done <- lc.Wait() }()
+	var lerr error
+	testutil.Eventually(t, "the late program ends", 2*time.Minute, func() bool {
+		d.Snapshot() // a drain: the daemon reads the entry
+		select {
+		case lerr = <-done:
+			return true
+		default:
+			return false
+		}
+	})
+	if lerr != nil || strings.TrimSpace(lout.String()) != "1 -5" {
+		t.Fatalf("late: %v %q, want arm_init's id, then arm_getid -5", lerr, lout.String())
+	}
+}

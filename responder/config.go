@@ -6,6 +6,7 @@ import (
 	"net"
 	"strconv"
 
+	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/usm"
 )
 
@@ -47,6 +48,10 @@ type Config struct {
 	// (asn1tree.Walks.Budget); 0: asn1tree.DefaultWalkBudget. New sets
 	// it; Update keeps it.
 	WalkBudget int64
+	// SharedWalks, when set, is the budget the walks share with the other
+	// front ends (asn1tree.Walks.Shared: refresh.walk_memory_mb is one
+	// budget for all walks); WalkBudget is then unused. New sets it.
+	SharedWalks *asn1tree.WalkBudget
 }
 
 // withDefaults fills zero fields and checks the rest.

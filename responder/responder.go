@@ -87,7 +87,7 @@ func NewWithSource(cfg Config, src asn1tree.Source, log *slog.Logger) (*Responde
 		r.engine = newEngine(cfg.V3)
 	}
 	r.fails, r.discoveries = usm.NewThrottle(cfg.AuthFailures), usm.NewThrottle(cfg.Discoveries)
-	r.walks.Budget, r.stats.walks = cfg.WalkBudget, &r.walks
+	r.walks.Budget, r.walks.Shared, r.stats.walks = cfg.WalkBudget, cfg.SharedWalks, &r.walks
 	return r, nil
 }
 

@@ -271,3 +271,31 @@ func TestWalkFallsBackPastTheBudget(t *testing.T) {
 		t.Errorf("a's next request made moment %d, want 3 (the current one)", n)
 	}
 }
+
+// With Config.SharedWalks the budget is one for this responder and the
+// other front ends sharing it (here a second responder stands for the
+// AgentX session): a walk on one makes the other's older walk fall back,
+// counted in that other's Counts, while each alone is within the budget.
+func TestWalksShareTheFrontEndsBudget(t *testing.T) {
+	src := moments()
+	src.Bytes = 20 << 20
+	shared := asn1tree.NewWalkBudget(30 << 20)
+	newR := func() *Responder {
+		r, err := NewWithSource(Config{Community: "public", Listen: "127.0.0.1:0", SharedWalks: shared}, src.Source(t), nil)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return r
+	}
+	one, two := newR(), newR()
+	a := netip.MustParseAddrPort("127.0.0.1:1000")
+	start := reqPacket(t, gosnmp.Version2c, "public", gosnmp.GetNextRequest, 0, 0, base+".2")
+	askFrom(t, one, a, start)
+	askFrom(t, two, a, start)
+	if n1, n2 := one.Stats().Snapshot().WalkFallbacks, two.Stats().Snapshot().WalkFallbacks; n1 != 1 || n2 != 0 {
+		t.Fatalf("a walk of 20 MiB on each front end, 30 MiB for both: fell back %d and %d, want 1 (the older, first front end's) and 0", n1, n2)
+	}
+	if got := shared.PinnedBytes(); got != 20<<20 {
+		t.Errorf("the shared budget holds %d bytes, want one moment's %d", got, 20<<20)
+	}
+}

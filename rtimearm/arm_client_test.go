@@ -1,6 +1,7 @@
 package rtimearm_test
 
 import (
+	"errors"
 	"testing"
 	"time"
 
@@ -9,6 +10,7 @@ import (
 	"github.com/perfagent/subagent/client/testutil"
 	"github.com/perfagent/subagent/rtimearm"
 	"github.com/perfagent/subagent/rtimearm/armtest"
+	"github.com/perfagent/subagent/spmi"
 )
 
 // The Go ARM package (client/arm) against the real server. Its own tests
@@ -83,4 +85,40 @@ func BenchmarkStartStop(b *testing.B) {
 			h.Stop(arm.Good)
 		}
 	})
+}
+
+// An application the daemon cannot number, at state.max_names_per_context
+// here, is refused to the Go program itself: with Options.Wait, App waits
+// for the daemon's answer, and the refused App's Err is arm.ErrRefused,
+// its ID -5 (arm_init's refusal code) and its transactions nil; the
+// applications numbered before it are served.
+func TestNumberingRefusalReachesTheAgent(t *testing.T) {
+	num := spmi.NewNumbering("")
+	num.SetMaxNames(2)
+	reg := rtimearm.NewRegistry(rtimearm.Limits{MaxApps: 16, MaxTrans: 16}, 75, time.Minute, num, nil)
+	fx := armtest.Start(t, armtest.Options{Geometry: armring.Geometry{Slots: 64, Apps: 4, Trans: 4}, Registry: reg})
+	a := arm.Open(&arm.Options{Socket: fx.Socket, Retry: time.Hour, Wait: armtest.OpenWait})
+	defer a.Close()
+	if !a.Connected() {
+		t.Fatal("the agent did not register")
+	}
+	one, two := a.App("One", ""), a.App("Two", "")
+	three := a.App("Three", "")
+	if one.Err() != nil || two.Err() != nil || one.ID() <= 0 || two.ID() <= 0 {
+		t.Fatalf("within the cap: errs %v %v, ids %d %d", one.Err(), two.Err(), one.ID(), two.ID())
+	}
+	if !errors.Is(three.Err(), arm.ErrRefused) || three.ID() != armring.VerdictRefused {
+		t.Fatalf("beyond the cap: err %v id %d, want arm.ErrRefused and %d", three.Err(), three.ID(), armring.VerdictRefused)
+	}
+	if tr := three.Transaction("t", ""); tr != nil {
+		t.Fatalf("a refused application gave a transaction (id %d)", tr.ID())
+	}
+	h := one.Transaction("t", "").Start()
+	h.Stop(arm.Good)
+	testutil.Eventually(t, "One/t counted", time.Minute, func() bool {
+		return fx.Stat("RTime/ARM/One/t/count").Uint64() == 1
+	})
+	if _, err := fx.Snapshot().Lookup("RTime/ARM/Three"); err == nil {
+		t.Error("the refused application is served")
+	}
 }

@@ -84,8 +84,10 @@ func (p *proc) appAt(r *Registry, i uint32) *app {
 	}
 	if err != nil {
 		r.refuse(p, "application entry", fmt.Errorf("application entry %d: %w", i, err))
+		p.f.SetAppVerdict(i, armring.VerdictRefused) // arm_init, arm_getid: the refusal code
 		return nil
 	}
+	p.f.SetAppVerdict(i, armring.VerdictRegistered)
 	if !p.held[x] {
 		if p.held == nil {
 			p.held = map[*app]bool{}

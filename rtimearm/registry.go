@@ -364,6 +364,17 @@ func (r *Registry) DrainAll() {
 	r.pruneGone()
 }
 
+// scanNow reads the new entries of a live process at once, so that its
+// library learns the verdict on an application without waiting for the
+// next drain.
+func (r *Registry) scanNow(p *proc) {
+	r.mu.Lock()
+	defer r.mu.Unlock()
+	if r.procs[p.id] == p {
+		p.scan(r)
+	}
+}
+
 // DrainEvery drains every live process each interval until ctx is done:
 // the daemon's loop, and the benchmarks'.
 func (r *Registry) DrainEvery(ctx context.Context, every time.Duration) {

@@ -185,10 +185,37 @@ func (s *Server) handle(_ context.Context, c *net.UnixConn, peer unixsock.Peer) 
 	}
 	s.log.Debug("arm: process attached", "pid", p.pid, "prog", p.prog, "uid", p.uid)
 	c.SetReadDeadline(time.Time{})
-	// The process sends nothing more: EOF (or anything else) means it is gone.
+	// The process sends only ScanNow bytes, asking for its new entries to
+	// be read now (a library waiting for the verdict on an application);
+	// EOF or anything else means it is gone.
 	var b [64]byte
-	c.Read(b[:])
+	var last time.Time
+	for {
+		n, err := c.Read(b[:])
+		if err != nil || n == 0 || !allScanNow(b[:n]) {
+			break
+		}
+		// At most one scan per scanEvery: a process asking in a loop
+		// costs the daemon nothing more than its drains do.
+		if wait := time.Until(last.Add(scanEvery)); wait > 0 {
+			time.Sleep(wait)
+		}
+		last = time.Now()
+		s.reg.scanNow(p)
+	}
 	s.detach(p, true)
+}
+
+// scanEvery bounds how often one process may ask for a scan.
+const scanEvery = 10 * time.Millisecond
+
+func allScanNow(b []byte) bool {
+	for _, c := range b {
+		if c != armring.ScanNow {
+			return false
+		}
+	}
+	return true
 }
 
 // notify calls OnChange now, or once at the end of the current

@@ -1,6 +1,7 @@
 package arm
 
 import (
+	"errors"
 	"os/user"
 	"sync/atomic"
 	"time"
@@ -72,25 +73,85 @@ func (a *Agent) App(name, userName string) *App {
 		}
 	}
 	a.mu.Lock()
-	defer a.mu.Unlock()
-	if ap := a.apps[key]; ap != nil {
+	ap := a.apps[key]
+	if ap != nil {
 		ap.uses++
-		return ap
+	} else {
+		ap = &App{a: a, id: a.id("A\x00" + key), key: key, descr: armring.Descr(name, armring.MaxDescr),
+			user: userName, uses: 1, index: uint32(len(a.appl)), trans: map[string]*Tran{}}
+		a.apps[key] = ap
+		a.appl = append(a.appl, ap)
+		if r := a.cur.Load(); r != nil && ap.index < r.f.Geometry().Apps {
+			r.f.PublishApp(ap.index, &armring.App{ID: ap.id, Key: key, Descr: ap.descr})
+		}
 	}
-	ap := &App{a: a, id: a.id("A\x00" + key), key: key, descr: armring.Descr(name, armring.MaxDescr),
-		user: userName, uses: 1, index: uint32(len(a.appl)), trans: map[string]*Tran{}}
-	a.apps[key] = ap
-	a.appl = append(a.appl, ap)
-	if r := a.cur.Load(); r != nil && ap.index < r.f.Geometry().Apps {
-		r.f.PublishApp(ap.index, &armring.App{ID: ap.id, Key: key, Descr: ap.descr})
+	a.mu.Unlock()
+	if ap.awaitVerdict(a.opts.Wait) == armring.VerdictRefused {
+		ap.a.mu.Lock()
+		if ap.uses > 0 {
+			ap.uses-- // a refused registration holds nothing: no End follows
+		}
+		ap.a.mu.Unlock()
 	}
 	return ap
 }
 
-// ID is the application's id (arm_init's return).
+// ErrRefused is App.Err of an application the daemon refused at one of
+// its limits (arm.max_applications, arm.max_applications_per_uid,
+// state.max_names_per_context, arm.max_application_names_per_uid): arm_init's
+// and arm_getid's -5 in C. Its transactions are nil and measure nothing.
+var ErrRefused = errors.New("arm: the daemon refused the application at one of its limits")
+
+// verdict is the daemon's answer to the application's entry in the
+// current file; VerdictNone without a daemon or before it has read it.
+func (ap *App) verdict() int32 {
+	r := ap.a.cur.Load()
+	if r == nil || ap.index >= r.f.Geometry().Apps {
+		return armring.VerdictNone
+	}
+	return r.f.AppVerdict(ap.index)
+}
+
+// awaitVerdict asks the daemon to read the new entry now and waits up to
+// wait (Options.Wait, ARM_CONNECT_WAIT) for its answer, as arm_init does.
+func (ap *App) awaitVerdict(wait time.Duration) int32 {
+	end := time.Now().Add(wait)
+	var asked *ring
+	for {
+		r := ap.a.cur.Load()
+		v := ap.verdict()
+		if r == nil || v != armring.VerdictNone || !time.Now().Before(end) || ap.index >= r.f.Geometry().Apps {
+			return v
+		}
+		if r != asked {
+			asked = r
+			r.conn.SetWriteDeadline(time.Now().Add(time.Second))
+			if _, err := r.conn.Write([]byte{armring.ScanNow}); err != nil {
+				return v
+			}
+		}
+		time.Sleep(time.Millisecond)
+	}
+}
+
+// Err is ErrRefused when the daemon has refused the application, nil
+// otherwise (registered, not read yet, or no daemon). With Options.Wait
+// (ARM_CONNECT_WAIT), App waits for the daemon's answer before it returns.
+func (ap *App) Err() error {
+	if ap != nil && ap.verdict() == armring.VerdictRefused {
+		return ErrRefused
+	}
+	return nil
+}
+
+// ID is the application's id (arm_init's return): armring.VerdictRefused
+// (-5) once the daemon has refused it.
 func (ap *App) ID() int32 {
 	if ap == nil {
 		return -1
+	}
+	if ap.verdict() == armring.VerdictRefused {
+		return armring.VerdictRefused
 	}
 	return ap.id
 }
@@ -134,7 +195,7 @@ func (ap *App) Transaction(name, detail string, metrics ...Metric) *Tran {
 	a := ap.a
 	a.mu.Lock()
 	defer a.mu.Unlock()
-	if key == "" || ap.uses == 0 {
+	if key == "" || ap.uses == 0 || ap.verdict() == armring.VerdictRefused {
 		return nil
 	}
 	if t := ap.trans[key]; t != nil {

@@ -13,6 +13,21 @@ const (
 	StatePublished = 1
 )
 
+// Verdicts of the daemon on an application entry, in its word at offset
+// 8: the process learns there whether the application was registered.
+// VerdictRefused is also what arm_init and arm_getid return for it.
+const (
+	VerdictNone       = 0  // not read yet
+	VerdictRegistered = 1  // registered: served under RTime/ARM
+	VerdictRefused    = -5 // refused at one of the daemon's limits
+)
+
+// ScanNow is the one byte a process may send on its connection after the
+// Welcome: it asks the daemon to read its new entries now, so that it
+// learns their verdicts without waiting for the next drain. The daemon
+// reads anything else as the process's end.
+const ScanNow = 'S'
+
 // Metric types of the ARM 2.0 meta-data buffer (format 101).
 const (
 	Counter32   = 1
@@ -42,10 +57,11 @@ type App struct {
 
 // Application entry offsets.
 const (
-	appOffState = 0
-	appOffID    = 4
-	appOffKey   = 16
-	appOffDescr = 48
+	appOffState   = 0
+	appOffID      = 4
+	appOffVerdict = 8 // written by the daemon once it has read the entry
+	appOffKey     = 16
+	appOffDescr   = 48
 )
 
 // EncodeApp writes a (not its state) into b, AppLen bytes.

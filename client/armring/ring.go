@@ -146,6 +146,17 @@ func (f *File) AppEntry(i uint32, buf *[AppLen]byte) bool {
 	return true
 }
 
+// SetAppVerdict is the daemon's answer to application entry i
+// (VerdictRegistered or VerdictRefused), for the process to read.
+func (f *File) SetAppVerdict(i uint32, v int32) {
+	atomic.StoreUint32(f.u32(f.appOff(i)+appOffVerdict), uint32(v))
+}
+
+// AppVerdict is the daemon's answer to application entry i so far.
+func (f *File) AppVerdict(i uint32) int32 {
+	return int32(atomic.LoadUint32(f.u32(f.appOff(i) + appOffVerdict)))
+}
+
 // TranEntry returns a copy of transaction entry i once published.
 func (f *File) TranEntry(i uint32, buf *[TranLen]byte) bool {
 	off := f.tranOff(i)

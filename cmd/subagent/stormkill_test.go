@@ -18,12 +18,13 @@ import (
 )
 
 // stormKillYAML: every new DDS/Storm peer set raises a notification (a
-// limit wide enough to let all through), logged and sent to trapd.
-func stormKillYAML(trapd string) string {
+// limit wide enough to let all through), logged (the log keeps
+// logEntries) and sent to trapd.
+func stormKillYAML(trapd string, logEntries int) string {
 	return `hotset:
   interval: 1s
   tree_changed_interval: 0
-  log_entries: 10000
+  log_entries: ` + strconv.Itoa(logEntries) + `
   notify_burst: 10000
   notify_interval: 1s
 hotsets:
@@ -34,10 +35,10 @@ traps:
 `
 }
 
-// peerSets registers a new supplier with a new peer set
+// peerSets registers a new supplier with per new peer sets
 // (DDS/Storm/k<n>/p, load 90) every 50 ms, each leaving after 2 s,
 // whether the daemon is up or not, until stop.
-func peerSets(t *testing.T, e *env, stop <-chan struct{}) {
+func peerSets(t *testing.T, e *env, stop <-chan struct{}, per int) {
 	dir := t.TempDir()
 	var alive []*client.Supplier
 	defer func() {
@@ -58,14 +59,41 @@ func peerSets(t *testing.T, e *env, stop <-chan struct{}) {
 			alive = alive[1:]
 		}
 		v := client.NewVendor("Storm", "Peer names that keep coming", 7)
-		g := v.Context(fmt.Sprintf("k%d", k), "A new peer set", uint32(k)).Context("p", "Its peer", 1).Gauge("load", "Load", 1, client.Range(0, 100))
+		var gs []*client.Gauge
+		for j := range per {
+			n := k*per + j
+			gs = append(gs, v.Context(fmt.Sprintf("k%d", n), "A new peer set", uint32(n)).Context("p", "Its peer", 1).Gauge("load", "Load", 1, client.Range(0, 100)))
+		}
 		s, err := client.Start(v, filepath.Join(dir, fmt.Sprintf("k%d.shm", k)), &client.Options{Socket: filepath.Join(e.runDir, "dds.sock")})
 		if err != nil {
 			continue // the daemon is down
 		}
-		s.Update(func() { g.Set(90) })
+		s.Update(func() {
+			for _, g := range gs {
+				g.Set(90)
+			}
+		})
 		alive = append(alive, s)
 	}
+}
+
+// trapSink is a receiver on loopback that takes every trap until the
+// test ends; it returns its address.
+func trapSink(t *testing.T) string {
+	trapd, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { trapd.Close() })
+	go func() {
+		buf := make([]byte, 65536)
+		for {
+			if _, _, err := trapd.ReadFrom(buf); err != nil {
+				return
+			}
+		}
+	}()
+	return trapd.LocalAddr().String()
 }
 
 // journalEntries reads a copy of the daemon's journal (the daemon is
@@ -107,28 +135,16 @@ func TestKillDuringNotificationStorm(t *testing.T) {
 		}
 		kills = n
 	}
-	trapd, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer trapd.Close()
-	go func() { // a receiver that takes every trap
-		buf := make([]byte, 65536)
-		for {
-			if _, _, err := trapd.ReadFrom(buf); err != nil {
-				return
-			}
-		}
-	}()
+	trapd := trapSink(t)
 	e := newEnv(t)
 	file := filepath.Join(t.TempDir(), "subagent.yaml")
-	if err := os.WriteFile(file, []byte(stormKillYAML(trapd.LocalAddr().String())), 0o600); err != nil {
+	if err := os.WriteFile(file, []byte(stormKillYAML(trapd, 10000)), 0o600); err != nil {
 		t.Fatal(err)
 	}
 	stop := make(chan struct{})
 	var wg sync.WaitGroup
 	wg.Add(1)
-	go func() { defer wg.Done(); peerSets(t, e, stop) }()
+	go func() { defer wg.Done(); peerSets(t, e, stop, 1) }()
 	defer func() { close(stop); wg.Wait() }()
 
 	base := "1.3.6.1.4.1.32473.1"

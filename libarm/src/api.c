@@ -6,6 +6,9 @@
 #include <pwd.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/socket.h>
+#include <time.h>
 #include <unistd.h>
 
 #include "internal.h"
@@ -52,6 +55,37 @@ static struct ar_app *app_by_id(int32_t id)
         if (ar_g.apps[i].id == id)
             return &ar_g.apps[i];
     return NULL;
+}
+
+/* verdict is the daemon's answer to application entry ai in the current
+ * file: with ARM_CONNECT_WAIT, arm_init asks the daemon to read its new
+ * entry now (one byte on the connection) and waits up to that long for
+ * the answer. 0: none (no daemon, or not read yet). */
+static int32_t verdict(uint32_t ai, uint64_t wait_ns)
+{
+    uint64_t end = ar_now() + wait_ns;
+    struct ar_ring *asked = NULL;
+    for (;;) {
+        struct ar_ring *r = atomic_load(&ar_g.ring);
+        if (!r || ai >= r->apps)
+            return 0;
+        int32_t v = ar_app_verdict(r, ai);
+        if (v != 0 || ar_now() >= end)
+            return v;
+        if (r != asked) {
+            asked = r;
+            char c = AR_SCAN_NOW;
+            int sent = 0;
+            pthread_mutex_lock(&ar_g.mu); /* the watch thread closes the socket under it */
+            if (atomic_load(&ar_g.ring) == r)
+                sent = send(r->sock, &c, 1, MSG_NOSIGNAL | MSG_DONTWAIT) == 1;
+            pthread_mutex_unlock(&ar_g.mu);
+            if (!sent)
+                return 0;
+        }
+        struct timespec ts = { 0, 1000000 };
+        nanosleep(&ts, NULL);
+    }
 }
 
 arm_appl_id_t ARM_API arm_init(arm_ptr_t *appname, arm_ptr_t *appl_user_id, arm_flag_t flags, arm_data_t *data, arm_data_sz_t data_size)
@@ -103,6 +137,14 @@ arm_appl_id_t ARM_API arm_init(arm_ptr_t *appname, arm_ptr_t *appl_user_id, arm_
         return -2;
     }
     pthread_once(&connect_once, connect_first);
+    if (verdict((uint32_t)(a - ar_g.apps), ar_g.wait_ns) == AR_REFUSED) {
+        pthread_mutex_lock(&ar_g.mu);
+        if (a->uses > 0)
+            a->uses--; /* a refused arm_init holds nothing: no arm_end follows */
+        pthread_mutex_unlock(&ar_g.mu);
+        ar_log("arm_init: ERROR: Application <%s>: refused by the daemon at one of its limits", a->name);
+        return AR_REFUSED;
+    }
     ar_log("arm_init: Application <%s> User <%s> = Appl_id <%d>", a->name, a->user, a->id);
     return a->id;
 }
@@ -132,6 +174,11 @@ arm_tran_id_t ARM_API arm_getid(arm_appl_id_t appl_id, arm_ptr_t *tran_name, arm
         return -3;
     }
     uint32_t ai = (uint32_t)(a - ar_g.apps);
+    if (ar_app_verdict(atomic_load(&ar_g.ring), ai) == AR_REFUSED) {
+        pthread_mutex_unlock(&ar_g.mu);
+        ar_log("arm_getid: ERROR: Application <%s>: refused by the daemon at one of its limits", a->name);
+        return AR_REFUSED;
+    }
     for (uint32_t i = 0; i < ar_g.ntrans && !t; i++)
         if (ar_g.trans[i].app == ai && strcmp(ar_g.trans[i].key, key) == 0)
             t = &ar_g.trans[i];

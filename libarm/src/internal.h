@@ -61,12 +61,20 @@ _Static_assert(offsetof(struct ar_rec, str) == 96, "record string");
 struct ar_app_entry {
     uint32_t state;
     int32_t id;
-    uint64_t res;
+    int32_t verdict; /* the daemon's: 0 not read yet, 1 registered, AR_REFUSED */
+    uint32_t res;
     char key[32];
     char descr[64];
     char res2[16];
 };
 _Static_assert(sizeof(struct ar_app_entry) == AR_APP, "app entry");
+_Static_assert(offsetof(struct ar_app_entry, verdict) == 8, "app verdict");
+
+/* What arm_init and arm_getid return for an application the daemon
+ * refused at one of its limits (armring.VerdictRefused). */
+#define AR_REFUSED (-5)
+/* The byte asking the daemon to read new entries now (armring.ScanNow). */
+#define AR_SCAN_NOW 'S'
 
 struct ar_tran_entry {
     uint32_t state;
@@ -164,6 +172,7 @@ uint64_t ar_now(void);
 int ar_post(struct ar_ring *r, const struct ar_rec *rec);
 void ar_publish_app(struct ar_ring *r, uint32_t i, const struct ar_app *a);
 void ar_publish_tran(struct ar_ring *r, uint32_t i, const struct ar_tran *t);
+int32_t ar_app_verdict(struct ar_ring *r, uint32_t i);
 void ar_add64(struct ar_ring *r, uint64_t off, uint64_t v);
 uint64_t ar_ctr_off(struct ar_ring *r, uint32_t i);
 void ar_complete(struct ar_ring *r, uint32_t i, int status, uint64_t ns);

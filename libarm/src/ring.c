@@ -59,6 +59,14 @@ void ar_publish_app(struct ar_ring *r, uint32_t i, const struct ar_app *a)
     atomic_store_explicit((_Atomic uint32_t *)&e->state, 1, memory_order_release);
 }
 
+int32_t ar_app_verdict(struct ar_ring *r, uint32_t i)
+{
+    if (!r || i >= r->apps)
+        return 0;
+    struct ar_app_entry *e = (struct ar_app_entry *)(void *)(r->mem + app_off(r) + (uint64_t)i * AR_APP);
+    return atomic_load_explicit((_Atomic int32_t *)&e->verdict, memory_order_acquire);
+}
+
 void ar_publish_tran(struct ar_ring *r, uint32_t i, const struct ar_tran *t)
 {
     if (i >= r->trans)
