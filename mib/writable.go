@@ -57,16 +57,18 @@ type WritableColumn struct {
 	Name string
 	Kind asn1tree.Kind // the wire type: Integer32, OctetString, Gauge32
 	// Min and Max bound what a SET may write: an integer's range or a
-	// string's length. Range is the SYNTAX's range when it is wider
+	// string's length. Range is the SYNTAX's range (or size) when it is wider
 	// (configured rows may hold values a SET may not write).
 	Min, Max int64
 	Range    string
 	Enum     []string // named values 1..n of an enumerated INTEGER
 	TC       string   // a textual convention for the SYNTAX (TruthValue, with Enum true, false)
 	Default  *int64   // DEFVAL: what a new row holds until set
-	ReadOnly bool     // read-only: the agent sets it
-	Units    string
-	Descr    string
+	// DefaultText is a string column's DEFVAL.
+	DefaultText *string
+	ReadOnly    bool // read-only: the agent sets it
+	Units       string
+	Descr       string
 }
 
 // Syntax is the column's SYNTAX as written.
@@ -80,6 +82,8 @@ func (c *WritableColumn) Syntax() string {
 			v[i] = fmt.Sprintf("%s(%d)", e, i+1)
 		}
 		return "INTEGER { " + strings.Join(v, ", ") + " }"
+	case c.Kind == asn1tree.OctetString && c.Range != "":
+		return "OCTET STRING (SIZE (" + c.Range + "))" // longer than a DisplayString's 255
 	case c.Kind == asn1tree.OctetString:
 		return fmt.Sprintf("DisplayString (SIZE (%d..%d))", c.Min, c.Max)
 	case c.Kind == asn1tree.Gauge32:
@@ -92,12 +96,17 @@ func (c *WritableColumn) Syntax() string {
 
 // seqType is the column's type in the entry's SEQUENCE.
 func (c *WritableColumn) seqType() string {
+	if strings.HasPrefix(c.Syntax(), "OCTET STRING") {
+		return "OCTET STRING"
+	}
 	s, _, _ := strings.Cut(c.Syntax(), " ")
 	return s
 }
 
 func (c *WritableColumn) defval() string {
 	switch {
+	case c.DefaultText != nil:
+		return fmt.Sprintf("%q", *c.DefaultText)
 	case c.Default == nil:
 		return ""
 	case len(c.Enum) > 0:
@@ -211,7 +220,9 @@ var RTimeLANHostTable = &WritableTable{
 }
 
 // WritableTables are the writable tables, by Arc.
-func WritableTables() []*WritableTable { return []*WritableTable{HotsetDefTable, RTimeLANHostTable} }
+func WritableTables() []*WritableTable {
+	return []*WritableTable{HotsetDefTable, RTimeLANHostTable, DerivedDefTable, AlarmDefTable}
+}
 
 // Arcs of the write support's conformance.
 const (
@@ -304,12 +315,16 @@ func (m *model) writableConformance(add addFunc, conf, comps string, base asn1tr
 	name := m.prefix + "WriteCompliance"
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s MODULE-COMPLIANCE\n%sSTATUS      current\n%sDESCRIPTION\n%s\n%sMODULE      -- this module\n",
-		name, ind, ind, quoted(ind+ind, "An agent that lets managers create, change and destroy hotsets "+
-			"and RTime/LAN hosts with SET, through an AgentX master whose access control decides who "+
+		name, ind, ind, quoted(ind+ind, "An agent that lets managers create, change and destroy hotsets, "+
+			"RTime/LAN hosts, derived statistics and alarms with SET, through an AgentX master whose access control decides who "+
 			"may write. It meets "+m.prefix+"AgentXCompliance too."), ind)
 	fmt.Fprintf(&b, "%sMANDATORY-GROUPS { %s }\n", ind+ind, HotsetDefTable.Group)
 	fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, RTimeLANHostTable.Group, ind+ind,
 		quoted(ind+ind+ind, "Required of agents that measure RTime/LAN response times."))
+	for _, t := range []*WritableTable{DerivedDefTable, AlarmDefTable} {
+		fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, t.Group, ind+ind,
+			quoted(ind+ind+ind, "Required of agents that evaluate expressions (the Derived and Alarm contexts)."))
+	}
 	for _, t := range WritableTables() {
 		fmt.Fprintf(&b, "%sOBJECT      %s\n%sWRITE-SYNTAX INTEGER { volatile(2), nonVolatile(3) }\n%sDESCRIPTION\n%s\n",
 			ind+ind, t.StorageType, ind+ind, ind+ind, quoted(ind+ind+ind, "Rows created over SNMP are volatile or nonVolatile."))

@@ -1,0 +1,177 @@
+package daemon
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+
+	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/derive"
+	"github.com/perfagent/subagent/mib"
+	"github.com/perfagent/subagent/settable"
+)
+
+// derivedDefTable (base.ASNWritable.3) and alarmDefTable (.4): the
+// derived statistics and alarms, configured (readOnly) and created over
+// SNMP, checked by derivedDef and alarmDef as the configuration file is.
+
+func derivedRow(c config.DerivedConf, storage int) settable.Row {
+	return settable.Row{Name: c.Name, Status: settable.Active, Storage: storage, Vals: []asn1tree.Value{
+		asn1tree.Str(c.Expr), asn1tree.Str(c.Description), asn1tree.Str(c.Units), asn1tree.Int(int32(c.Scale)), truthValue(c.Signed)}}
+}
+
+func rowDerived(r *settable.Row) config.DerivedConf {
+	return config.DerivedConf{Name: r.Name, Expr: r.Vals[0].Str, Description: r.Vals[1].Str, Units: r.Vals[2].Str,
+		Scale: int(r.Vals[3].Signed()), Signed: r.Vals[4].Signed() == truthTrue}
+}
+
+func floatText(f *float64) string {
+	if f == nil {
+		return ""
+	}
+	return strconv.FormatFloat(*f, 'g', -1, 64)
+}
+
+func alarmRow(c config.AlarmConf, storage int) settable.Row {
+	return settable.Row{Name: c.Name, Status: settable.Active, Storage: storage, Vals: []asn1tree.Value{
+		asn1tree.Str(c.Expr), asn1tree.Int(int32(max(c.For, 1))), asn1tree.Int(int32(max(c.Keep, 1))), asn1tree.Int(int32(c.Severity)),
+		asn1tree.Str(floatText(c.Rising)), asn1tree.Str(floatText(c.Falling)), truthValue(c.Cleared)}}
+}
+
+// rowAlarm reads an alarm row; rising and falling are decimal text, empty
+// for none.
+func rowAlarm(r *settable.Row) (config.AlarmConf, error) {
+	c := config.AlarmConf{Name: r.Name, Expr: r.Vals[0].Str, For: int(r.Vals[1].Signed()), Keep: int(r.Vals[2].Signed()),
+		Severity: int(r.Vals[3].Signed()), Cleared: r.Vals[6].Signed() == truthTrue}
+	cols := mib.AlarmDefTable.Columns
+	for i, p := range []**float64{&c.Rising, &c.Falling} {
+		s := strings.TrimSpace(r.Vals[4+i].Str)
+		if s == "" {
+			continue
+		}
+		f, err := strconv.ParseFloat(s, 64)
+		if err != nil {
+			return c, fmt.Errorf("%s: %q is not a decimal number", cols[4+i].Name, s)
+		}
+		*p = &f
+	}
+	return c, nil
+}
+
+// exprRows is the Source of both tables: kind picks one.
+type exprRows struct {
+	d     *Daemon
+	alarm bool
+}
+
+func (s exprRows) Rows() []settable.Row {
+	x := &s.d.expr.defs
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	var out []settable.Row
+	if s.alarm {
+		for _, c := range x.confA {
+			out = append(out, alarmRow(c, settable.ReadOnly))
+		}
+	} else {
+		for _, c := range x.confD {
+			out = append(out, derivedRow(c, settable.ReadOnly))
+		}
+	}
+	// Those a configured name hides are left out, as the engine leaves them.
+	for _, c := range x.snmpD {
+		if !s.alarm && !x.configuredLocked(c.conf.Name) {
+			out = append(out, derivedRow(c.conf, c.storage))
+		}
+	}
+	for _, c := range x.snmpA {
+		if s.alarm && !x.configuredLocked(c.conf.Name) {
+			out = append(out, alarmRow(c.conf, c.storage))
+		}
+	}
+	return out
+}
+
+// Check judges a row as the configuration file's entry would be, and its
+// name against the other table's and the configuration's.
+func (s exprRows) Check(_ *settable.Row, r *settable.Row) error {
+	x := &s.d.expr.defs
+	table := mib.DerivedDefTable.Name
+	var rec error
+	if s.alarm {
+		table = mib.AlarmDefTable.Name
+		c, err := rowAlarm(r)
+		if err != nil {
+			return err
+		}
+		if _, err := alarmDef(table, c); err != nil {
+			return err
+		}
+		_, rec = record(&c, r.Storage)
+	} else {
+		c := rowDerived(r)
+		if _, err := derivedDef(table, c); err != nil {
+			return err
+		}
+		_, rec = record(&c, r.Storage)
+		// A statistic without a number would be left out of the tree.
+		if err := s.d.num.Room(derive.DerivedCx.Name, r.Name); err != nil {
+			return fmt.Errorf("%w: %w", settable.ErrFull, err)
+		}
+	}
+	if rec != nil {
+		return rec
+	}
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	_, isD := x.snmpD[r.Name]
+	_, isA := x.snmpA[r.Name]
+	switch {
+	case x.configuredLocked(r.Name):
+		return fmt.Errorf("%s %q: the configuration file has a derived statistic or an alarm of this name", table, r.Name)
+	case s.alarm && isD:
+		return fmt.Errorf("%s %q: already the name of a derived statistic (Agent/expr names both)", table, r.Name)
+	case !s.alarm && isA:
+		return fmt.Errorf("%s %q: already the name of an alarm (Agent/expr names both)", table, r.Name)
+	}
+	return nil
+}
+
+func (s exprRows) Put(r *settable.Row) error {
+	x := s.d.expr
+	if s.alarm {
+		c, err := rowAlarm(r)
+		if err != nil {
+			return err
+		}
+		return putCreated(x, x.defs.snmpA, AlarmRecords, r.Name, &created[config.AlarmConf]{conf: c, storage: r.Storage}, s.d.num)
+	}
+	c := rowDerived(r)
+	return putCreated(x, x.defs.snmpD, DerivedRecords, r.Name, &created[config.DerivedConf]{conf: c, storage: r.Storage}, s.d.num)
+}
+
+func (s exprRows) Remove(name string) error {
+	x := s.d.expr
+	if s.alarm {
+		return putCreated[config.AlarmConf](x, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
+	}
+	return putCreated[config.DerivedConf](x, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
+}
+
+// exprTables builds derivedDefTable and alarmDefTable under base.
+func (d *Daemon) exprTables(base asn1tree.OID) []*settable.Table {
+	var out []*settable.Table
+	for i, t := range []*mib.WritableTable{mib.DerivedDefTable, mib.AlarmDefTable} {
+		max := d.cfg.Expressions.MaxSNMPDerived
+		if i == 1 {
+			max = d.cfg.Expressions.MaxSNMPAlarms
+		}
+		tab := &settable.Table{Name: t.Name, Entry: append(base.Clone(), t.Arc, 1), Cols: tableCols(t.Columns), Added: tableCols(t.Added),
+			MaxKey: t.IndexMax, CheckKey: func(name string) error { return derive.CheckName("name", name) },
+			Src: exprRows{d: d, alarm: i == 1}, MaxRows: max, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
+		d.expr.defs.tables[i] = tab
+		out = append(out, tab)
+	}
+	return out
+}
