@@ -2,6 +2,7 @@ package main
 
 import (
 	"fmt"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -171,4 +172,24 @@ func TestSNMPSetDerivedAndAlarmRows(t *testing.T) {
 		time.Sleep(200 * time.Millisecond)
 	}
 	t.Errorf("Derived/pumpsum still served after destroy")
+}
+
+// docs/EXPRESSIONS.md's writes over SNMP, as printed, beside snmpd on
+// localhost with the drop-in's SNMPv3 writer: both rows are created by
+// number, and the tables read by name list them active with what was set.
+func TestExpressionsDocSNMPWritesRunAsWritten(t *testing.T) {
+	out, stderr := runDocWrites(t, "TestExpressionsDocSNMPWritesRunAsWritten", beside{})
+	if strings.Contains(stderr, "Cannot find module") || strings.Contains(stderr, "Unknown Object Identifier") {
+		t.Errorf("the named commands did not find the installed module:\n%s", stderr)
+	}
+	for _, want := range []string{
+		`iso\.3\.6\.1\.4\.1\.32473\.1\.110\.3\.1\.8\.7\.109\.101\.109\.117\.115\.101\.100 = INTEGER: 4`,
+		`iso\.3\.6\.1\.4\.1\.32473\.1\.110\.4\.1\.10\.6\.109\.101\.109\.108\.111\.119 = INTEGER: 4`,
+		`\s*"?memused"?\s+"?Mem/Real/size - Mem/Real/free"?\s+KiB\s+0\s+false\s+nonVolatile\s+active`,
+		`\s*"?memlow"?\s+"?Mem/Real/%free < 10"?\s+3( evaluations)?\s+1( evaluations)?\s+2\s+true\s+nonVolatile\s+active`,
+	} {
+		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
+			t.Errorf("the blocks' output lacks %s:\n%s\n%s", want, out, stderr)
+		}
+	}
 }
