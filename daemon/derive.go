@@ -28,6 +28,7 @@ type expressions struct {
 	wake     chan struct{}
 	errs     map[string]string // last error logged by name; only run's goroutine uses it
 	defs     exprDefs
+	maxRows  [2]atomic.Int64 // expressions.max_snmp_derived, max_snmp_alarms: for the control socket
 }
 
 // derivedDef parses and checks one derived statistic, from the
@@ -138,6 +139,7 @@ func (d *Daemon) initExpressions() error {
 	}
 	x.eng = eng
 	x.interval.Store(int64(d.cfg.Expressions.Interval))
+	x.applyMaxRows(d.cfg) // the tables come later, with the same limits
 	d.expr = x
 	d.h.Add(derive.Provider{E: eng, Numbering: d.num})
 	d.h.Add(derive.AlarmProvider{E: eng})

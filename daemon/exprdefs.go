@@ -187,6 +187,7 @@ func putCreated[T any](x *expressions, m map[string]created[T], parent, name str
 // applyMaxRows applies expressions.max_snmp_derived and max_snmp_alarms.
 func (x *expressions) applyMaxRows(c *config.Config) {
 	for i, n := range []int{c.Expressions.MaxSNMPDerived, c.Expressions.MaxSNMPAlarms} {
+		x.maxRows[i].Store(int64(n))
 		t := x.defs.tables[i]
 		if t == nil {
 			continue

@@ -6,6 +6,7 @@ import (
 	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/mib"
@@ -93,47 +94,59 @@ func (s exprRows) Rows() []settable.Row {
 	return out
 }
 
-// Check judges a row as the configuration file's entry would be, and its
-// name against the other table's and the configuration's.
+// Check judges a row as the configuration file's entry would be.
 func (s exprRows) Check(_ *settable.Row, r *settable.Row) error {
-	x := &s.d.expr.defs
-	table := mib.DerivedDefTable.Name
-	var rec error
 	if s.alarm {
-		table = mib.AlarmDefTable.Name
 		c, err := rowAlarm(r)
 		if err != nil {
 			return err
 		}
-		if _, err := alarmDef(table, c); err != nil {
-			return err
+		return s.d.checkCreated(mib.AlarmDefTable.Name, nil, &c, r.Storage)
+	}
+	c := rowDerived(r)
+	return s.d.checkCreated(mib.DerivedDefTable.Name, &c, nil, r.Storage)
+}
+
+// checkCreated checks a derived statistic (dc) or an alarm (ac) created
+// over SNMP or the control socket (from): the configuration file's
+// checks, the record a nonVolatile one keeps, its name against the
+// configuration's and the other kind's. An error wrapping
+// settable.ErrFull says there is no room.
+func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.AlarmConf, storage int) error {
+	var name string
+	var err error
+	if ac != nil {
+		name = ac.Name
+		if _, err = alarmDef(from, *ac); err == nil {
+			_, err = record(ac, storage)
 		}
-		_, rec = record(&c, r.Storage)
 	} else {
-		c := rowDerived(r)
-		if _, err := derivedDef(table, c); err != nil {
-			return err
+		name = dc.Name
+		if _, err = derivedDef(from, *dc); err == nil {
+			_, err = record(dc, storage)
 		}
-		_, rec = record(&c, r.Storage)
 		// A statistic without a number would be left out of the tree.
-		if err := s.d.num.Room(derive.DerivedCx.Name, r.Name); err != nil {
-			return fmt.Errorf("%w: %w", settable.ErrFull, err)
+		if err == nil {
+			if err = d.num.Room(derive.DerivedCx.Name, name); err != nil {
+				err = fmt.Errorf("%w: %w", settable.ErrFull, err)
+			}
 		}
 	}
-	if rec != nil {
-		return rec
+	if err != nil {
+		return err
 	}
+	x := &d.expr.defs
 	x.mu.Lock()
 	defer x.mu.Unlock()
-	_, isD := x.snmpD[r.Name]
-	_, isA := x.snmpA[r.Name]
+	_, isD := x.snmpD[name]
+	_, isA := x.snmpA[name]
 	switch {
-	case x.configuredLocked(r.Name):
-		return fmt.Errorf("%s %q: the configuration file has a derived statistic or an alarm of this name", table, r.Name)
-	case s.alarm && isD:
-		return fmt.Errorf("%s %q: already the name of a derived statistic (Agent/expr names both)", table, r.Name)
-	case !s.alarm && isA:
-		return fmt.Errorf("%s %q: already the name of an alarm (Agent/expr names both)", table, r.Name)
+	case x.configuredLocked(name):
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has a derived statistic or an alarm of this name", from, name)
+	case ac != nil && isD:
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of a derived statistic (Agent/expr names both)", from, name)
+	case ac == nil && isA:
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of an alarm (Agent/expr names both)", from, name)
 	}
 	return nil
 }
