@@ -38,6 +38,9 @@ type AlarmConf struct {
 	Keep     int      `mapstructure:"keep" json:"keep,omitempty"` // evaluations false before clearing
 	Severity int      `mapstructure:"severity" json:"severity,omitempty"`
 	Cleared  bool     `mapstructure:"cleared" json:"cleared,omitempty"` // an alarmCleared notification back at inactive
+	// Frequency is the least time between two notified raises of one
+	// instance (0: none).
+	Frequency time.Duration `mapstructure:"frequency" json:"frequency,omitempty"`
 }
 
 // checkExpr checks the evaluation settings' ranges; the expressions are

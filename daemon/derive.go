@@ -56,7 +56,7 @@ func alarmDef(key string, a config.AlarmConf) (derive.Alarm, error) {
 		return derive.Alarm{}, fmt.Errorf("%s.expr: %q %w", key, a.Expr, err)
 	}
 	d := derive.Alarm{Name: a.Name, X: x, Rising: a.Rising, Falling: a.Falling, For: max(a.For, 1), Keep: max(a.Keep, 1),
-		Severity: a.Severity, Cleared: a.Cleared}
+		Severity: a.Severity, Cleared: a.Cleared, Frequency: a.Frequency}
 	if a.For < 0 || a.Keep < 0 {
 		d.For, d.Keep = a.For, a.Keep // refused by Validate, naming the field
 	}

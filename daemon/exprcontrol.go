@@ -1,6 +1,8 @@
 package daemon
 
 import (
+	"time"
+
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
@@ -25,6 +27,7 @@ func (s exprStore) List() []spmiwire.ExprDef {
 				c, _ := rowAlarm(&r) // rising and falling were numbers
 				def.Kind, def.Expr, def.For, def.Keep, def.Severity, def.Rising, def.Falling, def.Cleared =
 					"alarm", c.Expr, c.For, c.Keep, c.Severity, c.Rising, c.Falling, c.Cleared
+				def.Frequency = int(c.Frequency / time.Second)
 			} else {
 				c := rowDerived(&r)
 				def.Kind, def.Expr, def.Description, def.Units, def.Scale, def.Signed = "derived", c.Expr, c.Description, c.Units, c.Scale, c.Signed
@@ -46,7 +49,7 @@ func (s exprStore) Create(def spmiwire.ExprDef) error {
 		return putCreated(x, x.defs.snmpD, DerivedRecords, def.Name, &created[config.DerivedConf]{conf: c, storage: settable.NonVolatile}, s.d.num)
 	case "alarm":
 		c := config.AlarmConf{Name: def.Name, Expr: def.Expr, Rising: def.Rising, Falling: def.Falling, For: def.For, Keep: def.Keep,
-			Severity: def.Severity, Cleared: def.Cleared}
+			Severity: def.Severity, Cleared: def.Cleared, Frequency: time.Duration(def.Frequency) * time.Second}
 		if err := s.check(nil, &c); err != nil {
 			return err
 		}

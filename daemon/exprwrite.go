@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/spmierr"
@@ -37,14 +38,14 @@ func floatText(f *float64) string {
 func alarmRow(c config.AlarmConf, storage int) settable.Row {
 	return settable.Row{Name: c.Name, Status: settable.Active, Storage: storage, Vals: []asn1tree.Value{
 		asn1tree.Str(c.Expr), asn1tree.Int(int32(max(c.For, 1))), asn1tree.Int(int32(max(c.Keep, 1))), asn1tree.Int(int32(c.Severity)),
-		asn1tree.Str(floatText(c.Rising)), asn1tree.Str(floatText(c.Falling)), truthValue(c.Cleared)}}
+		asn1tree.Str(floatText(c.Rising)), asn1tree.Str(floatText(c.Falling)), truthValue(c.Cleared), asn1tree.Int(int32(c.Frequency / time.Second))}}
 }
 
 // rowAlarm reads an alarm row; rising and falling are decimal text, empty
 // for none.
 func rowAlarm(r *settable.Row) (config.AlarmConf, error) {
 	c := config.AlarmConf{Name: r.Name, Expr: r.Vals[0].Str, For: int(r.Vals[1].Signed()), Keep: int(r.Vals[2].Signed()),
-		Severity: int(r.Vals[3].Signed()), Cleared: r.Vals[6].Signed() == truthTrue}
+		Severity: int(r.Vals[3].Signed()), Cleared: r.Vals[6].Signed() == truthTrue, Frequency: time.Duration(r.Vals[7].Signed()) * time.Second}
 	cols := mib.AlarmDefTable.Columns
 	for i, p := range []**float64{&c.Rising, &c.Falling} {
 		s := strings.TrimSpace(r.Vals[4+i].Str)

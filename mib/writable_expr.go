@@ -84,6 +84,10 @@ var AlarmDefTable = &WritableTable{
 				"this value or below; empty, at alarmDefRising."},
 		{Name: "alarmDefCleared", Kind: asn1tree.Integer32, Min: 1, Max: 2, Enum: []string{"true", "false"}, TC: "TruthValue", Default: defInt(2),
 			Descr: "true: the notification alarmCleared when an instance goes back to inactive."},
+		{Name: "alarmDefFrequency", Kind: asn1tree.Integer32, Min: 0, Max: 604800, Default: defInt(0), Units: "seconds",
+			Descr: "The least time between two notified raises of one instance: an instance that fires again " +
+				"sooner sends no alarmRaised, nor alarmCleared when it clears (its states are served all the " +
+				"same); 0, every raise is notified."},
 	},
 	StorageType: "alarmDefStorageType", RowStatus: "alarmDefRowStatus", Group: "alarmDefGroup",
 	Descr: "The alarms on expressions, one row each: those of the configuration file (readOnly) and " +

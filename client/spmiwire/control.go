@@ -84,6 +84,7 @@ type ExprDef struct {
 	Keep        int      `json:"keep,omitempty"`
 	Severity    int      `json:"severity,omitempty"`
 	Cleared     bool     `json:"cleared,omitempty"`
+	Frequency   int      `json:"frequency,omitempty"` // seconds
 	// Storage, in a list: "readOnly" (the configuration file's),
 	// "nonVolatile" (kept across restarts: created here or over SNMP) or
 	// "volatile" (created over SNMP, lost at a restart).

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"strconv"
 	"text/tabwriter"
+	"time"
 
 	"github.com/spf13/cobra"
 
@@ -70,6 +71,9 @@ func exprListCmd() *cobra.Command {
 func exprSettings(d spmiwire.ExprDef) string {
 	if d.Kind == "alarm" {
 		s := fmt.Sprintf("for=%d keep=%d severity=%d cleared=%t", d.For, d.Keep, d.Severity, d.Cleared)
+		if d.Frequency > 0 {
+			s += " frequency=" + (time.Duration(d.Frequency) * time.Second).String()
+		}
 		if d.Rising != nil {
 			s += " rising=" + strconv.FormatFloat(*d.Rising, 'g', -1, 64)
 		}
@@ -84,17 +88,18 @@ func exprSettings(d spmiwire.ExprDef) string {
 func exprCreateCmd() *cobra.Command {
 	var d spmiwire.ExprDef
 	var rising, falling float64
+	var freq time.Duration
 	cmd := &cobra.Command{
 		Use:   "create derived|alarm NAME EXPR",
 		Short: "Create or replace a derived statistic or an alarm",
 		Long: "Create, or replace, a derived statistic or an alarm with the configuration\n" +
 			"file's settings as flags: --description, --units, --scale and --signed for a\n" +
-			"derived statistic; --for, --keep, --severity, --rising, --falling and --cleared\n" +
+			"derived statistic; --for, --keep, --severity, --rising, --falling, --cleared and\n--frequency " +
 			"for an alarm. A flag of the other kind is refused.",
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d.Kind, d.Name, d.Expr = args[0], args[1], args[2]
-			other := []string{"for", "keep", "severity", "rising", "falling", "cleared"}
+			other := []string{"for", "keep", "severity", "rising", "falling", "cleared", "frequency"}
 			if d.Kind == "alarm" {
 				other = []string{"description", "units", "scale", "signed"}
 			}
@@ -109,6 +114,10 @@ func exprCreateCmd() *cobra.Command {
 			if cmd.Flags().Changed("falling") {
 				d.Falling = &falling
 			}
+			if freq%time.Second != 0 {
+				return fmt.Errorf("--frequency %v is not whole seconds", freq)
+			}
+			d.Frequency = int(freq / time.Second)
 			return withClient(cmd, func(c *consumer.Client) error { return c.ExprCreate(cmd.Context(), d) })
 		},
 	}
@@ -123,6 +132,7 @@ func exprCreateCmd() *cobra.Command {
 	f.Float64Var(&rising, "rising", 0, "fire from this value up (a value's alarm)")
 	f.Float64Var(&falling, "falling", 0, "with --rising: clear at this value or below")
 	f.BoolVar(&d.Cleared, "cleared", false, "send alarmCleared back at inactive")
+	f.DurationVar(&freq, "frequency", 0, "the least time between two notified raises of one instance (0: none)")
 	return cmd
 }
 

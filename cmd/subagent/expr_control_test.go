@@ -38,7 +38,7 @@ func TestExprCreateListDeleteThroughControlSocket(t *testing.T) {
 	if st := rowStatus(t, s, defCol(derivedDefEntry, 7, "ctlsum")); st != "3" {
 		t.Errorf("ctlsum's StorageType %s, want nonVolatile", st)
 	}
-	if out, stderr, code := expr("create", "alarm", "ctlalarm", "DDS/Acme/Pumps/p1/load", "--rising", "80", "--falling", "70", "--for", "2"); code != 0 {
+	if out, stderr, code := expr("create", "alarm", "ctlalarm", "DDS/Acme/Pumps/p1/load", "--rising", "80", "--falling", "70", "--for", "2", "--frequency", "10m"); code != 0 {
 		t.Fatalf("create alarm: %d %s %s", code, out, stderr)
 	}
 
@@ -53,6 +53,7 @@ func TestExprCreateListDeleteThroughControlSocket(t *testing.T) {
 		"a flag of the other":     {[]string{"create", "alarm", "badflag", "1", "--units", "x"}, "--units is not a setting of a alarm"},
 		"a configured alarm":      {[]string{"delete", "alarm", "confalarm"}, "configuration file"},
 		"an unknown kind":         {[]string{"create", "metric", "m", "1"}, "want derived or alarm"},
+		"frequency beyond a week": {[]string{"create", "alarm", "badfreq", "1", "--frequency", "200h"}, "frequency: 200h0m0s is not whole seconds from 0 to 168h0m0s"},
 	} {
 		if out, stderr, code := expr(c.args...); code == 0 || !strings.Contains(stderr, c.want) {
 			t.Errorf("%s: exit %d, want an error with %q: %s %s", what, code, c.want, out, stderr)
@@ -66,7 +67,7 @@ func TestExprCreateListDeleteThroughControlSocket(t *testing.T) {
 	for _, want := range []string{
 		`derived\s+ctlsum\s+nonVolatile\s+sum\(DDS/Acme/Pumps/\*/load\)\s+units="percent"`,
 		`alarm\s+confalarm\s+readOnly\s+DDS/Acme/Pumps/p2/load > 99\s+for=1`,
-		`alarm\s+ctlalarm\s+nonVolatile\s+DDS/Acme/Pumps/p1/load\s+for=2 keep=1 severity=0 cleared=false rising=80 falling=70`,
+		`alarm\s+ctlalarm\s+nonVolatile\s+DDS/Acme/Pumps/p1/load\s+for=2 keep=1 severity=0 cleared=false frequency=10m0s rising=80 falling=70`,
 	} {
 		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
 			t.Errorf("list lacks %s:\n%s", want, out)

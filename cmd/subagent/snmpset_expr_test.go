@@ -31,7 +31,8 @@ func derivedSet(name, expr, storage string) []string {
 }
 
 // alarmSet is an alarm row with createAndGo: pump p1's load from rising
-// up, held 2 evaluations, severity 4, cleared notified.
+// up, held 2 evaluations, severity 4, cleared notified, 10 minutes
+// between notified raises.
 func alarmSet(name, rising, storage string) []string {
 	return []string{
 		defCol(alarmDefEntry, 2, name), "s", "DDS/Acme/Pumps/p1/load",
@@ -40,8 +41,9 @@ func alarmSet(name, rising, storage string) []string {
 		defCol(alarmDefEntry, 6, name), "s", rising,
 		defCol(alarmDefEntry, 7, name), "s", "70",
 		defCol(alarmDefEntry, 8, name), "i", "1",
-		defCol(alarmDefEntry, 9, name), "i", storage,
-		defCol(alarmDefEntry, 10, name), "i", "4",
+		defCol(alarmDefEntry, 9, name), "i", "600", // frequency
+		defCol(alarmDefEntry, 10, name), "i", storage,
+		defCol(alarmDefEntry, 11, name), "i", "4",
 	}
 }
 
@@ -119,7 +121,7 @@ func TestSNMPSetDerivedAndAlarmRows(t *testing.T) {
 			t.Errorf("%s: %v\n%s", what, err, out)
 		}
 	}
-	for _, oid := range []string{defCol(derivedDefEntry, 8, "badexpr"), defCol(alarmDefEntry, 10, "badrise"), defCol(alarmDefEntry, 10, "badfall")} {
+	for _, oid := range []string{defCol(derivedDefEntry, 8, "badexpr"), defCol(alarmDefEntry, 11, "badrise"), defCol(alarmDefEntry, 11, "badfall")} {
 		if st := rowStatus(t, s, oid); st != "noSuchInstance" {
 			t.Errorf("%s after a refused set: %s", oid, st)
 		}
@@ -145,14 +147,14 @@ func TestSNMPSetDerivedAndAlarmRows(t *testing.T) {
 	}
 	e.start("--config", file, "--agentx", s.AgentXAddress)
 	waitServed(t, s, idleOID, 10*time.Second)
-	for oid, want := range map[string]string{defCol(derivedDefEntry, 8, "pumpsum"): "1", defCol(alarmDefEntry, 10, "pumpsnmp"): "1",
-		defCol(alarmDefEntry, 10, "volalarm"): "noSuchInstance"} {
+	for oid, want := range map[string]string{defCol(derivedDefEntry, 8, "pumpsum"): "1", defCol(alarmDefEntry, 11, "pumpsnmp"): "1",
+		defCol(alarmDefEntry, 11, "volalarm"): "noSuchInstance"} {
 		if st := rowStatus(t, s, oid); st != want {
 			t.Errorf("%s after a restart: %s, want %s", oid, st, want)
 		}
 	}
-	if vs, err := s.Get(defCol(alarmDefEntry, 2, "pumpsnmp"), defCol(alarmDefEntry, 6, "pumpsnmp")); err != nil || len(vs) != 2 ||
-		vs[0].Value != "DDS/Acme/Pumps/p1/load" || vs[1].Value != "80" {
+	if vs, err := s.Get(defCol(alarmDefEntry, 2, "pumpsnmp"), defCol(alarmDefEntry, 6, "pumpsnmp"), defCol(alarmDefEntry, 9, "pumpsnmp")); err != nil || len(vs) != 3 ||
+		vs[0].Value != "DDS/Acme/Pumps/p1/load" || vs[1].Value != "80" || vs[2].Value != "600" {
 		t.Errorf("pumpsnmp after a restart: %v %v", vs, err)
 	}
 	// The engine has it again (the supplier left with the daemon: no value).
@@ -184,9 +186,9 @@ func TestExpressionsDocSNMPWritesRunAsWritten(t *testing.T) {
 	}
 	for _, want := range []string{
 		`iso\.3\.6\.1\.4\.1\.32473\.1\.110\.3\.1\.8\.7\.109\.101\.109\.117\.115\.101\.100 = INTEGER: 4`,
-		`iso\.3\.6\.1\.4\.1\.32473\.1\.110\.4\.1\.10\.6\.109\.101\.109\.108\.111\.119 = INTEGER: 4`,
+		`iso\.3\.6\.1\.4\.1\.32473\.1\.110\.4\.1\.11\.6\.109\.101\.109\.108\.111\.119 = INTEGER: 4`,
 		`\s*"?memused"?\s+"?Mem/Real/size - Mem/Real/free"?\s+KiB\s+0\s+false\s+nonVolatile\s+active`,
-		`\s*"?memlow"?\s+"?Mem/Real/%free < 10"?\s+3( evaluations)?\s+1( evaluations)?\s+2\s+true\s+nonVolatile\s+active`,
+		`\s*"?memlow"?\s+"?Mem/Real/%free < 10"?\s+3( evaluations)?\s+1( evaluations)?\s+2\s+true\s+0( seconds)?\s+nonVolatile\s+active`,
 	} {
 		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
 			t.Errorf("the blocks' output lacks %s:\n%s\n%s", want, out, stderr)
