@@ -92,6 +92,8 @@ func TestBadValuesNameTheKey(t *testing.T) {
 		"agentx_session:\n  timeout: 0s\n":                 "agentx_session.timeout",
 		"host:\n  statfs_timeout: -1s\n":                   "host.statfs_timeout",
 		"listen: nowhere\n":                                "listen",
+		"expressions:\n  max_snmp_derived: -1\n":           "expressions.max_snmp_derived: -1 is not from 0 to 10000",
+		"expressions:\n  max_snmp_alarms: 10001\n":         "expressions.max_snmp_alarms: 10001 is not from 0 to 10000",
 	}
 	for yaml, want := range cases {
 		_, err := load(t, yaml)

@@ -75,6 +75,8 @@ type Server struct {
 	Log     *slog.Logger
 	Version string
 	Access  Access
+	// Exprs holds the derived statistics and alarms (nil: none served).
+	Exprs ExprStore
 	// Idle bounds how long a connection may stay silent.
 	Idle time.Duration
 
@@ -178,6 +180,9 @@ func (s *Server) answer(req *spmiwire.Request, who caller, ses *session) spmiwir
 	if strings.HasPrefix(req.Op, "hotset.") {
 		return s.hotsetOp(ses, req, who)
 	}
+	if strings.HasPrefix(req.Op, "expr.") {
+		return s.exprOp(req, who)
+	}
 	if strings.HasPrefix(req.Op, "statset.") {
 		return s.statsetOp(ses, req, who)
 	}
@@ -216,10 +221,8 @@ func (s *Server) answer(req *spmiwire.Request, who caller, ses *session) spmiwir
 // unixsock.MaxLogText bytes.
 func (s *Server) change(req *spmiwire.Request, who caller) spmiwire.Response {
 	path := unixsock.LogText(req.Path)
-	if !who.admin {
-		s.refusals.Note(who.Peer, "control: change refused", req.Op+": not an admin (control.admin_uids, control.admin_gids)", "op", req.Op, "path", path)
-		return spmiwire.Response{Err: &spmierr.Error{Code: spmierr.SiOtherErr, Msg: fmt.Sprintf(
-			"uid %d may not %s: changes are for root and the daemon's user (control.admin_uids, control.admin_gids)", who.UID, req.Op)}}
+	if refused := s.admin(req, who, path); refused != nil {
+		return spmiwire.Response{Err: refused}
 	}
 	var err error
 	if req.Op == "create" {
@@ -227,6 +230,21 @@ func (s *Server) change(req *spmiwire.Request, who caller) spmiwire.Response {
 	} else {
 		err = s.H.Delete(req.Path)
 	}
+	return s.changed(req, who, path, err)
+}
+
+// admin refuses a change to who is not an admin, noting it.
+func (s *Server) admin(req *spmiwire.Request, who caller, path string) *spmierr.Error {
+	if who.admin {
+		return nil
+	}
+	s.refusals.Note(who.Peer, "control: change refused", req.Op+": not an admin (control.admin_uids, control.admin_gids)", "op", req.Op, "path", path)
+	return &spmierr.Error{Code: spmierr.SiOtherErr, Msg: fmt.Sprintf(
+		"uid %d may not %s: changes are for root and the daemon's user (control.admin_uids, control.admin_gids)", who.UID, req.Op)}
+}
+
+// changed answers a change and logs it, or its failure.
+func (s *Server) changed(req *spmiwire.Request, who caller, path string, err error) spmiwire.Response {
 	if err != nil {
 		se := asSpmiError(err)
 		s.failures.Note(unixsock.PeerSource(who.Peer), "control: change failed", req.Op+": "+se.Code.Name(),

@@ -27,47 +27,68 @@ type expressions struct {
 	interval atomic.Int64 // time.Duration
 	wake     chan struct{}
 	errs     map[string]string // last error logged by name; only run's goroutine uses it
+	defs     exprDefs
+	maxRows  [2]atomic.Int64 // expressions.max_snmp_derived, max_snmp_alarms: for the control socket
 }
 
-// derivedDefs turns the configuration's derived statistics into the
-// engine's, each expression parsed; errors name the key.
-func derivedDefs(c *config.Config) ([]derive.Derived, error) {
-	out := make([]derive.Derived, 0, len(c.Derived))
-	for i, d := range c.Derived {
-		key := fmt.Sprintf("derived[%d]", i)
-		x, err := expr.Parse(d.Expr)
-		if err != nil {
-			return nil, fmt.Errorf("%s.expr: %q %w", key, d.Expr, err)
-		}
-		if d.Scale < 0 || d.Scale > 6 {
-			return nil, fmt.Errorf("%s.scale: %d is not from 0 to 6", key, d.Scale)
-		}
-		out = append(out, derive.Derived{Name: d.Name, X: x, Descr: d.Description, Units: d.Units, Scale: uint8(d.Scale), Signed: d.Signed})
-		if err := out[i].Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
+// derivedDef parses and checks one derived statistic, from the
+// configuration file, the control socket or derivedDefTable alike;
+// errors name key.
+func derivedDef(key string, d config.DerivedConf) (derive.Derived, error) {
+	x, err := expr.Parse(d.Expr)
+	if err != nil {
+		return derive.Derived{}, fmt.Errorf("%s.expr: %q %w", key, d.Expr, err)
+	}
+	if d.Scale < 0 || d.Scale > 6 {
+		return derive.Derived{}, fmt.Errorf("%s.scale: %d is not from 0 to 6", key, d.Scale)
+	}
+	out := derive.Derived{Name: d.Name, X: x, Descr: d.Description, Units: d.Units, Scale: uint8(d.Scale), Signed: d.Signed}
+	if err := out.Validate(); err != nil {
+		return out, fmt.Errorf("%s: %w", key, err)
 	}
 	return out, nil
 }
 
-// alarmDefs is derivedDefs for the alarms; for and keep absent (0) are 1.
+// alarmDef is derivedDef for an alarm; for and keep absent (0) are 1.
+func alarmDef(key string, a config.AlarmConf) (derive.Alarm, error) {
+	x, err := expr.Parse(a.Expr)
+	if err != nil {
+		return derive.Alarm{}, fmt.Errorf("%s.expr: %q %w", key, a.Expr, err)
+	}
+	d := derive.Alarm{Name: a.Name, X: x, Rising: a.Rising, Falling: a.Falling, For: max(a.For, 1), Keep: max(a.Keep, 1),
+		Severity: a.Severity, Cleared: a.Cleared, Frequency: a.Frequency}
+	if a.For < 0 || a.Keep < 0 {
+		d.For, d.Keep = a.For, a.Keep // refused by Validate, naming the field
+	}
+	if err := d.Validate(); err != nil {
+		return d, fmt.Errorf("%s: %w", key, err)
+	}
+	return d, nil
+}
+
+// derivedDefs turns the configuration's derived statistics into the
+// engine's.
+func derivedDefs(c *config.Config) ([]derive.Derived, error) {
+	out := make([]derive.Derived, 0, len(c.Derived))
+	for i, d := range c.Derived {
+		v, err := derivedDef(fmt.Sprintf("derived[%d]", i), d)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, v)
+	}
+	return out, nil
+}
+
+// alarmDefs is derivedDefs for the alarms.
 func alarmDefs(c *config.Config) ([]derive.Alarm, error) {
 	out := make([]derive.Alarm, 0, len(c.Alarms))
 	for i, a := range c.Alarms {
-		key := fmt.Sprintf("alarms[%d]", i)
-		x, err := expr.Parse(a.Expr)
+		v, err := alarmDef(fmt.Sprintf("alarms[%d]", i), a)
 		if err != nil {
-			return nil, fmt.Errorf("%s.expr: %q %w", key, a.Expr, err)
+			return nil, err
 		}
-		d := derive.Alarm{Name: a.Name, X: x, Rising: a.Rising, Falling: a.Falling, For: max(a.For, 1), Keep: max(a.Keep, 1),
-			Severity: a.Severity, Cleared: a.Cleared}
-		if a.For < 0 || a.Keep < 0 {
-			d.For, d.Keep = a.For, a.Keep // refused by Validate, naming the field
-		}
-		if err := d.Validate(); err != nil {
-			return nil, fmt.Errorf("%s: %w", key, err)
-		}
-		out = append(out, d)
+		out = append(out, v)
 	}
 	return out, nil
 }
@@ -89,11 +110,26 @@ func checkExpressions(c *config.Config) error {
 // initExpressions adds Derived, Alarm and Agent/expr and the reloader;
 // after initHotsets, whose notification path the alarms take.
 func (d *Daemon) initExpressions() error {
-	ds, err := derivedDefs(d.cfg)
-	if err != nil {
+	if _, err := derivedDefs(d.cfg); err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	as, err := alarmDefs(d.cfg)
+	if _, err := alarmDefs(d.cfg); err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	x := &expressions{hot: d.hot, log: d.log.With("part", "expressions"), wake: make(chan struct{}, 1)}
+	x.defs.confD, x.defs.confA = d.cfg.Derived, d.cfg.Alarms
+	x.defs.snmpD = loadCreated(d.num, DerivedRecords, x.log, func(name string, c *config.DerivedConf) error {
+		c.Name = name
+		_, err := derivedDef(DerivedRecords, *c)
+		return err
+	})
+	x.defs.snmpA = loadCreated(d.num, AlarmRecords, x.log, func(name string, c *config.AlarmConf) error {
+		c.Name = name
+		_, err := alarmDef(AlarmRecords, *c)
+		return err
+	})
+	x.defs.dropDuplicates(x.log)
+	ds, as, err := x.defs.allLocked()
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
@@ -101,8 +137,9 @@ func (d *Daemon) initExpressions() error {
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
 	}
-	x := &expressions{eng: eng, hot: d.hot, log: d.log.With("part", "expressions"), wake: make(chan struct{}, 1)}
+	x.eng = eng
 	x.interval.Store(int64(d.cfg.Expressions.Interval))
+	x.applyMaxRows(d.cfg) // the tables come later, with the same limits
 	d.expr = x
 	d.h.Add(derive.Provider{E: eng, Numbering: d.num})
 	d.h.Add(derive.AlarmProvider{E: eng})
@@ -112,17 +149,22 @@ func (d *Daemon) initExpressions() error {
 }
 
 func (x *expressions) apply(c *config.Config) error {
-	ds, _ := derivedDefs(c) // checked
-	as, _ := alarmDefs(c)
-	if err := x.eng.Replace(ds, as); err != nil {
-		return fmt.Errorf("derived statistics and alarms not reloaded, those before stay: %w", err)
+	kept := 0
+	err := x.define(func() func() {
+		oldD, oldA := x.defs.confD, x.defs.confA
+		x.defs.confD, x.defs.confA = c.Derived, c.Alarms // a configured name hides a row created over SNMP
+		return func() { x.defs.confD, x.defs.confA, kept = oldD, oldA, len(oldD)+len(oldA) }
+	})
+	x.applyMaxRows(c)
+	if err != nil {
+		return fmt.Errorf("derived statistics and alarms not reloaded, the %d configured before stay: %w", kept, err)
 	}
 	x.interval.Store(int64(c.Expressions.Interval))
 	select {
 	case x.wake <- struct{}{}:
 	default:
 	}
-	x.log.Info("derived statistics and alarms reloaded", "derived", len(ds), "alarms", len(as))
+	x.log.Info("derived statistics and alarms reloaded", "derived", len(c.Derived), "alarms", len(c.Alarms))
 	return nil
 }
 

@@ -4,6 +4,9 @@ import (
 	"log/slog"
 	"strings"
 	"testing"
+	"time"
+
+	"github.com/perfagent/subagent/client/spmiwire"
 
 	"github.com/perfagent/subagent/config"
 )
@@ -45,5 +48,54 @@ func TestReloadReplacesDerivedAndAlarms(t *testing.T) {
 	}
 	if !served("Derived/freepct/value") || served("Derived/broken/") {
 		t.Errorf("a refused reload changed the derived statistics")
+	}
+}
+
+// A configured derived statistic hides one created through the control
+// socket of the same name while the configuration has it, and the created
+// one comes back when the configuration drops it; an alarm's frequency
+// is checked with its key.
+func TestConfiguredNameHidesCreated(t *testing.T) {
+	c := fixtureConfig(t)
+	loaded := *c
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := exprStore{d}
+	if err := st.Create(spmiwire.ExprDef{Kind: "derived", Name: "made", Expr: "Mem/Real/free"}); err != nil {
+		t.Fatal(err)
+	}
+	list := func() string {
+		var out []string
+		for _, e := range st.List() {
+			out = append(out, e.Kind+" "+e.Name+" "+e.Storage+" "+e.Expr)
+		}
+		return strings.Join(out, "; ")
+	}
+	if got := list(); got != "derived made nonVolatile Mem/Real/free" {
+		t.Errorf("after create: %s", got)
+	}
+	n := loaded
+	n.Derived = []config.DerivedConf{{Name: "made", Expr: "Mem/Real/size"}}
+	if err := d.Reload(&n); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got != "derived made readOnly Mem/Real/size" {
+		t.Errorf("with a configured one of the name: %s", got)
+	}
+	if err := st.Create(spmiwire.ExprDef{Kind: "alarm", Name: "made", Expr: "1"}); err == nil || !strings.Contains(err.Error(), "configuration file") {
+		t.Errorf("an alarm of a configured name: %v", err)
+	}
+	if err := d.Reload(&loaded); err != nil {
+		t.Fatal(err)
+	}
+	if got := list(); got != "derived made nonVolatile Mem/Real/free" {
+		t.Errorf("after the configured one went: %s", got)
+	}
+	bad := loaded
+	bad.Alarms = []config.AlarmConf{{Name: "fast", Expr: "1", Frequency: 1500 * time.Millisecond}}
+	if err := checkExpressions(&bad); err == nil || !strings.Contains(err.Error(), "alarms[0]") || !strings.Contains(err.Error(), "frequency") {
+		t.Errorf("frequency 1.5s: %v", err)
 	}
 }

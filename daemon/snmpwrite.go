@@ -66,6 +66,9 @@ func tableCols(cols []schema.WritableColumn) []settable.Col {
 		if c.Default != nil {
 			out[i].Default = ptr(asn1tree.Int(int32(*c.Default)))
 		}
+		if c.DefaultText != nil {
+			out[i].Default = ptr(asn1tree.Str(*c.DefaultText))
+		}
 	}
 	return out
 }
@@ -340,7 +343,8 @@ func (s hostRows) Remove(name string) error {
 // (nil before New). Their OIDs are under base.spmi.ASNWritable.
 func (d *Daemon) WritableTables() *settable.Writer { return d.writer }
 
-// initWritable builds the writable tables once hotsets and RTime/LAN are set.
+// initWritable builds the writable tables once hotsets, expressions and
+// RTime/LAN are set.
 func (d *Daemon) initWritable() {
 	base := append(d.cfg.Base.Clone(), spmi.ASNWritable)
 	ht, lt := schema.HotsetDefTable, schema.RTimeLANHostTable
@@ -353,7 +357,7 @@ func (d *Daemon) initWritable() {
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt.Columns), Added: tableCols(lt.Added),
 		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30, // rtime_lan.max_hosts bounds them
 		MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
-	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), hot, hosts)
+	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), append([]*settable.Table{hot, hosts}, d.exprTables(base)...)...)
 }
 
 // checkHostIndex takes a host written as rTimeLANHostTable names it: the

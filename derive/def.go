@@ -15,6 +15,7 @@ import (
 	"fmt"
 	"math"
 	"regexp"
+	"time"
 
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
@@ -44,10 +45,17 @@ type Alarm struct {
 	Keep     int      // evaluations it must be false before clearing (>= 1)
 	Severity int
 	Cleared  bool // a cleared notification when it goes back to inactive
+	// Frequency is the least time between two raises of one instance: a
+	// raise sooner fires without alarmRaised, and its clear without
+	// alarmCleared (0: every raise is notified).
+	Frequency time.Duration
 }
 
-// MaxFor bounds For and Keep.
-const MaxFor = 10000
+// MaxFor bounds For and Keep; MaxFrequency bounds Frequency.
+const (
+	MaxFor       = 10000
+	MaxFrequency = 7 * 24 * time.Hour
+)
 
 var nameRE = regexp.MustCompile(`^[A-Za-z][A-Za-z0-9_-]{0,30}$`)
 
@@ -91,6 +99,8 @@ func (a *Alarm) Validate() error {
 		return bad("for", "%d is not from 1 to %d evaluations", a.For, MaxFor)
 	case a.Keep < 1 || a.Keep > MaxFor:
 		return bad("keep", "%d is not from 1 to %d evaluations", a.Keep, MaxFor)
+	case a.Frequency < 0 || a.Frequency > MaxFrequency || a.Frequency%time.Second != 0:
+		return bad("frequency", "%v is not whole seconds from 0 to %v", a.Frequency, MaxFrequency)
 	case a.Severity < 0 || a.Severity > 32767:
 		return bad("severity", "%d is not from 0 to 32767", a.Severity)
 	case a.Falling != nil && a.Rising == nil:
@@ -122,5 +132,5 @@ func (a *Alarm) Condition() string {
 func sameAlarm(a, b Alarm) bool {
 	eq := func(x, y *float64) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return a.Name == b.Name && a.X.String() == b.X.String() && eq(a.Rising, b.Rising) && eq(a.Falling, b.Falling) &&
-		a.For == b.For && a.Keep == b.Keep && a.Severity == b.Severity && a.Cleared == b.Cleared
+		a.For == b.For && a.Keep == b.Keep && a.Severity == b.Severity && a.Cleared == b.Cleared && a.Frequency == b.Frequency
 }

@@ -53,6 +53,7 @@ type inst struct {
 	// it has a value (an alarm of one value always has its row).
 	shown bool
 	gen   uint64 // the alarm's evaluation that last gave it a value
+	quiet bool   // its raise was not notified (Frequency): nor is its clear
 }
 
 // Stat is one expression's last evaluation.
@@ -72,6 +73,9 @@ type alarmState struct {
 	def   Alarm
 	gen   uint64 // evaluations that gave values
 	insts map[string]*inst
+	// raised is when each instance last raised a notified alarm, kept
+	// for Frequency (an instance's state may be forgotten sooner).
+	raised map[string]time.Time
 	Stat
 }
 
@@ -222,7 +226,7 @@ func (a *alarmState) step(res expr.Result, now time.Time, evs []Event, trs []Tra
 		}
 		in.value, in.ok, in.gen = v, true, a.gen
 		from := in.state
-		ev := a.advance(in, a.holds(in.state, v), now)
+		ev := a.advance(key, in, a.holds(in.state, v), now)
 		if in.state != from {
 			trs = append(trs, Transition{Alarm: a.def.Name, Instance: key, From: from, To: in.state, Value: v})
 		}
@@ -234,6 +238,11 @@ func (a *alarmState) step(res expr.Result, now time.Time, evs []Event, trs []Tra
 			in.shown = true
 		} else if !in.shown && res.Vector {
 			delete(a.insts, key) // never left inactive: no row
+		}
+	}
+	for key, t := range a.raised {
+		if now.Sub(t) >= a.def.Frequency {
+			delete(a.raised, key)
 		}
 	}
 	// An instance without a value (a counter's first reading, one that
@@ -260,9 +269,10 @@ func (a *alarmState) holds(s State, v float64) bool {
 	return v >= *a.def.Rising
 }
 
-// advance moves in by one evaluation whose condition is c; it returns the
-// event of a raise or a clear.
-func (a *alarmState) advance(in *inst, c bool, now time.Time) *Event {
+// advance moves in (instance key) by one evaluation whose condition is
+// c; it returns the event of a raise or a clear, none within Frequency of
+// the instance's last notified raise.
+func (a *alarmState) advance(key string, in *inst, c bool, now time.Time) *Event {
 	d := &a.def
 	set := func(s State) {
 		if in.state != s {
@@ -278,6 +288,17 @@ func (a *alarmState) advance(in *inst, c bool, now time.Time) *Event {
 		set(Pending)
 		if in.n++; in.n >= d.For {
 			set(Firing)
+			if _, recent := a.raised[key]; recent {
+				in.quiet = true
+				return nil
+			}
+			in.quiet = false
+			if d.Frequency > 0 {
+				if a.raised == nil {
+					a.raised = map[string]time.Time{}
+				}
+				a.raised[key] = now
+			}
 			return &Event{Alarm: *d, Time: now}
 		}
 	case Firing, Clearing:
@@ -288,6 +309,9 @@ func (a *alarmState) advance(in *inst, c bool, now time.Time) *Event {
 		set(Clearing)
 		if in.n++; in.n >= d.Keep {
 			set(Inactive)
+			if in.quiet {
+				return nil
+			}
 			return &Event{Alarm: *d, Time: now, Cleared: true}
 		}
 	}

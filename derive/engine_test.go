@@ -229,3 +229,27 @@ func TestCheckRefuses(t *testing.T) {
 		}
 	}
 }
+
+// frequency 5s (five evaluations here): a second raise within it fires
+// without an event, and its clear has none either; a raise after it is
+// notified again.
+func TestAlarmFrequency(t *testing.T) {
+	c := &clock{time.Unix(1_700_000_000, 0)}
+	a := Alarm{Name: "fr", X: mustParse(t, "Pumps/p1/load > 80"), For: 1, Keep: 1, Cleared: true, Frequency: 5 * time.Second}
+	e, err := New(nil, []Alarm{a}, c.now)
+	if err != nil {
+		t.Fatal(err)
+	}
+	states, events := run(t, e, c, 90, 10, 90, 10, 10, 10, 90, 10)
+	if got := strings.Join(states, " "); got != "firing inactive firing inactive inactive inactive firing inactive" {
+		t.Errorf("states %s", got)
+	}
+	if got := strings.Join(events, " "); got != "raised@1 cleared@2 raised@7 cleared@8" {
+		t.Errorf("events %s, want raised@1 cleared@2 raised@7 cleared@8 (the raise at 3 within 5s of 1)", got)
+	}
+	bad := a
+	bad.Frequency = 1500 * time.Millisecond
+	if err := Check(nil, []Alarm{bad}); err == nil || !strings.Contains(err.Error(), "frequency") {
+		t.Errorf("a frequency of 1.5s: %v", err)
+	}
+}

@@ -102,12 +102,16 @@ func (m *model) writableConformance(add addFunc, conf, comps string, base asn1tr
 	name := m.prefix + "WriteCompliance"
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s MODULE-COMPLIANCE\n%sSTATUS      current\n%sDESCRIPTION\n%s\n%sMODULE      -- this module\n",
-		name, ind, ind, quoted(ind+ind, "An agent that lets managers create, change and destroy hotsets "+
-			"and RTime/LAN hosts with SET, through an AgentX master whose access control decides who "+
+		name, ind, ind, quoted(ind+ind, "An agent that lets managers create, change and destroy hotsets, "+
+			"RTime/LAN hosts, derived statistics and alarms with SET, through an AgentX master whose access control decides who "+
 			"may write. It meets "+m.prefix+"AgentXCompliance too."), ind)
 	fmt.Fprintf(&b, "%sMANDATORY-GROUPS { %s }\n", ind+ind, schema.HotsetDefTable.Group)
 	fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, schema.RTimeLANHostTable.Group, ind+ind,
 		quoted(ind+ind+ind, "Required of agents that measure RTime/LAN response times."))
+	for _, t := range []*schema.WritableTable{schema.DerivedDefTable, schema.AlarmDefTable} {
+		fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, t.Group, ind+ind,
+			quoted(ind+ind+ind, "Required of agents that evaluate expressions (the Derived and Alarm contexts)."))
+	}
 	for _, t := range schema.WritableTables() {
 		fmt.Fprintf(&b, "%sOBJECT      %s\n%sWRITE-SYNTAX INTEGER { volatile(2), nonVolatile(3) }\n%sDESCRIPTION\n%s\n",
 			ind+ind, t.StorageType, ind+ind, ind+ind, quoted(ind+ind+ind, "Rows created over SNMP are volatile or nonVolatile."))
@@ -118,6 +122,9 @@ func (m *model) writableConformance(add addFunc, conf, comps string, base asn1tr
 
 // seqType is the column's type in the entry's SEQUENCE.
 func seqType(c *schema.WritableColumn) string {
+	if strings.HasPrefix(c.Syntax(), "OCTET STRING") {
+		return "OCTET STRING"
+	}
 	s, _, _ := strings.Cut(c.Syntax(), " ")
 	return s
 }
@@ -125,6 +132,8 @@ func seqType(c *schema.WritableColumn) string {
 // defvalText is the column's DEFVAL ("" for none).
 func defvalText(c *schema.WritableColumn) string {
 	switch {
+	case c.DefaultText != nil:
+		return fmt.Sprintf("%q", *c.DefaultText)
 	case c.Default == nil:
 		return ""
 	case len(c.Enum) > 0:

@@ -211,7 +211,8 @@ func layout(libdir, unitdir, zshdir string) map[string]entry {
 
 // manPages are the pages every tree must have: one per visible command.
 var manPages = []string{"subagent.1.gz", "subagent-run.1.gz", "subagent-peek.1.gz", "subagent-get.1.gz",
-	"subagent-create.1.gz", "subagent-delete.1.gz", "subagent-mib.1.gz", "subagent-completion.1.gz"}
+	"subagent-create.1.gz", "subagent-delete.1.gz", "subagent-expr.1.gz", "subagent-expr-list.1.gz",
+	"subagent-expr-create.1.gz", "subagent-expr-delete.1.gz", "subagent-mib.1.gz", "subagent-completion.1.gz"}
 
 const manDir = "usr/share/man/man1"
 

@@ -141,6 +141,28 @@ func (c *Client) Delete(ctx context.Context, path string) error {
 	return err
 }
 
+// ExprList lists the daemon's derived statistics and alarms.
+func (c *Client) ExprList(ctx context.Context) ([]spmiwire.ExprDef, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "expr.list"})
+	if err != nil {
+		return nil, err
+	}
+	return r.Defs, nil
+}
+
+// ExprCreate creates or replaces a derived statistic or an alarm, kept
+// across restarts (admins only).
+func (c *Client) ExprCreate(ctx context.Context, d spmiwire.ExprDef) error {
+	_, err := c.call(ctx, spmiwire.Request{Op: "expr.create", Def: &d})
+	return err
+}
+
+// ExprDelete deletes one created with ExprCreate or over SNMP (admins only).
+func (c *Client) ExprDelete(ctx context.Context, kind, name string) error {
+	_, err := c.call(ctx, spmiwire.Request{Op: "expr.delete", Def: &spmiwire.ExprDef{Kind: kind, Name: name}})
+	return err
+}
+
 // Status describes the daemon.
 func (c *Client) Status(ctx context.Context) (*spmiwire.Status, error) {
 	r, err := c.call(ctx, spmiwire.Request{Op: "status"})

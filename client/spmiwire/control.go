@@ -30,7 +30,9 @@ type Request struct {
 	// "peek", "get", "status"; "create", "delete" (admins); the session's
 	// hotsets: "hotset.create", "hotset.add", "hotset.del", "hotset.get",
 	// "hotset.free"; its statsets: "statset.create", "statset.add" (Paths),
-	// "statset.get" (After), "statset.free".
+	// "statset.get" (After), "statset.free"; the daemon's derived
+	// statistics and alarms: "expr.list", "expr.create" (Def), "expr.delete"
+	// (Def's Kind and Name), the last two for admins.
 	Op    string   `json:"op"`
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
@@ -38,9 +40,10 @@ type Request struct {
 	// caller's previous sample), so that a statset read sees a new snapshot.
 	After time.Time `json:"after,omitzero"`
 	// ID names a hotset or statset of the session, Index a peer set.
-	ID    int     `json:"id,omitempty"`
-	Index int     `json:"index,omitempty"`
-	Hot   *HotDef `json:"hot,omitempty"`
+	ID    int      `json:"id,omitempty"`
+	Index int      `json:"index,omitempty"`
+	Hot   *HotDef  `json:"hot,omitempty"`
+	Def   *ExprDef `json:"def,omitempty"`
 	// Peek in pages: Depth levels below Path (0: all), the entries after
 	// the relative id From (the last of the previous page), at most Limit
 	// (0: all, up to MaxPeekPage when Depth or From is set).
@@ -62,6 +65,30 @@ type Response struct {
 	Status *Status        `json:"status,omitempty"`
 	ID     int            `json:"id,omitempty"` // of a set created, a peer set added, a statset's size
 	Hot    *HotResult     `json:"hot,omitempty"`
+	Defs   []ExprDef      `json:"defs,omitempty"` // expr.list
+}
+
+// ExprDef is a derived statistic or an alarm (docs/EXPRESSIONS.md), with
+// the configuration file's keys.
+type ExprDef struct {
+	Kind        string   `json:"kind"` // "derived" or "alarm"
+	Name        string   `json:"name"`
+	Expr        string   `json:"expr"`
+	Description string   `json:"description,omitempty"` // derived
+	Units       string   `json:"units,omitempty"`
+	Scale       int      `json:"scale,omitempty"`
+	Signed      bool     `json:"signed,omitempty"`
+	Rising      *float64 `json:"rising,omitempty"` // alarm
+	Falling     *float64 `json:"falling,omitempty"`
+	For         int      `json:"for,omitempty"`
+	Keep        int      `json:"keep,omitempty"`
+	Severity    int      `json:"severity,omitempty"`
+	Cleared     bool     `json:"cleared,omitempty"`
+	Frequency   int      `json:"frequency,omitempty"` // seconds
+	// Storage, in a list: "readOnly" (the configuration file's),
+	// "nonVolatile" (kept across restarts: created here or over SNMP) or
+	// "volatile" (created over SNMP, lost at a restart).
+	Storage string `json:"storage,omitempty"`
 }
 
 // Status describes the daemon.

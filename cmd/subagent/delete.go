@@ -7,7 +7,6 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/perfagent/subagent/client/consumer"
-	"github.com/perfagent/subagent/client/spmiwire"
 )
 
 func createCmd() *cobra.Command {
@@ -37,23 +36,14 @@ func changeCmd(op, short, long string, do func(*consumer.Client, context.Context
 		Long:  long,
 		Args:  cobra.MinimumNArgs(1),
 		RunE: func(cmd *cobra.Command, args []string) error {
-			cfg, err := clientConfig(cmd)
-			if err != nil {
-				return err
-			}
-			c, err := consumer.Dial(cfg.RunDir)
-			if err != nil && noDaemon(err) {
-				return fmt.Errorf("no daemon at %s: %w", spmiwire.SocketPath(cfg.RunDir), err)
-			} else if err != nil {
-				return daemonError(cfg.RunDir, err)
-			}
-			defer c.Close()
-			for _, p := range args {
-				if err := do(c, cmd.Context(), p); err != nil {
-					return fmt.Errorf("%s %s: %w", op, p, err)
+			return withClient(cmd, func(c *consumer.Client) error {
+				for _, p := range args {
+					if err := do(c, cmd.Context(), p); err != nil {
+						return fmt.Errorf("%s %s: %w", op, p, err)
+					}
 				}
-			}
-			return nil
+				return nil
+			})
 		},
 	}
 }

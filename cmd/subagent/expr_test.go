@@ -288,10 +288,14 @@ func TestExpressionsDocBlocksRunAsPrinted(t *testing.T) {
 	block := docexamples.Get(t, "docs/EXPRESSIONS.md", "## Looking at them", 1)
 	// The harness: the first evaluation done (it runs at the start).
 	wait := "for i in $(seq 300); do bin/subagent get Agent/expr/evals | grep -Eq ' [1-9]' && break; sleep 0.1; done\n"
-	block.Text = wait + block.Text
+	cli := docexamples.Get(t, "docs/EXPRESSIONS.md", "## Creating them from the command line", 1)
+	block.Text = wait + block.Text + cli.Text
 	out, stderr := runBeside(t, block, beside{listen: "127.0.0.1:0", files: map[string]string{"expressions.yaml": conf.Text},
 		daemonArgs: "--config expressions.yaml"})
-	for _, re := range []string{`(?m)^Derived/memused/value\s+\d+\s+quantity`, `(?m)^Agent/expr/memused/bound\s+30000\s`, `(?m)^Derived/lanbytes/\s`} {
+	for _, re := range []string{`(?m)^Derived/memused/value\s+\d+\s+quantity`, `(?m)^Agent/expr/memused/bound\s+30000\s`, `(?m)^Derived/lanbytes/\s`,
+		`(?m)^derived\s+memused\s+readOnly\s+Mem/Real/size - Mem/Real/free\s`, `(?m)^alarm\s+diskhot\s+readOnly\s`,
+		`(?m)^alarm\s+memtight\s+nonVolatile\s+Mem/Real/%free < 5\s+for=3 keep=1 severity=2 cleared=true$`,
+		`(?m)^derived\s+memfreemb\s+nonVolatile\s+Mem/Real/free / 1024\s+units="MiB"`} {
 		if !regexp.MustCompile(re).MatchString(out) {
 			t.Errorf("the block's output lacks %s:\n%s\n%s", re, out, stderr)
 		}

@@ -16,6 +16,27 @@ import (
 // community the doc names, and the daemon attached to it. The hotset row
 // is created and destroyed, the RTime/LAN host row created.
 func TestHotsetsDocSNMPWritesRunAsWritten(t *testing.T) {
+	out, stderr := runDocWrites(t, "TestHotsetsDocSNMPWritesRunAsWritten", beside{})
+	// By number: created; by name, from the installed module: listed, then destroyed.
+	created := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.1\.1\.11\.7\.115\.110\.109\.112\.104\.111\.116 = INTEGER: 4`
+	listed := `"?snmphot"?\s+Disk/\*/busy\s+3\s+80\b.*\bactive\b`
+	destroyed := `SUBAGENT-MIB::hotsetDefRowStatus\."snmphot" = INTEGER: destroy\(6\)`
+	host := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.2\.1\.4\.9\.49\.50\.55\.46\.48\.46\.48\.46\.57 = INTEGER: 4`
+	if strings.Contains(stderr, "Cannot find module") || strings.Contains(stderr, "Unknown Object Identifier") {
+		t.Errorf("the named commands did not find the installed module:\n%s", stderr)
+	}
+	for _, want := range []string{created, listed, destroyed, host} {
+		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
+			t.Errorf("the blocks' output lacks %s:\n%s\n%s", want, out, stderr)
+		}
+	}
+}
+
+// runDocWrites runs the blocks listed for test, joined, beside snmpd on
+// localhost:161 with the drop-in's settings (its SNMPv3 writer
+// uncommented), the write community the docs name and the daemon
+// attached (b's files and daemonArgs added), the module installed.
+func runDocWrites(t *testing.T, test string, b beside) (stdout, stderr string) {
 	tools := snmpdtest.FindTools(t)
 	drop, err := os.ReadFile("../../packaging/snmpd-subagent.conf")
 	if err != nil {
@@ -41,24 +62,13 @@ func TestHotsetsDocSNMPWritesRunAsWritten(t *testing.T) {
 		"for i in $(seq 600); do [ -S \"$HARNESS_DIR/master\" ] && break; sleep 0.1; done\n"
 	// After the daemon: its subtree registered with snmpd.
 	wait := "for i in $(seq 600); do " + tools.Snmpget + " -v2c -c public -t 0.3 -r 0 localhost 1.3.6.1.4.1.32473.1.110.1.1.11 2>/dev/null | grep -qv 'No Such Object' && break; sleep 0.1; done\n"
-	blocks := docexamples.For(t, "TestHotsetsDocSNMPWritesRunAsWritten")
+	blocks := docexamples.For(t, test)
 	var text []string
 	for _, b := range blocks {
 		text = append(text, b.Text)
 	}
 	joined := docexamples.Block{File: blocks[0].File, Line: blocks[0].Line, Text: wait + strings.Join(text, "")}
-	out, stderr := runBeside(t, joined, beside{listen: "none", before: before, daemonArgs: "--agentx unix:$HARNESS_DIR/master", installMIB: true})
-	// By number: created; by name, from the installed module: listed, then destroyed.
-	created := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.1\.1\.11\.7\.115\.110\.109\.112\.104\.111\.116 = INTEGER: 4`
-	listed := `"?snmphot"?\s+Disk/\*/busy\s+3\s+80\b.*\bactive\b`
-	destroyed := `SUBAGENT-MIB::hotsetDefRowStatus\."snmphot" = INTEGER: destroy\(6\)`
-	host := `iso\.3\.6\.1\.4\.1\.32473\.1\.110\.2\.1\.4\.9\.49\.50\.55\.46\.48\.46\.48\.46\.57 = INTEGER: 4`
-	if strings.Contains(stderr, "Cannot find module") || strings.Contains(stderr, "Unknown Object Identifier") {
-		t.Errorf("the named commands did not find the installed module:\n%s", stderr)
-	}
-	for _, want := range []string{created, listed, destroyed, host} {
-		if !regexp.MustCompile(`(?m)^` + want).MatchString(out) {
-			t.Errorf("the blocks' output lacks %s:\n%s\n%s", want, out, stderr)
-		}
-	}
+	b.listen, b.before, b.installMIB = "none", before, true
+	b.daemonArgs = strings.TrimSpace("--agentx unix:$HARNESS_DIR/master " + b.daemonArgs)
+	return runBeside(t, joined, b)
 }

@@ -87,7 +87,8 @@ func coverViews(t *testing.T, views string, ping bool) {
 	if ping {
 		hosts = []string{"127.0.0.1"}
 	}
-	writableObjects(served, asn1tree.MustParse(base), []string{"hotpumps"}, hosts)
+	writableObjects(served, asn1tree.MustParse(base), map[*schema.WritableTable][]string{schema.HotsetDefTable: {"hotpumps"},
+		schema.RTimeLANHostTable: hosts, schema.DerivedDefTable: {"pumpload", "pumpeach"}, schema.AlarmDefTable: {"pumpwatch"}})
 	outcomeObjects(served, asn1tree.MustParse(base))
 	shipped, err := filepath.Abs("../../MIBs/SUBAGENT-MIB.txt")
 	if err != nil {
@@ -120,7 +121,7 @@ func coverViews(t *testing.T, views string, ping bool) {
 		want := []string{"RTime/ARM/procs", "RTime/ARM/Payroll/Lookup/count", "RTime/ARM/Payroll/Lookup/metric1",
 			"Agent/arm/rings", "Agent/agentx/connected", "Agent/snmp/inpkts", "Agent/dds/suppliers", "Agent/traps/sent", "Agent/prov/",
 			"Hotset/hotpumps/feed/", "Hotset/hotpumps/excp/", "DDS/Acme/Pumps/", "DDS/Zeta/d2/reads",
-			"SNMP/hotsetDefTable/hotpumps/", "Derived/pumpload/value", "Derived/pumpeach/p1/value", "Alarm/1/state", "Agent/expr/pumpwatch/evalus"}
+			"SNMP/hotsetDefTable/hotpumps/", "SNMP/derivedDefTable/pumpeach/", "SNMP/alarmDefTable/pumpwatch/", "Derived/pumpload/value", "Derived/pumpeach/p1/value", "Alarm/1/state", "Agent/expr/pumpwatch/evalus"}
 		if ping {
 			want = append(want, "RTime/LAN/hosts", "RTime/LAN/127.0.0.1/resptime", "SNMP/rTimeLANHostTable/127.0.0.1/")
 		}
@@ -264,15 +265,12 @@ func servedObjects(t *testing.T, e *env) map[string]served {
 }
 
 // writableObjects adds the cells of the writable tables (base.110,
-// schema.WritableTables) for the configured rows: hotsets and RTime/LAN
-// hosts, indexed by name, which net-snmp shows quoted.
-func writableObjects(out map[string]served, base asn1tree.OID, hotsets, hosts []string) {
+// schema.WritableTables) for the configured rows of each (hotsets, RTime/LAN
+// hosts, derived statistics, alarms), indexed by name, which net-snmp
+// shows quoted.
+func writableObjects(out map[string]served, base asn1tree.OID, rows map[*schema.WritableTable][]string) {
 	for _, tb := range schema.WritableTables() {
-		rows := hotsets
-		if tb == schema.RTimeLANHostTable {
-			rows = hosts
-		}
-		for _, name := range rows {
+		for _, name := range rows[tb] {
 			index := asn1tree.OID{uint32(len(name))}
 			for i := 0; i < len(name); i++ {
 				index = append(index, uint32(name[i]))

@@ -56,16 +56,18 @@ type WritableColumn struct {
 	Name string
 	Kind asn1tree.Kind // the wire type: Integer32, OctetString, Gauge32
 	// Min and Max bound what a SET may write: an integer's range or a
-	// string's length. Range is the SYNTAX's range when it is wider
+	// string's length. Range is the SYNTAX's range (or size) when it is wider
 	// (configured rows may hold values a SET may not write).
 	Min, Max int64
 	Range    string
 	Enum     []string // named values 1..n of an enumerated INTEGER
 	TC       string   // a textual convention for the SYNTAX (TruthValue, with Enum true, false)
 	Default  *int64   // DEFVAL: what a new row holds until set
-	ReadOnly bool     // read-only: the agent sets it
-	Units    string
-	Descr    string
+	// DefaultText is a string column's DEFVAL.
+	DefaultText *string
+	ReadOnly    bool // read-only: the agent sets it
+	Units       string
+	Descr       string
 }
 
 // Syntax is the column's SYNTAX as written.
@@ -79,6 +81,8 @@ func (c *WritableColumn) Syntax() string {
 			v[i] = fmt.Sprintf("%s(%d)", e, i+1)
 		}
 		return "INTEGER { " + strings.Join(v, ", ") + " }"
+	case c.Kind == asn1tree.OctetString && c.Range != "":
+		return "OCTET STRING (SIZE (" + c.Range + "))" // longer than a DisplayString's 255
 	case c.Kind == asn1tree.OctetString:
 		return fmt.Sprintf("DisplayString (SIZE (%d..%d))", c.Min, c.Max)
 	case c.Kind == asn1tree.Gauge32:
@@ -194,4 +198,6 @@ var RTimeLANHostTable = &WritableTable{
 }
 
 // WritableTables are the writable tables, by Arc.
-func WritableTables() []*WritableTable { return []*WritableTable{HotsetDefTable, RTimeLANHostTable} }
+func WritableTables() []*WritableTable {
+	return []*WritableTable{HotsetDefTable, RTimeLANHostTable, DerivedDefTable, AlarmDefTable}
+}
