@@ -77,8 +77,9 @@ CLIENT_BENCHPKGS := ./ddsclient/
 # the end-to-end walks through a real snmpd, the standalone responder's
 # SNMPv3 walks beside a native snmpd's, then how fresh the values a
 # manager polls are (scripts/bench-fresh.sh, about 35 minutes), and the
-# alarm storm (scripts/bench-storm.sh, 2.5 minutes). Raw results:
-# bin/bench.txt.
+# alarm storm (scripts/bench-storm.sh, 2.5 minutes), and the daemon's CPU
+# per snmp_exporter scrape on the fixture host and on this one
+# (scripts/bench-scrape.sh, 4 minutes each). Raw results: bin/bench.txt.
 bench: build test-deps
 	bash scripts/install-bench-deps.sh
 	@mkdir -p bin
@@ -92,6 +93,8 @@ bench: build test-deps
 	bash scripts/bench-v3-walk.sh 20 3 1000
 	bash scripts/bench-fresh.sh
 	bash scripts/bench-storm.sh
+	FIXTURE=1 bash scripts/bench-scrape.sh
+	bash scripts/bench-scrape.sh
 
 # Regenerate the shipped MIB module (MIBs/SUBAGENT-MIB.txt, with the reference tree
 # mib/reference.json that `subagent mib` merges with the served tree) and its

@@ -118,6 +118,19 @@ func TestQueriesNameShippedObjects(t *testing.T) {
 	if len(objects) < 100 {
 		t.Fatalf("%d objects exported from the MIB: the parse failed", len(objects))
 	}
+	// Measurements, scalar and column, are walked; the records tables
+	// (the Directory catalogue, the notification log) are not, their
+	// scalars are (mib.ExporterRecords).
+	for _, n := range []string{"cpuIdle", "cpuTotalIdle", "fsPctUsed", "directoryGeneration", "notifLogLogged"} {
+		if _, ok := objects[n]; !ok {
+			t.Errorf("the shipped module does not export %s", n)
+		}
+	}
+	for _, n := range []string{"directoryStatDescr", "directoryContextRows", "directoryChangeOp", "notifLogEntryOid", "notifLogEntryVarValue"} {
+		if _, ok := objects[n]; ok {
+			t.Errorf("the shipped module walks %s, a records table's column", n)
+		}
+	}
 	records := map[string]bool{}
 	var exprs []promtest.Panel
 	for _, r := range promtest.Rules(t, "prometheus/rules.yml") {

@@ -17,6 +17,27 @@ import (
 // auth name and the daemon's default community.
 const ExporterAuth = "public_v2"
 
+// ExporterRecords are the subtrees whose tables the exporter module does
+// not walk: records about the agent, not measurements of the host. The
+// Directory tables are its catalogue of the tree (a row per statistic,
+// context and change, as text) and NotifLog's the notifications it sent;
+// in Prometheus they would be three quarters of every scrape's samples,
+// stored every interval though they change only with the tree or a
+// notification (docs/FLEET.md, Cost). Their scalars (counts and
+// generations) are measurements and stay. snmpwalk, subagent peek and
+// NOTIFICATION-LOG-MIB read the records.
+var ExporterRecords = []string{"Directory/", "NotifLog/"}
+
+// isRecords reports whether a table's rows lie in ExporterRecords.
+func isRecords(tb Table) bool {
+	for _, p := range ExporterRecords {
+		if strings.HasPrefix(tb.Pattern, p) {
+			return true
+		}
+	}
+	return false
+}
+
 // ExporterModule is the snmp_exporter module name for a MIB module:
 // SUBAGENT-MIB gives subagent.
 func ExporterModule(mibModule string) string {
@@ -31,7 +52,7 @@ func ExporterModule(mibModule string) string {
 //   - the scalars: each context holding no table rows as a whole, the
 //     scalars of the others one by one (the generator gets those with .0),
 //     so that the scalar view of instances is never walked;
-//   - every table.
+//   - every table but the records' (ExporterRecords).
 //
 // Each table's INDEX is looked up to its label column (Table.Label: the
 // name column, fsMount for file systems), which becomes a label
@@ -63,6 +84,12 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 		stat       *spmiwire.StatDesc
 	}
 	var scalars []scalar
+	var tables []Table // the walked ones
+	for _, tb := range m.Tables {
+		if !isRecords(tb) {
+			tables = append(tables, tb)
+		}
+	}
 	for _, o := range m.Objects {
 		switch {
 		case o.Path == "":
@@ -119,12 +146,12 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 		}
 		walk(name, what)
 	}
-	for _, tb := range m.Tables {
+	for _, tb := range tables {
 		walk(tb.Name, tb.Pattern)
 	}
 
 	b.WriteString("    lookups:\n")
-	for _, tb := range m.Tables {
+	for _, tb := range tables {
 		if tb.Label == "" {
 			continue // named by its index alone (Table.Label): a PID
 		}
@@ -136,7 +163,7 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 	}
 	// Processes: a pid alone says nothing on a dashboard, so every series
 	// also carries the command (procPidName="java"); the pid stays.
-	for _, tb := range m.Tables {
+	for _, tb := range tables {
 		if col := commandColumn(tb); col != "" {
 			fmt.Fprintf(&b, "      - source_indexes: [%s]\n        lookup: %s\n", yamlName(tb.Index[len(tb.Index)-1]), yamlName(col))
 		}
@@ -164,7 +191,7 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 	for _, s := range scalars {
 		statOverride(s.name, s.stat)
 	}
-	for _, tb := range m.Tables {
+	for _, tb := range tables {
 		override(tb.Index[len(tb.Index)-1], "ignore: true")
 		if tb.Label != "" {
 			override(tb.Label, "ignore: true")

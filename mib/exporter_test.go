@@ -167,14 +167,54 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		t.Fatalf("only %d row statistics in the reference tree", rows)
 	}
 
-	// One lookup per table labelled by a column (processes by their
-	// index: the pid), and the processes' command.
-	if len(c.lookups) != len(m.Tables) {
-		t.Errorf("%d lookups for %d tables, want as many (procPidName for procPidTable)", len(c.lookups), len(m.Tables))
+	// Every table is walked but the records' (the Directory catalogue and
+	// the notification log), whose columns get no lookup or override.
+	var records, tables []string
+	for _, tb := range m.Tables {
+		rec := strings.HasPrefix(tb.Pattern, "Directory/") || strings.HasPrefix(tb.Pattern, "NotifLog/")
+		if rec {
+			records = append(records, tb.Name)
+		} else {
+			tables = append(tables, tb.Name)
+		}
+		if walks := slices.Contains(c.walk, tb.Name); walks == rec {
+			t.Errorf("table %s (%s): walked %v, want %v", tb.Name, tb.Pattern, walks, !rec)
+		}
+		if !rec {
+			continue
+		}
+		for _, col := range tb.Columns {
+			if _, ok := c.overrides[col.Name]; ok {
+				t.Errorf("override of %s, a column of the records table %s", col.Name, tb.Name)
+			}
+		}
+		for _, x := range append([]string{tb.Label}, tb.Index...) {
+			if _, ok := c.overrides[x]; ok {
+				t.Errorf("override of %s, of the records table %s", x, tb.Name)
+			}
+			if _, ok := c.lookups[x]; ok {
+				t.Errorf("lookup of %s, of the records table %s", x, tb.Name)
+			}
+		}
+	}
+	if len(records) != 5 {
+		t.Errorf("records tables %v, want the three Directory tables and the NotifLog's two", records)
+	}
+	// The records' scalars (counts, generations) are measurements: walked.
+	for _, w := range []string{"directoryGeneration", "directoryStats", "notifLogLogged"} {
+		if !slices.Contains(c.walk, w) {
+			t.Errorf("walk lacks %s: %v", w, c.walk)
+		}
+	}
+
+	// One lookup per walked table labelled by a column (processes by
+	// their index: the pid), and the processes' command.
+	if len(c.lookups) != len(tables) {
+		t.Errorf("%d lookups for %d walked tables, want as many (procPidName for procPidTable)", len(c.lookups), len(tables))
 	}
 	for _, tb := range m.Tables {
-		if !slices.Contains(c.walk, tb.Name) {
-			t.Errorf("table %s is not walked", tb.Name)
+		if !slices.Contains(tables, tb.Name) {
+			continue
 		}
 		if got := c.lookups[tb.Label]; tb.Label != "" && !slices.Equal(got, tb.Index) {
 			t.Errorf("lookup %s from %v, want from %v", tb.Label, got, tb.Index)

@@ -133,8 +133,9 @@ type Object struct {
 
 // ExportedObjects returns the objects of the MIB module that the
 // snmp_exporter generator configuration exports as metrics: every
-// OBJECT-TYPE but those its overrides ignore, typed as the generator
-// types them.
+// OBJECT-TYPE its module's walk reaches (the object or a node above it is
+// walked) but those its overrides ignore, typed as the generator types
+// them.
 func ExportedObjects(t testing.TB, mibFile, generatorYml string) map[string]Object {
 	t.Helper()
 	mib, err := os.ReadFile(mibFile)
@@ -147,6 +148,7 @@ func ExportedObjects(t testing.TB, mibFile, generatorYml string) map[string]Obje
 	}
 	var g struct {
 		Modules map[string]struct {
+			Walk      []string
 			Overrides map[string]struct {
 				Ignore bool
 				Type   string
@@ -160,12 +162,30 @@ func ExportedObjects(t testing.TB, mibFile, generatorYml string) map[string]Obje
 	if !ok {
 		t.Fatalf("%s has no module subagent", generatorYml)
 	}
+	walked := map[string]bool{}
+	for _, w := range mod.Walk {
+		walked[w] = true
+	}
+	// Each node's parent, from its "::= { parent n }".
+	parent := map[string]string{}
+	nodes := regexp.MustCompile(`(?ms)^(\w+)\s+(?:OBJECT-TYPE|OBJECT-IDENTITY|OBJECT IDENTIFIER|MODULE-IDENTITY)\b.*?::=\s*\{\s*(\w+)\s`)
+	for _, m := range nodes.FindAllStringSubmatch(string(mib), -1) {
+		parent[m[1]] = m[2]
+	}
+	reached := func(name string) bool {
+		for n, i := name, 0; n != "" && i < 100; n, i = parent[n], i+1 {
+			if walked[n] {
+				return true
+			}
+		}
+		return false
+	}
 	out := map[string]Object{}
 	re := regexp.MustCompile(`(?m)^(\w+) OBJECT-TYPE\s+SYNTAX\s+([\w-]+)`)
 	for _, m := range re.FindAllStringSubmatch(string(mib), -1) {
 		name, syntax := m[1], m[2]
 		o := mod.Overrides[name]
-		if o.Ignore || strings.HasSuffix(name, "Table") || strings.HasSuffix(name, "Entry") {
+		if o.Ignore || strings.HasSuffix(name, "Table") || strings.HasSuffix(name, "Entry") || !reached(name) {
 			continue
 		}
 		out[name] = Object{Syntax: syntax, Counter: syntax == "Counter64" && o.Type != "gauge" || syntax == "Counter32"}
