@@ -11,6 +11,18 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611282000Z", Descr: "Expressions, service levels and the agent's own health: derived " +
+		"(base.17, a subtree per derived statistic, a table for a per-instance one), alarmTable " +
+		"(base.18, a row per alarm instance: state, since, value), agentExpr (base.12.38), and " +
+		"alarmRaised (base.0.32770) and alarmCleared (base.0.32771) with their objects (base.14.0.15-19); " +
+		"derivedDefTable and alarmDefTable (subagentWritable 3 and 4, read-create, in the shape of " +
+		"DISMAN-EXPRESSION-MIB's expExpressionTable) with optional groups in subagentWriteCompliance; " +
+		"sloTable (base.19, the service level objectives of ARM transactions: SLI, error budget, burn " +
+		"rates, page and ticket), sloObjects (base.19.0) and sloBurnRaised (base.0.32772) and " +
+		"sloBurnCleared (base.0.32773); rTimeCallsTable (base.13.3, the ARM call graph's edges); " +
+		"Agent/requested (readings requests started) beside Agent/refreshes, agentProvDisabled (why a " +
+		"provider that panicked is no longer read), Agent/snmp throttled and walkfallbacks, and " +
+		"Agent/agentx walkfallbacks."},
 	{Date: "202611281600Z", Descr: "Notifications a manager can trust: the notification log served " +
 		"as NOTIFICATION-LOG-MIB (RFC 3014, mib-2 92, the log named \"\"), with notifLogOutcomes " +
 		"(base.111) and notifLogOutcomeTable, each notification's delivery outcomes indexed like " +
