@@ -6,7 +6,8 @@
 # and what `make test` would have installed for the blocks that follow:
 # make, gcc and git, and net-snmp's client tools (Debian's `snmp`, whose
 # snmp.conf says `mibs :`; no snmp-mibs-downloader, so no IETF modules).
-# In mount, network and PID namespaces of its own (loopback only, nothing
+# With an empty environment (a new user's shell: none of the caller's GO,
+# MAKEFLAGS, ...), in mount, network and PID namespaces of its own (loopback only, nothing
 # of this machine changed or in the way: not even a `make run` serving
 # here), a copy of the checkout runs `make run &`, then every README block
 # that reads or feeds the daemon as printed: "Looking at the data", "Names
@@ -62,10 +63,11 @@ run() { # run NAME: the block as printed, its output kept for the checks
 	bash -e ".block-$1.sh" >"/out/$1.out" 2>"/out/$1.err" || { echo "block $1 failed:"; cat "/out/$1.out" "/out/$1.err"; exit 1; }
 }
 make run >/out/make-run.log 2>&1 &
+serving=$!
 # The build first (minutes on a loaded machine), then the responder; bounded.
 for i in $(seq 3000); do
 	snmpget -v2c -c public -t 0.2 -r 0 127.0.0.1:1161 1.3.6.1.4.1.32473.1.1.1.4.0 >/dev/null 2>&1 && break
-	kill -0 %1 2>/dev/null || break
+	kill -0 $serving 2>/dev/null || break
 	sleep 0.1
 done
 snmpget -v2c -c public -t 1 -r 0 127.0.0.1:1161 1.3.6.1.4.1.32473.1.1.1.4.0 >/dev/null || { echo "make run did not serve 127.0.0.1:1161:"; tail -30 /out/make-run.log; exit 1; }
@@ -73,7 +75,7 @@ run looking
 run names
 run rtimelan
 run arm
-kill %1; wait %1 || true
+kill $serving; wait $serving || true
 run dds
 EOF
 mkdir -p "$dir/out"
@@ -87,7 +89,7 @@ unshare --mount --propagation private --net --pid --fork bash -euc '
 	mount --bind -o ro "$3" "$1/gomod"
 	mount --bind "$5" "$1/gocache"
 	mkdir -p "$1/out" && mount --bind "$4" "$1/out"
-	exec chroot "$1" bash /first-day.sh' stock "$root" "$goroot" "$modcache" "$dir/out" "$gocache"
+	exec chroot "$1" env -i bash /first-day.sh' stock "$root" "$goroot" "$modcache" "$dir/out" "$gocache"
 
 # The checks on what the blocks printed.
 fail=0
