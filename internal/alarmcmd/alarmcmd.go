@@ -35,11 +35,11 @@ type Counts struct {
 	Run, Dropped, Killed, Failed uint64
 }
 
-// Runner runs alarms' commands.
+// Runner runs alarms' commands; Set changes its bounds while it runs.
 type Runner struct {
-	Max     int           // commands at once
-	Timeout time.Duration // killed past it
-	Cred    *syscall.Credential
+	Max     int                 // commands at once
+	Timeout time.Duration       // killed past it
+	Cred    *syscall.Credential // nil: the daemon's own user
 	Log     *foldlog.Log
 	// Start starts a command; StartExec unless a test sets its own.
 	Start func(argv, env []string, cred *syscall.Credential) (Proc, error)
@@ -48,6 +48,13 @@ type Runner struct {
 	running                      int
 	run, dropped, killed, failed atomic.Uint64
 	wg                           sync.WaitGroup
+}
+
+// Set changes the bounds and the user for the runs that start next.
+func (r *Runner) Set(max int, timeout time.Duration, cred *syscall.Credential) {
+	r.mu.Lock()
+	r.Max, r.Timeout, r.Cred = max, timeout, cred
+	r.mu.Unlock()
 }
 
 // Counts returns the totals.
@@ -66,6 +73,7 @@ func (r *Runner) Run(name string, argv, env []string) {
 		return
 	}
 	r.running++
+	timeout, cred := r.Timeout, r.Cred
 	r.mu.Unlock()
 	r.wg.Add(1)
 	go func() {
@@ -75,17 +83,17 @@ func (r *Runner) Run(name string, argv, env []string) {
 			r.running--
 			r.mu.Unlock()
 		}()
-		r.exec(name, argv, env)
+		r.exec(name, argv, env, timeout, cred)
 	}()
 }
 
-func (r *Runner) exec(name string, argv, env []string) {
+func (r *Runner) exec(name string, argv, env []string, timeout time.Duration, cred *syscall.Credential) {
 	src := foldlog.Source{Attrs: []any{"alarm", name, "command", argv[0]}}
 	start := r.Start
 	if start == nil {
 		start = StartExec
 	}
-	p, err := start(argv, env, r.Cred)
+	p, err := start(argv, env, cred)
 	if err != nil {
 		r.failed.Add(1)
 		r.Log.Note(src, "alarm command not started", foldlog.Kind(err), "err", err)
@@ -93,14 +101,14 @@ func (r *Runner) exec(name string, argv, env []string) {
 	}
 	r.run.Add(1)
 	var timedOut atomic.Bool
-	t := time.AfterFunc(r.Timeout, func() { timedOut.Store(true); p.Kill() })
+	t := time.AfterFunc(timeout, func() { timedOut.Store(true); p.Kill() })
 	err = p.Wait()
 	t.Stop()
 	out := foldlog.Text(strings.TrimRight(p.Output(), "\n"))
 	switch {
 	case timedOut.Load():
 		r.killed.Add(1)
-		r.Log.Note(src, "alarm command killed", fmt.Sprintf("ran past %v", r.Timeout), "output", out)
+		r.Log.Note(src, "alarm command killed", fmt.Sprintf("ran past %v", timeout), "output", out)
 	case err != nil:
 		r.failed.Add(1)
 		r.Log.Note(src, "alarm command failed", err.Error(), "output", out)

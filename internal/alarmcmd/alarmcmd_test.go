@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"log/slog"
 	"strings"
+	"sync"
+	"sync/atomic"
 	"syscall"
 	"testing"
 	"testing/synctest"
@@ -15,25 +17,28 @@ import (
 // fake is a command that runs until released or killed.
 type fake struct {
 	done   chan struct{}
-	killed bool
+	killed atomic.Bool
 }
 
 func (f *fake) Wait() error {
 	<-f.done
-	if f.killed {
+	if f.killed.Load() {
 		return syscall.Errno(syscall.EINTR)
 	}
 	return nil
 }
-func (f *fake) Kill()          { f.killed = true; close(f.done) }
+func (f *fake) Kill()          { f.killed.Store(true); close(f.done) }
 func (f *fake) Output() string { return "" }
 
 func testRunner(max int, timeout time.Duration, logs *bytes.Buffer) (*Runner, *[]*fake) {
 	var started []*fake
+	var mu sync.Mutex
 	r := &Runner{Max: max, Timeout: timeout, Log: foldlog.New(slog.New(slog.NewTextHandler(logs, nil)), slog.LevelWarn)}
 	r.Start = func(argv, env []string, cred *syscall.Credential) (Proc, error) {
 		f := &fake{done: make(chan struct{})}
+		mu.Lock()
 		started = append(started, f)
+		mu.Unlock()
 		return f, nil
 	}
 	return r, &started
@@ -81,13 +86,13 @@ func TestRunnerKillsAtTimeout(t *testing.T) {
 		close((*started)[1].done)
 		time.Sleep(4*time.Second + 999*time.Millisecond)
 		synctest.Wait()
-		if (*started)[0].killed {
+		if (*started)[0].killed.Load() {
 			t.Fatal("killed before the timeout")
 		}
 		time.Sleep(time.Millisecond)
 		synctest.Wait()
-		if !(*started)[0].killed || (*started)[1].killed {
-			t.Fatalf("at the timeout: slow killed %v (want true), quick killed %v (want false)", (*started)[0].killed, (*started)[1].killed)
+		if !(*started)[0].killed.Load() || (*started)[1].killed.Load() {
+			t.Fatalf("at the timeout: slow killed %v (want true), quick killed %v (want false)", (*started)[0].killed.Load(), (*started)[1].killed.Load())
 		}
 		r.Wait()
 		if c := r.Counts(); c.Killed != 1 || c.Run != 2 {
