@@ -39,7 +39,7 @@ func TestCommandRunsAsUserWithEnv(t *testing.T) {
 	testutil.RequireRoot(t)
 	path, dir := script(t, `id -u > "$1"; id -g >> "$1"; env >> "$1"; echo done`)
 	out := filepath.Join(dir, "out")
-	t.Setenv("SUBAGENT_SECRET", "daemon's")
+	t.Setenv("DAEMON_ONLY_SECRET", "daemon's")
 	var logs bytes.Buffer
 	r := &Runner{Max: 1, Timeout: 30 * time.Second, Cred: nobody, Log: foldlog.New(slog.New(slog.NewTextHandler(&logs, nil)), slog.LevelInfo)}
 	env := Env("memlow", "hd0; rm -rf /", "firing", "9.5", 2, "Mem/Real/%free < 10", time.Unix(1800000000, 0))
@@ -59,7 +59,7 @@ func TestCommandRunsAsUserWithEnv(t *testing.T) {
 			t.Errorf("environment lacks %q:\n%s", want, b)
 		}
 	}
-	if strings.Contains(string(b), "SUBAGENT_SECRET") {
+	if strings.Contains(string(b), "DAEMON_ONLY_SECRET") {
 		t.Errorf("the daemon's environment reached the command:\n%s", b)
 	}
 	if c := r.Counts(); c.Run != 1 || c.Failed != 0 {
