@@ -191,7 +191,8 @@ func (x *expressions) apply(c *config.Config) error {
 // run evaluates at once (which reads the counters for the next rates)
 // and then at every interval until ctx is done.
 func (x *expressions) run(ctx context.Context, h *spmi.Hierarchy) error {
-	select { // the alarms' notifications need the hotsets' sender
+	defer x.runner.Stop() // no alarm command outlives the daemon
+	select {              // the alarms' notifications need the hotsets' sender
 	case <-ctx.Done():
 		return nil
 	case <-x.hot.ready:

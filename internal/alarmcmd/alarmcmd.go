@@ -46,6 +46,8 @@ type Runner struct {
 
 	mu                           sync.Mutex
 	running                      int
+	procs                        map[Proc]struct{} // started, not yet ended
+	stopped                      bool
 	run, dropped, killed, failed atomic.Uint64
 	wg                           sync.WaitGroup
 }
@@ -66,6 +68,10 @@ func (r *Runner) Counts() Counts {
 // and counted); it returns at once.
 func (r *Runner) Run(name string, argv, env []string) {
 	r.mu.Lock()
+	if r.stopped {
+		r.mu.Unlock()
+		return
+	}
 	if r.running >= r.Max {
 		r.mu.Unlock()
 		r.dropped.Add(1)
@@ -100,6 +106,21 @@ func (r *Runner) exec(name string, argv, env []string, timeout time.Duration, cr
 		return
 	}
 	r.run.Add(1)
+	r.mu.Lock()
+	if r.stopped {
+		p.Kill()
+	} else {
+		if r.procs == nil {
+			r.procs = map[Proc]struct{}{}
+		}
+		r.procs[p] = struct{}{}
+	}
+	r.mu.Unlock()
+	defer func() {
+		r.mu.Lock()
+		delete(r.procs, p)
+		r.mu.Unlock()
+	}()
 	var timedOut atomic.Bool
 	t := time.AfterFunc(timeout, func() { timedOut.Store(true); p.Kill() })
 	err = p.Wait()
@@ -119,6 +140,18 @@ func (r *Runner) exec(name string, argv, env []string, timeout time.Duration, cr
 
 // Wait waits for the commands running to end (tests, shutdown).
 func (r *Runner) Wait() { r.wg.Wait() }
+
+// Stop kills the commands running and runs no more: a daemon that stops
+// leaves no command behind to outlive its timeout.
+func (r *Runner) Stop() {
+	r.mu.Lock()
+	r.stopped = true
+	for p := range r.procs {
+		p.Kill()
+	}
+	r.mu.Unlock()
+	r.wg.Wait()
+}
 
 // StartExec starts argv in a process group of its own as cred (nil: the
 // daemon's user), with env only, in /, its output kept up to MaxOutput.
@@ -146,7 +179,7 @@ type proc struct {
 }
 
 func (p *proc) Wait() error    { return p.c.Wait() }
-func (p *proc) Kill()          { _ = syscall.Kill(-p.c.Process.Pid, syscall.SIGKILL) }
+func (p *proc) Kill()          { _ = syscall.Kill(-p.c.Process.Pid, syscall.SIGKILL) } // again: harmless
 func (p *proc) Output() string { return p.out.String() }
 
 // bounded keeps the first MaxOutput bytes written and discards the rest.

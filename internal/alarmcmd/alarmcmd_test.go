@@ -18,6 +18,7 @@ import (
 type fake struct {
 	done   chan struct{}
 	killed atomic.Bool
+	once   sync.Once
 }
 
 func (f *fake) Wait() error {
@@ -27,7 +28,7 @@ func (f *fake) Wait() error {
 	}
 	return nil
 }
-func (f *fake) Kill()          { f.killed.Store(true); close(f.done) }
+func (f *fake) Kill()          { f.once.Do(func() { f.killed.Store(true); close(f.done) }) }
 func (f *fake) Output() string { return "" }
 
 func testRunner(max int, timeout time.Duration, logs *bytes.Buffer) (*Runner, *[]*fake) {
@@ -113,4 +114,26 @@ func TestBoundedOutput(t *testing.T) {
 	if n := len(b.String()); n != MaxOutput {
 		t.Errorf("kept %d bytes of 1000, want %d", n, MaxOutput)
 	}
+}
+
+// Stop kills the commands running at once, not at their timeout, and
+// later runs start nothing.
+func TestRunnerStopKills(t *testing.T) {
+	synctest.Test(t, func(t *testing.T) {
+		var logs bytes.Buffer
+		r, started := testRunner(4, time.Hour, &logs)
+		r.Run("a", []string{"/bin/sleep"}, nil)
+		r.Run("b", []string{"/bin/sleep"}, nil)
+		synctest.Wait()
+		start := time.Now()
+		r.Stop()
+		if d := time.Since(start); d != 0 || !(*started)[0].killed.Load() || !(*started)[1].killed.Load() {
+			t.Fatalf("Stop took %v (fake time), killed %v %v", d, (*started)[0].killed.Load(), (*started)[1].killed.Load())
+		}
+		r.Run("c", []string{"/bin/true"}, nil)
+		synctest.Wait()
+		if len(*started) != 2 {
+			t.Errorf("a run after Stop started")
+		}
+	})
 }
