@@ -12,6 +12,7 @@ import (
 	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/expr"
 	"github.com/perfagent/subagent/hotset"
+	"github.com/perfagent/subagent/internal/alarmcmd"
 	"github.com/perfagent/subagent/mib/schema"
 	"github.com/perfagent/subagent/spmi"
 	"github.com/perfagent/subagent/traps"
@@ -29,6 +30,8 @@ type expressions struct {
 	errs     map[string]string // last error logged by name; only run's goroutine uses it
 	defs     exprDefs
 	maxRows  [2]atomic.Int64 // expressions.max_snmp_derived, max_snmp_alarms: for the control socket
+	runner   *alarmcmd.Runner
+	cmds     atomic.Pointer[alarmCommands]
 }
 
 // derivedDef parses and checks one derived statistic, from the
@@ -104,6 +107,9 @@ func checkExpressions(c *config.Config) error {
 	if err != nil {
 		return err
 	}
+	if _, err := commandCred(c, slog.New(slog.DiscardHandler)); err != nil {
+		return err
+	}
 	return derive.Check(ds, as)
 }
 
@@ -117,6 +123,13 @@ func (d *Daemon) initExpressions() error {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	x := &expressions{hot: d.hot, log: d.log.With("part", "expressions"), wake: make(chan struct{}, 1)}
+	runner, err := newCommandRunner(d.cfg, x.log)
+	if err != nil {
+		return fmt.Errorf("configuration: %w", err)
+	}
+	x.runner = runner
+	cmds := commandsOf(d.cfg)
+	x.cmds.Store(&cmds)
 	x.defs.confD, x.defs.confA = d.cfg.Derived, d.cfg.Alarms
 	x.defs.snmpD = loadCreated(d.num, DerivedRecords, x.log, func(name string, c *config.DerivedConf) error {
 		c.Name = name
@@ -138,6 +151,10 @@ func (d *Daemon) initExpressions() error {
 		return fmt.Errorf("configuration: %w", err)
 	}
 	x.eng = eng
+	eng.Commands = func() [4]uint64 {
+		c := x.runner.Counts()
+		return [4]uint64{c.Run, c.Dropped, c.Killed, c.Failed}
+	}
 	x.interval.Store(int64(d.cfg.Expressions.Interval))
 	x.applyMaxRows(d.cfg) // the tables come later, with the same limits
 	d.expr = x
@@ -159,6 +176,9 @@ func (x *expressions) apply(c *config.Config) error {
 	if err != nil {
 		return fmt.Errorf("derived statistics and alarms not reloaded, the %d configured before stay: %w", kept, err)
 	}
+	if err := x.applyCommands(c); err != nil {
+		return err
+	}
 	x.interval.Store(int64(c.Expressions.Interval))
 	select {
 	case x.wake <- struct{}{}:
@@ -171,7 +191,8 @@ func (x *expressions) apply(c *config.Config) error {
 // run evaluates at once (which reads the counters for the next rates)
 // and then at every interval until ctx is done.
 func (x *expressions) run(ctx context.Context, h *spmi.Hierarchy) error {
-	select { // the alarms' notifications need the hotsets' sender
+	defer x.runner.Stop() // no alarm command outlives the daemon
+	select {              // the alarms' notifications need the hotsets' sender
 	case <-ctx.Done():
 		return nil
 	case <-x.hot.ready:
@@ -203,6 +224,7 @@ func (x *expressions) evaluate(h *spmi.Hierarchy) {
 			"value", derive.FormatValue(tr.Value))
 	}
 	for _, ev := range evs {
+		x.runCommand(ev)
 		if ev.Cleared && !ev.Alarm.Cleared {
 			continue
 		}

@@ -82,6 +82,11 @@ type alarmState struct {
 // Engine evaluates the derived statistics and alarms. It is safe for
 // concurrent use: the provider reads results while evaluation writes.
 type Engine struct {
+	// Commands are the totals of the alarms' commands (run, dropped,
+	// killed, failed) served in Agent/expr; set before the engine is
+	// served (nil: 0).
+	Commands func() [4]uint64
+
 	mu      sync.Mutex
 	derived []*derivedState
 	alarms  []*alarmState

@@ -34,6 +34,10 @@ var (
 	exprTotals = []spmiwire.StatDesc{
 		{Name: "evals", Descr: "Evaluations of all the expressions", ASN: 1, Max: 1, Val: ddswire.SiCounter},
 		{Name: "evalms", Descr: "Last evaluation of all the expressions", ASN: 2, Max: 100, Val: ddswire.SiQuantity, Data: spmiwire.SiFloat, Scale: 3, Units: "milliseconds"},
+		{Name: "cmdruns", Descr: "Alarm commands started", ASN: 3, Max: 1, Val: ddswire.SiCounter},
+		{Name: "cmddropped", Descr: "Alarm commands not run: expressions.command_max were running", ASN: 4, Max: 1, Val: ddswire.SiCounter},
+		{Name: "cmdkilled", Descr: "Alarm commands killed at expressions.command_timeout", ASN: 5, Max: 1, Val: ddswire.SiCounter},
+		{Name: "cmdfailed", Descr: "Alarm commands that did not start or exited non-zero", ASN: 6, Max: 1, Val: ddswire.SiCounter},
 	}
 	exprStats = []spmiwire.StatDesc{
 		{Name: "kind", Descr: "derived or alarm", ASN: 1, Val: ddswire.SiQuantity, Data: spmiwire.SiText},
@@ -211,7 +215,12 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 	}
 	e.mu.Lock()
 	defer e.mu.Unlock()
-	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(e.evals), spmiwire.Float(float64(e.took) / float64(time.Millisecond))}); err != nil {
+	var cmds [4]uint64
+	if e.Commands != nil {
+		cmds = e.Commands()
+	}
+	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(e.evals), spmiwire.Float(float64(e.took) / float64(time.Millisecond)),
+		spmiwire.Uint(cmds[0]), spmiwire.Uint(cmds[1]), spmiwire.Uint(cmds[2]), spmiwire.Uint(cmds[3])}); err != nil {
 		return err
 	}
 	add := func(name, kind string, x *expr.Expr, s Stat) error {
