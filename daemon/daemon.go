@@ -108,6 +108,7 @@ type Daemon struct {
 	agent *agentProvider
 	hot   *hotsets
 	expr  *expressions // derived statistics and alarms (derive.go)
+	slod  *sloDefs     // the objectives: configured and created (slowrite.go)
 	rtl   *rtimeLAN
 	// engine is the agent's one SNMPv3 engine (snmpv3.go).
 	engine *engineState
