@@ -335,7 +335,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	srv := &control.Server{H: d.h, Log: d.log, Version: Version, Access: controlAccess(d.cfg.Control), Exprs: exprStore{d}}
+	srv := &control.Server{H: d.h, Log: d.log, Version: Version, Access: controlAccess(d.cfg.Control), Exprs: exprStore{d}, SLOs: sloStore{d}}
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
 	start("refresh", func(ctx context.Context) error { d.h.Run(ctx, d.cfg.Refresh.Interval); return nil })
 	start("hotsets", func(ctx context.Context) error { return d.hot.run(ctx, d.h) })
