@@ -18,16 +18,8 @@ type sloStore struct{ d *Daemon }
 const fromControlSLO = "objective" // the request's field
 
 func (s sloStore) List() []spmiwire.ObjectiveDef {
-	x := s.d.slod
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	var out []spmiwire.ObjectiveDef
-	for _, c := range x.conf {
-		out = append(out, objectiveDef(c, settable.ReadOnly))
-	}
-	for _, c := range x.allLocked()[len(x.conf):] {
-		out = append(out, objectiveDef(c, x.snmp[c.Name].storage))
-	}
+	s.d.slod.each(func(c config.ObjectiveConf, storage int) { out = append(out, objectiveDef(c, storage)) })
 	return out
 }
 

@@ -48,6 +48,19 @@ func (x *sloDefs) allLocked() []config.ObjectiveConf {
 	return out
 }
 
+// each calls f with every objective measured and its StorageType.
+func (x *sloDefs) each(f func(c config.ObjectiveConf, storage int)) {
+	x.mu.Lock()
+	defer x.mu.Unlock()
+	for i, c := range x.allLocked() {
+		storage := settable.ReadOnly
+		if i >= len(x.conf) {
+			storage = x.snmp[c.Name].storage
+		}
+		f(c, storage)
+	}
+}
+
 // reconfigure takes the configuration's objectives and row limit.
 func (x *sloDefs) reconfigure(c *config.Config, log interface{ Warn(string, ...any) }) {
 	x.mu.Lock()
@@ -133,18 +146,8 @@ func rowSLO(r *settable.Row) config.ObjectiveConf {
 type sloRows struct{ d *Daemon }
 
 func (s sloRows) Rows() []settable.Row {
-	x := s.d.slod
-	x.mu.Lock()
-	defer x.mu.Unlock()
 	var out []settable.Row
-	for _, c := range x.conf {
-		out = append(out, sloRow(c, settable.ReadOnly))
-	}
-	for _, c := range x.snmp {
-		if !x.configuredLocked(c.conf.Name) {
-			out = append(out, sloRow(c.conf, c.storage))
-		}
-	}
+	s.d.slod.each(func(c config.ObjectiveConf, storage int) { out = append(out, sloRow(c, storage)) })
 	return out
 }
 

@@ -7,16 +7,6 @@ import (
 	"time"
 )
 
-const sloControlYAML = `slo:
-  max_snmp_objectives: 1
-objectives:
-  - name: conf
-    application: shop
-    transaction: "*"
-    target: 0.99
-    window: 1h
-`
-
 // subagent slo create, list and delete through the control socket: an
 // objective created there is served as SLO/<name> and is a nonVolatile
 // row of sloDefTable through snmpd; the configuration file's checks,
@@ -25,7 +15,7 @@ objectives:
 func TestSLOCreateListDeleteThroughControlSocket(t *testing.T) {
 	s := writableSnmpd(t, "")
 	e := newEnv(t)
-	startConfigured(t, e, s, sloControlYAML)
+	startConfigured(t, e, s, strings.Replace(sloSetYAML, "max_snmp_objectives: 2", "max_snmp_objectives: 1", 1))
 	sloRun := func(args ...string) (string, string, int) {
 		return e.run(append(append([]string{"slo"}, args...), e.args()...)...)
 	}
