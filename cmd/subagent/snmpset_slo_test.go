@@ -4,6 +4,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/perfagent/subagent/client/arm"
 )
 
 // sloDefTable (base.110.5).
@@ -48,7 +50,8 @@ func waitSLO(t *testing.T, e *env, path, want string) {
 }
 
 // A manager creates objectives with snmpset through snmpd as an SNMPv3
-// authPriv user: SLO/<name> serves its settings at once. Invalid rows (a
+// authPriv user: SLO/<name> serves its settings at once and counts the
+// ARM transactions of this process. Invalid rows (a
 // target or window out of range, a window not whole minutes, a bad
 // pattern, the configuration's name, one beyond slo.max_snmp_objectives)
 // are refused with the right error and change nothing; the nonVolatile
@@ -67,6 +70,16 @@ func TestSNMPSetObjectiveRows(t *testing.T) {
 		if got, ok := rtlGet(e, path); !ok || !strings.HasPrefix(got, want) {
 			t.Errorf("%s: %q, want %s", path, got, want)
 		}
+	}
+	// Measured from its creation: 5 good and 2 failed checkouts.
+	tr := armAgent(t, e).App("shop", "").Transaction("checkout", "")
+	for i := range 7 {
+		h := tr.Start()
+		h.Stop(map[bool]arm.Status{true: arm.Good, false: arm.Failed}[i < 5])
+	}
+	waitSLO(t, e, "SLO/checkout/total", "7")
+	if got, ok := rtlGet(e, "SLO/checkout/good"); !ok || got != "5" {
+		t.Errorf("SLO/checkout/good: %q, want 5", got)
 	}
 	if st := rowStatus(t, s, defCol(sloDefEntry, 8, "conf")); st != "1" {
 		t.Errorf("the configured objective's RowStatus %s, want active", st)
@@ -117,6 +130,7 @@ func TestSNMPSetObjectiveRows(t *testing.T) {
 		t.Errorf("checkout after a restart: %v %v", vs, err)
 	}
 	waitSLO(t, e, "SLO/checkout/window", "86400")
+	waitSLO(t, e, "SLO/checkout/total", "7") // the counts were saved and restored
 
 	if out, err := snmpset(s, writerOpts, defCol(sloDefEntry, 8, "checkout"), "i", "6"); err != nil {
 		t.Fatalf("destroy: %v\n%s", err, out)
