@@ -1,7 +1,9 @@
 package main
 
 import (
+	"os"
 	"strings"
+	"syscall"
 	"testing"
 	"time"
 
@@ -51,7 +53,7 @@ func waitSLO(t *testing.T, e *env, path, want string) {
 
 // A manager creates objectives with snmpset through snmpd as an SNMPv3
 // authPriv user: SLO/<name> serves its settings at once and counts the
-// ARM transactions of this process. Invalid rows (a
+// ARM transactions of this process, across a SIGHUP. Invalid rows (a
 // target or window out of range, a window not whole minutes, a bad
 // pattern, the configuration's name, one beyond slo.max_snmp_objectives)
 // are refused with the right error and change nothing; the nonVolatile
@@ -80,6 +82,18 @@ func TestSNMPSetObjectiveRows(t *testing.T) {
 	waitSLO(t, e, "SLO/checkout/total", "7")
 	if got, ok := rtlGet(e, "SLO/checkout/good"); !ok || got != "5" {
 		t.Errorf("SLO/checkout/good: %q, want 5", got)
+	}
+	// SIGHUP with one more configured objective keeps the created one and
+	// its counts.
+	if err := os.WriteFile(file, []byte(sloSetYAML+"  - {name: reloaded, application: shop, transaction: x, target: 0.9, window: 2h}\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	if err := e.daemon.Process.Signal(syscall.SIGHUP); err != nil {
+		t.Fatal(err)
+	}
+	waitSLO(t, e, "SLO/reloaded/window", "7200")
+	if got, ok := rtlGet(e, "SLO/checkout/total"); !ok || got != "7" {
+		t.Errorf("SLO/checkout/total after SIGHUP: %q, want 7", got)
 	}
 	if st := rowStatus(t, s, defCol(sloDefEntry, 8, "conf")); st != "1" {
 		t.Errorf("the configured objective's RowStatus %s, want active", st)
