@@ -37,11 +37,13 @@ func (x *sloDefs) configuredLocked(name string) bool {
 	return slices.ContainsFunc(x.conf, func(c config.ObjectiveConf) bool { return c.Name == name })
 }
 
-// allLocked is every objective measured, the configured ones first.
+// allLocked is every objective measured, the configured ones first: at
+// most slo.MaxObjectives (what the state file holds), so that created
+// ones beyond, after a reload added configured ones, are left out.
 func (x *sloDefs) allLocked() []config.ObjectiveConf {
 	out := slices.Clone(x.conf)
 	for _, name := range slices.Sorted(maps.Keys(x.snmp)) {
-		if !x.configuredLocked(name) {
+		if len(out) < slo.MaxObjectives && !x.configuredLocked(name) {
 			out = append(out, x.snmp[name].conf)
 		}
 	}
@@ -122,6 +124,9 @@ func (d *Daemon) checkObjective(from string, c config.ObjectiveConf, storage int
 	defer d.slod.mu.Unlock()
 	if d.slod.configuredLocked(c.Name) {
 		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has an objective of this name", from, c.Name)
+	}
+	if _, has := d.slod.snmp[c.Name]; !has && len(d.slod.allLocked()) >= slo.MaxObjectives {
+		return fmt.Errorf("%w: %s %q: %d objectives measured, the most the daemon keeps", settable.ErrFull, from, c.Name, slo.MaxObjectives)
 	}
 	return nil
 }
