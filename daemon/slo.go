@@ -59,8 +59,7 @@ func (d *Daemon) startObjectives(reg *rtimearm.Registry) *objectives {
 	d.slod.apply = func(objs []slo.Objective) { reg.SetObjectives(o.set, func() { o.set.Reconfigure(objs) }) }
 	d.slod.mu.Unlock()
 	d.h.Add(slo.Provider{S: o.set})
-	d.addReloader(Reloader{Name: "objectives", Apply: func(c *config.Config) error {
-		d.slod.reconfigure(c, d.log)
+	d.addReloader(Reloader{Name: "slo_alarms", Apply: func(c *config.Config) error {
 		o.set.SetRules(sloRules(c.SLO))
 		o.interval.Store(int64(c.SLO.Interval))
 		return nil

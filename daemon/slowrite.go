@@ -182,5 +182,8 @@ func (d *Daemon) sloTable(base asn1tree.OID) *settable.Table {
 		},
 		Src: sloRows{d}, MaxRows: d.cfg.SLO.MaxSNMPObjectives, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 	d.slod = x
+	// Here, not with the measuring: the rows and their limit exist whether
+	// ARM is served or not.
+	d.addReloader(Reloader{Name: "objectives", Apply: func(c *config.Config) error { x.reconfigure(c, d.log); return nil }})
 	return x.table
 }
