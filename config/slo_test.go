@@ -32,10 +32,30 @@ func TestObjectiveErrorsNameTheKey(t *testing.T) {
 		"slo:\n  page:\n    factor: 0.5\n":                      "slo.page.factor: 0.5 is not from 1 to 1000",
 		"slo:\n  page:\n    long: 90s\n":                        "slo.page.long: 1m30s is not whole minutes from 1m to 72h",
 		"slo:\n  ticket:\n    short: 7h\n":                      "slo.ticket.short: 7h0m0s is not shorter than slo.ticket.long (6h0m0s)",
+		"slo:\n  max_snmp_objectives: 1025\n":                   "slo.max_snmp_objectives: 1025 is not from 0 to 1024",
 	} {
 		_, err := load(t, yaml)
 		if err == nil || !strings.Contains(err.Error(), want) {
 			t.Errorf("%q:\n got %v\nwant %q", yaml, err, want)
+		}
+	}
+}
+
+// CheckObjective, for objectives created over SNMP and the control
+// socket, refuses what the file's checks refuse, named by from.
+func TestCheckObjective(t *testing.T) {
+	ok := ObjectiveConf{Name: "checkout", Application: "Shop*", Transaction: "Checkout", Target: 0.999, Window: 720 * time.Hour}
+	if err := CheckObjective("def", ok); err != nil {
+		t.Fatalf("a valid objective: %v", err)
+	}
+	for want, o := range map[string]ObjectiveConf{
+		"def.name: \"a b\" is not a name":          {Name: "a b", Application: "x", Transaction: "x", Target: 0.9, Window: time.Hour},
+		"def.window: 1h0m30s is not whole minutes": {Name: "w", Application: "x", Transaction: "x", Target: 0.9, Window: time.Hour + 30*time.Second},
+		"def.target: 0.4 is not a ratio":           {Name: "t", Application: "x", Transaction: "x", Target: 0.4, Window: time.Hour},
+		"def.transaction: \"x[\" is not a pattern": {Name: "p", Application: "x", Transaction: "x[", Target: 0.9, Window: time.Hour},
+	} {
+		if err := CheckObjective("def", o); err == nil || !strings.Contains(err.Error(), want) {
+			t.Errorf("%+v: got %v, want %q", o, err, want)
 		}
 	}
 }

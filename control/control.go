@@ -19,5 +19,5 @@ func asSpmiError(err error) *spmierr.Error {
 }
 
 var errBadOp = func(op string) error {
-	return spmierr.Errorf(spmierr.SiBadArgument, "unknown control operation %q (peek, get, status, create, delete, expr.list, expr.create, expr.delete, hotset.create, hotset.add, hotset.del, hotset.get, hotset.free, statset.create, statset.add, statset.get, statset.free)", op)
+	return spmierr.Errorf(spmierr.SiBadArgument, "unknown control operation %q (peek, get, status, create, delete, expr.list, expr.create, expr.delete, slo.list, slo.create, slo.delete, hotset.create, hotset.add, hotset.del, hotset.get, hotset.free, statset.create, statset.add, statset.get, statset.free)", op)
 }

@@ -77,6 +77,8 @@ type Server struct {
 	Access  Access
 	// Exprs holds the derived statistics and alarms (nil: none served).
 	Exprs ExprStore
+	// SLOs holds the service level objectives (nil: none served).
+	SLOs SLOStore
 	// Idle bounds how long a connection may stay silent.
 	Idle time.Duration
 
@@ -182,6 +184,9 @@ func (s *Server) answer(req *spmiwire.Request, who caller, ses *session) spmiwir
 	}
 	if strings.HasPrefix(req.Op, "expr.") {
 		return s.exprOp(req, who)
+	}
+	if strings.HasPrefix(req.Op, "slo.") {
+		return s.sloOp(req, who)
 	}
 	if strings.HasPrefix(req.Op, "statset.") {
 		return s.statsetOp(ses, req, who)

@@ -108,6 +108,7 @@ type Daemon struct {
 	agent *agentProvider
 	hot   *hotsets
 	expr  *expressions // derived statistics and alarms (derive.go)
+	slod  *sloDefs     // the objectives: configured and created (slowrite.go)
 	rtl   *rtimeLAN
 	// engine is the agent's one SNMPv3 engine (snmpv3.go).
 	engine *engineState
@@ -334,7 +335,7 @@ func (d *Daemon) Run(ctx context.Context) (err error) {
 			}
 		}()
 	}
-	srv := &control.Server{H: d.h, Log: d.log, Version: Version, Access: controlAccess(d.cfg.Control), Exprs: exprStore{d}}
+	srv := &control.Server{H: d.h, Log: d.log, Version: Version, Access: controlAccess(d.cfg.Control), Exprs: exprStore{d}, SLOs: sloStore{d}}
 	start("control socket", func(ctx context.Context) error { return srv.Serve(ctx, ln) })
 	start("refresh", func(ctx context.Context) error { d.h.Run(ctx, d.cfg.Refresh.Interval); return nil })
 	start("hotsets", func(ctx context.Context) error { return d.hot.run(ctx, d.h) })

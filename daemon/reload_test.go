@@ -149,7 +149,7 @@ func TestReloadNamesKeysNeedingRestart(t *testing.T) {
 		t.Errorf("want one WARN naming listen and agentx_session.priority:\n%s", logs)
 	}
 	if got := linesWith(logs.String(), `msg=reloaded`); len(got) != 1 || !strings.Contains(got[0], "changed=snmp.community unused=arm.weight") ||
-		!strings.Contains(got[0], "parts=rtime_lan,hotsets,expressions,responder") {
+		!strings.Contains(got[0], "parts=rtime_lan,hotsets,expressions,objectives,responder") {
 		t.Errorf("want the INFO naming the parts and the applied key:\n%s", logs)
 	}
 

@@ -42,7 +42,8 @@ func sloObjectives(c []config.ObjectiveConf) []slo.Objective {
 // adds SLO to the tree. A state file that does not decode is moved aside
 // (<file>.corrupt), logged, and the counts start afresh.
 func (d *Daemon) startObjectives(reg *rtimearm.Registry) *objectives {
-	o := &objectives{set: slo.NewSet(sloObjectives(d.cfg.Objectives)), file: filepath.Join(d.cfg.StateDir, slo.StateFile), d: d}
+	d.slod.mu.Lock()
+	o := &objectives{set: slo.NewSet(sloObjectives(d.slod.allLocked())), file: filepath.Join(d.cfg.StateDir, slo.StateFile), d: d}
 	n, err := o.set.Load(o.file)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
@@ -55,9 +56,10 @@ func (d *Daemon) startObjectives(reg *rtimearm.Registry) *objectives {
 	o.set.SetRules(sloRules(d.cfg.SLO))
 	o.interval.Store(int64(d.cfg.SLO.Interval))
 	reg.SetObjectives(o.set, nil)
+	d.slod.apply = func(objs []slo.Objective) { reg.SetObjectives(o.set, func() { o.set.Reconfigure(objs) }) }
+	d.slod.mu.Unlock()
 	d.h.Add(slo.Provider{S: o.set})
-	d.addReloader(Reloader{Name: "objectives", Apply: func(c *config.Config) error {
-		reg.SetObjectives(o.set, func() { o.set.Reconfigure(sloObjectives(c.Objectives)) })
+	d.addReloader(Reloader{Name: "slo_alarms", Apply: func(c *config.Config) error {
 		o.set.SetRules(sloRules(c.SLO))
 		o.interval.Store(int64(c.SLO.Interval))
 		return nil

@@ -357,7 +357,7 @@ func (d *Daemon) initWritable() {
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt.Columns), Added: tableCols(lt.Added),
 		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30, // rtime_lan.max_hosts bounds them
 		MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
-	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), append([]*settable.Table{hot, hosts}, d.exprTables(base)...)...)
+	d.writer = settable.NewWriter(d.log.With("part", "snmpset"), append(append([]*settable.Table{hot, hosts}, d.exprTables(base)...), d.sloTable(base))...)
 }
 
 // checkHostIndex takes a host written as rTimeLANHostTable names it: the

@@ -103,7 +103,7 @@ func (m *model) writableConformance(add addFunc, conf, comps string, base asn1tr
 	var b strings.Builder
 	fmt.Fprintf(&b, "%s MODULE-COMPLIANCE\n%sSTATUS      current\n%sDESCRIPTION\n%s\n%sMODULE      -- this module\n",
 		name, ind, ind, quoted(ind+ind, "An agent that lets managers create, change and destroy hotsets, "+
-			"RTime/LAN hosts, derived statistics and alarms with SET, through an AgentX master whose access control decides who "+
+			"RTime/LAN hosts, derived statistics, alarms and service level objectives with SET, through an AgentX master whose access control decides who "+
 			"may write. It meets "+m.prefix+"AgentXCompliance too."), ind)
 	fmt.Fprintf(&b, "%sMANDATORY-GROUPS { %s }\n", ind+ind, schema.HotsetDefTable.Group)
 	fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, schema.RTimeLANHostTable.Group, ind+ind,
@@ -112,6 +112,8 @@ func (m *model) writableConformance(add addFunc, conf, comps string, base asn1tr
 		fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, t.Group, ind+ind,
 			quoted(ind+ind+ind, "Required of agents that evaluate expressions (the Derived and Alarm contexts)."))
 	}
+	fmt.Fprintf(&b, "%sGROUP       %s\n%sDESCRIPTION\n%s\n", ind+ind, schema.SLODefTable.Group, ind+ind,
+		quoted(ind+ind+ind, "Required of agents that serve service level objectives of ARM transactions (the SLO context)."))
 	for _, t := range schema.WritableTables() {
 		fmt.Fprintf(&b, "%sOBJECT      %s\n%sWRITE-SYNTAX INTEGER { volatile(2), nonVolatile(3) }\n%sDESCRIPTION\n%s\n",
 			ind+ind, t.StorageType, ind+ind, ind+ind, quoted(ind+ind+ind, "Rows created over SNMP are volatile or nonVolatile."))

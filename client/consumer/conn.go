@@ -163,6 +163,28 @@ func (c *Client) ExprDelete(ctx context.Context, kind, name string) error {
 	return err
 }
 
+// SLOList lists the daemon's service level objectives.
+func (c *Client) SLOList(ctx context.Context) ([]spmiwire.ObjectiveDef, error) {
+	r, err := c.call(ctx, spmiwire.Request{Op: "slo.list"})
+	if err != nil {
+		return nil, err
+	}
+	return r.Objectives, nil
+}
+
+// SLOCreate creates or replaces an objective, kept across restarts
+// (admins only).
+func (c *Client) SLOCreate(ctx context.Context, o spmiwire.ObjectiveDef) error {
+	_, err := c.call(ctx, spmiwire.Request{Op: "slo.create", Objective: &o})
+	return err
+}
+
+// SLODelete deletes one created with SLOCreate or over SNMP (admins only).
+func (c *Client) SLODelete(ctx context.Context, name string) error {
+	_, err := c.call(ctx, spmiwire.Request{Op: "slo.delete", Objective: &spmiwire.ObjectiveDef{Name: name}})
+	return err
+}
+
 // Status describes the daemon.
 func (c *Client) Status(ctx context.Context) (*spmiwire.Status, error) {
 	r, err := c.call(ctx, spmiwire.Request{Op: "status"})

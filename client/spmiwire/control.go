@@ -32,7 +32,9 @@ type Request struct {
 	// "hotset.free"; its statsets: "statset.create", "statset.add" (Paths),
 	// "statset.get" (After), "statset.free"; the daemon's derived
 	// statistics and alarms: "expr.list", "expr.create" (Def), "expr.delete"
-	// (Def's Kind and Name), the last two for admins.
+	// (Def's Kind and Name), the last two for admins; its service level
+	// objectives: "slo.list", "slo.create" (Objective), "slo.delete"
+	// (Objective's Name), the last two for admins.
 	Op    string   `json:"op"`
 	Path  string   `json:"path,omitempty"`
 	Paths []string `json:"paths,omitempty"`
@@ -44,6 +46,8 @@ type Request struct {
 	Index int      `json:"index,omitempty"`
 	Hot   *HotDef  `json:"hot,omitempty"`
 	Def   *ExprDef `json:"def,omitempty"`
+	// Objective is slo.create's and slo.delete's.
+	Objective *ObjectiveDef `json:"objective,omitempty"`
 	// Peek in pages: Depth levels below Path (0: all), the entries after
 	// the relative id From (the last of the previous page), at most Limit
 	// (0: all, up to MaxPeekPage when Depth or From is set).
@@ -66,6 +70,21 @@ type Response struct {
 	ID     int            `json:"id,omitempty"` // of a set created, a peer set added, a statset's size
 	Hot    *HotResult     `json:"hot,omitempty"`
 	Defs   []ExprDef      `json:"defs,omitempty"` // expr.list
+	// Objectives answers slo.list.
+	Objectives []ObjectiveDef `json:"objectives,omitempty"`
+}
+
+// ObjectiveDef is a service level objective of ARM transactions
+// (docs/ARM.md, "Service levels"), with the configuration file's keys.
+type ObjectiveDef struct {
+	Name        string  `json:"name"`
+	Application string  `json:"application"`         // pattern
+	Transaction string  `json:"transaction"`         // pattern
+	Threshold   int64   `json:"threshold,omitempty"` // microseconds; 0: availability
+	Target      float64 `json:"target"`              // ratio, 0.999 for 99.9 %
+	Window      int64   `json:"window"`              // seconds
+	// Storage, in a list: as ExprDef's.
+	Storage string `json:"storage,omitempty"`
 }
 
 // ExprDef is a derived statistic or an alarm (docs/EXPRESSIONS.md), with

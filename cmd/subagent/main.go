@@ -46,7 +46,7 @@ func rootCmd() *cobra.Command {
 	}
 	config.AddFlags(root.PersistentFlags())
 	root.SetFlagErrorFunc(func(c *cobra.Command, err error) error { return config.FlagError(c.Flags(), err) })
-	root.AddCommand(runCmd(), peekCmd(), getCmd(), createCmd(), deleteCmd(), exprCmd(), mibCmd(), genManCmd())
+	root.AddCommand(runCmd(), peekCmd(), getCmd(), createCmd(), deleteCmd(), exprCmd(), sloCmd(), mibCmd(), genManCmd())
 	return root
 }
 

@@ -199,5 +199,5 @@ var RTimeLANHostTable = &WritableTable{
 
 // WritableTables are the writable tables, by Arc.
 func WritableTables() []*WritableTable {
-	return []*WritableTable{HotsetDefTable, RTimeLANHostTable, DerivedDefTable, AlarmDefTable}
+	return []*WritableTable{HotsetDefTable, RTimeLANHostTable, DerivedDefTable, AlarmDefTable, SLODefTable}
 }
