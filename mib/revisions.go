@@ -16,7 +16,9 @@ var Revisions = []Revision{
 		"(base.18, a row per alarm instance: state, since, value), agentExpr (base.12.38), and " +
 		"alarmRaised (base.0.32770) and alarmCleared (base.0.32771) with their objects (base.14.0.15-19); " +
 		"derivedDefTable and alarmDefTable (subagentWritable 3 and 4, read-create, in the shape of " +
-		"DISMAN-EXPRESSION-MIB's expExpressionTable) with optional groups in subagentWriteCompliance; " +
+		"DISMAN-EXPRESSION-MIB's expExpressionTable) and sloDefTable (subagentWritable 5, the objectives, " +
+		"target in parts per 100,000) with optional groups in subagentWriteCompliance; agentExpr's " +
+		"alarm command counters (cmdruns, cmddropped, cmdkilled, cmdfailed); " +
 		"sloTable (base.19, the service level objectives of ARM transactions: SLI, error budget, burn " +
 		"rates, page and ticket), sloObjects (base.19.0) and sloBurnRaised (base.0.32772) and " +
 		"sloBurnCleared (base.0.32773); rTimeCallsTable (base.13.3, the ARM call graph's edges); " +
