@@ -27,8 +27,9 @@ import (
 )
 
 // coverYAML turns on a hotset over the DDS pumps with feed and exception
-// rows, derived statistics over them (one per pump, one in all) and an
-// alarm with rows; rtime_lan is added when this user may ping.
+// rows, derived statistics over them (one per pump, one in all), an
+// alarm with rows and a service level objective over every ARM
+// transaction; rtime_lan is added when this user may ping.
 const coverYAML = `hotset:
   interval: 1s
 expressions:
@@ -38,6 +39,8 @@ derived:
   - {name: pumpeach, expr: "DDS/Acme/Pumps/*/load * 2"}
 alarms:
   - {name: pumpwatch, expr: "DDS/Acme/Pumps/*/load > 80"}
+objectives:
+  - {name: armall, application: "*", transaction: "*", threshold: 1s, target: 0.99, window: 1h}
 hotsets:
   - name: hotpumps
     stat: DDS/Acme/Pumps/*/load
@@ -88,7 +91,7 @@ func coverViews(t *testing.T, views string, ping bool) {
 		hosts = []string{"127.0.0.1"}
 	}
 	writableObjects(served, asn1tree.MustParse(base), map[*schema.WritableTable][]string{schema.HotsetDefTable: {"hotpumps"},
-		schema.RTimeLANHostTable: hosts, schema.DerivedDefTable: {"pumpload", "pumpeach"}, schema.AlarmDefTable: {"pumpwatch"}})
+		schema.RTimeLANHostTable: hosts, schema.DerivedDefTable: {"pumpload", "pumpeach"}, schema.AlarmDefTable: {"pumpwatch"}, schema.SLODefTable: {"armall"}})
 	outcomeObjects(served, asn1tree.MustParse(base))
 	shipped, err := filepath.Abs("../../MIBs/SUBAGENT-MIB.txt")
 	if err != nil {
