@@ -185,11 +185,18 @@ func TestConformance(t *testing.T) {
 		t.Run(tg.name, func(t *testing.T) {
 			src := &confSource{tree: confTree(t)}
 			target := tg.start(t, src)
+			var notAsked []string
 			for _, c := range confCases() {
+				// snmpd never forwards a GetBulk (it asks one GetNext per
+				// repetition, non-repeaters first, under its own caps and
+				// size limits): a case about the front end's own GetBulk
+				// is not asked of it; the agentx target asks it with
+				// AgentX GetBulk PDUs.
+				if c.bulk && !target.bulkPDUs() {
+					notAsked = append(notAsked, c.name)
+					continue
+				}
 				t.Run(c.name, func(t *testing.T) {
-					if c.bulk && !target.bulkPDUs() {
-						t.Skip("snmpd never forwards a GetBulk (it asks one GetNext per repetition, non-repeaters first, under its own caps and size limits): the case needs the front end's own GetBulk")
-					}
 					if c.before != nil {
 						if _, err := target.ask(t, c.before); err != "" {
 							t.Fatalf("the request before: %s", err)
@@ -205,6 +212,9 @@ func TestConformance(t *testing.T) {
 						t.Errorf("answered from %d new moments, want %d", fresh, c.fresh)
 					}
 				})
+			}
+			if len(notAsked) > 0 {
+				t.Logf("not asked of %s, which receives no GetBulk (the agentx target asks them): %s", tg.name, strings.Join(notAsked, "; "))
 			}
 		})
 	}
