@@ -5,6 +5,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"io"
 	"log/slog"
 	"net"
 	"os"
@@ -51,6 +52,14 @@ func TestMain(m *testing.M) {
 			fmt.Println("err:", c.Create(ctx, f[2]))
 		case "delete":
 			fmt.Println("err:", c.Delete(ctx, f[2]))
+		case "expr.create":
+			fmt.Println("err:", c.ExprCreate(ctx, spmiwire.ExprDef{Kind: "derived", Name: f[2], Expr: "Ref/x/hits * 2"}))
+		case "expr.delete":
+			fmt.Println("err:", c.ExprDelete(ctx, "derived", f[2]))
+		case "slo.create":
+			fmt.Println("err:", c.SLOCreate(ctx, spmiwire.ObjectiveDef{Name: f[2], Application: "*", Transaction: "*", Target: 0.99, Window: 3600}))
+		case "slo.delete":
+			fmt.Println("err:", c.SLODelete(ctx, f[2]))
 		}
 		os.Exit(0)
 	}
@@ -212,5 +221,44 @@ func TestOverLongRequestIsRefused(t *testing.T) {
 	}
 	if _, err := c.Read(context.Background(), paths); err == nil || !strings.Contains(err.Error(), "ask for fewer paths") {
 		t.Errorf("client's over-long get: %v", err)
+	}
+}
+
+// stores count the changes that reach them.
+type stores struct {
+	mu      sync.Mutex
+	changes int
+}
+
+func (s *stores) change() error                        { s.mu.Lock(); s.changes++; s.mu.Unlock(); return nil }
+func (s *stores) count() int                           { s.mu.Lock(); defer s.mu.Unlock(); return s.changes }
+func (s *stores) List() []spmiwire.ExprDef             { return nil }
+func (s *stores) Create(spmiwire.ExprDef) error        { return s.change() }
+func (s *stores) Delete(string, string) error          { return s.change() }
+func (s *sloStore) List() []spmiwire.ObjectiveDef      { return nil }
+func (s *sloStore) Create(spmiwire.ObjectiveDef) error { return s.stores.change() }
+func (s *sloStore) Delete(string) error                { return s.stores.change() }
+
+type sloStore struct{ stores *stores }
+
+// A reader may not create or delete derived statistics, alarms or
+// objectives: they are changes, for admins only, like create and delete.
+func TestReadersChangeNoExpressionOrObjective(t *testing.T) {
+	dir := runDir(t)
+	testutil.Traversable(t, dir)
+	st := &stores{}
+	controltest.ServeServer(t, dir, &control.Server{H: controltest.Hierarchy(0, &refs{}), Log: slog.New(slog.NewTextHandler(io.Discard, nil)),
+		Access: control.Access{Mode: 0o666, Readers: unixsock.Allow{UIDs: []uint32{testutil.Nobody}}}, Exprs: st, SLOs: &sloStore{st}})
+	for _, op := range []string{"expr.create", "expr.delete", "slo.create", "slo.delete"} {
+		if out := asNobody(t, dir, op, "mine"); !strings.Contains(out, "uid 65534 may not "+op) {
+			t.Errorf("reader's %s: %q", op, out)
+		}
+	}
+	if st.count() != 0 {
+		t.Fatalf("%d changes of a reader reached the stores", st.count())
+	}
+	c := connect(t, consumer.Dial, dir)
+	if err := c.SLODelete(context.Background(), "mine"); err != nil || st.count() != 1 {
+		t.Errorf("root's slo.delete: %v (changes %d)", err, st.count())
 	}
 }
