@@ -232,6 +232,10 @@ func OwnNotifications() []*Notification {
 // configuration (configs/subagent.yaml): every module declares them.
 var ExampleTrapNumbers = []uint32{1, 2, 3}
 
+// ExampleAlarmTrapNumbers are the trap numbers of the example
+// configuration's alarms (alarmTrapN).
+var ExampleAlarmTrapNumbers = []uint32{10}
+
 // HotsetTrap is the notification of the hotsets with trap number n
 // (base.0.n); users says which hotsets send it, when known.
 func HotsetTrap(n uint32, users ...string) *Notification {
@@ -251,12 +255,15 @@ func HotsetTrap(n uint32, users ...string) *Notification {
 }
 
 // Notifications lists the notifications every module declares: those of
-// the example configuration. A module of a tree with hotsets declares
-// theirs too (TrapNumbers).
+// the example configuration. A module of a tree with hotsets and alarms
+// declares theirs too (TrapNumbers).
 func Notifications() []*Notification {
-	out := make([]*Notification, len(ExampleTrapNumbers))
-	for i, n := range ExampleTrapNumbers {
-		out[i] = HotsetTrap(n)
+	out := make([]*Notification, 0, len(ExampleTrapNumbers)+len(ExampleAlarmTrapNumbers))
+	for _, n := range ExampleTrapNumbers {
+		out = append(out, HotsetTrap(n))
+	}
+	for _, n := range ExampleAlarmTrapNumbers {
+		out = append(out, AlarmTrap(n))
 	}
 	return out
 }
