@@ -44,6 +44,22 @@ func TestAlarmOwnTrapNumberReachesSnmptrapd(t *testing.T) {
 	if code != 0 || !strings.Contains(text, "alarmTrap27 NOTIFICATION-TYPE") || !strings.Contains(strings.Join(strings.Fields(text), " "), "Sent by: pumphot (DDS/Acme/Pumps/p1/load > 80).") {
 		t.Fatalf("subagent mib (%s) declares no alarmTrap27 sent by pumphot:\n%s", stderr, grepLines(text, "alarmTrap"))
 	}
+	// subagent expr: the control socket applies the same rules.
+	expr := func(args ...string) (string, string, int) {
+		return e.run(append(append([]string{"expr"}, args...), e.args()...)...)
+	}
+	if _, stderr, code := expr("create", "alarm", "other", "1", "--trap-no", "27"); code == 0 || !strings.Contains(stderr, `alarm "pumphot" (alarms[0])`) {
+		t.Errorf("subagent expr create --trap-no 27 (pumphot's): exit %d, %s", code, stderr)
+	}
+	if _, stderr, code := expr("create", "alarm", "other", "1", "--trap-no", "28"); code != 0 {
+		t.Fatalf("subagent expr create --trap-no 28: exit %d, %s", code, stderr)
+	}
+	if out, _, _ := expr("list"); !strings.Contains(out, " trap_no=28\n") || !strings.Contains(out, " trap_no=27\n") {
+		t.Errorf("subagent expr list does not show both trap numbers:\n%s", out)
+	}
+	if _, stderr, code := expr("delete", "alarm", "other"); code != 0 {
+		t.Fatalf("subagent expr delete: exit %d, %s", code, stderr)
+	}
 	dirs := append(mibtest.BaseDirs(t), filepath.Dir(module))
 	mibtest.LintClean(t, module, dirs)
 	trapd := snmpdtest.StartTrapdWith(t, snmpdtest.TrapdOptions{Addr: trapAddr, MIBDirs: dirs, Modules: []string{"SUBAGENT-MIB"}})
