@@ -21,14 +21,7 @@ import (
 // alarmSet is a createAndGo of a complete alarmDefTable row with trap
 // number trapNo (alarmDefTrapNo, after RowStatus).
 func alarmSet(base asn1tree.OID, name string, trapNo int, storage int) []agentx.VarBind {
-	entry := base.Append(spmi.ASNWritable, schema.AlarmDefTable.Arc, 1)
-	cell := func(col uint32) asn1tree.OID {
-		o := entry.Append(col, uint32(len(name)))
-		for i := 0; i < len(name); i++ {
-			o = append(o, uint32(name[i]))
-		}
-		return o
-	}
+	cell := func(col uint32) asn1tree.OID { return tableCell(base, schema.AlarmDefTable, col, name) }
 	n := uint32(len(schema.AlarmDefTable.Columns))
 	return []agentx.VarBind{
 		{OID: cell(2), Value: asn1tree.Str("Mem/Real/free > 0")},

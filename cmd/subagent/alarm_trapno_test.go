@@ -10,20 +10,9 @@ import (
 	"github.com/perfagent/subagent/mib/mibtest"
 )
 
-// ownTrapYAML is alarmYAML's alarm with trap number 27 of its own, held
-// one evaluation each way.
+// ownTrapYAML is alarmYAML's alarm with trap number 27 of its own.
 func ownTrapYAML(trapd string) string {
-	return `expressions:
-  interval: 1s
-alarms:
-  - name: pumphot
-    expr: DDS/Acme/Pumps/p1/load > 80
-    severity: 2
-    cleared: true
-    trap_no: 27
-traps:
-  - {address: ` + trapd + `, version: v2c, community: public}
-`
+	return strings.Replace(alarmYAML(trapd), "    cleared: true\n", "    cleared: true\n    trap_no: 27\n", 1)
 }
 
 // An alarm with trap number 27 raises alarmTrap27 (base.0.27), which the

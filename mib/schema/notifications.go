@@ -3,7 +3,6 @@ package schema
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/spmi"
@@ -248,10 +247,7 @@ func HotsetTrap(n uint32, users ...string) *Notification {
 		"scalar otherwise; one served as Counter64 (a counter, a 64-bit level) is left out, "+
 		"since SNMPv1 cannot carry it, and its compared value is in hotsetPeerList. In SNMPv1 this is "+
 		"enterprise-specific trap %d of the module's enterprise.", n, n)
-	if len(users) > 0 {
-		d += " Sent by: " + strings.Join(users, ", ") + "."
-	}
-	return &Notification{Name: fmt.Sprintf("hotsetTrap%d", n), Arc: asn1tree.OID{spmi.ASNNotifications, n}, Objects: hotsetObjects, Descr: d}
+	return numbered("hotsetTrap", n, hotsetObjects, d, users)
 }
 
 // Notifications lists the notifications every module declares: those of

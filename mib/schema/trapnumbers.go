@@ -85,8 +85,14 @@ func AlarmTrap(n uint32, users ...string) *Notification {
 		"alarmRaised, with the same objects in the same order (alarmTable shows it, state firing); "+
 		"its clear is alarmCleared. In SNMPv1 this is enterprise-specific trap %d of the module's "+
 		"enterprise.", n, n)
+	return numbered("alarmTrap", n, alarmObjects, d, users)
+}
+
+// numbered is notification prefix+n, base.0.n, whose description names
+// the users that send it, when known.
+func numbered(prefix string, n uint32, objs []*NotifyObject, d string, users []string) *Notification {
 	if len(users) > 0 {
 		d += " Sent by: " + strings.Join(users, ", ") + "."
 	}
-	return &Notification{Name: fmt.Sprintf("alarmTrap%d", n), Arc: asn1tree.OID{spmi.ASNNotifications, n}, Objects: alarmObjects, Descr: d}
+	return &Notification{Name: fmt.Sprintf("%s%d", prefix, n), Arc: asn1tree.OID{spmi.ASNNotifications, n}, Objects: objs, Descr: d}
 }
