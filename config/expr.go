@@ -87,6 +87,10 @@ type AlarmConf struct {
 	// Frequency is the least time between two notified raises of one
 	// instance (0: none).
 	Frequency time.Duration `mapstructure:"frequency" json:"frequency,omitempty"`
+	// TrapNo, when not 0, numbers the notification a raise sends,
+	// alarmTrapN (base.0.N), instead of alarmRaised: 1 to 32767, no
+	// hotset's, no other alarm's (schema.CheckTrapNumbers).
+	TrapNo int `mapstructure:"trap_no" json:"trap_no,omitempty"`
 	// Command is run (argv, no shell) when an instance fires, and when it
 	// is back at inactive with CommandOnClear. Only from the configuration
 	// file: never over SNMP or the control socket (json "-").

@@ -124,6 +124,10 @@ type Daemon struct {
 	OnReady func()
 
 	reloading sync.Mutex // held by Reload
+	// traps makes a trap number's check and its commit one step: held by
+	// Reload and by each commit of a hotset or alarm made at run time
+	// (trapnumbers.go).
+	traps     sync.Mutex
 	mu        sync.Mutex
 	frontends []Frontend
 	reloaders []Reloader

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/expr"
@@ -59,12 +60,17 @@ func alarmDef(key string, a config.AlarmConf) (derive.Alarm, error) {
 		return derive.Alarm{}, fmt.Errorf("%s.expr: %q %w", key, a.Expr, err)
 	}
 	d := derive.Alarm{Name: a.Name, X: x, Rising: a.Rising, Falling: a.Falling, For: max(a.For, 1), Keep: max(a.Keep, 1),
-		Severity: a.Severity, Cleared: a.Cleared, Frequency: a.Frequency}
+		Severity: a.Severity, Cleared: a.Cleared, Frequency: a.Frequency, TrapNo: a.TrapNo}
 	if a.For < 0 || a.Keep < 0 {
 		d.For, d.Keep = a.For, a.Keep // refused by Validate, naming the field
 	}
 	if err := d.Validate(); err != nil {
 		return d, fmt.Errorf("%s: %w", key, err)
+	}
+	if a.TrapNo != 0 { // its range; the other users are the caller's to add
+		if err := schema.CheckTrapNumbers([]schema.TrapUser{{N: a.TrapNo, Kind: "alarm", Name: a.Name}}); err != nil {
+			return d, spmierr.Errorf(spmierr.SiBadArgument, "%s.trap_no: %v", key, err)
+		}
 	}
 	return d, nil
 }
@@ -110,6 +116,9 @@ func checkExpressions(c *config.Config) error {
 	if _, err := commandCred(c, slog.New(slog.DiscardHandler)); err != nil {
 		return err
 	}
+	if err := checkConfigTraps(c); err != nil {
+		return err
+	}
 	return derive.Check(ds, as)
 }
 
@@ -142,6 +151,7 @@ func (d *Daemon) initExpressions() error {
 		return err
 	})
 	x.defs.dropDuplicates(x.log)
+	d.dropRestoredTraps(&x.defs, x.log)
 	ds, as, err := x.defs.allLocked()
 	if err != nil {
 		return fmt.Errorf("configuration: %w", err)
@@ -161,7 +171,12 @@ func (d *Daemon) initExpressions() error {
 	d.h.Add(derive.Provider{E: eng, Numbering: d.num})
 	d.h.Add(derive.AlarmProvider{E: eng})
 	d.addAgentStats(eng.AgentStats)
-	d.addReloader(Reloader{Name: "expressions", Check: checkExpressions, Apply: x.apply})
+	d.addReloader(Reloader{Name: "expressions", Check: func(c *config.Config) error {
+		if err := checkExpressions(c); err != nil {
+			return err
+		}
+		return d.checkReloadTraps(c) // with the rows created at run time
+	}, Apply: x.apply})
 	return nil
 }
 
@@ -261,12 +276,16 @@ func (x *expressions) logErrors() {
 }
 
 // AlarmNotification is the notification of an alarm event: alarmRaised
-// (base.0.32770) or alarmCleared (base.0.32771) with the objects of
+// (base.0.32770), or alarmTrapN (base.0.N) for an alarm with trap number
+// N, or alarmCleared (base.0.32771), with the objects of
 // schema.AlarmRaised in order.
 func AlarmNotification(base asn1tree.OID, ev derive.Event, uptime time.Duration) (traps.Notification, error) {
 	nt := schema.AlarmRaised
-	if ev.Cleared {
+	switch {
+	case ev.Cleared:
 		nt = schema.AlarmCleared
+	case ev.Alarm.TrapNo > 0:
+		nt = schema.AlarmTrap(uint32(ev.Alarm.TrapNo))
 	}
 	n := traps.Notification{Enterprise: base, Specific: int(nt.Arc[1]), Uptime: uptime}
 	cond := ev.Alarm.Condition()

@@ -27,7 +27,7 @@ func (s exprStore) List() []spmiwire.ExprDef {
 				c, _ := rowAlarm(&r) // rising and falling were numbers
 				def.Kind, def.Expr, def.For, def.Keep, def.Severity, def.Rising, def.Falling, def.Cleared =
 					"alarm", c.Expr, c.For, c.Keep, c.Severity, c.Rising, c.Falling, c.Cleared
-				def.Frequency = int(c.Frequency / time.Second)
+				def.Frequency, def.TrapNo = int(c.Frequency/time.Second), c.TrapNo
 			} else {
 				c := rowDerived(&r)
 				def.Kind, def.Expr, def.Description, def.Units, def.Scale, def.Signed = "derived", c.Expr, c.Description, c.Units, c.Scale, c.Signed
@@ -49,11 +49,11 @@ func (s exprStore) Create(def spmiwire.ExprDef) error {
 		return putCreated(x, x.defs.snmpD, DerivedRecords, def.Name, &created[config.DerivedConf]{conf: c, storage: settable.NonVolatile}, s.d.num)
 	case "alarm":
 		c := config.AlarmConf{Name: def.Name, Expr: def.Expr, Rising: def.Rising, Falling: def.Falling, For: def.For, Keep: def.Keep,
-			Severity: def.Severity, Cleared: def.Cleared, Frequency: time.Duration(def.Frequency) * time.Second}
+			Severity: def.Severity, Cleared: def.Cleared, Frequency: time.Duration(def.Frequency) * time.Second, TrapNo: def.TrapNo}
 		if err := s.check(nil, &c); err != nil {
 			return err
 		}
-		return putCreated(x, x.defs.snmpA, AlarmRecords, def.Name, &created[config.AlarmConf]{conf: c, storage: settable.NonVolatile}, s.d.num)
+		return s.d.putAlarm(c, settable.NonVolatile)
 	}
 	return spmierr.Errorf(spmierr.SiBadArgument, "kind %q: want derived or alarm", def.Kind)
 }

@@ -38,14 +38,16 @@ func floatText(f *float64) string {
 func alarmRow(c config.AlarmConf, storage int) settable.Row {
 	return settable.Row{Name: c.Name, Status: settable.Active, Storage: storage, Vals: []asn1tree.Value{
 		asn1tree.Str(c.Expr), asn1tree.Int(int32(max(c.For, 1))), asn1tree.Int(int32(max(c.Keep, 1))), asn1tree.Int(int32(c.Severity)),
-		asn1tree.Str(floatText(c.Rising)), asn1tree.Str(floatText(c.Falling)), truthValue(c.Cleared), asn1tree.Int(int32(c.Frequency / time.Second))}}
+		asn1tree.Str(floatText(c.Rising)), asn1tree.Str(floatText(c.Falling)), truthValue(c.Cleared), asn1tree.Int(int32(c.Frequency / time.Second)),
+		asn1tree.Int(int32(c.TrapNo))}}
 }
 
 // rowAlarm reads an alarm row; rising and falling are decimal text, empty
 // for none.
 func rowAlarm(r *settable.Row) (config.AlarmConf, error) {
 	c := config.AlarmConf{Name: r.Name, Expr: r.Vals[0].Str, For: int(r.Vals[1].Signed()), Keep: int(r.Vals[2].Signed()),
-		Severity: int(r.Vals[3].Signed()), Cleared: r.Vals[6].Signed() == truthTrue, Frequency: time.Duration(r.Vals[7].Signed()) * time.Second}
+		Severity: int(r.Vals[3].Signed()), Cleared: r.Vals[6].Signed() == truthTrue, Frequency: time.Duration(r.Vals[7].Signed()) * time.Second,
+		TrapNo: int(r.Vals[8].Signed())}
 	cols := schema.AlarmDefTable.Columns
 	for i, p := range []**float64{&c.Rising, &c.Falling} {
 		s := strings.TrimSpace(r.Vals[4+i].Str)
@@ -111,7 +113,8 @@ func (s exprRows) Check(_ *settable.Row, r *settable.Row) error {
 // checkCreated checks a derived statistic (dc) or an alarm (ac) created
 // over SNMP or the control socket (from): the configuration file's
 // checks, the record a nonVolatile one keeps, its name against the
-// configuration's and the other kind's. An error wrapping
+// configuration's and the other kind's, an alarm's trap number against
+// every hotset's and alarm's. An error wrapping
 // settable.ErrFull says there is no room.
 func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.AlarmConf, storage int) error {
 	var name string
@@ -136,6 +139,11 @@ func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.Al
 	if err != nil {
 		return err
 	}
+	if ac != nil {
+		if err := d.checkAlarmTrap(ac); err != nil {
+			return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: trap_no: %v", from, name, err)
+		}
+	}
 	x := &d.expr.defs
 	x.mu.Lock()
 	defer x.mu.Unlock()
@@ -159,10 +167,22 @@ func (s exprRows) Put(r *settable.Row) error {
 		if err != nil {
 			return err
 		}
-		return putCreated(x, x.defs.snmpA, AlarmRecords, r.Name, &created[config.AlarmConf]{conf: c, storage: r.Storage}, s.d.num)
+		return s.d.putAlarm(c, r.Storage)
 	}
 	c := rowDerived(r)
 	return putCreated(x, x.defs.snmpD, DerivedRecords, r.Name, &created[config.DerivedConf]{conf: c, storage: r.Storage}, s.d.num)
+}
+
+// putAlarm commits an alarm created at run time, its trap number checked
+// again under Daemon.traps: another path may have taken it since.
+func (d *Daemon) putAlarm(c config.AlarmConf, storage int) error {
+	d.traps.Lock()
+	defer d.traps.Unlock()
+	if err := d.checkAlarmTrap(&c); err != nil {
+		return spmierr.Errorf(spmierr.SiDuplicate, "%q: trap_no: %v", c.Name, err)
+	}
+	x := d.expr
+	return putCreated(x, x.defs.snmpA, AlarmRecords, c.Name, &created[config.AlarmConf]{conf: c, storage: storage}, d.num)
 }
 
 func (s exprRows) Remove(name string) error {

@@ -86,6 +86,8 @@ func (d *Daemon) addReloader(r Reloader) {
 func (d *Daemon) Reload(c *config.Config) error {
 	d.reloading.Lock() // one at a time: a part's Apply takes what its Check prepared
 	defer d.reloading.Unlock()
+	d.traps.Lock() // no row made at run time takes a trap number between Check and Apply
+	defer d.traps.Unlock()
 	d.mu.Lock()
 	rs := append([]Reloader(nil), d.reloaders...)
 	start, last := d.loaded, d.applied

@@ -158,6 +158,9 @@ func (s hotsetRows) Check(_ *settable.Row, r *settable.Row) error {
 	if err := s.d.num.Room(hotset.Parent, d.Name); err != nil {
 		return fmt.Errorf("%w: %w", settable.ErrFull, err)
 	}
+	if err := s.d.checkHotsetTrap(d.Name, &snmpHot{def: d, storage: r.Storage}); err != nil {
+		return fmt.Errorf("hotsetDefTrapNo: %w", err)
+	}
 	snap := s.d.h.Current() // never waits: the master allows a second
 	if snap == nil {
 		return nil
@@ -175,11 +178,17 @@ func (s hotsetRows) Put(r *settable.Row) error {
 	if err != nil {
 		return err
 	}
+	h := &snmpHot{def: d, storage: r.Storage}
+	s.d.traps.Lock() // checked again: an alarm may have taken the number since Check
+	defer s.d.traps.Unlock()
+	if err := s.d.checkHotsetTrap(d.Name, h); err != nil {
+		return fmt.Errorf("hotsetDefTrapNo: %w", err)
+	}
 	// Numbered now (Check found room): the row is served once active.
 	if _, err := s.d.num.Assign(hotset.Parent, d.Name, nil); err != nil {
 		return err
 	}
-	return s.d.hot.putSNMP(d.Name, &snmpHot{def: d, storage: r.Storage}, s.d.num)
+	return s.d.hot.putSNMP(d.Name, h, s.d.num)
 }
 
 func (s hotsetRows) Remove(name string) error { return s.d.hot.putSNMP(name, nil, s.d.num) }

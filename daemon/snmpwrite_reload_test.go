@@ -17,7 +17,12 @@ import (
 
 // hotsetCell is the OID of column col of hotsetDefTable's row name.
 func hotsetCell(base asn1tree.OID, col uint32, name string) asn1tree.OID {
-	o := base.Append(spmi.ASNWritable, schema.HotsetDefTable.Arc, 1, col, uint32(len(name)))
+	return tableCell(base, schema.HotsetDefTable, col, name)
+}
+
+// tableCell is column col of row name of a writable table under base.
+func tableCell(base asn1tree.OID, t *schema.WritableTable, col uint32, name string) asn1tree.OID {
+	o := base.Append(spmi.ASNWritable, t.Arc, 1, col, uint32(len(name)))
 	for i := 0; i < len(name); i++ {
 		o = append(o, uint32(name[i]))
 	}

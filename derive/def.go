@@ -49,6 +49,10 @@ type Alarm struct {
 	// raise sooner fires without alarmRaised, and its clear without
 	// alarmCleared (0: every raise is notified).
 	Frequency time.Duration
+	// TrapNo, when not 0, is the number of the notification a raise sends
+	// (alarmTrapN, base.0.TrapNo) instead of alarmRaised; its rules are
+	// schema.CheckTrapNumbers', which the daemon applies.
+	TrapNo int
 }
 
 // MaxFor bounds For and Keep; MaxFrequency bounds Frequency.
@@ -101,6 +105,8 @@ func (a *Alarm) Validate() error {
 		return bad("keep", "%d is not from 1 to %d evaluations", a.Keep, MaxFor)
 	case a.Frequency < 0 || a.Frequency > MaxFrequency || a.Frequency%time.Second != 0:
 		return bad("frequency", "%v is not whole seconds from 0 to %v", a.Frequency, MaxFrequency)
+	case a.TrapNo < 0:
+		return bad("trap_no", "%d is negative", a.TrapNo)
 	case a.Severity < 0 || a.Severity > 32767:
 		return bad("severity", "%d is not from 0 to 32767", a.Severity)
 	case a.Falling != nil && a.Rising == nil:
@@ -132,5 +138,6 @@ func (a *Alarm) Condition() string {
 func sameAlarm(a, b Alarm) bool {
 	eq := func(x, y *float64) bool { return (x == nil) == (y == nil) && (x == nil || *x == *y) }
 	return a.Name == b.Name && a.X.String() == b.X.String() && eq(a.Rising, b.Rising) && eq(a.Falling, b.Falling) &&
-		a.For == b.For && a.Keep == b.Keep && a.Severity == b.Severity && a.Cleared == b.Cleared && a.Frequency == b.Frequency
+		a.For == b.For && a.Keep == b.Keep && a.Severity == b.Severity && a.Cleared == b.Cleared && a.Frequency == b.Frequency &&
+		a.TrapNo == b.TrapNo
 }

@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"fmt"
 	"slices"
 	"strconv"
 	"strings"
@@ -223,8 +224,12 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 		spmiwire.Uint(cmds[0]), spmiwire.Uint(cmds[1]), spmiwire.Uint(cmds[2]), spmiwire.Uint(cmds[3])}); err != nil {
 		return err
 	}
-	add := func(name, kind string, x *expr.Expr, s Stat) error {
-		in, err := b.Instance(cx, &exprRow, name, x.String(), 0)
+	add := func(name, kind string, x *expr.Expr, trapNo int, s Stat) error {
+		descr := x.String()
+		if trapNo > 0 { // as a hotset's: subagent mib names alarmTrapN from it
+			descr = fmt.Sprintf("trap %d: %s", trapNo, descr)
+		}
+		in, err := b.Instance(cx, &exprRow, name, descr, 0)
 		if err != nil {
 			return err
 		}
@@ -236,12 +241,12 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 			spmiwire.Int(int64(s.Cost)), spmiwire.Int(int64(x.Bound())), spmiwire.Text(msg)})
 	}
 	for _, d := range e.derived {
-		if err := add(d.def.Name, "derived", d.def.X, d.Stat); err != nil {
+		if err := add(d.def.Name, "derived", d.def.X, 0, d.Stat); err != nil {
 			return err
 		}
 	}
 	for _, a := range e.alarms {
-		if err := add(a.def.Name, "alarm", a.def.X, a.Stat); err != nil {
+		if err := add(a.def.Name, "alarm", a.def.X, a.def.TrapNo, a.Stat); err != nil {
 			return err
 		}
 	}

@@ -49,3 +49,33 @@ func TestModuleDeclaresTheNotifications(t *testing.T) {
 		}
 	}
 }
+
+// An alarm with a trap number of its own (its Agent/expr instance's
+// description starts "trap N: ", as a hotset's does) gets alarmTrapN,
+// with alarmRaised's objects, naming it; alarms without one add nothing.
+func TestModuleDeclaresAlarmTraps(t *testing.T) {
+	tree := treeOf(t, "Mem/ 2", "Mem/free 2.1", "Agent/ 12", "Agent/expr/ 12.38")
+	tree.Items = append(tree.Items,
+		mib.Item{Path: "Agent/expr/diskfull/", Descr: "trap 21: max(FS/*/%used) > 95", Rel: asn1tree.OID{12, 38, 1}, Instance: true},
+		mib.Item{Path: "Agent/expr/memlow/", Descr: "Mem/free < 10", Rel: asn1tree.OID{12, 38, 2}, Instance: true})
+	if got := mib.AlarmTrapNumbers(tree.Items); len(got) != 1 || len(got[21]) != 1 || got[21][0] != "diskfull (max(FS/*/%used) > 95)" {
+		t.Errorf("AlarmTrapNumbers: %v", got)
+	}
+	if got := mib.TrapNumbers(tree.Items); len(got) != 0 {
+		t.Errorf("TrapNumbers (the hotsets') took alarms: %v", got)
+	}
+	text := flat(generate(t, tree, mib.Options{}).Text)
+	var names []string
+	for _, o := range schema.AlarmRaised.Objects {
+		names = append(names, o.Name)
+	}
+	for _, want := range []string{"alarmTrap21 NOTIFICATION-TYPE OBJECTS { " + strings.Join(names, ", ") + " }",
+		"Sent by: diskfull (max(FS/*/%used) > 95).", "alarmTrap10, alarmTrap21,"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("module lacks %q", want)
+		}
+	}
+	if !strings.Contains(text, "::= { subagentNotifications 21 }") {
+		t.Errorf("alarmTrap21 is not base.0.21")
+	}
+}

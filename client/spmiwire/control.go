@@ -104,6 +104,9 @@ type ExprDef struct {
 	Severity    int      `json:"severity,omitempty"`
 	Cleared     bool     `json:"cleared,omitempty"`
 	Frequency   int      `json:"frequency,omitempty"` // seconds
+	// TrapNo, when not 0, numbers the alarm's raise notification
+	// (alarmTrapN, base.0.TrapNo) instead of alarmRaised.
+	TrapNo int `json:"trap_no,omitempty"`
 	// Storage, in a list: "readOnly" (the configuration file's),
 	// "nonVolatile" (kept across restarts: created here or over SNMP) or
 	// "volatile" (created over SNMP, lost at a restart).

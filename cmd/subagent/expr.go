@@ -80,6 +80,9 @@ func exprSettings(d spmiwire.ExprDef) string {
 		if d.Falling != nil {
 			s += " falling=" + strconv.FormatFloat(*d.Falling, 'g', -1, 64)
 		}
+		if d.TrapNo > 0 {
+			s += " trap_no=" + strconv.Itoa(d.TrapNo)
+		}
 		return s
 	}
 	return fmt.Sprintf("units=%q scale=%d signed=%t", d.Units, d.Scale, d.Signed)
@@ -94,12 +97,12 @@ func exprCreateCmd() *cobra.Command {
 		Short: "Create or replace a derived statistic or an alarm",
 		Long: "Create, or replace, a derived statistic or an alarm with the configuration\n" +
 			"file's settings as flags: --description, --units, --scale and --signed for a\n" +
-			"derived statistic; --for, --keep, --severity, --rising, --falling, --cleared and\n--frequency " +
-			"for an alarm. A flag of the other kind is refused.",
+			"derived statistic; --for, --keep, --severity, --rising, --falling, --cleared,\n--frequency " +
+			"and --trap-no for an alarm. A flag of the other kind is refused.",
 		Args: cobra.ExactArgs(3),
 		RunE: func(cmd *cobra.Command, args []string) error {
 			d.Kind, d.Name, d.Expr = args[0], args[1], args[2]
-			other := []string{"for", "keep", "severity", "rising", "falling", "cleared", "frequency"}
+			other := []string{"for", "keep", "severity", "rising", "falling", "cleared", "frequency", "trap-no"}
 			if d.Kind == "alarm" {
 				other = []string{"description", "units", "scale", "signed"}
 			}
@@ -133,6 +136,7 @@ func exprCreateCmd() *cobra.Command {
 	f.Float64Var(&falling, "falling", 0, "with --rising: clear at this value or below")
 	f.BoolVar(&d.Cleared, "cleared", false, "send alarmCleared back at inactive")
 	f.DurationVar(&freq, "frequency", 0, "the least time between two notified raises of one instance (0: none)")
+	f.IntVar(&d.TrapNo, "trap-no", 0, "raise with alarmTrapN (base.0.N), N this number, instead of alarmRaised (0: alarmRaised)")
 	return cmd
 }
 

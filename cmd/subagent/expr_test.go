@@ -293,7 +293,7 @@ func TestExpressionsDocBlocksRunAsPrinted(t *testing.T) {
 	out, stderr := runBeside(t, block, beside{listen: "127.0.0.1:0", files: map[string]string{"expressions.yaml": conf.Text},
 		daemonArgs: "--config expressions.yaml"})
 	for _, re := range []string{`(?m)^Derived/memused/value\s+\d+\s+quantity`, `(?m)^Agent/expr/memused/bound\s+30000\s`, `(?m)^Derived/lanbytes/\s`,
-		`(?m)^derived\s+memused\s+readOnly\s+Mem/Real/size - Mem/Real/free\s`, `(?m)^alarm\s+diskhot\s+readOnly\s`,
+		`(?m)^derived\s+memused\s+readOnly\s+Mem/Real/size - Mem/Real/free\s`, `(?m)^alarm\s+diskhot\s+readOnly\s.* trap_no=10$`,
 		`(?m)^alarm\s+memtight\s+nonVolatile\s+Mem/Real/%free < 5\s+for=3 keep=1 severity=2 cleared=true$`,
 		`(?m)^derived\s+memfreemb\s+nonVolatile\s+Mem/Real/free / 1024\s+units="MiB"`} {
 		if !regexp.MustCompile(re).MatchString(out) {

@@ -3,7 +3,6 @@ package schema
 import (
 	"fmt"
 	"slices"
-	"strings"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/spmi"
@@ -232,6 +231,10 @@ func OwnNotifications() []*Notification {
 // configuration (configs/subagent.yaml): every module declares them.
 var ExampleTrapNumbers = []uint32{1, 2, 3}
 
+// ExampleAlarmTrapNumbers are the trap numbers of the example
+// configuration's alarms (alarmTrapN).
+var ExampleAlarmTrapNumbers = []uint32{10}
+
 // HotsetTrap is the notification of the hotsets with trap number n
 // (base.0.n); users says which hotsets send it, when known.
 func HotsetTrap(n uint32, users ...string) *Notification {
@@ -244,19 +247,19 @@ func HotsetTrap(n uint32, users ...string) *Notification {
 		"scalar otherwise; one served as Counter64 (a counter, a 64-bit level) is left out, "+
 		"since SNMPv1 cannot carry it, and its compared value is in hotsetPeerList. In SNMPv1 this is "+
 		"enterprise-specific trap %d of the module's enterprise.", n, n)
-	if len(users) > 0 {
-		d += " Sent by: " + strings.Join(users, ", ") + "."
-	}
-	return &Notification{Name: fmt.Sprintf("hotsetTrap%d", n), Arc: asn1tree.OID{spmi.ASNNotifications, n}, Objects: hotsetObjects, Descr: d}
+	return numbered("hotsetTrap", n, hotsetObjects, d, users)
 }
 
 // Notifications lists the notifications every module declares: those of
-// the example configuration. A module of a tree with hotsets declares
-// theirs too (TrapNumbers).
+// the example configuration. A module of a tree with hotsets and alarms
+// declares theirs too (TrapNumbers).
 func Notifications() []*Notification {
-	out := make([]*Notification, len(ExampleTrapNumbers))
-	for i, n := range ExampleTrapNumbers {
-		out[i] = HotsetTrap(n)
+	out := make([]*Notification, 0, len(ExampleTrapNumbers)+len(ExampleAlarmTrapNumbers))
+	for _, n := range ExampleTrapNumbers {
+		out = append(out, HotsetTrap(n))
+	}
+	for _, n := range ExampleAlarmTrapNumbers {
+		out = append(out, AlarmTrap(n))
 	}
 	return out
 }

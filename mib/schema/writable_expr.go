@@ -89,6 +89,13 @@ var AlarmDefTable = &WritableTable{
 				"sooner sends no alarmRaised, nor alarmCleared when it clears (its states are served all the " +
 				"same); 0, every raise is notified."},
 	},
+	Added: []WritableColumn{
+		{Name: "alarmDefTrapNo", Kind: asn1tree.Integer32, Min: 0, Max: MaxTrapNo, Default: defInt(0),
+			Descr: "The notification an instance's raise sends: alarmTrapN (base.0.N) with N this number, " +
+				"carrying alarmRaised's objects; 0 (the default), alarmRaised. The clear is alarmCleared " +
+				"either way. A number another alarm or a hotset (hotsetDefTrapNo, or the configuration " +
+				"file's) sends is refused with inconsistentValue: one number is one notification."},
+	},
 	StorageType: "alarmDefStorageType", RowStatus: "alarmDefRowStatus", Group: "alarmDefGroup",
 	Descr: "The alarms on expressions, one row each: those of the configuration file (readOnly) and " +
 		"those managers create with SET, evaluated by the same engine with the same validation; " +
