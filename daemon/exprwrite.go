@@ -7,7 +7,6 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/asn1tree"
-	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/mib/schema"
@@ -110,9 +109,9 @@ func (s exprRows) Check(_ *settable.Row, r *settable.Row) error {
 
 // checkCreated checks a derived statistic (dc) or an alarm (ac) created
 // over SNMP or the control socket (from): the configuration file's
-// checks, the record a nonVolatile one keeps, its name against the
-// configuration's and the other kind's. An error wrapping
-// settable.ErrFull says there is no room.
+// checks, the record a nonVolatile one keeps, and admitLocked as things
+// stand (putCreated admits it again under the lock of its insert). An
+// error wrapping settable.ErrFull says there is no room.
 func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.AlarmConf, storage int) error {
 	var name string
 	var err error
@@ -136,20 +135,10 @@ func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.Al
 	if err != nil {
 		return err
 	}
-	x := &d.expr.defs
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	_, isD := x.snmpD[name]
-	_, isA := x.snmpA[name]
-	switch {
-	case x.configuredLocked(name):
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has a derived statistic or an alarm of this name", from, name)
-	case ac != nil && isD:
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of a derived statistic (Agent/expr names both)", from, name)
-	case ac == nil && isA:
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of an alarm (Agent/expr names both)", from, name)
-	}
-	return nil
+	x := d.expr
+	x.defs.mu.Lock()
+	defer x.defs.mu.Unlock()
+	return x.admitLocked(from, ac != nil, name)
 }
 
 func (s exprRows) Put(r *settable.Row) error {
@@ -159,31 +148,31 @@ func (s exprRows) Put(r *settable.Row) error {
 		if err != nil {
 			return err
 		}
-		return putCreated(x, x.defs.snmpA, AlarmRecords, r.Name, &created[config.AlarmConf]{conf: c, storage: r.Storage}, s.d.num)
+		return putCreated(x, schema.AlarmDefTable.Name, x.defs.snmpA, AlarmRecords, r.Name, &created[config.AlarmConf]{conf: c, storage: r.Storage}, s.d.num)
 	}
 	c := rowDerived(r)
-	return putCreated(x, x.defs.snmpD, DerivedRecords, r.Name, &created[config.DerivedConf]{conf: c, storage: r.Storage}, s.d.num)
+	return putCreated(x, schema.DerivedDefTable.Name, x.defs.snmpD, DerivedRecords, r.Name, &created[config.DerivedConf]{conf: c, storage: r.Storage}, s.d.num)
 }
 
 func (s exprRows) Remove(name string) error {
 	x := s.d.expr
 	if s.alarm {
-		return putCreated[config.AlarmConf](x, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
+		return putCreated[config.AlarmConf](x, schema.AlarmDefTable.Name, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
 	}
-	return putCreated[config.DerivedConf](x, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
+	return putCreated[config.DerivedConf](x, schema.DerivedDefTable.Name, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
 }
 
 // exprTables builds derivedDefTable and alarmDefTable under base.
 func (d *Daemon) exprTables(base asn1tree.OID) []*settable.Table {
 	var out []*settable.Table
 	for i, t := range []*schema.WritableTable{schema.DerivedDefTable, schema.AlarmDefTable} {
-		max := d.cfg.Expressions.MaxSNMPDerived
+		max, key := d.cfg.Expressions.MaxSNMPDerived, "expressions.max_snmp_derived"
 		if i == 1 {
-			max = d.cfg.Expressions.MaxSNMPAlarms
+			max, key = d.cfg.Expressions.MaxSNMPAlarms, "expressions.max_snmp_alarms"
 		}
 		tab := &settable.Table{Name: t.Name, Entry: append(base.Clone(), t.Arc, 1), Cols: tableCols(t.Columns), Added: tableCols(t.Added),
 			MaxKey: t.IndexMax, CheckKey: func(name string) error { return derive.CheckName("name", name) },
-			Src: exprRows{d: d, alarm: i == 1}, MaxRows: max, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
+			Src: exprRows{d: d, alarm: i == 1}, MaxRows: max, MaxRowsSetting: key, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 		d.expr.defs.tables[i] = tab
 		out = append(out, tab)
 	}
