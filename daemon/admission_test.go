@@ -13,6 +13,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/config"
+	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/settable"
 )
 
@@ -150,4 +151,37 @@ func TestConcurrentObjectiveCreatesStayWithinTheLimit(t *testing.T) {
 		held += b2i(o.Storage != "readOnly")
 	}
 	checkAdmitted(t, errs, limit, held, "slo.max_snmp_objectives")
+}
+
+// Derived statistics created at once with room for fewer names under
+// Derived than expressions.max_snmp_derived allows: each one created has
+// its number (none is left out of the tree), and each other one is
+// refused naming state.max_names_per_context.
+func TestConcurrentDerivedCreatesStayWithinTheNumbering(t *testing.T) {
+	const names, tries = 3, 24
+	c := fixtureConfig(t)
+	c.Expressions.MaxSNMPDerived, c.State.MaxNamesPerContext = 100, names
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	st := exprStore{d}
+	errs := concurrentCreates(tries, func(i int) error {
+		name := fmt.Sprint("derived", i)
+		if i%2 == 0 {
+			return st.Create(spmiwire.ExprDef{Kind: "derived", Name: name, Expr: "Mem/Real/free"})
+		}
+		return snmpCreate(d, d.expr.defs.tables[0], derivedRow(config.DerivedConf{Name: name, Expr: "Mem/Real/free"}, settable.Volatile))
+	})
+	held, numbered := 0, 0
+	for _, e := range st.List() {
+		held++
+		if _, ok := d.num.Lookup(derive.DerivedCx.Name, e.Name); ok {
+			numbered++
+		}
+	}
+	checkAdmitted(t, errs, names, held, "state.max_names_per_context")
+	if numbered != held {
+		t.Errorf("%d of the %d created have a number under Derived", numbered, held)
+	}
 }

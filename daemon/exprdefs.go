@@ -166,7 +166,17 @@ func putCreated[T any](x *expressions, from string, m map[string]created[T], par
 		if rec, err = record(&c.conf, c.storage); err != nil {
 			return err
 		}
-		admit = func() error { return x.admitLocked(from, parent == AlarmRecords, name) }
+		admit = func() error {
+			if err := x.admitLocked(from, parent == AlarmRecords, name); err != nil || parent != DerivedRecords {
+				return err
+			}
+			// Numbered now, in the same admission (Check found room): a
+			// statistic without a number would be left out of the tree.
+			if _, err := num.Assign(derive.DerivedCx.Name, name, nil); err != nil {
+				return fmt.Errorf("%w: %w", settable.ErrFull, err)
+			}
+			return nil
+		}
 	}
 	err := x.define(admit, func() func() {
 		old, had := m[name]
