@@ -17,6 +17,19 @@ import (
 	"github.com/perfagent/subagent/settable"
 )
 
+// limitedDaemon is a daemon of the fixture's configuration as limit
+// changes it.
+func limitedDaemon(t *testing.T, limit func(*config.Config)) *Daemon {
+	t.Helper()
+	c := fixtureConfig(t)
+	limit(c)
+	d, err := New(c, slog.New(slog.DiscardHandler))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return d
+}
+
 // concurrentCreates runs create(i) for i in 0..n-1 at once and returns
 // the errors, nil where it succeeded.
 func concurrentCreates(n int, create func(i int) error) []error {
@@ -96,12 +109,7 @@ func isFull(err error) bool {
 // limit are created, each other one is refused naming the setting.
 func TestConcurrentExprCreatesStayWithinTheLimit(t *testing.T) {
 	const limit, tries = 4, 24
-	c := fixtureConfig(t)
-	c.Expressions.MaxSNMPDerived, c.Expressions.MaxSNMPAlarms = limit, limit
-	d, err := New(c, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := limitedDaemon(t, func(c *config.Config) { c.Expressions.MaxSNMPDerived, c.Expressions.MaxSNMPAlarms = limit, limit })
 	st := exprStore{d}
 	for _, alarm := range []bool{false, true} {
 		kind, key := "derived", "expressions.max_snmp_derived"
@@ -131,12 +139,7 @@ func TestConcurrentExprCreatesStayWithinTheLimit(t *testing.T) {
 // sloDefTable against slo.max_snmp_objectives: exactly the limit are created.
 func TestConcurrentObjectiveCreatesStayWithinTheLimit(t *testing.T) {
 	const limit, tries = 4, 24
-	c := fixtureConfig(t)
-	c.SLO.MaxSNMPObjectives = limit
-	d, err := New(c, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := limitedDaemon(t, func(c *config.Config) { c.SLO.MaxSNMPObjectives = limit })
 	st := sloStore{d}
 	errs := concurrentCreates(tries, func(i int) error {
 		name := fmt.Sprint("obj", i)
@@ -159,12 +162,7 @@ func TestConcurrentObjectiveCreatesStayWithinTheLimit(t *testing.T) {
 // refused naming state.max_names_per_context.
 func TestConcurrentDerivedCreatesStayWithinTheNumbering(t *testing.T) {
 	const names, tries = 3, 24
-	c := fixtureConfig(t)
-	c.Expressions.MaxSNMPDerived, c.State.MaxNamesPerContext = 100, names
-	d, err := New(c, slog.New(slog.DiscardHandler))
-	if err != nil {
-		t.Fatal(err)
-	}
+	d := limitedDaemon(t, func(c *config.Config) { c.Expressions.MaxSNMPDerived, c.State.MaxNamesPerContext = 100, names })
 	st := exprStore{d}
 	errs := concurrentCreates(tries, func(i int) error {
 		name := fmt.Sprint("derived", i)
