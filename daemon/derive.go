@@ -182,7 +182,7 @@ func (d *Daemon) initExpressions() error {
 
 func (x *expressions) apply(c *config.Config) error {
 	kept := 0
-	err := x.define(func() func() {
+	err := x.define(nil, func() func() {
 		oldD, oldA := x.defs.confD, x.defs.confA
 		x.defs.confD, x.defs.confA = c.Derived, c.Alarms // a configured name hides a row created over SNMP
 		return func() { x.defs.confD, x.defs.confA, kept = oldD, oldA, len(oldD)+len(oldA) }

@@ -11,7 +11,8 @@ import (
 
 // exprStore is the control socket's control.ExprStore: what it creates
 // are nonVolatile rows of derivedDefTable and alarmDefTable, checked by
-// the same checkCreated and within the same expressions.max_snmp_*.
+// the same checkCreated and admitted by the same admitLocked, within the
+// same expressions.max_snmp_*.
 type exprStore struct{ d *Daemon }
 
 const fromControl = "def" // the request's field
@@ -43,41 +44,19 @@ func (s exprStore) Create(def spmiwire.ExprDef) error {
 	switch def.Kind {
 	case "derived":
 		c := config.DerivedConf{Name: def.Name, Expr: def.Expr, Description: def.Description, Units: def.Units, Scale: def.Scale, Signed: def.Signed}
-		if err := s.check(&c, nil); err != nil {
+		if err := s.d.checkCreated(fromControl, &c, nil, settable.NonVolatile); err != nil {
 			return err
 		}
-		return putCreated(x, x.defs.snmpD, DerivedRecords, def.Name, &created[config.DerivedConf]{conf: c, storage: settable.NonVolatile}, s.d.num)
+		return putCreated(x, fromControl, x.defs.snmpD, DerivedRecords, def.Name, &created[config.DerivedConf]{conf: c, storage: settable.NonVolatile}, s.d.num)
 	case "alarm":
 		c := config.AlarmConf{Name: def.Name, Expr: def.Expr, Rising: def.Rising, Falling: def.Falling, For: def.For, Keep: def.Keep,
 			Severity: def.Severity, Cleared: def.Cleared, Frequency: time.Duration(def.Frequency) * time.Second, TrapNo: def.TrapNo}
-		if err := s.check(nil, &c); err != nil {
+		if err := s.d.checkCreated(fromControl, nil, &c, settable.NonVolatile); err != nil {
 			return err
 		}
-		return s.d.putAlarm(c, settable.NonVolatile)
+		return s.d.putAlarm(fromControl, c, settable.NonVolatile)
 	}
 	return spmierr.Errorf(spmierr.SiBadArgument, "kind %q: want derived or alarm", def.Kind)
-}
-
-// check is checkCreated and the table's row limit: a new name needs
-// room under expressions.max_snmp_derived or max_snmp_alarms.
-func (s exprStore) check(dc *config.DerivedConf, ac *config.AlarmConf) error {
-	x := s.d.expr
-	x.defs.mu.Lock()
-	held, name, key := len(x.defs.snmpD), "", "expressions.max_snmp_derived"
-	if ac != nil {
-		held, name, key = len(x.defs.snmpA), ac.Name, "expressions.max_snmp_alarms"
-		_, has := x.defs.snmpA[name]
-		held -= b2i(has)
-	} else {
-		name = dc.Name
-		_, has := x.defs.snmpD[name]
-		held -= b2i(has)
-	}
-	x.defs.mu.Unlock()
-	if limit := int(x.maxRows[b2i(ac != nil)].Load()); held >= limit {
-		return spmierr.Errorf(spmierr.SiOtherErr, "%q: %d created already, the most %s allows", name, held, key)
-	}
-	return s.d.checkCreated(fromControl, dc, ac, settable.NonVolatile)
 }
 
 func b2i(b bool) int {
@@ -98,9 +77,9 @@ func (s exprStore) Delete(kind, name string) error {
 	case conf:
 		return spmierr.Errorf(spmierr.SiLocked, "%s %q is the configuration file's: remove it there and reload (SIGHUP)", kind, name)
 	case kind == "derived" && isD:
-		return putCreated[config.DerivedConf](x, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
+		return putCreated[config.DerivedConf](x, fromControl, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
 	case kind == "alarm" && isA:
-		return putCreated[config.AlarmConf](x, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
+		return putCreated[config.AlarmConf](x, fromControl, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
 	case kind != "derived" && kind != "alarm":
 		return spmierr.Errorf(spmierr.SiBadArgument, "kind %q: want derived or alarm", kind)
 	}

@@ -8,6 +8,7 @@ import (
 	"slices"
 	"sync"
 
+	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/config"
 	"github.com/perfagent/subagent/derive"
 	"github.com/perfagent/subagent/settable"
@@ -94,12 +95,18 @@ func (x *exprDefs) allLocked() ([]derive.Derived, []derive.Alarm, error) {
 	return ds, as, nil
 }
 
-// define is the one way the definitions change, as hotsets.define: the
-// engine gets them all before the lock is released; an error from the
-// engine undoes the change.
-func (x *expressions) define(change func() (undo func())) error {
+// define is the one way the definitions change, as hotsets.define: admit
+// (nil: none) judges the change under the lock that makes it, the engine
+// gets them all before the lock is released; an error from the engine
+// undoes the change.
+func (x *expressions) define(admit func() error, change func() (undo func())) error {
 	x.defs.mu.Lock()
 	defer x.defs.mu.Unlock()
+	if admit != nil {
+		if err := admit(); err != nil {
+			return err
+		}
+	}
 	undo := change()
 	ds, as, err := x.defs.allLocked()
 	if err == nil {
@@ -148,17 +155,30 @@ func record[T any](c *T, storage int) (string, error) {
 }
 
 // putCreated adds, replaces (c) or removes (nil) a row created over SNMP
-// in m, the engine and the numbering's records; an error leaves them as
-// they were.
-func putCreated[T any](x *expressions, m map[string]created[T], parent, name string, c *created[T], num *spmi.Numbering) error {
+// or the control socket (from) in m, the engine and the numbering's
+// records, admitted by admitLocked under the lock of the change; an
+// error leaves them as they were.
+func putCreated[T any](x *expressions, from string, m map[string]created[T], parent, name string, c *created[T], num *spmi.Numbering) error {
 	rec := ""
+	var admit func() error
 	if c != nil {
 		var err error
 		if rec, err = record(&c.conf, c.storage); err != nil {
 			return err
 		}
+		admit = func() error {
+			if err := x.admitLocked(from, parent == AlarmRecords, name); err != nil || parent != DerivedRecords {
+				return err
+			}
+			// Numbered now, in the same admission (Check found room): a
+			// statistic without a number would be left out of the tree.
+			if _, err := num.Assign(derive.DerivedCx.Name, name, nil); err != nil {
+				return fmt.Errorf("%w: %w", settable.ErrFull, err)
+			}
+			return nil
+		}
 	}
-	err := x.define(func() func() {
+	err := x.define(admit, func() func() {
 		old, had := m[name]
 		if c == nil {
 			delete(m, name)
@@ -182,6 +202,51 @@ func putCreated[T any](x *expressions, m map[string]created[T], parent, name str
 		}
 	}
 	return nil // evaluated from the next interval on
+}
+
+// admitLocked is the one admission of a derived statistic (alarm false)
+// or an alarm created over SNMP or the control socket (from): its name
+// against the configuration's and the other kind's, and for a new name
+// room under expressions.max_snmp_derived or max_snmp_alarms, counted as
+// derivedDefTable and alarmDefTable count their rows. putCreated calls
+// it under the lock of its insert, so that two creates at once cannot
+// both take the last place. An error wrapping settable.ErrFull says
+// there is no room.
+func (x *expressions) admitLocked(from string, alarm bool, name string) error {
+	d := &x.defs
+	_, isD := d.snmpD[name]
+	_, isA := d.snmpA[name]
+	switch {
+	case d.configuredLocked(name):
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has a derived statistic or an alarm of this name", from, name)
+	case alarm && isD:
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of a derived statistic (Agent/expr names both)", from, name)
+	case !alarm && isA:
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of an alarm (Agent/expr names both)", from, name)
+	case alarm && isA, !alarm && isD:
+		return nil // a replacement takes no new place
+	}
+	held, key := visibleLocked(d, d.snmpD), "expressions.max_snmp_derived"
+	if alarm {
+		held, key = visibleLocked(d, d.snmpA), "expressions.max_snmp_alarms"
+	}
+	if limit := int(x.maxRows[b2i(alarm)].Load()); held >= limit {
+		return fmt.Errorf("%w: %w", settable.ErrFull,
+			spmierr.Errorf(spmierr.SiCallocFailed, "%s %q: %d created already, the most %s (%d) allows", from, name, held, key, limit))
+	}
+	return nil
+}
+
+// visibleLocked counts the rows of m no configured name hides: those the
+// table serves and counts against its limit.
+func visibleLocked[T any](d *exprDefs, m map[string]created[T]) int {
+	n := 0
+	for name := range m {
+		if !d.configuredLocked(name) {
+			n++
+		}
+	}
+	return n
 }
 
 // applyMaxRows applies expressions.max_snmp_derived and max_snmp_alarms.

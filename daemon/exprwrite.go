@@ -112,10 +112,10 @@ func (s exprRows) Check(_ *settable.Row, r *settable.Row) error {
 
 // checkCreated checks a derived statistic (dc) or an alarm (ac) created
 // over SNMP or the control socket (from): the configuration file's
-// checks, the record a nonVolatile one keeps, its name against the
-// configuration's and the other kind's, an alarm's trap number against
-// every hotset's and alarm's. An error wrapping
-// settable.ErrFull says there is no room.
+// checks, the record a nonVolatile one keeps, an alarm's trap number
+// against every hotset's and alarm's, and admitLocked as things stand
+// (putCreated admits it again under the lock of its insert). An error
+// wrapping settable.ErrFull says there is no room.
 func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.AlarmConf, storage int) error {
 	var name string
 	var err error
@@ -144,20 +144,10 @@ func (d *Daemon) checkCreated(from string, dc *config.DerivedConf, ac *config.Al
 			return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: trap_no: %v", from, name, err)
 		}
 	}
-	x := &d.expr.defs
-	x.mu.Lock()
-	defer x.mu.Unlock()
-	_, isD := x.snmpD[name]
-	_, isA := x.snmpA[name]
-	switch {
-	case x.configuredLocked(name):
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has a derived statistic or an alarm of this name", from, name)
-	case ac != nil && isD:
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of a derived statistic (Agent/expr names both)", from, name)
-	case ac == nil && isA:
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: already the name of an alarm (Agent/expr names both)", from, name)
-	}
-	return nil
+	x := d.expr
+	x.defs.mu.Lock()
+	defer x.defs.mu.Unlock()
+	return x.admitLocked(from, ac != nil, name)
 }
 
 func (s exprRows) Put(r *settable.Row) error {
@@ -167,43 +157,43 @@ func (s exprRows) Put(r *settable.Row) error {
 		if err != nil {
 			return err
 		}
-		return s.d.putAlarm(c, r.Storage)
+		return s.d.putAlarm(schema.AlarmDefTable.Name, c, r.Storage)
 	}
 	c := rowDerived(r)
-	return putCreated(x, x.defs.snmpD, DerivedRecords, r.Name, &created[config.DerivedConf]{conf: c, storage: r.Storage}, s.d.num)
+	return putCreated(x, schema.DerivedDefTable.Name, x.defs.snmpD, DerivedRecords, r.Name, &created[config.DerivedConf]{conf: c, storage: r.Storage}, s.d.num)
 }
 
 // putAlarm commits an alarm created at run time, its trap number checked
 // again under Daemon.traps: another path may have taken it since.
-func (d *Daemon) putAlarm(c config.AlarmConf, storage int) error {
+func (d *Daemon) putAlarm(from string, c config.AlarmConf, storage int) error {
 	d.traps.Lock()
 	defer d.traps.Unlock()
 	if err := d.checkAlarmTrap(&c); err != nil {
 		return spmierr.Errorf(spmierr.SiDuplicate, "%q: trap_no: %v", c.Name, err)
 	}
 	x := d.expr
-	return putCreated(x, x.defs.snmpA, AlarmRecords, c.Name, &created[config.AlarmConf]{conf: c, storage: storage}, d.num)
+	return putCreated(x, from, x.defs.snmpA, AlarmRecords, c.Name, &created[config.AlarmConf]{conf: c, storage: storage}, d.num)
 }
 
 func (s exprRows) Remove(name string) error {
 	x := s.d.expr
 	if s.alarm {
-		return putCreated[config.AlarmConf](x, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
+		return putCreated[config.AlarmConf](x, schema.AlarmDefTable.Name, x.defs.snmpA, AlarmRecords, name, nil, s.d.num)
 	}
-	return putCreated[config.DerivedConf](x, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
+	return putCreated[config.DerivedConf](x, schema.DerivedDefTable.Name, x.defs.snmpD, DerivedRecords, name, nil, s.d.num)
 }
 
 // exprTables builds derivedDefTable and alarmDefTable under base.
 func (d *Daemon) exprTables(base asn1tree.OID) []*settable.Table {
 	var out []*settable.Table
 	for i, t := range []*schema.WritableTable{schema.DerivedDefTable, schema.AlarmDefTable} {
-		max := d.cfg.Expressions.MaxSNMPDerived
+		max, key := d.cfg.Expressions.MaxSNMPDerived, "expressions.max_snmp_derived"
 		if i == 1 {
-			max = d.cfg.Expressions.MaxSNMPAlarms
+			max, key = d.cfg.Expressions.MaxSNMPAlarms, "expressions.max_snmp_alarms"
 		}
 		tab := &settable.Table{Name: t.Name, Entry: append(base.Clone(), t.Arc, 1), Cols: tableCols(t.Columns), Added: tableCols(t.Added),
 			MaxKey: t.IndexMax, CheckKey: func(name string) error { return derive.CheckName("name", name) },
-			Src: exprRows{d: d, alarm: i == 1}, MaxRows: max, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
+			Src: exprRows{d: d, alarm: i == 1}, MaxRows: max, MaxRowsSetting: key, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 		d.expr.defs.tables[i] = tab
 		out = append(out, tab)
 	}

@@ -12,7 +12,8 @@ import (
 
 // sloStore is the control socket's control.SLOStore: what it creates are
 // nonVolatile rows of sloDefTable, checked by the same checkObjective and
-// within the same slo.max_snmp_objectives.
+// admitted by the same sloDefs.admitLocked, within the same
+// slo.max_snmp_objectives.
 type sloStore struct{ d *Daemon }
 
 const fromControlSLO = "objective" // the request's field
@@ -38,17 +39,7 @@ func (s sloStore) Create(o spmiwire.ObjectiveDef) error {
 	if err := s.d.checkObjective(fromControlSLO, c, settable.NonVolatile); err != nil {
 		return err
 	}
-	x := s.d.slod
-	x.mu.Lock()
-	held := len(x.snmp)
-	if _, has := x.snmp[o.Name]; has {
-		held--
-	}
-	x.mu.Unlock()
-	if limit := int(x.maxRows.Load()); held >= limit {
-		return spmierr.Errorf(spmierr.SiOtherErr, "%q: %d created already, the most slo.max_snmp_objectives allows", o.Name, held)
-	}
-	return s.d.putObjective(o.Name, &created[config.ObjectiveConf]{conf: c, storage: settable.NonVolatile})
+	return s.d.putObjective(fromControlSLO, o.Name, &created[config.ObjectiveConf]{conf: c, storage: settable.NonVolatile})
 }
 
 func (s sloStore) Delete(name string) error {
@@ -63,5 +54,5 @@ func (s sloStore) Delete(name string) error {
 	case !has:
 		return spmierr.Errorf(spmierr.SiNotFound, "no objective %q created over SNMP or the control socket", name)
 	}
-	return s.d.putObjective(name, nil)
+	return s.d.putObjective(fromControlSLO, name, nil)
 }

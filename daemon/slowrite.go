@@ -81,9 +81,10 @@ func (x *sloDefs) reconfigure(c *config.Config, log interface{ Warn(string, ...a
 	}
 }
 
-// put adds, replaces (c) or removes (nil) an objective created over SNMP
-// or the control socket; it is measured at once.
-func (d *Daemon) putObjective(name string, c *created[config.ObjectiveConf]) error {
+// putObjective adds, replaces (c) or removes (nil) an objective created
+// over SNMP or the control socket (from), admitted by admitLocked under
+// the lock of its insert; it is measured at once.
+func (d *Daemon) putObjective(from, name string, c *created[config.ObjectiveConf]) error {
 	x := d.slod
 	rec := ""
 	if c != nil {
@@ -93,6 +94,12 @@ func (d *Daemon) putObjective(name string, c *created[config.ObjectiveConf]) err
 		}
 	}
 	x.mu.Lock()
+	if c != nil {
+		if err := x.admitLocked(from, name); err != nil {
+			x.mu.Unlock()
+			return err
+		}
+	}
 	if c == nil {
 		delete(x.snmp, name)
 	} else {
@@ -112,7 +119,8 @@ func (d *Daemon) putObjective(name string, c *created[config.ObjectiveConf]) err
 
 // checkObjective checks an objective created over SNMP or the control
 // socket (from) as the configuration file's are, with the record a
-// nonVolatile one keeps and its name against the configuration's.
+// nonVolatile one keeps and admitLocked as things stand (putObjective
+// admits it again under the lock of its insert).
 func (d *Daemon) checkObjective(from string, c config.ObjectiveConf, storage int) error {
 	if err := config.CheckObjective(from, c); err != nil {
 		return err
@@ -122,11 +130,32 @@ func (d *Daemon) checkObjective(from string, c config.ObjectiveConf, storage int
 	}
 	d.slod.mu.Lock()
 	defer d.slod.mu.Unlock()
-	if d.slod.configuredLocked(c.Name) {
-		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has an objective of this name", from, c.Name)
+	return d.slod.admitLocked(from, c.Name)
+}
+
+// admitLocked is the one admission of an objective created over SNMP or
+// the control socket (from): its name against the configuration's, and
+// for a new name room in what the state file holds (slo.MaxObjectives)
+// and under slo.max_snmp_objectives, counted as sloDefTable counts its
+// rows. An error wrapping settable.ErrFull says there is no room.
+func (x *sloDefs) admitLocked(from, name string) error {
+	if x.configuredLocked(name) {
+		return spmierr.Errorf(spmierr.SiDuplicate, "%s %q: the configuration file has an objective of this name", from, name)
 	}
-	if _, has := d.slod.snmp[c.Name]; !has && len(d.slod.allLocked()) >= slo.MaxObjectives {
-		return fmt.Errorf("%w: %s %q: %d objectives measured, the most the daemon keeps", settable.ErrFull, from, c.Name, slo.MaxObjectives)
+	if _, has := x.snmp[name]; has {
+		return nil // a replacement takes no new place
+	}
+	if len(x.allLocked()) >= slo.MaxObjectives {
+		return fmt.Errorf("%w: %w", settable.ErrFull, spmierr.Errorf(spmierr.SiCallocFailed,
+			"%s %q: %d objectives measured, the most the daemon keeps", from, name, slo.MaxObjectives))
+	}
+	held := 0
+	for n := range x.snmp {
+		held += b2i(!x.configuredLocked(n))
+	}
+	if limit := int(x.maxRows.Load()); held >= limit {
+		return fmt.Errorf("%w: %w", settable.ErrFull, spmierr.Errorf(spmierr.SiCallocFailed,
+			"%s %q: %d created already, the most slo.max_snmp_objectives (%d) allows", from, name, held, limit))
 	}
 	return nil
 }
@@ -161,10 +190,12 @@ func (s sloRows) Check(_ *settable.Row, r *settable.Row) error {
 }
 
 func (s sloRows) Put(r *settable.Row) error {
-	return s.d.putObjective(r.Name, &created[config.ObjectiveConf]{conf: rowSLO(r), storage: r.Storage})
+	return s.d.putObjective(schema.SLODefTable.Name, r.Name, &created[config.ObjectiveConf]{conf: rowSLO(r), storage: r.Storage})
 }
 
-func (s sloRows) Remove(name string) error { return s.d.putObjective(name, nil) }
+func (s sloRows) Remove(name string) error {
+	return s.d.putObjective(schema.SLODefTable.Name, name, nil)
+}
 
 // sloTable restores the objectives created before and builds sloDefTable
 // under base.
@@ -180,7 +211,7 @@ func (d *Daemon) sloTable(base asn1tree.OID) *settable.Table {
 		MaxKey: t.IndexMax, CheckKey: func(name string) error {
 			return config.CheckObjective("name", config.ObjectiveConf{Name: name, Application: "x", Transaction: "x", Target: 0.9, Window: time.Hour})
 		},
-		Src: sloRows{d}, MaxRows: d.cfg.SLO.MaxSNMPObjectives, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
+		Src: sloRows{d}, MaxRows: d.cfg.SLO.MaxSNMPObjectives, MaxRowsSetting: "slo.max_snmp_objectives", MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 	d.slod = x
 	// Here, not with the measuring: the rows and their limit exist whether
 	// ARM is served or not.

@@ -361,7 +361,7 @@ func (d *Daemon) initWritable() {
 		CheckKey: func(name string) error {
 			return (&hotset.Def{Name: name, GrandParent: "x", Stat: "x", Feed: hotset.FeedAlways}).Validate()
 		},
-		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows, MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
+		Src: hotsetRows{d}, MaxRows: d.cfg.Hotset.MaxSNMPRows, MaxRowsSetting: "hotset.max_snmp_rows", MaxWaiting: d.cfg.SNMPSet.MaxWaitingRows, PendingTTL: d.cfg.SNMPSet.WaitingLifetime}
 	d.hot.table = hot
 	hosts := &settable.Table{Name: lt.Name, Entry: append(base.Clone(), lt.Arc, 1), MaxKey: lt.IndexMax, Cols: tableCols(lt.Columns), Added: tableCols(lt.Added),
 		CheckKey: checkHostIndex, Src: hostRows{d.rtl}, MaxRows: 1 << 30, // rtime_lan.max_hosts bounds them

@@ -42,8 +42,10 @@ type Table struct {
 	MaxKey   int                     // longest index name
 	Src      Source
 	// MaxRows bounds the active rows managers hold (all but ReadOnly
-	// ones). Once serving, change it with SetMaxRows.
-	MaxRows int
+	// ones). Once serving, change it with SetMaxRows. MaxRowsSetting
+	// names the setting that gives it, for the refusal.
+	MaxRows        int
+	MaxRowsSetting string
 	// MaxWaiting bounds, apart, the rows waiting in notReady or
 	// notInService: rows that wait cannot take the places of active ones.
 	// 0 means DefaultMaxWaiting. Once serving, change it with SetWaiting.
@@ -224,7 +226,7 @@ func (t *Table) test(vbs []agentx.VarBind, idx []int, now time.Time) (*tableChan
 		switch at := rows[name][0].index; {
 		case isActive && !wasActive && held > t.MaxRows:
 			return nil, agentx.Refuse(agentx.ResourceUnavailable, at,
-				"%s: row %q would pass the limit of %d rows created over SNMP", t.Name, name, t.MaxRows)
+				"%s: row %q would pass the limit of %d rows created over SNMP%s", t.Name, name, t.MaxRows, t.limitName())
 		case isWaiting && !wasWaiting && waiting > t.maxWaiting():
 			return nil, agentx.Refuse(agentx.ResourceUnavailable, at,
 				"%s: row %q would pass the limit of %d rows waiting in notReady or notInService (snmp_set.max_waiting_rows)", t.Name, name, t.maxWaiting())
@@ -232,6 +234,13 @@ func (t *Table) test(vbs []agentx.VarBind, idx []int, now time.Time) (*tableChan
 		ch.ops = append(ch.ops, op)
 	}
 	return ch, nil
+}
+
+func (t *Table) limitName() string {
+	if t.MaxRowsSetting == "" {
+		return ""
+	}
+	return " (" + t.MaxRowsSetting + ")"
 }
 
 func b2i(b bool) int {

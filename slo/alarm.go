@@ -32,6 +32,9 @@ func (s *Set) SetRules(rules []Rule) {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	s.rules = append(s.rules[:0:0], rules...)
+	for _, x := range s.objs {
+		x.setSpans(s.rules)
+	}
 }
 
 // Rules are the alarm rules in force.
@@ -42,7 +45,9 @@ func (s *Set) Rules() []Rule {
 }
 
 // Evaluate checks every objective's alarms at now and returns those that
-// were raised or cleared since the previous evaluation.
+// were raised or cleared since the previous evaluation. It rolls the
+// buckets to now first, so that reads until the next find their running
+// sums up to date.
 func (s *Set) Evaluate(now time.Time) []Event {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -52,9 +57,10 @@ func (s *Set) Evaluate(now time.Time) []Event {
 		if x.raised == nil {
 			x.raised = map[string]bool{}
 		}
+		x.roll(now)
 		for _, r := range s.rules {
-			lt, lb := x.f.sum(m, int(r.Long/Fine))
-			st, sb := x.f.sum(m, int(r.Short/Fine))
+			lt, lb := x.fineSum(m, int64(r.Long/Fine))
+			st, sb := x.fineSum(m, int64(r.Short/Fine))
 			long, short := burn(lt, min(lb, lt), x.Target), burn(st, min(sb, st), x.Target)
 			on := long >= r.Factor && short >= r.Factor
 			if on != x.raised[r.Name] {

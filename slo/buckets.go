@@ -46,22 +46,20 @@ func advance(head *int64, m int64, n int, clear func(int)) {
 	*head = m
 }
 
-// add counts total completions, bad of them not good, in bucket m; a
-// bucket older than the ring is dropped.
-func (f *fine) add(m int64, total, bad uint64) {
-	if m > f.head {
-		advance(&f.head, m, FineN, func(i int) { f.b[i] = [2]uint32{} })
-	}
-	if m <= f.head-FineN {
-		return
-	}
+// put counts total completions, bad of them not good, in bucket m of
+// the ring (head-FineN < m <= head) and returns what the bucket gained
+// (less than asked once it saturates).
+func (f *fine) put(m int64, total, bad uint64) [2]uint64 {
 	x := &f.b[m%FineN]
+	old := *x
 	addSat32(&x[0], total)
 	addSat32(&x[1], bad)
+	return [2]uint64{uint64(x[0] - old[0]), uint64(x[1] - old[1])}
 }
 
 // sum is the counts of the n buckets ending with bucket now (which is
-// partly elapsed): those the ring still holds.
+// partly elapsed): those the ring still holds. Reads take the running
+// sums instead (sums.go); this is their reference and their restore.
 func (f *fine) sum(now int64, n int) (total, bad uint64) {
 	lo, hi := max(now-int64(n), f.head-FineN), min(now, f.head)
 	for m := lo + 1; m <= hi && f.head != 0; m++ {
@@ -70,19 +68,6 @@ func (f *fine) sum(now int64, n int) (total, bad uint64) {
 		bad += uint64(x[1])
 	}
 	return total, bad
-}
-
-func (c *coarse) add(h int64, total, bad uint64) {
-	n := int64(len(c.b))
-	if h > c.head {
-		advance(&c.head, h, len(c.b), func(i int) { c.b[i] = [2]uint64{} })
-	}
-	if h <= c.head-n {
-		return
-	}
-	x := &c.b[h%n]
-	x[0] += total
-	x[1] += bad
 }
 
 func (c *coarse) sum(now int64) (total, bad uint64) {

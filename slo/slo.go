@@ -43,24 +43,42 @@ type obj struct {
 	c            *coarse         // windows beyond FineSpan
 	unclassified uint64          // completions of transactions with more thresholds than the library classifies
 	raised       map[string]bool // alarms raised, by rule name (Evaluate)
+	spans        []span          // running sums of the minute spans read (sums.go)
+	cSum         [2]uint64       // running sum of c's ring
 }
 
-func newObj(o Objective) *obj {
+func newObj(o Objective, rules []Rule) *obj {
 	x := &obj{Objective: o}
 	if o.Window > FineSpan {
 		x.c = &coarse{b: make([][2]uint64, o.Window/Coarse)}
 	}
+	x.setSpans(rules)
 	return x
 }
 
+// add counts total completions, bad of them not good, at now, in the
+// buckets and the running sums; a bucket older than its ring is dropped.
 func (x *obj) add(now time.Time, total, bad uint64) {
 	m := minuteOf(now)
 	if m <= 0 {
 		return
 	}
-	x.f.add(m, total, bad)
-	if x.c != nil {
-		x.c.add(hourOf(now), total, bad)
+	x.roll(now)
+	if m > x.f.head-FineN {
+		d := x.f.put(m, total, bad)
+		for i := range x.spans {
+			if sp := &x.spans[i]; m > x.f.head-sp.n {
+				sp.sum = [2]uint64{sp.sum[0] + d[0], sp.sum[1] + d[1]}
+			}
+		}
+	}
+	if c := x.c; c != nil {
+		if h, n := hourOf(now), int64(len(c.b)); h > c.head-n {
+			b := &c.b[h%n]
+			b[0] += total
+			b[1] += bad
+			x.cSum = [2]uint64{x.cSum[0] + total, x.cSum[1] + bad}
+		}
 	}
 }
 
@@ -92,7 +110,7 @@ func (s *Set) Reconfigure(objs []Objective) {
 	for _, o := range objs {
 		x := old[o.Name]
 		if x == nil || x.history() != o.history() {
-			x = newObj(o)
+			x = newObj(o, s.rules)
 		}
 		x.Objective = o
 		s.objs = append(s.objs, x)
@@ -194,9 +212,9 @@ func (x *obj) status(now time.Time) Status {
 	m := minuteOf(now)
 	var total, bad uint64
 	if x.c != nil {
-		total, bad = x.c.sum(hourOf(now))
+		total, bad = x.coarseSum(hourOf(now))
 	} else {
-		total, bad = x.f.sum(m, int(x.Window/Fine))
+		total, bad = x.fineSum(m, int64(x.Window/Fine))
 	}
 	bad = min(bad, total)
 	st.Total, st.Good = total, total-bad
@@ -205,7 +223,7 @@ func (x *obj) status(now time.Time) Status {
 		st.Budget = 1 - burn(total, bad, x.Target)
 	}
 	for _, p := range Periods {
-		t, b := x.f.sum(m, int(p/Fine))
+		t, b := x.fineSum(m, int64(p/Fine))
 		st.Burn = append(st.Burn, burn(t, min(b, t), x.Target))
 	}
 	return st

@@ -176,6 +176,7 @@ func (s *Set) Unmarshal(b []byte) (int, error) {
 					}
 				}
 			}
+			o.resum()
 			restored++
 		}
 	}
