@@ -1,0 +1,65 @@
+package responder
+
+import (
+	"bytes"
+	"net"
+	"testing"
+	"time"
+)
+
+// rawUDP gives each datagram's source as net.UDPConn does (IPv4, IPv6,
+// and IPv4 peers of a dual-stack socket as IPv4-mapped), and the reply
+// reaches that source from the socket's address.
+func TestRawUDPSourceAndReply(t *testing.T) {
+	for _, c := range []struct{ name, listen, client, to string }{
+		{"ipv4", "127.0.0.1:0", "udp4", "127.0.0.1"},
+		{"ipv6", "[::1]:0", "udp6", "::1"},
+		{"ipv4 to dual stack", "[::]:0", "udp4", "127.0.0.1"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			srv, err := net.ListenPacket("udp", c.listen)
+			if err != nil {
+				t.Skipf("no %s socket on this host: %v", c.listen, err) // IPv6 disabled
+			}
+			defer srv.Close()
+			conn := srv.(*net.UDPConn)
+			port := conn.LocalAddr().(*net.UDPAddr).Port
+			cl, err := net.DialUDP(c.client, nil, &net.UDPAddr{IP: net.ParseIP(c.to), Port: port})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer cl.Close()
+			deadline := time.Now().Add(10 * time.Second)
+			conn.SetDeadline(deadline)
+			cl.SetDeadline(deadline)
+			for _, m := range []string{"raw", "net"} {
+				if _, err := cl.Write([]byte(m)); err != nil {
+					t.Fatal(err)
+				}
+			}
+			u, err := newRawUDP(conn)
+			if err != nil {
+				t.Fatal(err)
+			}
+			buf := make([]byte, 100)
+			n, from, err := u.read(buf)
+			if err != nil || string(buf[:n]) != "raw" {
+				t.Fatalf("read: %q, %v", buf[:n], err)
+			}
+			n2, want, err := conn.ReadFromUDPAddrPort(buf)
+			if err != nil || string(buf[:n2]) != "net" {
+				t.Fatalf("ReadFromUDPAddrPort: %q, %v", buf[:n2], err)
+			}
+			if from != want {
+				t.Errorf("source %v, net.UDPConn says %v", from, want)
+			}
+			if err := u.reply([]byte("answer")); err != nil {
+				t.Fatal(err)
+			}
+			n, err = cl.Read(buf)
+			if err != nil || !bytes.Equal(buf[:n], []byte("answer")) {
+				t.Errorf("client got %q, %v", buf[:n], err)
+			}
+		})
+	}
+}
