@@ -28,6 +28,12 @@ type rawUDP struct {
 	// goes back to it unchanged.
 	sa    unix.RawSockaddrAny
 	saLen uint32
+	// The poller's callbacks, bound once, and what they work on: a
+	// closure made per call would be an allocation per exchange.
+	recv, send func(fd uintptr) bool
+	buf        []byte
+	n          uintptr
+	errno      syscall.Errno
 }
 
 func newRawUDP(c *net.UDPConn) (*rawUDP, error) {
@@ -35,33 +41,36 @@ func newRawUDP(c *net.UDPConn) (*rawUDP, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &rawUDP{rc: rc}, nil
+	u := &rawUDP{rc: rc}
+	u.recv, u.send = u.recvfrom, u.sendto
+	return u, nil
 }
 
 // read receives one datagram into buf, waiting in the poller while none is
 // queued; it returns its length and source.
 func (u *rawUDP) read(buf []byte) (int, netip.AddrPort, error) {
-	var (
-		n     uintptr
-		errno syscall.Errno
-	)
-	err := u.rc.Read(func(fd uintptr) bool {
-		for {
-			u.saLen = uint32(unsafe.Sizeof(u.sa))
-			n, _, errno = unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&buf[0])), uintptr(len(buf)),
-				0, uintptr(unsafe.Pointer(&u.sa)), uintptr(unsafe.Pointer(&u.saLen)))
-			if errno != unix.EINTR {
-				return errno != unix.EAGAIN
-			}
-		}
-	})
+	u.buf = buf
+	err := u.rc.Read(u.recv)
+	u.buf = nil
 	if err != nil {
 		return 0, netip.AddrPort{}, err
 	}
-	if errno != 0 {
-		return 0, netip.AddrPort{}, os.NewSyscallError("recvfrom", errno)
+	if u.errno != 0 {
+		return 0, netip.AddrPort{}, os.NewSyscallError("recvfrom", u.errno)
 	}
-	return int(n), u.from(), nil
+	return int(u.n), u.from(), nil
+}
+
+// recvfrom is read's callback: false when nothing is queued.
+func (u *rawUDP) recvfrom(fd uintptr) bool {
+	for {
+		u.saLen = uint32(unsafe.Sizeof(u.sa))
+		u.n, _, u.errno = unix.RawSyscall6(unix.SYS_RECVFROM, fd, uintptr(unsafe.Pointer(&u.buf[0])), uintptr(len(u.buf)),
+			0, uintptr(unsafe.Pointer(&u.sa)), uintptr(unsafe.Pointer(&u.saLen)))
+		if u.errno != unix.EINTR {
+			return u.errno != unix.EAGAIN
+		}
+	}
 }
 
 // from is the source of the last datagram read, as net.UDPConn's
@@ -92,21 +101,25 @@ func port(p uint16) uint16 {
 
 // reply sends p to the source of the last datagram read.
 func (u *rawUDP) reply(p []byte) error {
-	var errno syscall.Errno
-	err := u.rc.Write(func(fd uintptr) bool {
-		for {
-			_, _, errno = unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&p[0])), uintptr(len(p)),
-				0, uintptr(unsafe.Pointer(&u.sa)), uintptr(u.saLen))
-			if errno != unix.EINTR {
-				return errno != unix.EAGAIN
-			}
-		}
-	})
+	u.buf = p
+	err := u.rc.Write(u.send)
+	u.buf = nil
 	if err != nil {
 		return err
 	}
-	if errno != 0 {
-		return os.NewSyscallError("sendto", errno)
+	if u.errno != 0 {
+		return os.NewSyscallError("sendto", u.errno)
 	}
 	return nil
+}
+
+// sendto is reply's callback: false when the socket has no room.
+func (u *rawUDP) sendto(fd uintptr) bool {
+	for {
+		_, _, u.errno = unix.RawSyscall6(unix.SYS_SENDTO, fd, uintptr(unsafe.Pointer(&u.buf[0])), uintptr(len(u.buf)),
+			0, uintptr(unsafe.Pointer(&u.sa)), uintptr(u.saLen))
+		if u.errno != unix.EINTR {
+			return u.errno != unix.EAGAIN
+		}
+	}
 }

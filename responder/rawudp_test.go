@@ -63,3 +63,41 @@ func TestRawUDPSourceAndReply(t *testing.T) {
 		})
 	}
 }
+
+// An exchange through rawUDP allocates nothing.
+func TestRawUDPAllocatesNothing(t *testing.T) {
+	srv, err := net.ListenPacket("udp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer srv.Close()
+	cl, err := net.DialUDP("udp4", nil, srv.LocalAddr().(*net.UDPAddr))
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer cl.Close()
+	deadline := time.Now().Add(10 * time.Second)
+	srv.SetDeadline(deadline)
+	cl.SetDeadline(deadline)
+	u, err := newRawUDP(srv.(*net.UDPConn))
+	if err != nil {
+		t.Fatal(err)
+	}
+	req, buf, got := []byte("request"), make([]byte, 100), make([]byte, 100)
+	if n := testing.AllocsPerRun(20, func() {
+		if _, err := cl.Write(req); err != nil {
+			t.Fatal(err)
+		}
+		if _, _, err := u.read(buf); err != nil {
+			t.Fatal(err)
+		}
+		if err := u.reply(req); err != nil {
+			t.Fatal(err)
+		}
+		if _, err := cl.Read(got); err != nil {
+			t.Fatal(err)
+		}
+	}); n != 0 {
+		t.Errorf("%v allocations an exchange", n)
+	}
+}
