@@ -17,21 +17,7 @@ func TestRawUDPSourceAndReply(t *testing.T) {
 		{"ipv4 to dual stack", "[::]:0", "udp4", "127.0.0.1"},
 	} {
 		t.Run(c.name, func(t *testing.T) {
-			srv, err := net.ListenPacket("udp", c.listen)
-			if err != nil {
-				t.Skipf("no %s socket on this host: %v", c.listen, err) // IPv6 disabled
-			}
-			defer srv.Close()
-			conn := srv.(*net.UDPConn)
-			port := conn.LocalAddr().(*net.UDPAddr).Port
-			cl, err := net.DialUDP(c.client, nil, &net.UDPAddr{IP: net.ParseIP(c.to), Port: port})
-			if err != nil {
-				t.Fatal(err)
-			}
-			defer cl.Close()
-			deadline := time.Now().Add(10 * time.Second)
-			conn.SetDeadline(deadline)
-			cl.SetDeadline(deadline)
+			conn, cl := udpPair(t, c.listen, c.client, c.to)
 			for _, m := range []string{"raw", "net"} {
 				if _, err := cl.Write([]byte(m)); err != nil {
 					t.Fatal(err)
@@ -66,20 +52,8 @@ func TestRawUDPSourceAndReply(t *testing.T) {
 
 // An exchange through rawUDP allocates nothing.
 func TestRawUDPAllocatesNothing(t *testing.T) {
-	srv, err := net.ListenPacket("udp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer srv.Close()
-	cl, err := net.DialUDP("udp4", nil, srv.LocalAddr().(*net.UDPAddr))
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer cl.Close()
-	deadline := time.Now().Add(10 * time.Second)
-	srv.SetDeadline(deadline)
-	cl.SetDeadline(deadline)
-	u, err := newRawUDP(srv.(*net.UDPConn))
+	srv, cl := udpPair(t, "127.0.0.1:0", "udp4", "127.0.0.1")
+	u, err := newRawUDP(srv)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -100,4 +74,26 @@ func TestRawUDPAllocatesNothing(t *testing.T) {
 	}); n != 0 {
 		t.Errorf("%v allocations an exchange", n)
 	}
+}
+
+// udpPair is a socket listening on listen and a client of it over network
+// to address to, both closed when the test ends and bounded to 10 s; the
+// test is skipped where the host has no such socket (IPv6 disabled).
+func udpPair(t *testing.T, listen, network, to string) (srv, cl *net.UDPConn) {
+	t.Helper()
+	pc, err := net.ListenPacket("udp", listen)
+	if err != nil {
+		t.Skipf("no %s socket on this host: %v", listen, err)
+	}
+	t.Cleanup(func() { pc.Close() })
+	srv = pc.(*net.UDPConn)
+	cl, err = net.DialUDP(network, nil, &net.UDPAddr{IP: net.ParseIP(to), Port: srv.LocalAddr().(*net.UDPAddr).Port})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { cl.Close() })
+	deadline := time.Now().Add(10 * time.Second)
+	srv.SetDeadline(deadline)
+	cl.SetDeadline(deadline)
+	return srv, cl
 }
