@@ -41,3 +41,16 @@ func TestSearchOutsideAllocatesNothing(t *testing.T) {
 		t.Errorf("%v allocations a search", n)
 	}
 }
+
+// BenchmarkSearchOutside is the log's part of a search for the statistics
+// beside it, as every varbind of a scrape asks it (0 allocations; 2
+// before the search stopped building the OID past the log's subtree).
+func BenchmarkSearchOutside(b *testing.B) {
+	l, _ := typedLog(b)
+	v := (&MIB{L: l, Ext: extBase}).View()
+	start := asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1, 200, 1, 1}
+	b.ReportAllocs()
+	for b.Loop() {
+		v.Search(start, false, nil)
+	}
+}

@@ -79,7 +79,7 @@ func TestRawUDPAllocatesNothing(t *testing.T) {
 // udpPair is a socket listening on listen and a client of it over network
 // to address to, both closed when the test ends and bounded to 10 s; the
 // test is skipped where the host has no such socket (IPv6 disabled).
-func udpPair(t *testing.T, listen, network, to string) (srv, cl *net.UDPConn) {
+func udpPair(t testing.TB, listen, network, to string) (srv, cl *net.UDPConn) {
 	t.Helper()
 	pc, err := net.ListenPacket("udp", listen)
 	if err != nil {
