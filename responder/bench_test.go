@@ -64,26 +64,9 @@ func BenchmarkGetBulkV3AuthPriv(b *testing.B) {
 // responder's raw socket calls: a client's request read, the reply sent
 // and read by the client (0 allocations).
 func BenchmarkRawUDPExchange(b *testing.B) {
-	srv, cl := udpPair(b, "127.0.0.1:0", "udp4", "127.0.0.1")
-	u, err := newRawUDP(srv)
-	if err != nil {
-		b.Fatal(err)
-	}
-	req, buf, got := make([]byte, 60), make([]byte, 65536), make([]byte, 1500)
-	resp := make([]byte, 1000)
+	ex := newExchange(b, 60, 1000)
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := cl.Write(req); err != nil {
-			b.Fatal(err)
-		}
-		if _, _, err := u.read(buf); err != nil {
-			b.Fatal(err)
-		}
-		if err := u.reply(resp); err != nil {
-			b.Fatal(err)
-		}
-		if _, err := cl.Read(got); err != nil {
-			b.Fatal(err)
-		}
+		ex.run()
 	}
 }

@@ -52,27 +52,46 @@ func TestRawUDPSourceAndReply(t *testing.T) {
 
 // An exchange through rawUDP allocates nothing.
 func TestRawUDPAllocatesNothing(t *testing.T) {
-	srv, cl := udpPair(t, "127.0.0.1:0", "udp4", "127.0.0.1")
+	ex := newExchange(t, 7, 100)
+	if n := testing.AllocsPerRun(20, ex.run); n != 0 {
+		t.Errorf("%v allocations an exchange", n)
+	}
+}
+
+// exchange is a client and a rawUDP on loopback, for exchanges of a
+// request and its reply.
+type exchange struct {
+	tb        testing.TB
+	cl        *net.UDPConn
+	u         *rawUDP
+	req, resp []byte
+	buf, got  []byte
+}
+
+func newExchange(tb testing.TB, reqLen, respLen int) *exchange {
+	srv, cl := udpPair(tb, "127.0.0.1:0", "udp4", "127.0.0.1")
 	u, err := newRawUDP(srv)
 	if err != nil {
-		t.Fatal(err)
+		tb.Fatal(err)
 	}
-	req, buf, got := []byte("request"), make([]byte, 100), make([]byte, 100)
-	if n := testing.AllocsPerRun(20, func() {
-		if _, err := cl.Write(req); err != nil {
-			t.Fatal(err)
-		}
-		if _, _, err := u.read(buf); err != nil {
-			t.Fatal(err)
-		}
-		if err := u.reply(req); err != nil {
-			t.Fatal(err)
-		}
-		if _, err := cl.Read(got); err != nil {
-			t.Fatal(err)
-		}
-	}); n != 0 {
-		t.Errorf("%v allocations an exchange", n)
+	return &exchange{tb: tb, cl: cl, u: u, req: make([]byte, reqLen), resp: make([]byte, respLen),
+		buf: make([]byte, 65536), got: make([]byte, 65536)}
+}
+
+// run sends the request, reads it through rawUDP, replies, and reads the
+// reply.
+func (e *exchange) run() {
+	if _, err := e.cl.Write(e.req); err != nil {
+		e.tb.Fatal(err)
+	}
+	if n, _, err := e.u.read(e.buf); err != nil || n != len(e.req) {
+		e.tb.Fatalf("read %d octets of %d: %v", n, len(e.req), err)
+	}
+	if err := e.u.reply(e.resp); err != nil {
+		e.tb.Fatal(err)
+	}
+	if n, err := e.cl.Read(e.got); err != nil || n != len(e.resp) {
+		e.tb.Fatalf("client read %d octets of %d: %v", n, len(e.resp), err)
 	}
 }
 
