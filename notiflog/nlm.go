@@ -202,17 +202,18 @@ func (l *lazyView) get() *mibView {
 }
 
 // touches reports whether [start, end) can hold an object of the view.
+// It is asked at every search of a request for any object: it allocates
+// nothing.
 func (l *lazyView) touches(start, end asn1tree.OID) bool {
-	for _, p := range []asn1tree.OID{NLM, l.m.Ext} {
-		if len(p) == 0 {
-			continue
-		}
-		after := append(p[:len(p)-1:len(p)-1], p[len(p)-1]+1) // the first OID past p's subtree
-		if asn1tree.Compare(start, after) < 0 && (len(end) == 0 || asn1tree.Compare(end, p) > 0) {
-			return true
-		}
-	}
-	return false
+	return touchesSubtree(start, end, NLM) || touchesSubtree(start, end, l.m.Ext)
+}
+
+// touchesSubtree reports whether [start, end) meets p's subtree (none for
+// an empty p): start comes before the first OID past the subtree (it is
+// before p or under it) and end after p.
+func touchesSubtree(start, end, p asn1tree.OID) bool {
+	return len(p) > 0 && (asn1tree.Compare(start, p) < 0 || start.HasPrefix(p)) &&
+		(len(end) == 0 || asn1tree.Compare(end, p) > 0)
 }
 
 func (l *lazyView) Get(oid asn1tree.OID) (asn1tree.Value, bool) {

@@ -13,7 +13,7 @@ var extBase = asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1, 111}
 
 // typedLog holds two entries, the second with one VarBind of every kind
 // the daemon sends, Counter64 and OBJECT IDENTIFIER included.
-func typedLog(t *testing.T) (*Log, *clock) {
+func typedLog(t testing.TB) (*Log, *clock) {
 	t.Helper()
 	c := &clock{time.Date(2026, 11, 28, 17, 5, 9, 300_000_000, time.UTC)}
 	l, err := Open(filepath.Join(t.TempDir(), File), 10, 2*time.Hour, c.now, nil)

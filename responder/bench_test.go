@@ -59,3 +59,14 @@ func BenchmarkGetBulkV3AuthPriv(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRawUDPExchange is one exchange on loopback through the
+// responder's raw socket calls: a client's request read, the reply sent
+// and read by the client (0 allocations).
+func BenchmarkRawUDPExchange(b *testing.B) {
+	ex := newExchange(b, 60, 1000)
+	b.ReportAllocs()
+	for b.Loop() {
+		ex.run()
+	}
+}

@@ -39,7 +39,7 @@ var mgmtObjects = []mgmtObject{
 	{asn1tree.OID{1, 3, 6, 1, 2, 1, 11, 30, 0}, false, constant(asn1tree.Int(2))}, // snmpEnableAuthenTraps: disabled
 	{asn1tree.OID{1, 3, 6, 1, 2, 1, 11, 31, 0}, false, counter(func(s *Stats) uint64 { return s.SilentDrops.Load() })},
 	{asn1tree.OID{1, 3, 6, 1, 2, 1, 11, 32, 0}, false, constant(zero32)}, // snmpProxyDrops: no proxy
-	{asn1tree.OID{1, 3, 6, 1, 6, 3, 10, 2, 1, 1, 0}, true, func(r *Responder) asn1tree.Value { return asn1tree.Str(string(r.engine.id)) }},
+	{asn1tree.OID{1, 3, 6, 1, 6, 3, 10, 2, 1, 1, 0}, true, func(r *Responder) asn1tree.Value { return asn1tree.Str(r.engine.idStr) }},
 	{asn1tree.OID{1, 3, 6, 1, 6, 3, 10, 2, 1, 2, 0}, true, func(r *Responder) asn1tree.Value { return asn1tree.Int(int32(r.engine.boots)) }},
 	{asn1tree.OID{1, 3, 6, 1, 6, 3, 10, 2, 1, 3, 0}, true, func(r *Responder) asn1tree.Value { return asn1tree.Int(int32(r.engineTime())) }},
 	{asn1tree.OID{1, 3, 6, 1, 6, 3, 10, 2, 1, 4, 0}, true, constant(asn1tree.Int(MaxMsgSizeCap))},

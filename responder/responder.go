@@ -219,12 +219,17 @@ func (r *Responder) Run(ctx context.Context) error {
 	return r.serve(ctx, conn)
 }
 
-// serve is the read loop: one goroutine, one buffer, one scratch.
+// serve is the read loop: one goroutine, one buffer, one scratch; the
+// socket read and written with raw calls (rawUDP).
 func (r *Responder) serve(ctx context.Context, conn *net.UDPConn) error {
+	u, err := newRawUDP(conn)
+	if err != nil {
+		return err
+	}
 	buf := make([]byte, 65536) // the largest UDP payload fits
 	var s scratch
 	for {
-		n, from, err := conn.ReadFromUDPAddrPort(buf)
+		n, from, err := u.read(buf)
 		if err != nil {
 			if ctx.Err() != nil {
 				return nil
@@ -239,7 +244,7 @@ func (r *Responder) serve(ctx context.Context, conn *net.UDPConn) error {
 			}
 			continue
 		}
-		if _, err := conn.WriteToUDPAddrPort(out, from); err != nil {
+		if err := u.reply(out); err != nil {
 			r.stats.SendErrors.Add(1)
 			if r.log.Enabled(ctx, slog.LevelDebug) {
 				r.log.Debug("response not sent", "to", from.String(), "err", err)

@@ -53,13 +53,14 @@ var (
 // engine is the SNMPv3 engine: fixed for the responder's life.
 type engine struct {
 	id    []byte
+	idStr string // id as snmpEngineID's value: searches need not convert it
 	boots uint32
 	start time.Time     // V3.Start; zero: the responder's start
 	salt  atomic.Uint64 // AES salt: random at start, +1 per message (RFC 3826 3.1.2.1)
 }
 
 func newEngine(v *V3) *engine {
-	e := &engine{id: append([]byte(nil), v.EngineID...), boots: v.Boots, start: v.Start}
+	e := &engine{id: append([]byte(nil), v.EngineID...), idStr: string(v.EngineID), boots: v.Boots, start: v.Start}
 	var b [8]byte
 	_, _ = rand.Read(b[:]) // never fails (crypto/rand)
 	e.salt.Store(binary.BigEndian.Uint64(b[:]))
