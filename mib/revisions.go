@@ -11,6 +11,13 @@ type Revision struct {
 // so the same tree always gives the same bytes. Add an entry when the
 // generator changes what it writes (not when the tree changes).
 var Revisions = []Revision{
+	{Date: "202611282200Z", Descr: "Alarms may name a trap number of their own: alarmDefTrapNo " +
+		"(alarmDefEntry 12, DEFVAL 0 meaning alarmRaised) and the configuration's trap_no. An alarm " +
+		"instance's raise then sends alarmTrapN (subagentNotifications N) with alarmRaised's objects in " +
+		"the same order; its clear stays alarmCleared. The module declares alarmTrap10 for the example " +
+		"configuration, and subagent mib declares each alarmTrapN the running daemon's alarms use. A " +
+		"number a hotset or another alarm sends, or one of the agent's own notifications, is refused " +
+		"with inconsistentValue."},
 	{Date: "202611282000Z", Descr: "Expressions, service levels and the agent's own health: derived " +
 		"(base.17, a subtree per derived statistic, a table for a per-instance one), alarmTable " +
 		"(base.18, a row per alarm instance: state, since, value), agentExpr (base.12.38), and " +
