@@ -1,7 +1,9 @@
 package derive
 
 import (
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -79,8 +81,33 @@ type alarmState struct {
 	Stat
 }
 
+// results are what readers see of the engine: made at the end of each
+// evaluation and of each Replace, never changed after. The providers (at
+// every refresh), Agent/expr, Rows and Errors read the last one without
+// the engine's lock, so that no reader, and no SNMP request waiting for
+// a refresh, waits for an evaluation.
+type results struct {
+	derived []derivedResult
+	alarms  []alarmResult
+	evals   uint64
+	took    time.Duration
+}
+
+type derivedResult struct {
+	def Derived
+	res expr.Result
+	Stat
+}
+
+type alarmResult struct {
+	def  Alarm
+	rows []Row // the instances that have a row, by name
+	Stat
+}
+
 // Engine evaluates the derived statistics and alarms. It is safe for
-// concurrent use: the provider reads results while evaluation writes.
+// concurrent use: readers read the published results while evaluation
+// writes the next.
 type Engine struct {
 	// Commands are the totals of the alarms' commands (run, dropped,
 	// killed, failed) served in Agent/expr; set before the engine is
@@ -96,6 +123,8 @@ type Engine struct {
 	took    time.Duration
 	last    weak.Pointer[spmi.Snapshot] // evaluated last: evaluating it again changes nothing
 	num     *spmi.Numbering             // Derived's numbers when the provider has none
+
+	pub atomic.Pointer[results] // the readers' copy (publishLocked)
 }
 
 // New returns an engine of defs; now is the clock of the states' since
@@ -104,7 +133,8 @@ func New(derived []Derived, alarms []Alarm, now func() time.Time) (*Engine, erro
 	if now == nil {
 		now = time.Now
 	}
-	e := &Engine{rates: expr.NewRates(), now: now}
+	e := &Engine{rates: expr.NewRates(), now: now, num: spmi.NewNumbering("")}
+	e.pub.Store(&results{})
 	return e, e.Replace(derived, alarms)
 }
 
@@ -170,7 +200,41 @@ func (e *Engine) Replace(derived []Derived, alarms []Alarm) error {
 		}
 		e.alarms[i] = &alarmState{def: a, insts: map[string]*inst{}}
 	}
+	e.publishLocked()
 	return nil
+}
+
+// publishLocked publishes the results for the readers; e.mu is held.
+func (e *Engine) publishLocked() {
+	r := &results{evals: e.evals, took: e.took,
+		derived: make([]derivedResult, len(e.derived)), alarms: make([]alarmResult, len(e.alarms))}
+	for i, d := range e.derived {
+		r.derived[i] = derivedResult{def: d.def, res: d.res, Stat: d.Stat}
+	}
+	for i, a := range e.alarms {
+		r.alarms[i] = alarmResult{def: a.def, rows: a.rows(), Stat: a.Stat}
+	}
+	e.pub.Store(r)
+}
+
+// rows are the alarm's instances that have a row, in the order of their
+// names.
+func (a *alarmState) rows() []Row {
+	if len(a.insts) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(a.insts))
+	for k := range a.insts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]Row, len(keys))
+	for i, k := range keys {
+		in := a.insts[k]
+		out[i] = Row{Alarm: a.def.Name, Instance: k, State: in.state, Since: in.since, Value: in.value, OK: in.ok,
+			Severity: a.def.Severity, Count: in.n}
+	}
+	return out
 }
 
 // Evaluate evaluates every expression over snap and returns the alarms'
@@ -206,6 +270,7 @@ func (e *Engine) Evaluate(snap *spmi.Snapshot) ([]Event, []Transition) {
 	env.End()
 	e.evals++
 	e.took = time.Since(start)
+	e.publishLocked()
 	return evs, trs
 }
 

@@ -25,9 +25,17 @@ var (
 // pumps builds a snapshot at t of pumps with loads and flow counters.
 func pumps(t testing.TB, at time.Time, load map[string]int64, flow map[string]uint64) *spmi.Snapshot {
 	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, at)
+	if err := addPumps(b, load, flow); err != nil {
+		t.Fatal(err)
+	}
+	return b.Finish()
+}
+
+// addPumps adds the Pumps context of pumps to b.
+func addPumps(b *spmi.Builder, load map[string]int64, flow map[string]uint64) error {
 	top, err := b.Context(nil, &pumpsCx)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for _, n := range []string{"p1", "p2", "p3"} {
 		if _, ok := load[n]; !ok {
@@ -35,13 +43,13 @@ func pumps(t testing.TB, at time.Time, load map[string]int64, flow map[string]ui
 		}
 		in, err := b.Instance(top, &pumpTpl, n, "", 0)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := b.Stats(in, pumpStat, []spmiwire.Value{spmiwire.Int(load[n]), spmiwire.Uint(flow[n])}); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
-	return b.Finish()
+	return nil
 }
 
 func mustParse(t testing.TB, s string) *expr.Expr {

@@ -1,7 +1,6 @@
 package derive
 
 import (
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -67,6 +66,10 @@ func valueStat(d *Derived) *spmiwire.StatDesc {
 // Provider serves the engine's derived statistics under Derived.
 // Numbering gives each derived statistic its number under Derived, kept
 // across restarts (nil: in memory).
+//
+// It is a spmi.StableProvider whose shape is the engine's last results:
+// Derived is rebuilt apart after each evaluation and served when built,
+// so that no request waits for it (spmi.Hierarchy.FreshWithin).
 type Provider struct {
 	E         *Engine
 	Numbering *spmi.Numbering
@@ -74,23 +77,23 @@ type Provider struct {
 
 func (p Provider) Name() string { return "Derived" }
 
+// Shape changes at every evaluation and every Replace.
+func (p Provider) Shape() any { return p.E.pub.Load() }
+
 func (p Provider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &DerivedCx)
 	if err != nil {
 		return err
 	}
 	e := p.E
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	num := p.Numbering
 	if num == nil {
-		if e.num == nil {
-			e.num = spmi.NewNumbering("")
-		}
 		num = e.num
 	}
+	r := e.pub.Load()
 	used := map[uint32]bool{}
-	for _, d := range e.derived {
+	for i := range r.derived {
+		d := &r.derived[i]
 		asn, err := num.Assign("Derived", d.def.Name, func(k uint32) bool { return used[k] })
 		if err != nil {
 			return err
@@ -143,10 +146,14 @@ func (p Provider) Collect(b *spmi.Builder) error {
 // wildcards matched are joined by : (a name holds no /).
 func instName(key string) string { return strings.ReplaceAll(key, "/", ":") }
 
-// AlarmProvider serves the alarm instances' states as the Alarm table.
+// AlarmProvider serves the alarm instances' states as the Alarm table;
+// a spmi.StableProvider as Provider is.
 type AlarmProvider struct{ E *Engine }
 
 func (p AlarmProvider) Name() string { return "Alarm" }
+
+// Shape changes at every evaluation and every Replace.
+func (p AlarmProvider) Shape() any { return p.E.pub.Load() }
 
 func (p AlarmProvider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &AlarmCx)
@@ -186,22 +193,11 @@ type Row struct {
 }
 
 // Rows are the alarm instances that have a row: in the order of the
-// alarms, then of the instances' names.
+// alarms, then of the instances' names; as of the last evaluation.
 func (e *Engine) Rows() []Row {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var out []Row
-	for _, a := range e.alarms {
-		keys := make([]string, 0, len(a.insts))
-		for k := range a.insts {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			in := a.insts[k]
-			out = append(out, Row{Alarm: a.def.Name, Instance: k, State: in.state, Since: in.since, Value: in.value, OK: in.ok,
-				Severity: a.def.Severity, Count: in.n})
-		}
+	for _, a := range e.pub.Load().alarms {
+		out = append(out, a.rows...)
 	}
 	return out
 }
@@ -213,13 +209,12 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	r := e.pub.Load()
 	var cmds [4]uint64
 	if e.Commands != nil {
 		cmds = e.Commands()
 	}
-	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(e.evals), spmiwire.Float(float64(e.took) / float64(time.Millisecond)),
+	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(r.evals), spmiwire.Float(float64(r.took) / float64(time.Millisecond)),
 		spmiwire.Uint(cmds[0]), spmiwire.Uint(cmds[1]), spmiwire.Uint(cmds[2]), spmiwire.Uint(cmds[3])}); err != nil {
 		return err
 	}
@@ -235,12 +230,12 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 		return b.Stats(in, exprStats, []spmiwire.Value{spmiwire.Text(kind), spmiwire.Float(float64(s.Took) / float64(time.Microsecond)),
 			spmiwire.Int(int64(s.Cost)), spmiwire.Int(int64(x.Bound())), spmiwire.Text(msg)})
 	}
-	for _, d := range e.derived {
+	for _, d := range r.derived {
 		if err := add(d.def.Name, "derived", d.def.X, d.Stat); err != nil {
 			return err
 		}
 	}
-	for _, a := range e.alarms {
+	for _, a := range r.alarms {
 		if err := add(a.def.Name, "alarm", a.def.X, a.Stat); err != nil {
 			return err
 		}
@@ -250,15 +245,14 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 
 // Errors are the expressions whose last evaluation failed, by name.
 func (e *Engine) Errors() map[string]error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	r := e.pub.Load()
 	out := map[string]error{}
-	for _, d := range e.derived {
+	for _, d := range r.derived {
 		if d.Err != nil {
 			out[d.def.Name] = d.Err
 		}
 	}
-	for _, a := range e.alarms {
+	for _, a := range r.alarms {
 		if a.Err != nil {
 			out[a.def.Name] = a.Err
 		}

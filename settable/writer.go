@@ -16,13 +16,15 @@ type Writer struct {
 	tables []*Table
 	log    *slog.Logger
 
-	mu    sync.Mutex
-	view  *tableView
-	built time.Time
+	mu       sync.Mutex
+	view     *tableView
+	built    time.Time
+	gen      uint64 // views dropped by a Set: a rebuild started before one is stale
+	building bool   // an expired view is being rebuilt in the background
 }
 
-// viewTTL is how long a built view of the rows is served: rows also
-// change outside SNMP (a reload, `subagent create`).
+// viewTTL is how long a built view of the rows is served before it is
+// rebuilt: rows also change outside SNMP (a reload, `subagent create`).
 const viewTTL = time.Second
 
 // NewWriter serves tables; log receives one line per committed change.
@@ -105,19 +107,44 @@ func (c *change) Cleanup() {}
 func (w *Writer) invalidate() {
 	w.mu.Lock()
 	w.view = nil
+	w.gen++
 	w.mu.Unlock()
 }
 
-// View is the tables' rows, rebuilt at most once a viewTTL unless a Set
-// changed them.
+// View is the tables' rows. A Set's change is in the next view; rows
+// changed outside SNMP within viewTTL and the rebuild after it, which is
+// done in the background while the expired view is served, so that no
+// request waits for a rebuild of thousands of rows (derived statistics
+// and alarms configured) but the first and the one after a Set.
 func (w *Writer) View() asn1tree.View {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.view != nil && time.Since(w.built) < viewTTL {
+	if w.view == nil {
+		w.view, w.built = w.build(time.Now()), time.Now()
 		return w.view
 	}
-	var es []asn1tree.Entry[asn1tree.Value]
+	if time.Since(w.built) >= viewTTL && !w.building {
+		w.building = true
+		go w.rebuild(w.gen)
+	}
+	return w.view
+}
+
+// rebuild replaces the view unless a Set dropped it since gen.
+func (w *Writer) rebuild(gen uint64) {
 	now := time.Now()
+	v := w.build(now)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.building = false
+	if w.gen == gen && w.view != nil {
+		w.view, w.built = v, now
+	}
+}
+
+// build makes a view of the tables' rows at now.
+func (w *Writer) build(now time.Time) *tableView {
+	var es []asn1tree.Entry[asn1tree.Value]
 	for _, t := range w.tables {
 		es = t.entries(es, now)
 	}
@@ -126,8 +153,7 @@ func (w *Writer) View() asn1tree.View {
 		w.log.Error("writable tables not served", "err", err)
 		v, _ = asn1tree.Build[asn1tree.Value](nil)
 	}
-	w.view, w.built = &tableView{Tree: v, tables: w.tables}, now
-	return w.view
+	return &tableView{Tree: v, tables: w.tables}
 }
 
 // tableView serves the rows and defines every column of the tables, so
