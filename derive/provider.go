@@ -218,29 +218,71 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 		spmiwire.Uint(cmds[0]), spmiwire.Uint(cmds[1]), spmiwire.Uint(cmds[2]), spmiwire.Uint(cmds[3])}); err != nil {
 		return err
 	}
-	add := func(name, kind string, x *expr.Expr, s Stat) error {
+	// One context per expression, its statistics a block read from r
+	// when asked for: no node per statistic to build at every refresh.
+	k := uint32(0)
+	add := func(name string, x *expr.Expr) error {
 		in, err := b.Instance(cx, &exprRow, name, x.String(), 0)
-		if err != nil {
-			return err
+		if err == nil {
+			err = b.LiveBlock(in, exprBlock, r, k*uint32(len(exprStats)))
 		}
-		msg := ""
-		if s.Err != nil {
-			msg = s.Err.Error()
-		}
-		return b.Stats(in, exprStats, []spmiwire.Value{spmiwire.Text(kind), spmiwire.Float(float64(s.Took) / float64(time.Microsecond)),
-			spmiwire.Int(int64(s.Cost)), spmiwire.Int(int64(x.Bound())), spmiwire.Text(msg)})
+		k++
+		return err
 	}
 	for _, d := range r.derived {
-		if err := add(d.def.Name, "derived", d.def.X, d.Stat); err != nil {
+		if err := add(d.def.Name, d.def.X); err != nil {
 			return err
 		}
 	}
 	for _, a := range r.alarms {
-		if err := add(a.def.Name, "alarm", a.def.X, a.Stat); err != nil {
+		if err := add(a.def.Name, a.def.X); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// exprBlock is exprStats as the block of each expression's context.
+var exprBlock = func() *spmi.Block {
+	blk, err := spmi.NewBlock(exprStats)
+	if err != nil {
+		panic(err)
+	}
+	return blk
+}()
+
+// Pin makes results the live source of Agent/expr: they never change,
+// so a pin is the results themselves.
+func (r *results) Pin() spmi.LivePin { return r }
+
+// Value is Agent/expr's field i: statistic i mod len(exprStats) of
+// expression i / len(exprStats), the derived statistics first.
+func (r *results) Value(i uint32) spmiwire.Value {
+	k, j := int(i)/len(exprStats), int(i)%len(exprStats)
+	kind, x, s := "derived", (*expr.Expr)(nil), Stat{}
+	switch {
+	case k < len(r.derived):
+		x, s = r.derived[k].def.X, r.derived[k].Stat
+	case k-len(r.derived) < len(r.alarms):
+		a := &r.alarms[k-len(r.derived)]
+		kind, x, s = "alarm", a.def.X, a.Stat
+	default:
+		return spmiwire.NoValue
+	}
+	switch j {
+	case 0:
+		return spmiwire.Text(kind)
+	case 1:
+		return spmiwire.Float(float64(s.Took) / float64(time.Microsecond))
+	case 2:
+		return spmiwire.Int(int64(s.Cost))
+	case 3:
+		return spmiwire.Int(int64(x.Bound()))
+	}
+	if s.Err != nil {
+		return spmiwire.Text(s.Err.Error())
+	}
+	return spmiwire.Text("")
 }
 
 // Errors are the expressions whose last evaluation failed, by name.

@@ -93,9 +93,10 @@ func (b *blockingRows) Rows() []Row {
 	return b.rows.Rows()
 }
 
-// A reader is not held up while an expired view of the rows is rebuilt
-// (thousands of configured rows): it is served the expired one, and the
-// rebuilt one once done, with a row changed outside SNMP meanwhile.
+// A reader is not held up while a view of the rows near its viewTTL is
+// rebuilt (thousands of configured rows): it is served the current one,
+// and the rebuilt one once done, with a row changed outside SNMP
+// meanwhile.
 func TestReadsDoNotWaitForARebuild(t *testing.T) {
 	tb, src := testTable()
 	slow := &blockingRows{rows: src, listing: make(chan struct{}), release: make(chan struct{})}
@@ -107,8 +108,9 @@ func TestReadsDoNotWaitForARebuild(t *testing.T) {
 	}
 	src.m["reloaded"] = Row{Name: "reloaded", Vals: src.m["conf"].Vals, Status: Active, Storage: ReadOnly}
 	slow.armed.Store(true)
+	at := w.built.Add(viewTTL * 7 / 8) // due for a rebuild, not expired
 	w.mu.Lock()
-	w.built = time.Time{} // expired
+	w.now = func() time.Time { return at }
 	w.mu.Unlock()
 	read := make(chan bool, 1)
 	go func() {
@@ -118,10 +120,10 @@ func TestReadsDoNotWaitForARebuild(t *testing.T) {
 	select {
 	case ok := <-read:
 		if !ok {
-			t.Error("the expired view is not served during the rebuild")
+			t.Error("the current view is not served during the rebuild")
 		}
 	case <-time.After(10 * time.Second):
-		t.Fatal("a read of the tables waited for the rebuild of an expired view")
+		t.Fatal("a read of the tables waited for the rebuild of a view due")
 	}
 	<-slow.listing // the rebuild is under way
 	close(slow.release)

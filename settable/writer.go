@@ -20,7 +20,8 @@ type Writer struct {
 	view     *tableView
 	built    time.Time
 	gen      uint64 // views dropped by a Set: a rebuild started before one is stale
-	building bool   // an expired view is being rebuilt in the background
+	building bool   // a view is being rebuilt in the background
+	now      func() time.Time
 }
 
 // viewTTL is how long a built view of the rows is served before it is
@@ -32,7 +33,7 @@ func NewWriter(log *slog.Logger, tables ...*Table) *Writer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{tables: tables, log: log}
+	return &Writer{tables: tables, log: log, now: time.Now}
 }
 
 // TestSet implements agentx.Writer: every VarBind must fall in one of the
@@ -111,33 +112,36 @@ func (w *Writer) invalidate() {
 	w.mu.Unlock()
 }
 
-// View is the tables' rows. A Set's change is in the next view; rows
-// changed outside SNMP within viewTTL and the rebuild after it, which is
-// done in the background while the expired view is served, so that no
-// request waits for a rebuild of thousands of rows (derived statistics
-// and alarms configured) but the first and the one after a Set.
+// View is the tables' rows: a view built less than viewTTL ago, or after
+// the last Set. A view past 3/4 of viewTTL is rebuilt in the background
+// while it is served, so that requests that come steadily never wait for
+// the rebuild of thousands of rows (derived statistics and alarms
+// configured); a request after a Set, or after a pause longer than
+// viewTTL, waits for it, as it always did.
 func (w *Writer) View() asn1tree.View {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.view == nil {
-		w.view, w.built = w.build(time.Now()), time.Now()
-		return w.view
-	}
-	if time.Since(w.built) >= viewTTL && !w.building {
+	now := w.now()
+	age := now.Sub(w.built)
+	switch {
+	case w.view == nil || age >= viewTTL:
+		w.view, w.built = w.build(now), now
+	case age >= viewTTL*3/4 && !w.building:
 		w.building = true
 		go w.rebuild(w.gen)
 	}
 	return w.view
 }
 
-// rebuild replaces the view unless a Set dropped it since gen.
+// rebuild replaces the view unless a Set dropped it since gen, or a newer
+// one replaced it meanwhile.
 func (w *Writer) rebuild(gen uint64) {
-	now := time.Now()
+	now := w.now()
 	v := w.build(now)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.building = false
-	if w.gen == gen && w.view != nil {
+	if w.gen == gen && w.view != nil && now.After(w.built) {
 		w.view, w.built = v, now
 	}
 }
