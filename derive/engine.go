@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"hash/fnv"
 	"slices"
 	"sync"
 	"sync/atomic"
@@ -91,6 +92,20 @@ type results struct {
 	alarms  []alarmResult
 	evals   uint64
 	took    time.Duration
+	defs    uint64 // the definitions' version (Replace): the same expressions in the same order
+	// layout is Derived's shape: the definitions and each per-instance
+	// statistic's instances; first[k] is derived statistic k's first
+	// field as a live source (derivedSource), one field per value.
+	layout layout
+	first  []uint32
+	// rowsVer is the Alarm table's version: it changes when a row does.
+	rowsVer uint64
+}
+
+// layout tells whether two results have the same Derived tree.
+type layout struct {
+	defs uint64
+	keys uint64 // FNV-1a of the per-instance statistics' instance names
 }
 
 type derivedResult struct {
@@ -124,7 +139,9 @@ type Engine struct {
 	last    weak.Pointer[spmi.Snapshot] // evaluated last: evaluating it again changes nothing
 	num     *spmi.Numbering             // Derived's numbers when the provider has none
 
-	pub atomic.Pointer[results] // the readers' copy (publishLocked)
+	pub     atomic.Pointer[results] // the readers' copy (publishLocked)
+	defs    uint64                  // Replaces so far
+	rowsVer uint64                  // Alarm table versions so far
 }
 
 // New returns an engine of defs; now is the clock of the states' since
@@ -200,20 +217,41 @@ func (e *Engine) Replace(derived []Derived, alarms []Alarm) error {
 		}
 		e.alarms[i] = &alarmState{def: a, insts: map[string]*inst{}}
 	}
+	e.defs++
 	e.publishLocked()
 	return nil
 }
 
 // publishLocked publishes the results for the readers; e.mu is held.
 func (e *Engine) publishLocked() {
-	r := &results{evals: e.evals, took: e.took,
-		derived: make([]derivedResult, len(e.derived)), alarms: make([]alarmResult, len(e.alarms))}
+	prev := e.pub.Load()
+	r := &results{evals: e.evals, took: e.took, defs: e.defs,
+		derived: make([]derivedResult, len(e.derived)), alarms: make([]alarmResult, len(e.alarms)),
+		first: make([]uint32, len(e.derived)+1)}
+	h := fnv.New64a()
 	for i, d := range e.derived {
 		r.derived[i] = derivedResult{def: d.def, res: d.res, Stat: d.Stat}
+		n := uint32(1)
+		if d.def.X.PerInstance() {
+			n = uint32(len(d.res.Elems))
+			for _, el := range d.res.Elems {
+				h.Write([]byte(el.Key))
+				h.Write([]byte{0})
+			}
+		}
+		h.Write([]byte{1})
+		r.first[i+1] = r.first[i] + n
 	}
+	r.layout = layout{defs: e.defs, keys: h.Sum64()}
+	same := prev != nil && prev.defs == e.defs
 	for i, a := range e.alarms {
 		r.alarms[i] = alarmResult{def: a.def, rows: a.rows(), Stat: a.Stat}
+		same = same && slices.Equal(r.alarms[i].rows, prev.alarms[i].rows)
 	}
+	if !same {
+		e.rowsVer++
+	}
+	r.rowsVer = e.rowsVer
 	e.pub.Store(r)
 }
 

@@ -170,12 +170,12 @@ func TestPerInstanceAlarmAndDerivedServed(t *testing.T) {
 	want := map[string]string{"Derived/total/value": "135", "Derived/perflow/p1/value": "2", "Derived/perflow/p2/value": "40",
 		"Derived/perflow/p3/value": "0", "Alarm/2/instance": "p3", "Alarm/2/state": "firing"}
 	for p, w := range want {
-		n, err := s.Lookup(p)
-		if err != nil {
-			t.Errorf("%s: %v", p, err)
+		it := s.Answer().Item(p)
+		if it.Err != nil {
+			t.Errorf("%s: %v", p, it.Err)
 			continue
 		}
-		if got := n.Value.String(); got != w {
+		if got := it.Value.String(); got != w {
 			t.Errorf("%s = %s, want %s", p, got, w)
 		}
 	}

@@ -1,6 +1,7 @@
 package derive
 
 import (
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -67,9 +68,11 @@ func valueStat(d *Derived) *spmiwire.StatDesc {
 // Numbering gives each derived statistic its number under Derived, kept
 // across restarts (nil: in memory).
 //
-// It is a spmi.StableProvider whose shape is the engine's last results:
-// Derived is rebuilt apart after each evaluation and served when built,
-// so that no request waits for it (spmi.Hierarchy.FreshWithin).
+// It is a spmi.StableProvider: Derived is rebuilt apart, and served when
+// built, only when its shape changes (definitions, a per-instance
+// statistic's instances), so that no request waits for it
+// (spmi.Hierarchy.FreshWithin); its values are read live from the last
+// evaluation.
 type Provider struct {
 	E         *Engine
 	Numbering *spmi.Numbering
@@ -77,8 +80,8 @@ type Provider struct {
 
 func (p Provider) Name() string { return "Derived" }
 
-// Shape changes at every evaluation and every Replace.
-func (p Provider) Shape() any { return p.E.pub.Load() }
+// Shape is the tree's layout.
+func (p Provider) Shape() any { return p.E.pub.Load().layout }
 
 func (p Provider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &DerivedCx)
@@ -91,6 +94,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		num = e.num
 	}
 	r := e.pub.Load()
+	src := derivedSource{e, r}
 	used := map[uint32]bool{}
 	for i := range r.derived {
 		d := &r.derived[i]
@@ -116,17 +120,13 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		}
 		vs := valueStat(&d.def)
 		if !d.def.X.PerInstance() {
-			v := spmiwire.NoValue
-			if d.Err == nil && d.res.OK {
-				v = spmiwire.Float(d.res.Value)
-			}
-			if err := b.Stat(n, vs, v); err != nil {
+			if err := b.LiveStat(n, vs, src, r.first[i]); err != nil {
 				return err
 			}
 			continue
 		}
 		tpl := &spmi.CxDesc{Descr: descr}
-		for _, el := range d.res.Elems {
+		for j, el := range d.res.Elems {
 			// Numbered as the source numbers it (a disk's, a PID), so
 			// that its index is the source's; several wildcards: by the
 			// persisted numbering.
@@ -134,12 +134,48 @@ func (p Provider) Collect(b *spmi.Builder) error {
 			if err != nil {
 				continue // a name the tree refuses (too long): left out
 			}
-			if err := b.Stat(in, vs, spmiwire.Float(el.Value)); err != nil {
+			if err := b.LiveStat(in, vs, src, r.first[i]+uint32(j)); err != nil {
 				return err
 			}
 		}
 	}
 	return nil
+}
+
+// derivedSource is the live source of Derived's values as built from
+// r: the last evaluation's while Derived has r's layout, else r's.
+type derivedSource struct {
+	e *Engine
+	r *results
+}
+
+func (s derivedSource) Pin() spmi.LivePin {
+	if cur := s.e.pub.Load(); cur.layout == s.r.layout {
+		return derivedPin{cur}
+	}
+	return derivedPin{s.r}
+}
+
+// derivedPin reads field i: derived statistic k's value, or its
+// element i - first[k] when it is per instance.
+type derivedPin struct{ r *results }
+
+func (p derivedPin) Value(i uint32) spmiwire.Value {
+	r := p.r
+	k := sort.Search(len(r.derived), func(k int) bool { return r.first[k+1] > i })
+	if k == len(r.derived) {
+		return spmiwire.NoValue
+	}
+	d := &r.derived[k]
+	switch {
+	case d.Err != nil:
+		return spmiwire.NoValue
+	case d.def.X.PerInstance():
+		return spmiwire.Float(d.res.Elems[i-r.first[k]].Value)
+	case d.res.OK:
+		return spmiwire.Float(d.res.Value)
+	}
+	return spmiwire.NoValue
 }
 
 // instName is an instance key as a context name: the names several
@@ -152,8 +188,8 @@ type AlarmProvider struct{ E *Engine }
 
 func (p AlarmProvider) Name() string { return "Alarm" }
 
-// Shape changes at every evaluation and every Replace.
-func (p AlarmProvider) Shape() any { return p.E.pub.Load() }
+// Shape is the rows' version: the table is rebuilt when a row changes.
+func (p AlarmProvider) Shape() any { return p.E.pub.Load().rowsVer }
 
 func (p AlarmProvider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &AlarmCx)
@@ -218,13 +254,15 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 		spmiwire.Uint(cmds[0]), spmiwire.Uint(cmds[1]), spmiwire.Uint(cmds[2]), spmiwire.Uint(cmds[3])}); err != nil {
 		return err
 	}
-	// One context per expression, its statistics a block read from r
-	// when asked for: no node per statistic to build at every refresh.
+	// One context per expression, its statistics a block read when asked
+	// for: no node per statistic to build at every refresh, and each
+	// evaluation's figures served without one.
+	src := exprSource{e, r}
 	k := uint32(0)
 	add := func(name string, x *expr.Expr) error {
 		in, err := b.Instance(cx, &exprRow, name, x.String(), 0)
 		if err == nil {
-			err = b.LiveBlock(in, exprBlock, r, k*uint32(len(exprStats)))
+			err = b.LiveBlock(in, exprBlock, src, k*uint32(len(exprStats)))
 		}
 		k++
 		return err
@@ -251,9 +289,20 @@ var exprBlock = func() *spmi.Block {
 	return blk
 }()
 
-// Pin makes results the live source of Agent/expr: they never change,
-// so a pin is the results themselves.
-func (r *results) Pin() spmi.LivePin { return r }
+// exprSource is the live source of Agent/expr's expressions as built
+// from r: a pin is the engine's last results while they have r's
+// expressions (an evaluation since), else r.
+type exprSource struct {
+	e *Engine
+	r *results
+}
+
+func (s exprSource) Pin() spmi.LivePin {
+	if cur := s.e.pub.Load(); cur.defs == s.r.defs {
+		return cur
+	}
+	return s.r
+}
 
 // Value is Agent/expr's field i: statistic i mod len(exprStats) of
 // expression i / len(exprStats), the derived statistics first.

@@ -90,10 +90,10 @@ func TestReadersDoNotWaitForEvaluation(t *testing.T) {
 
 // value is the statistic at path in s, as text.
 func value(t *testing.T, s *spmi.Snapshot, path string) string {
-	n, err := s.Lookup(path)
-	if err != nil {
-		t.Error(err)
+	it := s.Answer().Item(path)
+	if it.Err != nil {
+		t.Error(it.Err)
 		return ""
 	}
-	return n.Value.String()
+	return it.Value.String()
 }

@@ -3,6 +3,7 @@ package settable
 import (
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -125,19 +126,19 @@ func (w *Writer) View() asn1tree.View {
 	age := now.Sub(w.built)
 	switch {
 	case w.view == nil || age >= viewTTL:
-		w.view, w.built = w.build(now), now
+		w.view, w.built = w.build(now, w.view), now
 	case age >= viewTTL*3/4 && !w.building:
 		w.building = true
-		go w.rebuild(w.gen)
+		go w.rebuild(w.gen, w.view)
 	}
 	return w.view
 }
 
-// rebuild replaces the view unless a Set dropped it since gen, or a newer
-// one replaced it meanwhile.
-func (w *Writer) rebuild(gen uint64) {
+// rebuild replaces the view cur unless a Set dropped it since gen, or a
+// newer one replaced it meanwhile.
+func (w *Writer) rebuild(gen uint64, cur *tableView) {
 	now := w.now()
-	v := w.build(now)
+	v := w.build(now, cur)
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.building = false
@@ -146,18 +147,33 @@ func (w *Writer) rebuild(gen uint64) {
 	}
 }
 
-// build makes a view of the tables' rows at now.
-func (w *Writer) build(now time.Time) *tableView {
+// build makes a view of the tables' rows at now: cur (nil: none) when
+// they are its rows, so that thousands of configured rows that do not
+// change are not indexed again at every viewTTL.
+func (w *Writer) build(now time.Time, cur *tableView) *tableView {
+	rows := make([][]Row, len(w.tables))
+	for i, t := range w.tables {
+		rows[i] = t.rowsAt(now)
+	}
+	if cur != nil && slices.EqualFunc(cur.rows, rows, func(a, b []Row) bool { return slices.EqualFunc(a, b, sameRow) }) {
+		return cur
+	}
 	var es []asn1tree.Entry[asn1tree.Value]
-	for _, t := range w.tables {
-		es = t.entries(es, now)
+	for i, t := range w.tables {
+		es = t.entries(es, rows[i])
 	}
 	v, err := asn1tree.Build(es)
 	if err != nil {
 		w.log.Error("writable tables not served", "err", err)
 		v, _ = asn1tree.Build[asn1tree.Value](nil)
 	}
-	return &tableView{Tree: v, tables: w.tables}
+	return &tableView{Tree: v, tables: w.tables, rows: rows}
+}
+
+func sameRow(a, b Row) bool {
+	return a.Name == b.Name && a.Status == b.Status && a.Storage == b.Storage && slices.EqualFunc(a.Vals, b.Vals, func(x, y asn1tree.Value) bool {
+		return x.Kind == y.Kind && x.Num == y.Num && x.Str == y.Str && slices.Equal(x.OID, y.OID)
+	})
 }
 
 // tableView serves the rows and defines every column of the tables, so
@@ -165,6 +181,7 @@ func (w *Writer) build(now time.Time) *tableView {
 type tableView struct {
 	*asn1tree.Tree[asn1tree.Value]
 	tables []*Table
+	rows   [][]Row // by table: what the view serves
 }
 
 func (v *tableView) Defines(name asn1tree.OID) bool {
