@@ -15,7 +15,7 @@
 #   procs-10pct  one in 10
 #   host-only-1h host-only's definitions evaluated at the reload and then
 #                not for an hour: the tree of 2,000 expressions without
-#                their evaluation (not in the default arms)
+#                their evaluation
 # (the mixes of derive's BenchmarkEvaluate1000Derived1000Alarms on the
 # daemon's paths). The arms switch by rewriting the configuration and
 # SIGHUP, so they share one daemon, its /proc and its processes' reading;
@@ -24,14 +24,14 @@
 # rounds, the evaluations (Agent/expr/evals) and the last evaluation's
 # duration (evalms).
 # Usage: scripts/bench-expr-get.sh [ROUNDS [SECONDS]]   (default 3 rounds
-# of 30 s: about 7 minutes)
+# of 30 s: about 10 minutes)
 #   SUBAGENT=path  another daemon binary (a before/after run)
-#   MIXES="..."    the arms (default: none host-only procs-1pct procs-10pct)
+#   MIXES="..."    the arms (default: all five, in this order)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 ROUNDS=${1:-3}
 SECS=${2:-30}
-MIXES=${MIXES:-none host-only procs-1pct procs-10pct}
+MIXES=${MIXES:-none host-only host-only-1h procs-1pct procs-10pct}
 BASE=1.3.6.1.4.1.32473.1
 source scripts/bench-lib.sh
 if [ -z "${SUBAGENT:-}" ]; then
