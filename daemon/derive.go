@@ -216,7 +216,8 @@ func (x *expressions) run(ctx context.Context, h *spmi.Hierarchy) error {
 // evaluate evaluates once on a fresh snapshot, then rebuilds Derived and
 // Alarm (stable parts whose shape is the results) here, so that the tree
 // serves the results before their notifications go out and no request
-// waits for a rebuild (Agent/expr reads them live).
+// waits for a rebuild (Agent/expr reads them live); the notification log
+// is read again at the next request only when notifications went out.
 func (x *expressions) evaluate(h *spmi.Hierarchy) {
 	evs, trs := x.eng.Evaluate(h.FreshWithin(hotset.ValuesWait))
 	h.Fresh()
@@ -236,6 +237,9 @@ func (x *expressions) evaluate(h *spmi.Hierarchy) {
 			continue
 		}
 		x.hot.send(n)
+	}
+	if len(evs) > 0 {
+		h.Invalidate() // the next read serves NotifLog with them (an evaluation without events leaves requests be)
 	}
 	x.logErrors()
 }
