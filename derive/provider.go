@@ -94,7 +94,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		num = e.num
 	}
 	r := e.pub.Load()
-	src := derivedSource{e, r}
+	src := resultsSource{e, r, true}
 	used := map[uint32]bool{}
 	for i := range r.derived {
 		d := &r.derived[i]
@@ -142,18 +142,24 @@ func (p Provider) Collect(b *spmi.Builder) error {
 	return nil
 }
 
-// derivedSource is the live source of Derived's values as built from
-// r: the last evaluation's while Derived has r's layout, else r's.
-type derivedSource struct {
-	e *Engine
-	r *results
+// resultsSource is a live source built from r: a pin reads the engine's
+// last results while they fit what was built from r (Derived: the same
+// layout; Agent/expr: the same expressions), else r.
+type resultsSource struct {
+	e       *Engine
+	r       *results
+	derived bool // Derived's values (derivedPin), else Agent/expr's figures
 }
 
-func (s derivedSource) Pin() spmi.LivePin {
-	if cur := s.e.pub.Load(); cur.layout == s.r.layout {
-		return derivedPin{cur}
+func (s resultsSource) Pin() spmi.LivePin {
+	r := s.r
+	if cur := s.e.pub.Load(); (s.derived && cur.layout == r.layout) || (!s.derived && cur.defs == r.defs) {
+		r = cur
 	}
-	return derivedPin{s.r}
+	if s.derived {
+		return derivedPin{r}
+	}
+	return r
 }
 
 // derivedPin reads field i: derived statistic k's value, or its
@@ -257,7 +263,7 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 	// One context per expression, its statistics a block read when asked
 	// for: no node per statistic to build at every refresh, and each
 	// evaluation's figures served without one.
-	src := exprSource{e, r}
+	src := resultsSource{e, r, false}
 	k := uint32(0)
 	add := func(name string, x *expr.Expr) error {
 		in, err := b.Instance(cx, &exprRow, name, x.String(), 0)
@@ -288,21 +294,6 @@ var exprBlock = func() *spmi.Block {
 	}
 	return blk
 }()
-
-// exprSource is the live source of Agent/expr's expressions as built
-// from r: a pin is the engine's last results while they have r's
-// expressions (an evaluation since), else r.
-type exprSource struct {
-	e *Engine
-	r *results
-}
-
-func (s exprSource) Pin() spmi.LivePin {
-	if cur := s.e.pub.Load(); cur.defs == s.r.defs {
-		return cur
-	}
-	return s.r
-}
 
 // Value is Agent/expr's field i: statistic i mod len(exprStats) of
 // expression i / len(exprStats), the derived statistics first.
