@@ -93,6 +93,7 @@ bench: build test-deps
 	bash scripts/bench-v3-walk.sh 20 3 1000
 	bash scripts/bench-fresh.sh
 	bash scripts/bench-storm.sh
+	bash scripts/bench-expr-get.sh
 	FIXTURE=1 bash scripts/bench-scrape.sh
 	bash scripts/bench-scrape.sh
 

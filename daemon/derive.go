@@ -228,11 +228,14 @@ func (x *expressions) run(ctx context.Context, h *spmi.Hierarchy) error {
 	}
 }
 
-// evaluate evaluates once on a fresh snapshot and makes the next read
-// rebuild, so that the tree serves the results (as hotset.Engine.Tick).
+// evaluate evaluates once on a fresh snapshot, then rebuilds Derived and
+// Alarm (stable parts whose shape is the results) here, so that the tree
+// serves the results before their notifications go out and no request
+// waits for a rebuild (Agent/expr reads them live); the notification log
+// is read again at the next request only when notifications went out.
 func (x *expressions) evaluate(h *spmi.Hierarchy) {
 	evs, trs := x.eng.Evaluate(h.FreshWithin(hotset.ValuesWait))
-	h.Invalidate()
+	h.Fresh()
 	log := x.log
 	for _, tr := range trs {
 		log.Info("alarm state", "alarm", tr.Alarm, "instance", tr.Instance, "from", tr.From.String(), "to", tr.To.String(),
@@ -249,6 +252,9 @@ func (x *expressions) evaluate(h *spmi.Hierarchy) {
 			continue
 		}
 		x.hot.send(n)
+	}
+	if len(evs) > 0 {
+		h.Invalidate() // the next read serves NotifLog with them (an evaluation without events leaves requests be)
 	}
 	x.logErrors()
 }

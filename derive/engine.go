@@ -1,7 +1,10 @@
 package derive
 
 import (
+	"hash/fnv"
+	"slices"
 	"sync"
+	"sync/atomic"
 	"time"
 	"weak"
 
@@ -79,8 +82,47 @@ type alarmState struct {
 	Stat
 }
 
+// results are what readers see of the engine: made at the end of each
+// evaluation and of each Replace, never changed after. The providers (at
+// every refresh), Agent/expr, Rows and Errors read the last one without
+// the engine's lock, so that no reader, and no SNMP request waiting for
+// a refresh, waits for an evaluation.
+type results struct {
+	derived []derivedResult
+	alarms  []alarmResult
+	evals   uint64
+	took    time.Duration
+	defs    uint64 // the definitions' version (Replace): the same expressions in the same order
+	// layout is Derived's shape: the definitions and each per-instance
+	// statistic's instances; first[k] is derived statistic k's first
+	// field as a live source (derivedSource), one field per value.
+	layout layout
+	first  []uint32
+	// rowsVer is the Alarm table's version: it changes when a row does.
+	rowsVer uint64
+}
+
+// layout tells whether two results have the same Derived tree.
+type layout struct {
+	defs uint64
+	keys uint64 // FNV-1a of the per-instance statistics' instance names
+}
+
+type derivedResult struct {
+	def Derived
+	res expr.Result
+	Stat
+}
+
+type alarmResult struct {
+	def  Alarm
+	rows []Row // the instances that have a row, by name
+	Stat
+}
+
 // Engine evaluates the derived statistics and alarms. It is safe for
-// concurrent use: the provider reads results while evaluation writes.
+// concurrent use: readers read the published results while evaluation
+// writes the next.
 type Engine struct {
 	// Commands are the totals of the alarms' commands (run, dropped,
 	// killed, failed) served in Agent/expr; set before the engine is
@@ -96,6 +138,10 @@ type Engine struct {
 	took    time.Duration
 	last    weak.Pointer[spmi.Snapshot] // evaluated last: evaluating it again changes nothing
 	num     *spmi.Numbering             // Derived's numbers when the provider has none
+
+	pub     atomic.Pointer[results] // the readers' copy (publishLocked)
+	defs    uint64                  // Replaces so far
+	rowsVer uint64                  // Alarm table versions so far
 }
 
 // New returns an engine of defs; now is the clock of the states' since
@@ -104,7 +150,8 @@ func New(derived []Derived, alarms []Alarm, now func() time.Time) (*Engine, erro
 	if now == nil {
 		now = time.Now
 	}
-	e := &Engine{rates: expr.NewRates(), now: now}
+	e := &Engine{rates: expr.NewRates(), now: now, num: spmi.NewNumbering("")}
+	e.pub.Store(&results{})
 	return e, e.Replace(derived, alarms)
 }
 
@@ -170,7 +217,62 @@ func (e *Engine) Replace(derived []Derived, alarms []Alarm) error {
 		}
 		e.alarms[i] = &alarmState{def: a, insts: map[string]*inst{}}
 	}
+	e.defs++
+	e.publishLocked()
 	return nil
+}
+
+// publishLocked publishes the results for the readers; e.mu is held.
+func (e *Engine) publishLocked() {
+	prev := e.pub.Load()
+	r := &results{evals: e.evals, took: e.took, defs: e.defs,
+		derived: make([]derivedResult, len(e.derived)), alarms: make([]alarmResult, len(e.alarms)),
+		first: make([]uint32, len(e.derived)+1)}
+	h := fnv.New64a()
+	for i, d := range e.derived {
+		r.derived[i] = derivedResult{def: d.def, res: d.res, Stat: d.Stat}
+		n := uint32(1)
+		if d.def.X.PerInstance() {
+			n = uint32(len(d.res.Elems))
+			for _, el := range d.res.Elems {
+				h.Write([]byte(el.Key))
+				h.Write([]byte{0})
+			}
+		}
+		h.Write([]byte{1})
+		r.first[i+1] = r.first[i] + n
+	}
+	r.layout = layout{defs: e.defs, keys: h.Sum64()}
+	same := prev != nil && prev.defs == e.defs
+	for i, a := range e.alarms {
+		r.alarms[i] = alarmResult{def: a.def, rows: a.rows(), Stat: a.Stat}
+		same = same && slices.Equal(r.alarms[i].rows, prev.alarms[i].rows)
+	}
+	if !same {
+		e.rowsVer++
+	}
+	r.rowsVer = e.rowsVer
+	e.pub.Store(r)
+}
+
+// rows are the alarm's instances that have a row, in the order of their
+// names.
+func (a *alarmState) rows() []Row {
+	if len(a.insts) == 0 {
+		return nil
+	}
+	keys := make([]string, 0, len(a.insts))
+	for k := range a.insts {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	out := make([]Row, len(keys))
+	for i, k := range keys {
+		in := a.insts[k]
+		out[i] = Row{Alarm: a.def.Name, Instance: k, State: in.state, Since: in.since, Value: in.value, OK: in.ok,
+			Severity: a.def.Severity, Count: in.n}
+	}
+	return out
 }
 
 // Evaluate evaluates every expression over snap and returns the alarms'
@@ -206,6 +308,7 @@ func (e *Engine) Evaluate(snap *spmi.Snapshot) ([]Event, []Transition) {
 	env.End()
 	e.evals++
 	e.took = time.Since(start)
+	e.publishLocked()
 	return evs, trs
 }
 

@@ -25,9 +25,17 @@ var (
 // pumps builds a snapshot at t of pumps with loads and flow counters.
 func pumps(t testing.TB, at time.Time, load map[string]int64, flow map[string]uint64) *spmi.Snapshot {
 	b := spmi.NewBuilder(asn1tree.OID{1, 3, 6, 1, 4, 1, 32473, 1}, nil, at)
+	if err := addPumps(b, load, flow); err != nil {
+		t.Fatal(err)
+	}
+	return b.Finish()
+}
+
+// addPumps adds the Pumps context of pumps to b.
+func addPumps(b *spmi.Builder, load map[string]int64, flow map[string]uint64) error {
 	top, err := b.Context(nil, &pumpsCx)
 	if err != nil {
-		t.Fatal(err)
+		return err
 	}
 	for _, n := range []string{"p1", "p2", "p3"} {
 		if _, ok := load[n]; !ok {
@@ -35,13 +43,13 @@ func pumps(t testing.TB, at time.Time, load map[string]int64, flow map[string]ui
 		}
 		in, err := b.Instance(top, &pumpTpl, n, "", 0)
 		if err != nil {
-			t.Fatal(err)
+			return err
 		}
 		if err := b.Stats(in, pumpStat, []spmiwire.Value{spmiwire.Int(load[n]), spmiwire.Uint(flow[n])}); err != nil {
-			t.Fatal(err)
+			return err
 		}
 	}
-	return b.Finish()
+	return nil
 }
 
 func mustParse(t testing.TB, s string) *expr.Expr {
@@ -162,12 +170,12 @@ func TestPerInstanceAlarmAndDerivedServed(t *testing.T) {
 	want := map[string]string{"Derived/total/value": "135", "Derived/perflow/p1/value": "2", "Derived/perflow/p2/value": "40",
 		"Derived/perflow/p3/value": "0", "Alarm/2/instance": "p3", "Alarm/2/state": "firing"}
 	for p, w := range want {
-		n, err := s.Lookup(p)
-		if err != nil {
-			t.Errorf("%s: %v", p, err)
+		it := s.Answer().Item(p)
+		if it.Err != nil {
+			t.Errorf("%s: %v", p, it.Err)
 			continue
 		}
-		if got := n.Value.String(); got != w {
+		if got := it.Value.String(); got != w {
 			t.Errorf("%s = %s, want %s", p, got, w)
 		}
 	}

@@ -2,7 +2,7 @@ package derive
 
 import (
 	"fmt"
-	"slices"
+	"sort"
 	"strconv"
 	"strings"
 	"time"
@@ -68,6 +68,12 @@ func valueStat(d *Derived) *spmiwire.StatDesc {
 // Provider serves the engine's derived statistics under Derived.
 // Numbering gives each derived statistic its number under Derived, kept
 // across restarts (nil: in memory).
+//
+// It is a spmi.StableProvider: Derived is rebuilt apart, and served when
+// built, only when its shape changes (definitions, a per-instance
+// statistic's instances), so that no request waits for it
+// (spmi.Hierarchy.FreshWithin); its values are read live from the last
+// evaluation.
 type Provider struct {
 	E         *Engine
 	Numbering *spmi.Numbering
@@ -75,23 +81,24 @@ type Provider struct {
 
 func (p Provider) Name() string { return "Derived" }
 
+// Shape is the tree's layout.
+func (p Provider) Shape() any { return p.E.pub.Load().layout }
+
 func (p Provider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &DerivedCx)
 	if err != nil {
 		return err
 	}
 	e := p.E
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	num := p.Numbering
 	if num == nil {
-		if e.num == nil {
-			e.num = spmi.NewNumbering("")
-		}
 		num = e.num
 	}
+	r := e.pub.Load()
+	src := resultsSource{e, r, true}
 	used := map[uint32]bool{}
-	for _, d := range e.derived {
+	for i := range r.derived {
+		d := &r.derived[i]
 		asn, err := num.Assign("Derived", d.def.Name, func(k uint32) bool { return used[k] })
 		if err != nil {
 			return err
@@ -114,17 +121,13 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		}
 		vs := valueStat(&d.def)
 		if !d.def.X.PerInstance() {
-			v := spmiwire.NoValue
-			if d.Err == nil && d.res.OK {
-				v = spmiwire.Float(d.res.Value)
-			}
-			if err := b.Stat(n, vs, v); err != nil {
+			if err := b.LiveStat(n, vs, src, r.first[i]); err != nil {
 				return err
 			}
 			continue
 		}
 		tpl := &spmi.CxDesc{Descr: descr}
-		for _, el := range d.res.Elems {
+		for j, el := range d.res.Elems {
 			// Numbered as the source numbers it (a disk's, a PID), so
 			// that its index is the source's; several wildcards: by the
 			// persisted numbering.
@@ -132,7 +135,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 			if err != nil {
 				continue // a name the tree refuses (too long): left out
 			}
-			if err := b.Stat(in, vs, spmiwire.Float(el.Value)); err != nil {
+			if err := b.LiveStat(in, vs, src, r.first[i]+uint32(j)); err != nil {
 				return err
 			}
 		}
@@ -140,14 +143,60 @@ func (p Provider) Collect(b *spmi.Builder) error {
 	return nil
 }
 
+// resultsSource is a live source built from r: a pin reads the engine's
+// last results while they fit what was built from r (Derived: the same
+// layout; Agent/expr: the same expressions), else r.
+type resultsSource struct {
+	e       *Engine
+	r       *results
+	derived bool // Derived's values (derivedPin), else Agent/expr's figures
+}
+
+func (s resultsSource) Pin() spmi.LivePin {
+	r := s.r
+	if cur := s.e.pub.Load(); (s.derived && cur.layout == r.layout) || (!s.derived && cur.defs == r.defs) {
+		r = cur
+	}
+	if s.derived {
+		return derivedPin{r}
+	}
+	return r
+}
+
+// derivedPin reads field i: derived statistic k's value, or its
+// element i - first[k] when it is per instance.
+type derivedPin struct{ r *results }
+
+func (p derivedPin) Value(i uint32) spmiwire.Value {
+	r := p.r
+	k := sort.Search(len(r.derived), func(k int) bool { return r.first[k+1] > i })
+	if k == len(r.derived) {
+		return spmiwire.NoValue
+	}
+	d := &r.derived[k]
+	switch {
+	case d.Err != nil:
+		return spmiwire.NoValue
+	case d.def.X.PerInstance():
+		return spmiwire.Float(d.res.Elems[i-r.first[k]].Value)
+	case d.res.OK:
+		return spmiwire.Float(d.res.Value)
+	}
+	return spmiwire.NoValue
+}
+
 // instName is an instance key as a context name: the names several
 // wildcards matched are joined by : (a name holds no /).
 func instName(key string) string { return strings.ReplaceAll(key, "/", ":") }
 
-// AlarmProvider serves the alarm instances' states as the Alarm table.
+// AlarmProvider serves the alarm instances' states as the Alarm table;
+// a spmi.StableProvider as Provider is.
 type AlarmProvider struct{ E *Engine }
 
 func (p AlarmProvider) Name() string { return "Alarm" }
+
+// Shape is the rows' version: the table is rebuilt when a row changes.
+func (p AlarmProvider) Shape() any { return p.E.pub.Load().rowsVer }
 
 func (p AlarmProvider) Collect(b *spmi.Builder) error {
 	top, err := b.Context(nil, &AlarmCx)
@@ -187,22 +236,11 @@ type Row struct {
 }
 
 // Rows are the alarm instances that have a row: in the order of the
-// alarms, then of the instances' names.
+// alarms, then of the instances' names; as of the last evaluation.
 func (e *Engine) Rows() []Row {
-	e.mu.Lock()
-	defer e.mu.Unlock()
 	var out []Row
-	for _, a := range e.alarms {
-		keys := make([]string, 0, len(a.insts))
-		for k := range a.insts {
-			keys = append(keys, k)
-		}
-		slices.Sort(keys)
-		for _, k := range keys {
-			in := a.insts[k]
-			out = append(out, Row{Alarm: a.def.Name, Instance: k, State: in.state, Since: in.since, Value: in.value, OK: in.ok,
-				Severity: a.def.Severity, Count: in.n})
-		}
+	for _, a := range e.pub.Load().alarms {
+		out = append(out, a.rows...)
 	}
 	return out
 }
@@ -214,56 +252,94 @@ func (e *Engine) AgentStats(b *spmi.Builder, agent *spmi.Node) error {
 	if err != nil {
 		return err
 	}
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	r := e.pub.Load()
 	var cmds [4]uint64
 	if e.Commands != nil {
 		cmds = e.Commands()
 	}
-	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(e.evals), spmiwire.Float(float64(e.took) / float64(time.Millisecond)),
+	if err := b.Stats(cx, exprTotals, []spmiwire.Value{spmiwire.Uint(r.evals), spmiwire.Float(float64(r.took) / float64(time.Millisecond)),
 		spmiwire.Uint(cmds[0]), spmiwire.Uint(cmds[1]), spmiwire.Uint(cmds[2]), spmiwire.Uint(cmds[3])}); err != nil {
 		return err
 	}
-	add := func(name, kind string, x *expr.Expr, trapNo int, s Stat) error {
+	// One context per expression, its statistics a block read when asked
+	// for: no node per statistic to build at every refresh, and each
+	// evaluation's figures served without one.
+	src := resultsSource{e, r, false}
+	k := uint32(0)
+	add := func(name string, x *expr.Expr, trapNo int) error {
 		descr := x.String()
 		if trapNo > 0 { // as a hotset's: subagent mib names alarmTrapN from it
 			descr = fmt.Sprintf("trap %d: %s", trapNo, descr)
 		}
 		in, err := b.Instance(cx, &exprRow, name, descr, 0)
-		if err != nil {
-			return err
+		if err == nil {
+			err = b.LiveBlock(in, exprBlock, src, k*uint32(len(exprStats)))
 		}
-		msg := ""
-		if s.Err != nil {
-			msg = s.Err.Error()
-		}
-		return b.Stats(in, exprStats, []spmiwire.Value{spmiwire.Text(kind), spmiwire.Float(float64(s.Took) / float64(time.Microsecond)),
-			spmiwire.Int(int64(s.Cost)), spmiwire.Int(int64(x.Bound())), spmiwire.Text(msg)})
+		k++
+		return err
 	}
-	for _, d := range e.derived {
-		if err := add(d.def.Name, "derived", d.def.X, 0, d.Stat); err != nil {
+	for _, d := range r.derived {
+		if err := add(d.def.Name, d.def.X, 0); err != nil {
 			return err
 		}
 	}
-	for _, a := range e.alarms {
-		if err := add(a.def.Name, "alarm", a.def.X, a.def.TrapNo, a.Stat); err != nil {
+	for _, a := range r.alarms {
+		if err := add(a.def.Name, a.def.X, a.def.TrapNo); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
+// exprBlock is exprStats as the block of each expression's context.
+var exprBlock = func() *spmi.Block {
+	blk, err := spmi.NewBlock(exprStats)
+	if err != nil {
+		panic(err)
+	}
+	return blk
+}()
+
+// Value is Agent/expr's field i: statistic i mod len(exprStats) of
+// expression i / len(exprStats), the derived statistics first.
+func (r *results) Value(i uint32) spmiwire.Value {
+	k, j := int(i)/len(exprStats), int(i)%len(exprStats)
+	kind, x, s := "derived", (*expr.Expr)(nil), Stat{}
+	switch {
+	case k < len(r.derived):
+		x, s = r.derived[k].def.X, r.derived[k].Stat
+	case k-len(r.derived) < len(r.alarms):
+		a := &r.alarms[k-len(r.derived)]
+		kind, x, s = "alarm", a.def.X, a.Stat
+	default:
+		return spmiwire.NoValue
+	}
+	switch j {
+	case 0:
+		return spmiwire.Text(kind)
+	case 1:
+		return spmiwire.Float(float64(s.Took) / float64(time.Microsecond))
+	case 2:
+		return spmiwire.Int(int64(s.Cost))
+	case 3:
+		return spmiwire.Int(int64(x.Bound()))
+	}
+	if s.Err != nil {
+		return spmiwire.Text(s.Err.Error())
+	}
+	return spmiwire.Text("")
+}
+
 // Errors are the expressions whose last evaluation failed, by name.
 func (e *Engine) Errors() map[string]error {
-	e.mu.Lock()
-	defer e.mu.Unlock()
+	r := e.pub.Load()
 	out := map[string]error{}
-	for _, d := range e.derived {
+	for _, d := range r.derived {
 		if d.Err != nil {
 			out[d.def.Name] = d.Err
 		}
 	}
-	for _, a := range e.alarms {
+	for _, a := range r.alarms {
 		if a.Err != nil {
 			out[a.def.Name] = a.Err
 		}

@@ -1,7 +1,10 @@
 package hoststats
 
 import (
+	"os"
 	"path/filepath"
+	"strconv"
+	"strings"
 	"time"
 
 	"golang.org/x/sys/unix"
@@ -39,5 +42,26 @@ func FixtureStatfs(path string, st *unix.Statfs_t) error {
 		return unix.ENOENT
 	}
 	*st = v
+	return nil
+}
+
+// AddFixtureProcs adds n processes, PIDs 10000 to 9999+n, to the /proc at
+// dst: each the fixture's java process (root/testdata/proc/1187)
+// renumbered. The benchmarks' host of many processes.
+func AddFixtureProcs(root, dst string, n int) error {
+	stat, err := os.ReadFile(filepath.Join(root, "testdata", "proc", "1187", "stat"))
+	if err != nil {
+		return err
+	}
+	rest := strings.TrimPrefix(string(stat), "1187 ")
+	for pid := 10000; pid < 10000+n; pid++ {
+		dir := filepath.Join(dst, strconv.Itoa(pid))
+		if err := os.Mkdir(dir, 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(strconv.Itoa(pid)+" "+rest), 0o644); err != nil {
+			return err
+		}
+	}
 	return nil
 }

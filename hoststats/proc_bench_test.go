@@ -1,10 +1,8 @@
 package hoststats
 
 import (
-	"fmt"
 	"os"
 	"path/filepath"
-	"strings"
 	"testing"
 	"time"
 
@@ -26,17 +24,8 @@ func procRoot5000(b *testing.B) string {
 		}
 		os.WriteFile(filepath.Join(root, f), data, 0o644)
 	}
-	stat, err := os.ReadFile(filepath.Join(fix, "1187", "stat"))
-	if err != nil {
+	if err := AddFixtureProcs(fixtureRoot(b), root, 5000); err != nil {
 		b.Fatal(err)
-	}
-	rest := strings.TrimPrefix(string(stat), "1187 ")
-	for pid := 1000; pid < 6000; pid++ {
-		dir := filepath.Join(root, fmt.Sprint(pid))
-		os.Mkdir(dir, 0o755)
-		if err := os.WriteFile(filepath.Join(dir, "stat"), []byte(fmt.Sprintf("%d %s", pid, rest)), 0o644); err != nil {
-			b.Fatal(err)
-		}
 	}
 	return root
 }

@@ -1,7 +1,9 @@
 package settable
 
 import (
+	"runtime"
 	"sync"
+	"sync/atomic"
 	"testing"
 	"time"
 
@@ -72,5 +74,66 @@ func TestReadsDoNotWaitForACommit(t *testing.T) {
 	}
 	if _, ok := w.View().Get(tb.IndexOID(colStat, "hot")); !ok {
 		t.Error("the row is not served once saved")
+	}
+}
+
+// blockingRows is rows whose Rows blocks, once armed, until released.
+type blockingRows struct {
+	*rows
+	armed   atomic.Bool
+	listing chan struct{}
+	release chan struct{}
+}
+
+func (b *blockingRows) Rows() []Row {
+	if b.armed.CompareAndSwap(true, false) {
+		close(b.listing)
+		<-b.release
+	}
+	return b.rows.Rows()
+}
+
+// A reader is not held up while a view of the rows near its viewTTL is
+// rebuilt (thousands of configured rows): it is served the current one,
+// and the rebuilt one once done, with a row changed outside SNMP
+// meanwhile.
+func TestReadsDoNotWaitForARebuild(t *testing.T) {
+	tb, src := testTable()
+	slow := &blockingRows{rows: src, listing: make(chan struct{}), release: make(chan struct{})}
+	tb.Src = slow
+	w := NewWriter(nil, tb)
+	conf := tb.IndexOID(colStat, "conf")
+	if _, ok := w.View().Get(conf); !ok {
+		t.Fatal("the configured row is not served")
+	}
+	src.m["reloaded"] = Row{Name: "reloaded", Vals: src.m["conf"].Vals, Status: Active, Storage: ReadOnly}
+	slow.armed.Store(true)
+	at := w.built.Add(viewTTL * 7 / 8) // due for a rebuild, not expired
+	w.mu.Lock()
+	w.now = func() time.Time { return at }
+	w.mu.Unlock()
+	read := make(chan bool, 1)
+	go func() {
+		_, ok := w.View().Get(conf)
+		read <- ok
+	}()
+	select {
+	case ok := <-read:
+		if !ok {
+			t.Error("the current view is not served during the rebuild")
+		}
+	case <-time.After(10 * time.Second):
+		t.Fatal("a read of the tables waited for the rebuild of a view due")
+	}
+	<-slow.listing // the rebuild is under way
+	close(slow.release)
+	for deadline := time.Now().Add(10 * time.Second); ; {
+		if _, ok := w.View().Get(tb.IndexOID(colStat, "reloaded")); ok {
+			break
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the rebuilt view was not served within 10 s")
+		}
+		runtime.Gosched()
 	}
 }

@@ -488,15 +488,22 @@ func (c *tableChange) undo() error {
 
 // entries appends the table's cells to es: the source's rows and those
 // held here, but for the expired ones (a read does not reap them).
-func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value], now time.Time) []asn1tree.Entry[asn1tree.Value] {
+// rowsAt are the rows served at now: the source's and the pending ones
+// not expired.
+func (t *Table) rowsAt(now time.Time) []Row {
 	t.mu.Lock()
+	defer t.mu.Unlock()
 	rows := t.Src.Rows()
 	for _, p := range t.pending {
 		if !t.expired(p, now) {
 			rows = append(rows, *p.row)
 		}
 	}
-	t.mu.Unlock()
+	return rows
+}
+
+// entries appends the cells of rows to es.
+func (t *Table) entries(es []asn1tree.Entry[asn1tree.Value], rows []Row) []asn1tree.Entry[asn1tree.Value] {
 	for _, r := range rows {
 		if r.Name == "" || len(r.Name) > t.MaxKey {
 			continue // no index the module allows (a configured host of 65 octets or more)

@@ -286,10 +286,10 @@ func TestWaitingRowsExpire(t *testing.T) {
 		t.Fatalf("within the minute: %v, waiting rows %v", serr, tb.pending)
 	}
 	// The row conf has 5 cells; w its threshold (a default), StorageType and RowStatus.
-	if n := len(tb.entries(nil, t0.Add(59*time.Second))); n != 5+3 {
+	if n := len(tb.entries(nil, tb.rowsAt(t0.Add(59*time.Second)))); n != 5+3 {
 		t.Fatalf("within the minute the table serves %d cells, want 8: conf's 5 and the waiting row's 3", n)
 	}
-	if es := tb.entries(nil, t0.Add(61*time.Second)); len(es) != 5 {
+	if es := tb.entries(nil, tb.rowsAt(t0.Add(61*time.Second))); len(es) != 5 {
 		t.Fatalf("after the minute, before any SET, the table serves %d cells, want only the 5 of the row conf", len(es))
 	}
 	if _, serr := tb.test([]agentx.VarBind{cell(tb, colStatus, "x", asn1tree.Int(CreateAndWait))}, []int{1}, t0.Add(61*time.Second)); serr != nil || len(tb.pending) != 0 {

@@ -3,6 +3,7 @@ package settable
 import (
 	"errors"
 	"log/slog"
+	"slices"
 	"sync"
 	"time"
 
@@ -16,13 +17,16 @@ type Writer struct {
 	tables []*Table
 	log    *slog.Logger
 
-	mu    sync.Mutex
-	view  *tableView
-	built time.Time
+	mu       sync.Mutex
+	view     *tableView
+	built    time.Time
+	gen      uint64 // views dropped by a Set: a rebuild started before one is stale
+	building bool   // a view is being rebuilt in the background
+	now      func() time.Time
 }
 
-// viewTTL is how long a built view of the rows is served: rows also
-// change outside SNMP (a reload, `subagent create`).
+// viewTTL is how long a built view of the rows is served before it is
+// rebuilt: rows also change outside SNMP (a reload, `subagent create`).
 const viewTTL = time.Second
 
 // NewWriter serves tables; log receives one line per committed change.
@@ -30,7 +34,7 @@ func NewWriter(log *slog.Logger, tables ...*Table) *Writer {
 	if log == nil {
 		log = slog.New(slog.DiscardHandler)
 	}
-	return &Writer{tables: tables, log: log}
+	return &Writer{tables: tables, log: log, now: time.Now}
 }
 
 // TestSet implements agentx.Writer: every VarBind must fall in one of the
@@ -105,29 +109,71 @@ func (c *change) Cleanup() {}
 func (w *Writer) invalidate() {
 	w.mu.Lock()
 	w.view = nil
+	w.gen++
 	w.mu.Unlock()
 }
 
-// View is the tables' rows, rebuilt at most once a viewTTL unless a Set
-// changed them.
+// View is the tables' rows: a view built less than viewTTL ago, or after
+// the last Set. A view past 3/4 of viewTTL is rebuilt in the background
+// while it is served, so that requests that come steadily never wait for
+// the rebuild of thousands of rows (derived statistics and alarms
+// configured); a request after a Set, or after a pause longer than
+// viewTTL, waits for it, as it always did.
 func (w *Writer) View() asn1tree.View {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	if w.view != nil && time.Since(w.built) < viewTTL {
-		return w.view
+	now := w.now()
+	age := now.Sub(w.built)
+	switch {
+	case w.view == nil || age >= viewTTL:
+		w.view, w.built = w.build(now, w.view), now
+	case age >= viewTTL*3/4 && !w.building:
+		w.building = true
+		go w.rebuild(w.gen, w.view)
+	}
+	return w.view
+}
+
+// rebuild replaces the view cur unless a Set dropped it since gen, or a
+// newer one replaced it meanwhile.
+func (w *Writer) rebuild(gen uint64, cur *tableView) {
+	now := w.now()
+	v := w.build(now, cur)
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	w.building = false
+	if w.gen == gen && w.view != nil && now.After(w.built) {
+		w.view, w.built = v, now
+	}
+}
+
+// build makes a view of the tables' rows at now: cur (nil: none) when
+// they are its rows, so that thousands of configured rows that do not
+// change are not indexed again at every viewTTL.
+func (w *Writer) build(now time.Time, cur *tableView) *tableView {
+	rows := make([][]Row, len(w.tables))
+	for i, t := range w.tables {
+		rows[i] = t.rowsAt(now)
+	}
+	if cur != nil && slices.EqualFunc(cur.rows, rows, func(a, b []Row) bool { return slices.EqualFunc(a, b, sameRow) }) {
+		return cur
 	}
 	var es []asn1tree.Entry[asn1tree.Value]
-	now := time.Now()
-	for _, t := range w.tables {
-		es = t.entries(es, now)
+	for i, t := range w.tables {
+		es = t.entries(es, rows[i])
 	}
 	v, err := asn1tree.Build(es)
 	if err != nil {
 		w.log.Error("writable tables not served", "err", err)
 		v, _ = asn1tree.Build[asn1tree.Value](nil)
 	}
-	w.view, w.built = &tableView{Tree: v, tables: w.tables}, now
-	return w.view
+	return &tableView{Tree: v, tables: w.tables, rows: rows}
+}
+
+func sameRow(a, b Row) bool {
+	return a.Name == b.Name && a.Status == b.Status && a.Storage == b.Storage && slices.EqualFunc(a.Vals, b.Vals, func(x, y asn1tree.Value) bool {
+		return x.Kind == y.Kind && x.Num == y.Num && x.Str == y.Str && slices.Equal(x.OID, y.OID)
+	})
 }
 
 // tableView serves the rows and defines every column of the tables, so
@@ -135,6 +181,7 @@ func (w *Writer) View() asn1tree.View {
 type tableView struct {
 	*asn1tree.Tree[asn1tree.Value]
 	tables []*Table
+	rows   [][]Row // by table: what the view serves
 }
 
 func (v *tableView) Defines(name asn1tree.OID) bool {

@@ -12,6 +12,10 @@
 // With -probe ADDR it GETs -oids at the SNMP responder ADDR every -every
 // for -duration and prints the latency's p50, p99 and maximum.
 //
+// With -procs N -proc-root DIR it adds N processes to the /proc at DIR
+// (a copy of hoststats/testdata/proc: the fixture host of
+// scripts/bench-expr-get.sh) and exits.
+//
 // With -seed N -journal FILE it instead fills the notification log
 // journal FILE with N notifications shaped as the hotset's (the log is
 // then full at log_entries N) and exits: the storm's "log already full".
@@ -36,6 +40,7 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddsclient"
 	"github.com/perfagent/subagent/daemon"
+	"github.com/perfagent/subagent/hoststats"
 	"github.com/perfagent/subagent/hotset"
 	"github.com/perfagent/subagent/notiflog"
 )
@@ -52,11 +57,15 @@ func main() {
 	addr := flag.String("probe", "", "GET -oids at this SNMP address (v2c, public) every -every for -duration; print the latency")
 	oids := flag.String("oids", "1.3.6.1.2.1.1.3.0", "OIDs -probe GETs, comma-separated")
 	every := flag.Duration("every", 50*time.Millisecond, "time between -probe's GETs")
+	procs := flag.Int("procs", 0, "add this many processes to the /proc at -proc-root and exit")
+	procRoot := flag.String("proc-root", "", "the /proc -procs adds to")
 	flag.Parse()
 	var err error
 	switch {
 	case *addr != "":
 		err = probe(*addr, strings.Split(*oids, ","), *every, max(*dur, time.Second))
+	case *procs > 0:
+		err = hoststats.AddFixtureProcs("hoststats", *procRoot, *procs)
 	case *seed > 0:
 		err = fill(*journal, *seed, *base)
 	default:
