@@ -143,6 +143,9 @@ else
 fi
 unshare --mount --propagation private $net --pid --fork bash -euc '
 	[ -z "$7" ] || ip link set lo up
+	# The root a mount point of its own, as a container'"'"'s is (its / in
+	# mountinfo; unshare --propagation inside it).
+	mount --bind "$1" "$1"
 	mount -t proc proc "$1/proc"
 	mount --rbind /sys "$1/sys"
 	mount --rbind /dev "$1/dev"
