@@ -11,7 +11,7 @@ BENCHTIME ?= 2s
 # Go tools the checks run, installed by scripts/install-go-tools.sh.
 TOOLS   := bin/tools
 
-.PHONY: all build run test test-deps check-fmt vet staticcheck unit bench mib clean libspmi libspmi-samples dds-samples libarm
+.PHONY: all build run test stock-host test-deps check-fmt vet staticcheck unit bench mib clean libspmi libspmi-samples dds-samples libarm
 
 all: build
 
@@ -35,6 +35,16 @@ run: build
 # checked at compile time, nothing left in the system's directories).
 test: test-deps check-fmt vet staticcheck
 	@GO=$(GO) bash scripts/run-tests.sh
+
+# The quick start whole on a stock Debian 12 root (scripts/stock-host.sh
+# --make-test, as root; CI runs it after `make test`): `make run &`, then
+# `make test` as printed beside it (the same daemon must still serve), then
+# the README's blocks. About as long as `make test`, plus the root; its
+# logs stay in STOCK_DIR/out.
+STOCK_DIR ?= bin/stock-host
+stock-host:
+	rm -rf $(STOCK_DIR) && mkdir -p $(STOCK_DIR)
+	bash scripts/stock-host.sh --make-test $(STOCK_DIR)
 
 test-deps:
 	@echo "==> test-deps: Debian packages of the tests (net-snmp, smitools, gcc, prometheus; collectd-core where it installs)"

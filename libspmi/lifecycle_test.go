@@ -7,6 +7,7 @@ import (
 	"io"
 	"net"
 	"os"
+	"os/exec"
 	"path/filepath"
 	"syscall"
 	"testing"
@@ -123,9 +124,6 @@ func TestDaemonRestartReplays(t *testing.T) {
 // $XDG_RUNTIME_DIR/subagent.
 func TestDefaultSocketSearch(t *testing.T) {
 	testutil.RequireRoot(t)
-	if fi, err := os.Stat("/run/subagent/dds.sock"); err == nil && fi.Mode()&os.ModeSocket != 0 {
-		t.Skip("a daemon's socket exists at /run/subagent/dds.sock: the search would find it first")
-	}
 	xdg := t.TempDir()
 	testutil.Traversable(t, xdg)
 	run := filepath.Join(xdg, "subagent")
@@ -141,7 +139,12 @@ func TestDefaultSocketSearch(t *testing.T) {
 	if got := client.SocketPath(); got != "/run/subagent/dds.sock" {
 		t.Errorf("Go library's socket for root: %s", got)
 	}
-	r := startSup(t, false, "", "XDG_RUNTIME_DIR="+xdg)
+	// Its library finds no daemon there even when one serves this machine
+	// (`make run`): /run is an empty tmpfs in a mount namespace of its own.
+	hidden := exec.Command("unshare", "--mount", "--propagation", "private",
+		"sh", "-c", `mount -t tmpfs tmpfs /run && exec "$0"`, program(t, "driver", false))
+	r := &sup{lineProc: startLineCmd(t, hidden, "SUBAGENT_DDS_SOCKET=", "SUBAGENT_RUN_DIR=", "XDG_RUNTIME_DIR="+xdg),
+		file: filepath.Join(t.TempDir(), "SpmiSupl_hook")}
 	r.fails(siInitFailed, []string{"/run/subagent/dds.sock"}, "init %s 4096 guide", r.file)
 
 	// Another user: its own default, $XDG_RUNTIME_DIR/subagent.

@@ -12,9 +12,11 @@ import (
 	"github.com/perfagent/subagent/client/testutil"
 )
 
-// The README's first day on a stock Debian 12 root (scripts/stock-host.sh):
-// `make run &`, then its blocks as printed, the MIB ones with no "Cannot
-// find module". The script needs root and Debian's mirror, as `make
+// The README's first day on a stock Debian 12 root (scripts/stock-host.sh,
+// quick mode): `make run &`, then its blocks as printed, the MIB ones with
+// no "Cannot find module". `make test` inside that root too is `make
+// stock-host` (CI, after `make test`), which would double `make test`'s
+// time here. The script needs root and Debian's mirror, as `make
 // test-deps` does; without root the test fails (CI runs as root).
 func TestREADMEOnAStockDebianRoot(t *testing.T) {
 	if testing.Short() {

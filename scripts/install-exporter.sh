@@ -34,16 +34,9 @@ if [ ! -f /usr/include/net-snmp/net-snmp-config.h ] || ! command -v cc >/dev/nul
 fi
 
 echo "install-exporter: building snmp_exporter and its generator $version into $dir" >&2
-# `go install module@version` also asks the proxy for the module's version
-# list (to report deprecation), which may be refused; so download the pinned
-# version's source (checked against the checksum database) and build it in
-# place, with its own go.mod and go.sum.
-src=$(cd "${TMPDIR:-/tmp}" && GO111MODULE=on ${GO:-go} mod download -json "$module@$version" |
-	sed -n 's/^[[:space:]]*"Dir": "\(.*\)",$/\1/p')
-if [ -z "$src" ] || [ ! -f "$src/go.mod" ]; then
-	echo "install-exporter: go mod download $module@$version gave no source directory" >&2
-	exit 1
-fi
+# Built in place from the pinned version's source (scripts/go-src.sh says why).
+. "$(dirname "$0")/go-src.sh"
+src=$(go_src "$module" "$version")
 ldflags="-X github.com/prometheus/common/version.Version=${version#v}"
 (cd "$src" && ${GO:-go} build -trimpath -ldflags "$ldflags" -o "$dir/snmp_exporter" .)
 (cd "$src" && CGO_ENABLED=1 ${GO:-go} build -trimpath -ldflags "$ldflags" -o "$dir/generator" ./generator)

@@ -1,12 +1,14 @@
 #!/bin/sh
 # Installs what the integration tests run: net-snmp's snmpd, snmptrapd and
-# command-line tools, smilint, a C compiler (cgo, -race), pysnmp (a
+# command-line tools, smilint, a C compiler (cgo, -race) and a C++ one
+# (libSpmi's header must take C++: TestGuideSamplesCompile), pysnmp (a
 # third SNMPv3 manager for the responder's tests) and SNMPTT (the trap
 # translator TestSnmpttTranslatesNotifications feeds from snmptrapd's
 # traphandle; it brings the Net-SNMP Perl module), strace (the numbering
 # file's fsync order), iproute2 (RTime/LAN's network namespaces),
 # debootstrap (the README's first day on a stock Debian root,
-# scripts/stock-host.sh) and Prometheus with promtool (deploy/prometheus: promtool's checks and the
+# scripts/stock-host.sh), curl (docs/FLEET.md's query of Prometheus, run as
+# printed) and Prometheus with promtool (deploy/prometheus: promtool's checks and the
 # fleet test, which start their own Prometheus on loopback); then, if it
 # can, collectd with its snmp plugin (collectd-core) for the collectd test.
 # Quiet and successful when everything is already there; as root it
@@ -15,7 +17,7 @@
 # succeeds, and TestCollectdThroughSnmpPlugin skips naming what is missing.
 set -eu
 
-packages="snmpd snmp snmptrapd smitools gcc libc6-dev python3-pysnmp4 snmptt strace iproute2 debootstrap prometheus"
+packages="snmpd snmp snmptrapd smitools gcc g++ libc6-dev curl python3-pysnmp4 snmptt strace iproute2 debootstrap prometheus"
 # collectd-core alone starts no daemon (its service needs
 # /etc/collectd/collectd.conf, which the collectd package ships); the
 # snmp plugin's libnetsnmp comes with snmp above.
@@ -50,6 +52,8 @@ check_all() {
 	check snmpwalk snmp
 	check smilint smitools
 	check cc gcc
+	check c++ g++
+	check curl curl
 	check snmptt snmptt
 	check strace strace
 	check ip iproute2

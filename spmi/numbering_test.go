@@ -266,7 +266,7 @@ func TestNumberingSaveSyncsFileThenDirectory(t *testing.T) {
 		t.Fatalf("%v: %s", err, b)
 	}
 	b, _ := os.ReadFile(out)
-	trace := string(b)
+	trace := joinResumed(string(b))
 	tmp := regexp.QuoteMeta(dir) + `/\.numbering\.json\.tmp-[0-9a-f]+`
 	order := []*regexp.Regexp{
 		regexp.MustCompile(`fsync\(\d+<` + tmp + `>\)\s*= 0`),
@@ -280,5 +280,41 @@ func TestNumberingSaveSyncsFileThenDirectory(t *testing.T) {
 			t.Fatalf("step %d (%s) missing after the previous one in:\n%s", i, re, trace)
 		}
 		at += loc[1]
+	}
+}
+
+// joinResumed joins the calls strace splits when another thread's output
+// comes between their start and their end ("PID fsync(7</f> <unfinished
+// ...>", later "PID <... fsync resumed>) = 0"): each call whole, where it
+// ended.
+func joinResumed(trace string) string {
+	started := map[string]string{} // pid -> its unfinished call's start
+	var out []string
+	for _, line := range strings.Split(trace, "\n") {
+		pid, rest, _ := strings.Cut(line, " ")
+		if head, ok := strings.CutSuffix(rest, " <unfinished ...>"); ok {
+			started[pid] = head
+			continue
+		}
+		if _, tail, ok := strings.Cut(rest, " resumed>"); ok && strings.HasPrefix(rest, "<... ") {
+			line = pid + " " + started[pid] + tail
+			delete(started, pid)
+		}
+		out = append(out, line)
+	}
+	return strings.Join(out, "\n")
+}
+
+// A split call, as strace printed it on a loaded machine, reads whole.
+func TestJoinResumed(t *testing.T) {
+	trace := "32642 fsync(7</d/.n.tmp-a1> <unfinished ...>\n" +
+		"32640 --- SIGURG {si_signo=SIGURG} ---\n" +
+		"32642 <... fsync resumed>)              = 0\n" +
+		"32642 renameat(AT_FDCWD</s>, \"/d/.n.tmp-a1\", AT_FDCWD</s>, \"/d/n\") = 0\n"
+	want := "32640 --- SIGURG {si_signo=SIGURG} ---\n" +
+		"32642 fsync(7</d/.n.tmp-a1>)              = 0\n" +
+		"32642 renameat(AT_FDCWD</s>, \"/d/.n.tmp-a1\", AT_FDCWD</s>, \"/d/n\") = 0\n"
+	if got := joinResumed(trace); got != want {
+		t.Errorf("joinResumed:\n%s\nwant:\n%s", got, want)
 	}
 }
