@@ -194,6 +194,7 @@ func TestFleetThroughPrometheus(t *testing.T) {
 	go func() { ratesDone <- getRates(t, hosts, getInterval, getPaths...) }()
 	measureFleet(t, prom, hosts, web)
 	checkFleetValues(t, prom, hosts, <-ratesDone, lag())
+	checkFleetLiveLevel(t, prom, hosts)
 	checkCentral(t, central, hosts)
 
 	// A stopped daemon: its host fires SubagentDown, and only it.
@@ -326,15 +327,12 @@ func checkFleetValues(t *testing.T, prom *promtest.Server, hosts []*fleetHost, r
 				t.Errorf("host %d %s = %v; subagent get --interval: %v; the host's rate %v", h.n, c.expr, v, c.get, c.want)
 			}
 		}
-		lv := getFloats(t, h.e, "Mem/Real/size", "Mem/Real/avail", "FS/root/%used", "Proc/pid/1187/rss", "PagSp/%free")
+		lv := getFloats(t, h.e, "Mem/Real/size", "Mem/Real/avail", "Proc/pid/1187/rss", "PagSp/%free")
 		for _, c := range []struct {
 			expr     string
 			want, by float64
 		}{
 			{"instance:subagent_memory_used:bytes", 1024 * (lv["Mem/Real/size"] - lv["Mem/Real/avail"]), 0},
-			// The fixture's mounts are statfs'd on this machine, whose /
-			// others write to between the scrape and get: 0.1 % of it.
-			{`fs:subagent_fs_used:percent{fsMount="/"}`, lv["FS/root/%used"], 0.1},
 			{`instance:subagent_top_process_rss:bytes{procPidIndex="1187"}`, 1024 * lv["Proc/pid/1187/rss"], 0},
 			{"instance:subagent_paging_space_used:percent", 100 - lv["PagSp/%free"], 0},
 		} {
@@ -444,4 +442,36 @@ func measureFleet(t *testing.T, prom *promtest.Server, hosts []*fleetHost, expor
 		len(body), 1000*perWalk, used, window, len(hosts), fleetInterval)
 	t.Logf("exposition of one host: %d samples; snmp_exporter CPU %.2f ms per walk (%d walks every %v)", len(names),
 		1000*one(`rate(process_cpu_seconds_total{job="snmp_exporter"}[`+fleetWindow+`])`)*fleetInterval.Seconds()/float64(len(hosts)), len(hosts), fleetInterval)
+}
+
+// checkFleetLiveLevel: the fixture's mounts are statfs'd on this machine,
+// whose / other tests fill and empty (a debootstrap root is hundreds of
+// MB) between a scrape and a get. So the value Prometheus records must
+// come from a scrape between two gets and lie between them (0.1 % of
+// slack for what moves within a get).
+func checkFleetLiveLevel(t *testing.T, prom *promtest.Server, hosts []*fleetHost) {
+	t.Helper()
+	const raw, rule = `fsPctUsed{fsMount="/"}`, `fs:subagent_fs_used:percent{fsMount="/"}`
+	before := make([]float64, len(hosts))
+	for i, h := range hosts {
+		before[i] = getFloats(t, h.e, "FS/root/%used")["FS/root/%used"]
+	}
+	t0 := float64(time.Now().UnixMilli()) / 1000
+	// Scraped after t0, and the rule evaluated on that scrape: bounded by
+	// a few scrape and evaluation intervals.
+	scrapedAfter := func(h *fleetHost) bool {
+		ts, ok1 := fleetValue(t, prom, "timestamp("+raw+")", h)
+		tr, ok2 := fleetValue(t, prom, "timestamp("+rule+")", h)
+		return ok1 && ok2 && ts > t0 && tr >= ts
+	}
+	for _, h := range hosts {
+		testutil.Eventually(t, fmt.Sprintf("host %d: a scrape of %s after the first get", h.n, raw), 90*time.Second, func() bool { return scrapedAfter(h) })
+	}
+	for i, h := range hosts {
+		v, ok := fleetValue(t, prom, rule, h)
+		after := getFloats(t, h.e, "FS/root/%used")["FS/root/%used"]
+		if lo, hi := min(before[i], after), max(before[i], after); ok && (v < lo-0.1 || v > hi+0.1) {
+			t.Errorf("host %d %s = %v, subagent get before and after its scrape: %v, %v", h.n, rule, v, before[i], after)
+		}
+	}
 }
