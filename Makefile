@@ -80,7 +80,7 @@ unit:
 	cd $(CLIENT) && $(GO) test -short -count=1 ./...
 
 BENCHSTAT := golang.org/x/perf/cmd/benchstat@v0.0.0-20260908200009-22c9c6c9d4da
-BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./libspmi/ ./libarm/ ./rtimearm/
+BENCHPKGS := ./asn1tree/ ./spmi/ ./hoststats/ ./agentx/ ./responder/ ./libspmi/ ./libarm/ ./rtimearm/ ./derive/
 CLIENT_BENCHPKGS := ./ddsclient/
 
 # Go benchmarks of the hot paths (5 runs each, medians by benchstat), then

@@ -60,9 +60,9 @@ func TestAlarmCommandRunsWithoutBlocking(t *testing.T) {
 	d.h.Invalidate()
 	s := d.h.Refresh()
 	for stat, want := range map[string]uint64{"cmdruns": 1, "cmdkilled": 1, "cmddropped": 0} {
-		n, err := s.Lookup("Agent/expr/" + stat)
-		if err != nil || n.Value.Uint64() != want {
-			t.Errorf("Agent/expr/%s: %v %v, want %d", stat, n, err, want)
+		smp, err := s.Read([]string{"Agent/expr/" + stat}) // live: read through an answer
+		if err != nil || smp.Items[0].Err != nil || smp.Items[0].Value.Uint64() != want {
+			t.Errorf("Agent/expr/%s: %+v %v, want %d", stat, smp.Items, err, want)
 		}
 	}
 }

@@ -142,6 +142,10 @@ type Engine struct {
 	pub     atomic.Pointer[results] // the readers' copy (publishLocked)
 	defs    uint64                  // Replaces so far
 	rowsVer uint64                  // Alarm table versions so far
+
+	fragMu   sync.Mutex
+	frag     *spmi.Fragment // Agent/expr as built for fragDefs (AgentStats)
+	fragDefs uint64
 }
 
 // New returns an engine of defs; now is the clock of the states' since

@@ -26,6 +26,7 @@ type Builder struct {
 	arena     oidArena          // of the nodes' relative OIDs
 	memo      map[string]shared // see Shared
 	views     Views             // 0: both
+	grafts    []*Fragment       // Graft
 }
 
 // SetViews chooses the views the snapshot serves (ViewBoth by default).
@@ -256,6 +257,9 @@ func (b *Builder) finishPart(shape any) *part {
 		}
 		for _, c := range n.Children {
 			block(uint64(c.ASN))
+			if c.graft { // finished and indexed already (Fragment)
+				continue
+			}
 			if c.IsStat() {
 				if scalars && c.hasView() {
 					view = append(view, ref{n: c, j: -1})
@@ -279,8 +283,11 @@ func (b *Builder) finishPart(shape any) *part {
 	}
 	p := &part{base: b.base, shape: shape, top: b.top, paths: b.paths, view: served,
 		failures: b.failures, nstats: b.nstats, layout: layoutOf(b.top)}
+	for _, f := range b.grafts {
+		p.layout += f.layout
+	}
 	var ok bool
-	if p.runs, ok = splitRuns(p); !ok {
+	if p.runs, ok = splitRuns(p, cuts(b.grafts)); !ok || !p.graftRuns(b.grafts) {
 		panic("spmi: tree with unique ASN numbers per parent produced a duplicate OID")
 	}
 	return p

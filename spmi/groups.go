@@ -316,7 +316,7 @@ func (h *Hierarchy) publish(gs []*group, parts []*part, now time.Time) *Snapshot
 func liveNames(parts []*part) map[string]map[string]bool {
 	live := map[string]map[string]bool{}
 	for _, p := range parts {
-		for _, n := range p.paths {
+		for n := range p.contexts() {
 			if n.Parent == nil {
 				continue
 			}

@@ -56,6 +56,9 @@ func layoutWalk(n *Node, h uint64, sum *uint64) {
 			*sum += mix(statHash(h, c.Stat))
 			continue
 		}
+		if c.graft { // counted once, when its Fragment was made
+			continue
+		}
 		ch := h
 		if c.Instance {
 			ch = hashString(ch, "*")

@@ -103,7 +103,7 @@ func (r *Answer) touch(p *part) {
 	}
 	r.touched = p
 	t := p.time
-	if p.g != nil && p.g.stable != nil {
+	if p.live || p.g != nil && p.g.stable != nil {
 		t = r.clock() // a stable part's values are live
 	}
 	if r.oldest.IsZero() || t.Before(r.oldest) {

@@ -32,6 +32,7 @@ type Node struct {
 	row   *rowInfo   // a context that is a row of a table (TablesArc)
 	live  LiveSource // set for a live statistic (LiveStat, LiveBlock)
 	field uint32     // its field in live
+	graft bool       // the root of a Fragment: finished, shared by builders
 }
 
 // IsStat reports whether the node is a statistic.

@@ -28,7 +28,9 @@ type part struct {
 	failures map[string]error
 	nstats   int
 	runs     []run
-	layout   uint64 // layoutOf(top)
+	layout   uint64  // layoutOf(top)
+	live     bool    // a fragment's: its values are live, as of any answer
+	grafts   []*part // the fragments grafted into it (Builder.Graft)
 }
 
 // oid is the full OID of view entry k (a new slice).
@@ -102,9 +104,9 @@ func runKey(o asn1tree.OID, base int) [3]uint32 {
 	return k
 }
 
-// splitRuns cuts p's view into runs; ok is false if its OIDs do not
-// strictly ascend.
-func splitRuns(p *part) (out []run, ok bool) {
+// splitRuns cuts p's view into runs, and before each of cuts (ascending);
+// ok is false if its OIDs do not strictly ascend.
+func splitRuns(p *part, cuts []asn1tree.OID) (out []run, ok bool) {
 	var key [3]uint32
 	var prev, cur asn1tree.OID
 	arena := oidArena{chunk: 4096}
@@ -119,7 +121,11 @@ func splitRuns(p *part) (out []run, ok bool) {
 			p.marks = append(p.marks, arena.add(len(rel), func(o asn1tree.OID) asn1tree.OID { return append(o, rel...) }))
 		}
 		k := runKey(cur, len(p.base))
-		if i == 0 || k != key {
+		cut := false
+		for len(cuts) > 0 && asn1tree.Compare(cuts[0], cur) < 0 {
+			cuts, cut = cuts[1:], true
+		}
+		if i == 0 || k != key || cut {
 			if i > 0 {
 				out[len(out)-1].hi = i
 			}

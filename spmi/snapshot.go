@@ -104,14 +104,13 @@ func (s *Snapshot) lookup(p, path string) (*Node, *part, error) {
 	if pt == nil {
 		return nil, nil, notFound(path)
 	}
-	paths := pt.paths
-	if n, ok := paths[p]; ok {
+	if n, ok := pt.node(p); ok {
 		return n, pt, nil
 	}
 	// Statistics are found through their context: the path index holds
 	// contexts only, which keeps refreshes of large trees cheap.
 	if i := strings.LastIndexByte(p, '/'); i > 0 && !strings.HasSuffix(strings.TrimSpace(path), "/") {
-		if cx, ok := paths[p[:i]]; ok {
+		if cx, ok := pt.node(p[:i]); ok {
 			if n := cx.Child(p[i+1:]); n != nil && n.IsStat() {
 				return n, pt, nil
 			}
