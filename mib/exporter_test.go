@@ -116,35 +116,21 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 	under := func(o asn1tree.OID) bool {
 		return slices.ContainsFunc(walked, func(w asn1tree.OID) bool { return o.HasPrefix(w) })
 	}
-	// Contexts without rows are walked whole, the scalars of the others
-	// one by one.
-	for _, w := range []string{"mem", "agentAgentx", "pagSpTotalPctFree", "procLoadavg1", "cpuTable", "procPidTable"} {
-		if !slices.Contains(c.walk, w) {
-			t.Errorf("walk lacks %s: %v", w, c.walk)
-		}
-	}
-	for _, w := range []string{"cpu", "pagSp", "proc", "agent", "memRealPctFree"} {
+	// Every scalar by name (the exporter gets them in batches, whatever
+	// their context: below), no context.
+	for _, w := range []string{"cpu", "cpuTotal", "mem", "pagSp", "proc", "agent", "agentAgentx"} {
 		if slices.Contains(c.walk, w) {
-			t.Errorf("walk has %s: %v", w, c.walk)
+			t.Errorf("walk has the context %s: %v", w, c.walk)
 		}
 	}
-	columns := map[string]bool{}
-	for _, tb := range m.Tables {
-		for _, col := range tb.Columns {
-			columns[col.Name] = true
+	scalars := scalarNames(m)
+	for _, n := range scalars {
+		if !slices.Contains(c.walk, n) {
+			t.Errorf("scalar %s is not walked by name", n)
 		}
 	}
-	scalars := 0
-	for _, o := range m.Objects {
-		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !columns[o.Name] {
-			scalars++
-			if !under(o.OID) {
-				t.Errorf("scalar %s (%s) is not walked", o.Name, o.OID)
-			}
-		}
-	}
-	if scalars < 50 {
-		t.Fatalf("only %d scalars in the module", scalars)
+	if len(scalars) < 50 {
+		t.Fatalf("only %d scalars in the module", len(scalars))
 	}
 	// No statistic of a row is walked in the scalar view; an aggregate's
 	// (CPU/total) are scalars, no row's.
@@ -177,7 +163,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		} else {
 			tables = append(tables, tb.Name)
 		}
-		if walks := slices.Contains(c.walk, tb.Name); walks == rec {
+		if walks := under(tb.OID); walks == rec {
 			t.Errorf("table %s (%s): walked %v, want %v", tb.Name, tb.Pattern, walks, !rec)
 		}
 		if !rec {
@@ -196,6 +182,18 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 				t.Errorf("lookup of %s, of the records table %s", x, tb.Name)
 			}
 		}
+	}
+	// The tables in as few walks as the grouping nodes allow: one per
+	// node holding walked tables only, none above a records table.
+	want := []string{"subagentTables1", "procTables2", "agentTables2", "rTimeTables2", "subagentSubTables12"}
+	var tableWalks []string
+	for _, w := range c.walk {
+		if !slices.Contains(scalarNames(m), w) {
+			tableWalks = append(tableWalks, w)
+		}
+	}
+	if !slices.Equal(tableWalks, want) {
+		t.Errorf("the tables are walked as %v, want %v", tableWalks, want)
 	}
 	if len(records) != 5 {
 		t.Errorf("records tables %v, want the three Directory tables and the NotifLog's two", records)
@@ -227,7 +225,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		t.Errorf("processes' command label from %v, want procPidIndex", got)
 	}
 
-	want := map[string]map[string]string{
+	overrides := map[string]map[string]string{
 		"cpuIndex":       {"ignore": "true"},
 		"cpuName":        {"ignore": "true"},
 		"fsMount":        {"ignore": "true"},
@@ -242,7 +240,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		"cpuIdle": nil, "memVirtPagein": nil, "memRealFree": nil, "lanSpeed": nil,
 		"fsName": nil, "procPidName": nil, "cpuDescr": nil,
 	}
-	for name, w := range want {
+	for name, w := range overrides {
 		if got := c.overrides[name]; !sameMap(got, w) {
 			t.Errorf("overrides of %s: %v, want %v", name, got, w)
 		}
@@ -252,6 +250,48 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 			t.Errorf("override of %q, no definition of the module", name)
 		}
 	}
+}
+
+// A module of some subtrees walks each of its tables alone: a grouping
+// node above them also holds tables the tree serves and the module left
+// out (the Directory's, thousands of rows).
+func TestExporterConfigOfAPartialModuleWalksTablesAlone(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{Include: []string{"CPU/", "Disk/", "Agent/"}})
+	if !m.Partial {
+		t.Fatal("a module of included subtrees is not Partial")
+	}
+	c, _ := exporterConfigOf(t, m, tree)
+	var tableWalks []string
+	for _, w := range c.walk {
+		if !slices.Contains(scalarNames(m), w) {
+			tableWalks = append(tableWalks, w)
+		}
+	}
+	if want := []string{"cpuTable", "diskTable", "agentProvTable", "agentExprTable"}; !slices.Equal(tableWalks, want) {
+		t.Errorf("the tables are walked as %v, want %v", tableWalks, want)
+	}
+	if full := generate(t, tree, mib.Options{}); full.Partial {
+		t.Error("the module of the whole tree is Partial")
+	}
+}
+
+// scalarNames are m's scalars: its OBJECT-TYPEs of the tree but the
+// tables' columns.
+func scalarNames(m *mib.Module) []string {
+	columns := map[string]bool{}
+	for _, tb := range m.Tables {
+		for _, col := range tb.Columns {
+			columns[col.Name] = true
+		}
+	}
+	var names []string
+	for _, o := range m.Objects {
+		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !columns[o.Name] {
+			names = append(names, o.Name)
+		}
+	}
+	return names
 }
 
 // inTable reports whether path is a statistic of a table row of m.
@@ -324,13 +364,10 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 	if got := c.lookups["appTranName"]; !slices.Equal(got, []string{"appIndex", "appTranIndex"}) {
 		t.Errorf("lookup appTranName from %v", got)
 	}
-	for _, w := range []string{"mem", "procRunque", "cpuTable", "appTable", "appTranTable"} {
-		if !slices.Contains(c.walk, w) {
-			t.Errorf("walk lacks %s: %v", w, c.walk)
-		}
-	}
-	if slices.Contains(c.walk, "proc") || slices.Contains(c.walk, "cpu") {
-		t.Errorf("walk has a context with rows: %v", c.walk)
+	// No records table: every table under the table view's nodes, each
+	// walked whole; the scalars by name.
+	if want := append(scalarNames(m), "perfAgentTables", "perfAgentSubTables1"); !slices.Equal(c.walk, want) {
+		t.Errorf("walk %v, want %v", c.walk, want)
 	}
 
 	ex := mibtest.InstallExporter(t)
@@ -367,16 +404,20 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 	}
 }
 
-// A descriptor YAML 1.1 reads as a boolean is quoted.
+// A name YAML 1.1 reads as a boolean is quoted: the module of ON-MIB is
+// "on" (descriptors of scalars and tables are two words or more).
 func TestExporterConfigQuotesYAMLWords(t *testing.T) {
 	tree := mib.Tree{Base: testBase, Items: []mib.Item{
 		{Path: "On/", Descr: "Switches", Rel: asn1tree.OID{3}},
 		{Path: "On/no", Descr: "A level", Rel: asn1tree.OID{3, 1}, Stat: &spmiwire.StatDesc{Name: "no", Descr: "A level", ASN: 1, Max: 10, Val: ddswire.SiQuantity}},
 	}}
-	m := generate(t, tree, mib.Options{})
-	_, text := exporterConfigOf(t, m, tree)
-	if !strings.Contains(string(text), `- "on"  # On/`) {
-		t.Errorf("the context on is not quoted:\n%s", text)
+	m := generate(t, tree, mib.Options{Module: "ON-MIB"})
+	c, text := exporterConfigOf(t, m, tree)
+	if !strings.Contains(string(text), "\n  \"on\":\n    walk:\n") {
+		t.Errorf("the module on is not quoted:\n%s", text)
+	}
+	if !slices.Equal(c.walk, []string{"onNo"}) {
+		t.Errorf("walk %v, want the scalar onNo", c.walk)
 	}
 }
 
