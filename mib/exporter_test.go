@@ -9,12 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gosnmp/gosnmp"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/spmi"
 )
 
 const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
@@ -23,6 +27,7 @@ const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
 // writer's own layout; the real generator parses it in the tool tests).
 type exporterConfig struct {
 	module    string
+	maxReps   int // max_repetitions
 	walk      []string
 	lookups   map[string][]string          // lookup column -> source indexes
 	overrides map[string]map[string]string // metric -> key -> value
@@ -45,6 +50,8 @@ func exporterConfigOf(t *testing.T, m *mib.Module, tree mib.Tree) (exporterConfi
 		switch {
 		case indent == 2 && section == "modules":
 			c.module = strings.TrimSuffix(f, ":")
+		case indent == 4 && strings.HasPrefix(f, "max_repetitions: "):
+			c.maxReps, _ = strconv.Atoi(strings.TrimPrefix(f, "max_repetitions: "))
 		case indent <= 4:
 			section = strings.TrimSuffix(f, ":")
 		case section == "walk":
@@ -276,6 +283,77 @@ func TestExporterConfigOfAPartialModuleWalksTablesAlone(t *testing.T) {
 	}
 }
 
+// The exporter gets the scalars max_repetitions to a Get, and a Get's
+// answer, unlike a GetBulk's, cannot be cut short: past the responder's
+// message size it is tooBig and the scrape fails. The answer to the
+// max_repetitions scalars of the module with the largest answers, each at
+// its widest value (text at DisplayString's 255 octets, which
+// spmi.SNMPValue keeps to; a DateAndTime's 11; numbers at their type's
+// most octets), fits the responder's default snmp.max_msg_size.
+func TestExporterGetsFitTheResponder(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{})
+	c, _ := exporterConfigOf(t, m, tree)
+	if c.maxReps != mib.ExporterMaxRepetitions || c.maxReps < 1 {
+		t.Fatalf("max_repetitions %d, want %d", c.maxReps, mib.ExporterMaxRepetitions)
+	}
+	stats := map[string]*spmiwire.StatDesc{}
+	for i := range tree.Items {
+		if it := &tree.Items[i]; it.IsStat() {
+			stats[it.Path] = it.Stat
+		}
+	}
+	names := scalarNames(m)
+	texts := 0
+	var widest []gosnmp.SnmpPDU
+	for _, o := range m.Objects {
+		if !slices.Contains(names, o.Name) {
+			continue
+		}
+		d := stats[o.Path]
+		pdu := gosnmp.SnmpPDU{Name: "." + o.OID.Append(0).String()}
+		switch k := spmi.SNMPKind(d); {
+		case k == asn1tree.Counter64:
+			pdu.Type, pdu.Value = gosnmp.Counter64, uint64(math.MaxUint64)
+		case k == asn1tree.Gauge32:
+			pdu.Type, pdu.Value = gosnmp.Gauge32, uint(math.MaxUint32)
+		case k == asn1tree.Integer32:
+			pdu.Type, pdu.Value = gosnmp.Integer, math.MinInt32
+		case k == asn1tree.OctetString && d.Form == spmiwire.FormTime:
+			pdu.Type, pdu.Value = gosnmp.OctetString, []byte(spmi.DateAndTime(time.Now()))
+		case k == asn1tree.OctetString:
+			texts++
+			pdu.Type, pdu.Value = gosnmp.OctetString, bytes.Repeat([]byte("x"), spmi.MaxDisplayString)
+		default:
+			t.Fatalf("%s: served as %v, which this test does not size", o.Name, k)
+		}
+		widest = append(widest, pdu)
+	}
+	if len(widest) != len(names) || texts < 2 {
+		t.Fatalf("%d of %d scalars sized, %d texts: want all, and agentVersion and notifLogSaveerr", len(widest), len(names), texts)
+	}
+	size := func(vbs []gosnmp.SnmpPDU) int {
+		p := gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: mib.ExporterCommunity, PDUType: gosnmp.GetResponse,
+			RequestID: math.MaxInt32, Variables: vbs}
+		b, err := p.MarshalMsg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		return len(b)
+	}
+	one := map[string]int{}
+	for _, v := range widest {
+		one[v.Name] = size([]gosnmp.SnmpPDU{v})
+	}
+	slices.SortFunc(widest, func(a, b gosnmp.SnmpPDU) int { return one[b.Name] - one[a.Name] })
+	n := min(c.maxReps, len(widest))
+	got := size(widest[:n])
+	if got > responder.DefaultMaxMsgSize {
+		t.Errorf("a Get of the %d widest scalars is answered in %d octets, more than the responder's %d", n, got, responder.DefaultMaxMsgSize)
+	}
+	t.Logf("the widest Get of %d scalars: %d octets of %d", n, got, responder.DefaultMaxMsgSize)
+}
+
 // scalarNames are m's scalars: its OBJECT-TYPEs of the tree but the
 // tables' columns.
 func scalarNames(m *mib.Module) []string {
@@ -413,7 +491,7 @@ func TestExporterConfigQuotesYAMLWords(t *testing.T) {
 	}}
 	m := generate(t, tree, mib.Options{Module: "ON-MIB"})
 	c, text := exporterConfigOf(t, m, tree)
-	if !strings.Contains(string(text), "\n  \"on\":\n    walk:\n") {
+	if !strings.Contains(string(text), "\n  \"on\":\n    max_repetitions: 25\n") {
 		t.Errorf("the module on is not quoted:\n%s", text)
 	}
 	if !slices.Equal(c.walk, []string{"onNo"}) {
