@@ -354,18 +354,13 @@ func TestExporterGetsFitTheResponder(t *testing.T) {
 	t.Logf("the widest Get of %d scalars: %d octets of %d", n, got, responder.DefaultMaxMsgSize)
 }
 
-// scalarNames are m's scalars: its OBJECT-TYPEs of the tree but the
-// tables' columns.
+// scalarNames are m's scalars: its OBJECT-TYPEs of the tree outside
+// its tables.
 func scalarNames(m *mib.Module) []string {
-	columns := map[string]bool{}
-	for _, tb := range m.Tables {
-		for _, col := range tb.Columns {
-			columns[col.Name] = true
-		}
-	}
 	var names []string
 	for _, o := range m.Objects {
-		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !columns[o.Name] {
+		inTable := slices.ContainsFunc(m.Tables, func(tb mib.Table) bool { return o.OID.HasPrefix(tb.OID) })
+		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !inTable {
 			names = append(names, o.Name)
 		}
 	}

@@ -3,11 +3,11 @@ package spmi
 import (
 	"math"
 	"time"
-	"unicode/utf8"
 
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // SNMPKind is the SNMP type a statistic is served as, by its meaning:
@@ -66,7 +66,7 @@ func SNMPValue(d *spmiwire.StatDesc, v spmiwire.Value) asn1tree.Value {
 	}
 	k := SNMPKind(d)
 	if k == asn1tree.OctetString {
-		return asn1tree.Value{Kind: k, Str: displayString(v.String())}
+		return asn1tree.Value{Kind: k, Str: foldlog.Cut(v.String(), MaxDisplayString)}
 	}
 	var f float64
 	exact := !v.IsFloat() && d.Scale == 0
@@ -106,19 +106,6 @@ func SNMPValue(d *spmiwire.StatDesc, v spmiwire.Value) asn1tree.Value {
 // exporter's scalars always fits a message (mib's
 // TestExporterGetsFitTheResponder).
 const MaxDisplayString = 255
-
-// displayString is s cut to MaxDisplayString octets at a character's
-// start.
-func displayString(s string) string {
-	if len(s) <= MaxDisplayString {
-		return s
-	}
-	i := MaxDisplayString
-	for i > 0 && !utf8.RuneStart(s[i]) {
-		i--
-	}
-	return s[:i]
-}
 
 // DateAndTime is t as SNMPv2-TC's DateAndTime: 11 octets in UTC (year in
 // two octets, month, day, hour, minutes, seconds, deciseconds, '+', 0, 0),
