@@ -289,7 +289,8 @@ func TestExporterConfigOfAPartialModuleWalksTablesAlone(t *testing.T) {
 // max_repetitions scalars of the module with the largest answers, each at
 // its widest value (text at DisplayString's 255 octets, which
 // spmi.SNMPValue keeps to; a DateAndTime's 11; numbers at their type's
-// most octets), fits the responder's default snmp.max_msg_size.
+// most octets), fits the responder's default snmp.max_msg_size, over
+// SNMPv2c and, its PDU with the most an SNMPv3 message adds, over v3.
 func TestExporterGetsFitTheResponder(t *testing.T) {
 	tree := referenceTree(t)
 	m := generate(t, tree, mib.Options{})
@@ -332,6 +333,7 @@ func TestExporterGetsFitTheResponder(t *testing.T) {
 	if len(widest) != len(names) || texts < 2 {
 		t.Fatalf("%d of %d scalars sized, %d texts: want all, and agentVersion and notifLogSaveerr", len(widest), len(names), texts)
 	}
+	var pdu int // of the last message sized
 	size := func(vbs []gosnmp.SnmpPDU) int {
 		p := gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: mib.ExporterCommunity, PDUType: gosnmp.GetResponse,
 			RequestID: math.MaxInt32, Variables: vbs}
@@ -339,6 +341,14 @@ func TestExporterGetsFitTheResponder(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
+		// SEQUENCE { version, community, PDU }: the PDU is what is left
+		// after the SEQUENCE's header, the version's 3 octets and the
+		// community's.
+		head := 2
+		if b[1] >= 0x80 {
+			head += int(b[1] & 0x7f)
+		}
+		pdu = len(b) - head - 3 - 2 - len(mib.ExporterCommunity)
 		return len(b)
 	}
 	one := map[string]int{}
@@ -351,7 +361,10 @@ func TestExporterGetsFitTheResponder(t *testing.T) {
 	if got > responder.DefaultMaxMsgSize {
 		t.Errorf("a Get of the %d widest scalars is answered in %d octets, more than the responder's %d", n, got, responder.DefaultMaxMsgSize)
 	}
-	t.Logf("the widest Get of %d scalars: %d octets of %d", n, got, responder.DefaultMaxMsgSize)
+	if room := responder.DefaultMaxMsgSize - responder.MaxV3Overhead; pdu > room {
+		t.Errorf("over SNMPv3, the PDU of the %d widest scalars is %d octets, more than the %d a message has room for", n, pdu, room)
+	}
+	t.Logf("the widest Get of %d scalars: %d octets of %d; its PDU %d of the %d an SNMPv3 message has room for", n, got, responder.DefaultMaxMsgSize, pdu, responder.DefaultMaxMsgSize-responder.MaxV3Overhead)
 }
 
 // scalarNames are m's scalars: its OBJECT-TYPEs of the tree outside
