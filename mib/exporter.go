@@ -66,9 +66,10 @@ func ExporterModule(mibModule string) string {
 //     highest of the module's grouping nodes that holds nothing else
 //     (exporterWalks).
 //
-// Both shapes save exchanges, which cost the agent more than the values
-// (docs/FLEET.md, Cost): the exporter gets its scalars in batches of
-// max_repetitions whatever their context, where a walk costs a GetBulk per
+// Both shapes save exchanges, each a wake-up of the agent and of the
+// exporter (25 a scrape instead of 51 on the fixture host: docs/FLEET.md,
+// Cost): the exporter gets its scalars in batches of max_repetitions
+// whatever their context, where a walk costs a GetBulk per
 // max_repetitions values plus one past its end, and two for an empty
 // table (gosnmp follows a GetBulk that leaves the subtree at once with a
 // Get of its root).
