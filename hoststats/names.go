@@ -8,6 +8,7 @@ import (
 	"unicode/utf8"
 
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // fsName maps a mount point to an instance name: "/" is "root", otherwise
@@ -79,15 +80,5 @@ const hashSuffix = 9 // "~" and 8 hex digits
 func hashedName(name, key string) string {
 	h := fnv.New32a()
 	h.Write([]byte(key))
-	return fmt.Sprintf("%s~%08x", truncUTF8(name, spmiwire.MaxName-hashSuffix), h.Sum32())
-}
-
-func truncUTF8(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	for n > 0 && !utf8.RuneStart(s[n]) {
-		n--
-	}
-	return s[:n]
+	return fmt.Sprintf("%s~%08x", foldlog.Cut(name, spmiwire.MaxName-hashSuffix), h.Sum32())
 }

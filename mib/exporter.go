@@ -17,6 +17,17 @@ import (
 // auth name and the daemon's default community.
 const ExporterAuth = "public_v2"
 
+// ExporterCommunity is that auth's community.
+const ExporterCommunity = "public"
+
+// ExporterMaxRepetitions is the module's max_repetitions (the exporter's
+// default, written down so that a new default cannot change it): the
+// repetitions of its GetBulks, and the most scalars it asks in one Get,
+// whose answer, unlike a GetBulk's, cannot be cut short to fit the
+// responder's message size (TestExporterGetsFitTheResponder). 60 instead
+// halves the exchanges, but saved the daemon no CPU (docs/FLEET.md, Cost).
+const ExporterMaxRepetitions = 25
+
 // ExporterRecords are the subtrees whose tables the exporter module does
 // not walk: records about the agent, not measurements of the host. The
 // Directory tables are its catalogue of the tree (a row per statistic,
@@ -49,10 +60,19 @@ func ExporterModule(mibModule string) string {
 // generator (its generator.yml, v0.30 format) for m, which Generate made
 // from t. One module, ExporterModule(m.Name), walks:
 //
-//   - the scalars: each context holding no table rows as a whole, the
-//     scalars of the others one by one (the generator gets those with .0),
-//     so that the scalar view of instances is never walked;
-//   - every table but the records' (ExporterRecords).
+//   - every scalar by name (the generator gets those with .0), so that
+//     the scalar view of instances is never walked;
+//   - every table but the records' (ExporterRecords), each under the
+//     highest of the module's grouping nodes that holds nothing else
+//     (exporterWalks).
+//
+// Both shapes save exchanges, each a wake-up of the agent and of the
+// exporter (25 a scrape instead of 51 on the fixture host: docs/FLEET.md,
+// Cost): the exporter gets its scalars in batches of max_repetitions
+// whatever their context, where a walk costs a GetBulk per
+// max_repetitions values plus one past its end, and two for an empty
+// table (gosnmp follows a GetBulk that leaves the subtree at once with a
+// Get of its root).
 //
 // Each table's INDEX is looked up to its label column (Table.Label: the
 // name column, fsMount for file systems), which becomes a label
@@ -72,35 +92,14 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 			stats[it.Path] = it.Stat
 		}
 	}
-	contexts := map[string]string{} // path -> descriptor
-	columns := map[string]bool{}
-	for _, tb := range m.Tables {
-		for _, c := range tb.Columns {
-			columns[c.Name] = true
-		}
+	scalars, err := exporterScalars(m, stats)
+	if err != nil {
+		return nil, err
 	}
-	type scalar struct {
-		name, path string
-		stat       *spmiwire.StatDesc
-	}
-	var scalars []scalar
 	var tables []Table // the walked ones
 	for _, tb := range m.Tables {
 		if !isRecords(tb) {
 			tables = append(tables, tb)
-		}
-	}
-	for _, o := range m.Objects {
-		switch {
-		case o.Path == "":
-		case o.Macro == "OBJECT-IDENTITY" && strings.HasSuffix(o.Path, "/"):
-			contexts[o.Path] = o.Name
-		case o.Macro == "OBJECT-TYPE" && !columns[o.Name]:
-			d := stats[o.Path]
-			if d == nil {
-				return nil, fmt.Errorf("mib: exporter configuration: %s (%s) is not a statistic of the tree", o.Name, o.Path)
-			}
-			scalars = append(scalars, scalar{o.Name, o.Path, d})
 		}
 	}
 
@@ -109,45 +108,13 @@ func ExporterConfig(m *Module, t Tree) ([]byte, error) {
 	b.WriteString("# the subagent's MIB generator (mib.ExporterConfig; docs/MIB.md, Prometheus):\n")
 	b.WriteString("# regenerate it with the module, never edit it. Generate snmp.yml with\n")
 	b.WriteString("#   generator generate -m <dir of the IETF base modules> -m MIBs -g <this file> -o snmp.yml\n")
-	fmt.Fprintf(&b, "auths:\n  %s:\n    version: 2\n    community: public\n", ExporterAuth)
-	fmt.Fprintf(&b, "modules:\n  %s:\n    walk:\n", yamlName(ExporterModule(m.Name)))
-
-	// Scalars: the outermost context around each that holds no rows.
-	rowParents := make([][]string, len(m.Tables))
-	for i, tb := range m.Tables {
-		p := splitPath(tb.Pattern)
-		rowParents[i] = p[:len(p)-1]
-	}
-	holdsRows := func(path string) bool {
-		c := splitPath(path)
-		for _, p := range rowParents {
-			if len(c) <= len(p) && matchComps(c, p[:len(c)]) {
-				return true
-			}
-		}
-		return false
-	}
-	walked := map[string]bool{}
-	walk := func(name, comment string) {
-		if !walked[name] {
-			walked[name] = true
-			fmt.Fprintf(&b, "      - %s  # %s\n", yamlName(name), comment)
-		}
-	}
+	fmt.Fprintf(&b, "auths:\n  %s:\n    version: 2\n    community: %s\n", ExporterAuth, ExporterCommunity)
+	fmt.Fprintf(&b, "modules:\n  %s:\n    max_repetitions: %d\n    walk:\n", yamlName(ExporterModule(m.Name)), ExporterMaxRepetitions)
 	for _, s := range scalars {
-		name, what := s.name, s.path
-		comps := splitPath(s.path)
-		for i := 1; i < len(comps); i++ {
-			ctx := strings.Join(comps[:i], "/") + "/"
-			if d, ok := contexts[ctx]; ok && !holdsRows(ctx) {
-				name, what = d, ctx
-				break
-			}
-		}
-		walk(name, what)
+		fmt.Fprintf(&b, "      - %s  # %s\n", yamlName(s.name), s.path)
 	}
-	for _, tb := range tables {
-		walk(tb.Name, tb.Pattern)
+	for _, w := range exporterWalks(m, tables) {
+		fmt.Fprintf(&b, "      - %s  # %s\n", yamlName(w.name), strings.Join(w.patterns, " "))
 	}
 
 	b.WriteString("    lookups:\n")
@@ -217,20 +184,6 @@ func commandColumn(tb Table) string {
 	return ""
 }
 
-// splitPath is a path's components: "CPU/*/" -> [CPU *].
-func splitPath(p string) []string { return strings.Split(strings.TrimSuffix(p, "/"), "/") }
-
-// matchComps reports whether path components match a pattern's, "*"
-// matching any one.
-func matchComps(c, pat []string) bool {
-	for i := range c {
-		if pat[i] != "*" && pat[i] != c[i] {
-			return false
-		}
-	}
-	return true
-}
-
 // yamlName quotes the descriptors YAML 1.1 (the generator's parser) reads
 // as booleans or null; other descriptors are plain letters and digits.
 func yamlName(s string) string {
@@ -239,4 +192,90 @@ func yamlName(s string) string {
 		return `"` + s + `"`
 	}
 	return s
+}
+
+// exporterScalar is a scalar of the module and its statistic.
+type exporterScalar struct {
+	name, path string
+	stat       *spmiwire.StatDesc
+}
+
+// exporterScalars are m's scalars (every OBJECT-TYPE of the tree but a
+// table's column), in OID order.
+func exporterScalars(m *Module, stats map[string]*spmiwire.StatDesc) ([]exporterScalar, error) {
+	columns := map[string]bool{}
+	for _, tb := range m.Tables {
+		for _, c := range tb.Columns {
+			columns[c.Name] = true
+		}
+	}
+	var scalars []exporterScalar
+	for _, o := range m.Objects {
+		if o.Path == "" || o.Macro != "OBJECT-TYPE" || columns[o.Name] {
+			continue
+		}
+		d := stats[o.Path]
+		if d == nil {
+			return nil, fmt.Errorf("mib: exporter configuration: %s (%s) is not a statistic of the tree", o.Name, o.Path)
+		}
+		scalars = append(scalars, exporterScalar{o.Name, o.Path, d})
+	}
+	return scalars, nil
+}
+
+// exporterWalk is one walk of tables: a table, or a grouping node of
+// the table view and the tables under it.
+type exporterWalk struct {
+	name     string
+	patterns []string // the rows' paths of its tables
+}
+
+// exporterWalks covers the walked tables with as few walks as the
+// module's grouping nodes allow: each table is walked under the highest
+// node (subagentTables1, rTimeTables2, ...) under which the module
+// defines nothing but walked tables, else alone. A grouping node has no
+// path: it is no context, so no scalar view of instances lies under it,
+// only tables, and the module names every table of the tree it was made
+// from, unless it is Partial: then each table is walked alone, lest a
+// walk cross the tables left out (the Directory's thousands of rows).
+func exporterWalks(m *Module, tables []Table) []exporterWalk {
+	walkedUnder := func(o asn1tree.OID) bool {
+		for _, tb := range tables {
+			if o.HasPrefix(tb.OID) {
+				return true
+			}
+		}
+		return false
+	}
+	grouping := func(o Object) bool { return o.Macro == "OBJECT-IDENTITY" && o.Path == "" }
+	pure := func(p asn1tree.OID) bool {
+		if m.Partial {
+			return false
+		}
+		for _, o := range m.Objects {
+			if len(o.OID) > len(p) && o.OID.HasPrefix(p) && !grouping(o) && !walkedUnder(o.OID) {
+				return false
+			}
+		}
+		return true
+	}
+	var walks []exporterWalk
+	at := map[string]int{} // walk name -> index in walks
+	for _, tb := range tables {
+		name := tb.Name
+		for _, o := range m.Objects { // in OID order: the highest first
+			if grouping(o) && len(o.OID) < len(tb.OID) && tb.OID.HasPrefix(o.OID) && pure(o.OID) {
+				name = o.Name
+				break
+			}
+		}
+		i, ok := at[name]
+		if !ok {
+			i = len(walks)
+			at[name] = i
+			walks = append(walks, exporterWalk{name: name})
+		}
+		walks[i].patterns = append(walks[i].patterns, tb.Pattern)
+	}
+	return walks
 }

@@ -9,12 +9,16 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/gosnmp/gosnmp"
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
 	"github.com/perfagent/subagent/mib"
 	"github.com/perfagent/subagent/mib/mibtest"
+	"github.com/perfagent/subagent/responder"
+	"github.com/perfagent/subagent/spmi"
 )
 
 const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
@@ -23,6 +27,7 @@ const shippedExporterFile = "../MIBs/snmp_exporter/generator.yml"
 // writer's own layout; the real generator parses it in the tool tests).
 type exporterConfig struct {
 	module    string
+	maxReps   int // max_repetitions
 	walk      []string
 	lookups   map[string][]string          // lookup column -> source indexes
 	overrides map[string]map[string]string // metric -> key -> value
@@ -45,6 +50,8 @@ func exporterConfigOf(t *testing.T, m *mib.Module, tree mib.Tree) (exporterConfi
 		switch {
 		case indent == 2 && section == "modules":
 			c.module = strings.TrimSuffix(f, ":")
+		case indent == 4 && strings.HasPrefix(f, "max_repetitions: "):
+			c.maxReps, _ = strconv.Atoi(strings.TrimPrefix(f, "max_repetitions: "))
 		case indent <= 4:
 			section = strings.TrimSuffix(f, ":")
 		case section == "walk":
@@ -116,35 +123,21 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 	under := func(o asn1tree.OID) bool {
 		return slices.ContainsFunc(walked, func(w asn1tree.OID) bool { return o.HasPrefix(w) })
 	}
-	// Contexts without rows are walked whole, the scalars of the others
-	// one by one.
-	for _, w := range []string{"mem", "agentAgentx", "pagSpTotalPctFree", "procLoadavg1", "cpuTable", "procPidTable"} {
-		if !slices.Contains(c.walk, w) {
-			t.Errorf("walk lacks %s: %v", w, c.walk)
-		}
-	}
-	for _, w := range []string{"cpu", "pagSp", "proc", "agent", "memRealPctFree"} {
+	// Every scalar by name (the exporter gets them in batches, whatever
+	// their context: below), no context.
+	for _, w := range []string{"cpu", "cpuTotal", "mem", "pagSp", "proc", "agent", "agentAgentx"} {
 		if slices.Contains(c.walk, w) {
-			t.Errorf("walk has %s: %v", w, c.walk)
+			t.Errorf("walk has the context %s: %v", w, c.walk)
 		}
 	}
-	columns := map[string]bool{}
-	for _, tb := range m.Tables {
-		for _, col := range tb.Columns {
-			columns[col.Name] = true
+	scalars := scalarNames(m)
+	for _, n := range scalars {
+		if !slices.Contains(c.walk, n) {
+			t.Errorf("scalar %s is not walked by name", n)
 		}
 	}
-	scalars := 0
-	for _, o := range m.Objects {
-		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !columns[o.Name] {
-			scalars++
-			if !under(o.OID) {
-				t.Errorf("scalar %s (%s) is not walked", o.Name, o.OID)
-			}
-		}
-	}
-	if scalars < 50 {
-		t.Fatalf("only %d scalars in the module", scalars)
+	if len(scalars) < 50 {
+		t.Fatalf("only %d scalars in the module", len(scalars))
 	}
 	// No statistic of a row is walked in the scalar view; an aggregate's
 	// (CPU/total) are scalars, no row's.
@@ -177,7 +170,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		} else {
 			tables = append(tables, tb.Name)
 		}
-		if walks := slices.Contains(c.walk, tb.Name); walks == rec {
+		if walks := under(tb.OID); walks == rec {
 			t.Errorf("table %s (%s): walked %v, want %v", tb.Name, tb.Pattern, walks, !rec)
 		}
 		if !rec {
@@ -196,6 +189,18 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 				t.Errorf("lookup of %s, of the records table %s", x, tb.Name)
 			}
 		}
+	}
+	// The tables in as few walks as the grouping nodes allow: one per
+	// node holding walked tables only, none above a records table.
+	want := []string{"subagentTables1", "procTables2", "agentTables2", "rTimeTables2", "subagentSubTables12"}
+	var tableWalks []string
+	for _, w := range c.walk {
+		if !slices.Contains(scalarNames(m), w) {
+			tableWalks = append(tableWalks, w)
+		}
+	}
+	if !slices.Equal(tableWalks, want) {
+		t.Errorf("the tables are walked as %v, want %v", tableWalks, want)
 	}
 	if len(records) != 5 {
 		t.Errorf("records tables %v, want the three Directory tables and the NotifLog's two", records)
@@ -227,7 +232,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		t.Errorf("processes' command label from %v, want procPidIndex", got)
 	}
 
-	want := map[string]map[string]string{
+	overrides := map[string]map[string]string{
 		"cpuIndex":       {"ignore": "true"},
 		"cpuName":        {"ignore": "true"},
 		"fsMount":        {"ignore": "true"},
@@ -242,7 +247,7 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 		"cpuIdle": nil, "memVirtPagein": nil, "memRealFree": nil, "lanSpeed": nil,
 		"fsName": nil, "procPidName": nil, "cpuDescr": nil,
 	}
-	for name, w := range want {
+	for name, w := range overrides {
 		if got := c.overrides[name]; !sameMap(got, w) {
 			t.Errorf("overrides of %s: %v, want %v", name, got, w)
 		}
@@ -252,6 +257,127 @@ func TestExporterConfigOfTheReferenceTree(t *testing.T) {
 			t.Errorf("override of %q, no definition of the module", name)
 		}
 	}
+}
+
+// A module of some subtrees walks each of its tables alone: a grouping
+// node above them also holds tables the tree serves and the module left
+// out (the Directory's, thousands of rows).
+func TestExporterConfigOfAPartialModuleWalksTablesAlone(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{Include: []string{"CPU/", "Disk/", "Agent/"}})
+	if !m.Partial {
+		t.Fatal("a module of included subtrees is not Partial")
+	}
+	c, _ := exporterConfigOf(t, m, tree)
+	var tableWalks []string
+	for _, w := range c.walk {
+		if !slices.Contains(scalarNames(m), w) {
+			tableWalks = append(tableWalks, w)
+		}
+	}
+	if want := []string{"cpuTable", "diskTable", "agentProvTable", "agentExprTable"}; !slices.Equal(tableWalks, want) {
+		t.Errorf("the tables are walked as %v, want %v", tableWalks, want)
+	}
+	if full := generate(t, tree, mib.Options{}); full.Partial {
+		t.Error("the module of the whole tree is Partial")
+	}
+}
+
+// The exporter gets the scalars max_repetitions to a Get, and a Get's
+// answer, unlike a GetBulk's, cannot be cut short: past the responder's
+// message size it is tooBig and the scrape fails. The answer to the
+// max_repetitions scalars of the module with the largest answers, each at
+// its widest value (text at DisplayString's 255 octets, which
+// spmi.SNMPValue keeps to; a DateAndTime's 11; numbers at their type's
+// most octets), fits the responder's default snmp.max_msg_size, over
+// SNMPv2c and, its PDU with the most an SNMPv3 message adds, over v3.
+func TestExporterGetsFitTheResponder(t *testing.T) {
+	tree := referenceTree(t)
+	m := generate(t, tree, mib.Options{})
+	c, _ := exporterConfigOf(t, m, tree)
+	if c.maxReps != mib.ExporterMaxRepetitions || c.maxReps < 1 {
+		t.Fatalf("max_repetitions %d, want %d", c.maxReps, mib.ExporterMaxRepetitions)
+	}
+	stats := map[string]*spmiwire.StatDesc{}
+	for i := range tree.Items {
+		if it := &tree.Items[i]; it.IsStat() {
+			stats[it.Path] = it.Stat
+		}
+	}
+	names := scalarNames(m)
+	texts := 0
+	var widest []gosnmp.SnmpPDU
+	for _, o := range m.Objects {
+		if !slices.Contains(names, o.Name) {
+			continue
+		}
+		d := stats[o.Path]
+		pdu := gosnmp.SnmpPDU{Name: "." + o.OID.Append(0).String()}
+		switch k := spmi.SNMPKind(d); {
+		case k == asn1tree.Counter64:
+			pdu.Type, pdu.Value = gosnmp.Counter64, uint64(math.MaxUint64)
+		case k == asn1tree.Gauge32:
+			pdu.Type, pdu.Value = gosnmp.Gauge32, uint(math.MaxUint32)
+		case k == asn1tree.Integer32:
+			pdu.Type, pdu.Value = gosnmp.Integer, math.MinInt32
+		case k == asn1tree.OctetString && d.Form == spmiwire.FormTime:
+			pdu.Type, pdu.Value = gosnmp.OctetString, []byte(spmi.DateAndTime(time.Now()))
+		case k == asn1tree.OctetString:
+			texts++
+			pdu.Type, pdu.Value = gosnmp.OctetString, bytes.Repeat([]byte("x"), spmi.MaxDisplayString)
+		default:
+			t.Fatalf("%s: served as %v, which this test does not size", o.Name, k)
+		}
+		widest = append(widest, pdu)
+	}
+	if len(widest) != len(names) || texts < 2 {
+		t.Fatalf("%d of %d scalars sized, %d texts: want all, and agentVersion and notifLogSaveerr", len(widest), len(names), texts)
+	}
+	var pdu int // of the last message sized
+	size := func(vbs []gosnmp.SnmpPDU) int {
+		p := gosnmp.SnmpPacket{Version: gosnmp.Version2c, Community: mib.ExporterCommunity, PDUType: gosnmp.GetResponse,
+			RequestID: math.MaxInt32, Variables: vbs}
+		b, err := p.MarshalMsg()
+		if err != nil {
+			t.Fatal(err)
+		}
+		// SEQUENCE { version, community, PDU }: the PDU is what is left
+		// after the SEQUENCE's header, the version's 3 octets and the
+		// community's.
+		head := 2
+		if b[1] >= 0x80 {
+			head += int(b[1] & 0x7f)
+		}
+		pdu = len(b) - head - 3 - 2 - len(mib.ExporterCommunity)
+		return len(b)
+	}
+	one := map[string]int{}
+	for _, v := range widest {
+		one[v.Name] = size([]gosnmp.SnmpPDU{v})
+	}
+	slices.SortFunc(widest, func(a, b gosnmp.SnmpPDU) int { return one[b.Name] - one[a.Name] })
+	n := min(c.maxReps, len(widest))
+	got := size(widest[:n])
+	if got > responder.DefaultMaxMsgSize {
+		t.Errorf("a Get of the %d widest scalars is answered in %d octets, more than the responder's %d", n, got, responder.DefaultMaxMsgSize)
+	}
+	if room := responder.DefaultMaxMsgSize - responder.MaxV3Overhead; pdu > room {
+		t.Errorf("over SNMPv3, the PDU of the %d widest scalars is %d octets, more than the %d a message has room for", n, pdu, room)
+	}
+	t.Logf("the widest Get of %d scalars: %d octets of %d; its PDU %d of the %d an SNMPv3 message has room for", n, got, responder.DefaultMaxMsgSize, pdu, responder.DefaultMaxMsgSize-responder.MaxV3Overhead)
+}
+
+// scalarNames are m's scalars: its OBJECT-TYPEs of the tree outside
+// its tables.
+func scalarNames(m *mib.Module) []string {
+	var names []string
+	for _, o := range m.Objects {
+		inTable := slices.ContainsFunc(m.Tables, func(tb mib.Table) bool { return o.OID.HasPrefix(tb.OID) })
+		if o.Macro == "OBJECT-TYPE" && o.Path != "" && !inTable {
+			names = append(names, o.Name)
+		}
+	}
+	return names
 }
 
 // inTable reports whether path is a statistic of a table row of m.
@@ -324,13 +450,10 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 	if got := c.lookups["appTranName"]; !slices.Equal(got, []string{"appIndex", "appTranIndex"}) {
 		t.Errorf("lookup appTranName from %v", got)
 	}
-	for _, w := range []string{"mem", "procRunque", "cpuTable", "appTable", "appTranTable"} {
-		if !slices.Contains(c.walk, w) {
-			t.Errorf("walk lacks %s: %v", w, c.walk)
-		}
-	}
-	if slices.Contains(c.walk, "proc") || slices.Contains(c.walk, "cpu") {
-		t.Errorf("walk has a context with rows: %v", c.walk)
+	// No records table: every table under the table view's nodes, each
+	// walked whole; the scalars by name.
+	if want := append(scalarNames(m), "perfAgentTables", "perfAgentSubTables1"); !slices.Equal(c.walk, want) {
+		t.Errorf("walk %v, want %v", c.walk, want)
 	}
 
 	ex := mibtest.InstallExporter(t)
@@ -367,16 +490,20 @@ func TestExporterConfigOfTheSyntheticTree(t *testing.T) {
 	}
 }
 
-// A descriptor YAML 1.1 reads as a boolean is quoted.
+// A name YAML 1.1 reads as a boolean is quoted: the module of ON-MIB is
+// "on" (descriptors of scalars and tables are two words or more).
 func TestExporterConfigQuotesYAMLWords(t *testing.T) {
 	tree := mib.Tree{Base: testBase, Items: []mib.Item{
 		{Path: "On/", Descr: "Switches", Rel: asn1tree.OID{3}},
 		{Path: "On/no", Descr: "A level", Rel: asn1tree.OID{3, 1}, Stat: &spmiwire.StatDesc{Name: "no", Descr: "A level", ASN: 1, Max: 10, Val: ddswire.SiQuantity}},
 	}}
-	m := generate(t, tree, mib.Options{})
-	_, text := exporterConfigOf(t, m, tree)
-	if !strings.Contains(string(text), `- "on"  # On/`) {
-		t.Errorf("the context on is not quoted:\n%s", text)
+	m := generate(t, tree, mib.Options{Module: "ON-MIB"})
+	c, text := exporterConfigOf(t, m, tree)
+	if !strings.Contains(string(text), "\n  \"on\":\n    max_repetitions: 25\n") {
+		t.Errorf("the module on is not quoted:\n%s", text)
+	}
+	if !slices.Equal(c.walk, []string{"onNo"}) {
+		t.Errorf("walk %v, want the scalar onNo", c.walk)
 	}
 }
 

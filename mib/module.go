@@ -43,6 +43,9 @@ type Module struct {
 	Text    []byte
 	Objects []Object // every definition in OID order, TEXTUAL-CONVENTIONs excepted
 	Tables  []Table  // the table view's tables, in OID order
+	// Partial: Options.Include picked subtrees, so the tree serves tables
+	// the module does not name.
+	Partial bool
 }
 
 // Table describes one table of a module, for tools that build on it

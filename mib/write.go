@@ -86,7 +86,7 @@ func (m *model) write() *Module {
 	for _, tc := range m.tcs {
 		b.WriteString("\n" + tcText(tc))
 	}
-	mod := &Module{Name: m.opts.Module, Base: m.base.Clone()}
+	mod := &Module{Name: m.opts.Module, Base: m.base.Clone(), Partial: len(m.included) > 0}
 	mod.Objects = append(mod.Objects, Object{Name: self, OID: m.base.Clone(), Macro: "MODULE-IDENTITY"})
 	for _, d := range defs {
 		b.WriteString("\n" + d.text)

@@ -20,8 +20,16 @@ func intTLV(x int64) int { return 2 + intLen(x) }
 // the USM parameters with the longest digest, the scopedPDU and the
 // encryption's OCTET STRING.
 func v3Overhead(e *engine, m *v3msg, u *user) int {
-	return 96 + 2*len(e.id) + len(m.user) + 48
+	return v3Fixed + 2*len(e.id) + len(m.user)
 }
+
+// v3Fixed is v3Overhead without the engine ID and user name.
+const v3Fixed = 96 + 48
+
+// MaxV3Overhead is v3Overhead at its largest: an engine ID and a user
+// name of 32 octets, the most Config accepts (RFC 3411, 3414). A PDU of
+// MaxMsgSize - MaxV3Overhead octets is answered to any v3 user.
+const MaxV3Overhead = v3Fixed + 2*32 + 32
 
 // report counts a failure and answers it with a Report PDU carrying the
 // counter (RFC 3412 7.1.3b, RFC 3414 3.2): at noAuthNoPriv, but signed

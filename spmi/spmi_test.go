@@ -206,6 +206,18 @@ func TestSNMPMapping(t *testing.T) {
 	if v := SNMPValue(&txt, spmiwire.Text("bash")); v.Kind != asn1tree.OctetString || v.Str != "bash" {
 		t.Errorf("text: %v", v)
 	}
+	// Text longer than a DisplayString is cut to 255 octets, never
+	// inside a character: 254 octets and "é" (2) give 254.
+	long := strings.Repeat("x", 254) + "é" + strings.Repeat("y", 100)
+	if v := SNMPValue(&txt, spmiwire.Text(long)); v.Str != long[:254] {
+		t.Errorf("text of %d octets served as %d: %q...", len(long), len(v.Str), v.Str[len(v.Str)-3:])
+	}
+	if v := SNMPValue(&txt, spmiwire.Text(long[:MaxDisplayString+1])); len(v.Str) != 254 {
+		t.Errorf("text of 256 octets served as %d", len(v.Str))
+	}
+	if s := strings.Repeat("z", MaxDisplayString+3); SNMPValue(&txt, spmiwire.Text(s)).Str != s[:MaxDisplayString] {
+		t.Errorf("ASCII text not cut at %d octets", MaxDisplayString)
+	}
 	if v := SNMPValue(&idle, spmiwire.NoValue); v.Kind != asn1tree.NoValue {
 		t.Errorf("no value: %v", v)
 	}

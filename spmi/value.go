@@ -7,11 +7,12 @@ import (
 	"github.com/perfagent/subagent/asn1tree"
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // SNMPKind is the SNMP type a statistic is served as, by its meaning:
 //   - counters: Counter64;
-//   - text: OctetString (DisplayString);
+//   - text: OctetString (DisplayString, at most MaxDisplayString octets);
 //   - quantities whose low scale is negative: Integer32 (negative values
 //     served as negative, clamped to 32 bits);
 //   - wide quantities, which can really pass 2^32 in their unit:
@@ -65,7 +66,7 @@ func SNMPValue(d *spmiwire.StatDesc, v spmiwire.Value) asn1tree.Value {
 	}
 	k := SNMPKind(d)
 	if k == asn1tree.OctetString {
-		return asn1tree.Value{Kind: k, Str: v.String()}
+		return asn1tree.Value{Kind: k, Str: foldlog.Cut(v.String(), MaxDisplayString)}
 	}
 	var f float64
 	exact := !v.IsFloat() && d.Scale == 0
@@ -98,6 +99,13 @@ func SNMPValue(d *spmiwire.StatDesc, v spmiwire.Value) asn1tree.Value {
 		return asn1tree.Gauge(uint32(min(u, math.MaxUint32)))
 	}
 }
+
+// MaxDisplayString is DisplayString's SIZE (RFC 2579), which the MIB
+// declares for text: longer text (an error naming a long path) is served
+// cut to it, so that an answer has a size bound and a Get of the
+// exporter's scalars always fits a message (mib's
+// TestExporterGetsFitTheResponder).
+const MaxDisplayString = 255
 
 // DateAndTime is t as SNMPv2-TC's DateAndTime: 11 octets in UTC (year in
 // two octets, month, day, hour, minutes, seconds, deciseconds, '+', 0, 0),

@@ -327,7 +327,8 @@ func TestMIBAndExporterConfigDeclareDerived(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"# Derived/", "derivedLanbytesTable", "derivedIdleavgValue:\n        type: gauge\n        scale: 0.01"} {
+	// The scalars by name, the table under the node of Derived's tables.
+	for _, want := range []string{"- derivedIdleavgValue  # Derived/idleavg/value\n", "- derivedTables2  # Derived/lanbytes/*/\n", "derivedIdleavgValue:\n        type: gauge\n        scale: 0.01"} {
 		if !strings.Contains(string(b), want) {
 			t.Errorf("the exporter configuration lacks %q:\n%s", want, b)
 		}

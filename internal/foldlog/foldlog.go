@@ -133,11 +133,19 @@ func Text(s string) string {
 	if len(s) <= MaxText {
 		return s
 	}
-	cut := MaxText
-	for cut > 0 && !utf8.RuneStart(s[cut]) {
-		cut--
+	cut := Cut(s, MaxText)
+	return fmt.Sprintf("%s…(%d more bytes)", cut, len(s)-len(cut))
+}
+
+// Cut is s cut to at most n bytes at a character's start.
+func Cut(s string, n int) string {
+	if len(s) <= n {
+		return s
 	}
-	return fmt.Sprintf("%s…(%d more bytes)", s[:cut], len(s)-cut)
+	for n > 0 && !utf8.RuneStart(s[n]) {
+		n--
+	}
+	return s[:n]
 }
 
 // Kind is what went wrong in err without the file names: the errno, or
