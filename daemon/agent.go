@@ -9,6 +9,7 @@ import (
 
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/internal/foldlog"
 	"github.com/perfagent/subagent/spmi"
 )
 
@@ -55,10 +56,7 @@ func whyDisabled(disabled map[string]string, name string) string {
 	}
 	sort.Strings(why)
 	s := strings.Join(why, "; ")
-	if len(s) > 255 { // a DisplayString
-		s = strings.ToValidUTF8(s[:255], "")
-	}
-	return s
+	return foldlog.Cut(s, spmi.MaxDisplayString)
 }
 
 // Extra adds statistics of another part of the daemon (the SNMP front

@@ -65,7 +65,7 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		return err
 	}
 	for _, h := range hosts {
-		inst, err := b.Instance(lan, &hostTpl, h.name, truncate("Response time to "+h.host, spmiwire.MaxDescr), h.asn)
+		inst, err := b.Instance(lan, &hostTpl, h.name, "Response time to "+h.host, h.asn)
 		if err != nil {
 			return err
 		}
@@ -89,13 +89,6 @@ func (p Provider) Collect(b *spmi.Builder) error {
 		}
 	}
 	return nil
-}
-
-func truncate(s string, n int) string {
-	if len(s) <= n {
-		return s
-	}
-	return strings.ToValidUTF8(s[:n], "")
 }
 
 // Create implements spmi.Creator: RTime/LAN/<host> and

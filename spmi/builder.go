@@ -10,6 +10,7 @@ import (
 	"github.com/perfagent/subagent/client/ddswire"
 	"github.com/perfagent/subagent/client/spmierr"
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // Builder collects the contexts and statistics of one refresh. Providers
@@ -148,7 +149,7 @@ func (b *Builder) Instance(parent *Node, d *CxDesc, name, descr string, asn uint
 		descr = d.Descr
 	}
 	if len(descr) > spmiwire.MaxDescr {
-		descr = truncUTF8(descr, spmiwire.MaxDescr)
+		descr = foldlog.Cut(descr, spmiwire.MaxDescr)
 	}
 	if err := spmiwire.CheckName("instance", name, descr); err != nil {
 		return nil, err
@@ -298,15 +299,4 @@ func (b *Builder) finishPart(shape any) *part {
 // row of its parent's table.
 func (n *Node) Aggregate() bool {
 	return !n.IsStat() && !n.Instance && n.Cx != nil && n.Cx.Aggregate
-}
-
-func truncUTF8(s string, n int) string {
-	for len(s) > n {
-		i := n
-		for i > 0 && s[i]&0xC0 == 0x80 {
-			i--
-		}
-		s = s[:i]
-	}
-	return s
 }

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/perfagent/subagent/client/spmiwire"
+	"github.com/perfagent/subagent/internal/foldlog"
 )
 
 // group is the providers of one top-level context, collected together
@@ -188,9 +189,7 @@ const maxReason = 255
 func (h *Hierarchy) disable(name string, err error) {
 	msg, _, _ := strings.Cut(err.Error(), "\n")
 	why := "disabled after a panic: " + msg
-	if len(why) > maxReason {
-		why = strings.ToValidUTF8(why[:maxReason], "")
-	}
+	why = foldlog.Cut(why, maxReason)
 	h.statsMu.Lock()
 	if h.disabled == nil {
 		h.disabled = map[string]string{}
