@@ -25,7 +25,6 @@ type Fragment struct {
 	root   *Node
 	pt     *part  // its view, runs and paths; its time unused (live)
 	parent string // the parent's path
-	rel    asn1tree.OID
 	layout uint64 // the root's share of its part's layout (layoutOf)
 	// What it was built with (Fits).
 	numbering *Numbering
@@ -65,7 +64,7 @@ func (b *Builder) Fragment(parent *Node, build func(fb *Builder, at *Node) error
 	root := at.Children[0]
 	pt := fb.finishPart(nil)
 	at.Children = nil // the ancestors' share, taken from the whole's
-	f := &Fragment{root: root, pt: pt, parent: parent.Path, rel: root.Rel, layout: pt.layout - layoutOf(fb.top),
+	f := &Fragment{root: root, pt: pt, parent: parent.Path, layout: pt.layout - layoutOf(fb.top),
 		numbering: b.numbering, views: b.views}
 	at.Children = []*Node{root}
 	pt.live = true
